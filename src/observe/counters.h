@@ -1,0 +1,53 @@
+// observe/: perf_event counters attached to a corked child.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "events/event.h"
+#include "observe/reading.h"
+#include "util/fd.h"
+
+namespace obscheck {
+
+// Every counter is opened with PERF_FORMAT_TOTAL_TIME_ENABLED|RUNNING (and, in a
+// group, PERF_FORMAT_GROUP on the leader), disabled + enable_on_exec, inherit, so the
+// child's threads and children are counted from its execve on.
+inline constexpr std::uint64_t kReadFormat =
+    PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+
+// The attr exactly as observe/ opens it on a task (pure; golden tests use it).
+perf_event_attr counting_attr(const EventDesc& e, bool group_leader, bool in_group);
+
+// Parses a read(2) buffer of a counter opened with `read_format` into readings,
+// applying multiplex scaling. `nr_expected` is the number of events in the group
+// (1 for a lone counter). Throws Error(internal) on a short or inconsistent buffer.
+struct RawCount {
+  std::uint64_t value = 0, time_enabled = 0, time_running = 0;
+};
+std::vector<RawCount> parse_read_buffer(std::span<const std::uint64_t> words,
+                                        std::uint64_t read_format, std::size_t nr_expected);
+Reading scale_reading(const std::string& name, const RawCount& c);
+
+// The counters of one run. Opening fails as a whole: a counter that cannot be opened
+// throws Error(event) naming it, the errno and the reason — never silently dropped.
+class CounterSet {
+ public:
+  CounterSet() = default;
+  static CounterSet open(pid_t child, const EventSet& events);
+  std::vector<Reading> read() const;  // after the child exited (or any time)
+  std::size_t size() const { return names_.size(); }
+
+ private:
+  struct Group {
+    std::vector<UniqueFd> fds;  // fds[0] is the leader
+    std::vector<std::size_t> event_index;
+  };
+  std::vector<Group> groups_;
+  std::vector<std::string> names_;
+};
+
+}  // namespace obscheck
