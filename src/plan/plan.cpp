@@ -1,0 +1,352 @@
+#include "plan/plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "util/error.h"
+
+namespace obscheck {
+
+namespace {
+
+// A spec with more warm-up blocks than this is a typo, not a methodology.
+constexpr std::size_t kMaxWarmupBlocks = 1000;
+
+std::string join(const std::vector<std::string>& names, const std::vector<std::size_t>& which) {
+  std::string out;
+  for (std::size_t i = 0; i < which.size(); ++i) {
+    if (i) out += ',';
+    out += names.at(which[i]);
+  }
+  return out;
+}
+
+std::string config_id(const std::string& observer, const Level& level, Layout layout, bool aa) {
+  return fmt::format("{}={}/{}{}", observer, level.label, to_string(layout), aa ? "#aa" : "");
+}
+
+// The level as the runner applies it under `layout` (see Configuration::level).
+Level applied_level(const Level& level, Layout layout) {
+  Level applied = level;
+  if (layout == Layout::sham && applied.programmed.size() > 1)
+    applied.programmed = std::vector<std::size_t>{level.programmed.front()};
+  return applied;
+}
+
+std::size_t baseline_level(const std::vector<Level>& levels) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < levels.size(); ++i)
+    if (levels[i].dose < levels[best].dose) best = i;
+  return best;
+}
+
+void validate(const PlanSpec& spec) {
+  if (spec.levels.empty()) throw Error(ErrorKind::usage, "the plan has no levels to compare");
+  if (spec.layouts.empty()) throw Error(ErrorKind::usage, "the plan has no layout conditions");
+  std::set<Layout> layouts;
+  for (Layout l : spec.layouts)
+    if (!layouts.insert(l).second)
+      throw Error(ErrorKind::usage, fmt::format("layout '{}' is listed twice", to_string(l)));
+  std::set<std::string> labels;
+  for (const Level& level : spec.levels) {
+    if (!labels.insert(level.label).second)
+      throw Error(ErrorKind::usage, fmt::format("level '{}' is listed twice", level.label));
+    if (spec.counters.empty()) continue;
+    for (const auto* list : {&level.programmed, &level.announced})
+      for (std::size_t c : *list)
+        if (c >= spec.counters.size())
+          throw Error(ErrorKind::usage,
+                      fmt::format("level '{}' refers to counter {} but only {} are listed",
+                                  level.label, c + 1, spec.counters.size()));
+  }
+  if (spec.max_blocks == 0)
+    throw Error(ErrorKind::usage, "--max-runs must be at least 1 block",
+                fmt::format("the first look is at {} blocks", kFirstLook));
+  if (spec.fixed_blocks && *spec.fixed_blocks == 0)
+    throw Error(ErrorKind::usage, "--runs must be at least 1 block");
+  if (spec.warmup_blocks > kMaxWarmupBlocks)
+    throw Error(ErrorKind::usage,
+                fmt::format("{} warm-up blocks is more than {}", spec.warmup_blocks, kMaxWarmupBlocks));
+}
+
+}  // namespace
+
+std::string_view to_string(Layout layout) {
+  switch (layout) {
+    case Layout::natural: return "natural";
+    case Layout::held: return "held";
+    case Layout::sham: return "sham";
+  }
+  return "held";
+}
+
+Layout layout_from_string(std::string_view text) {
+  for (Layout l : {Layout::natural, Layout::held, Layout::sham})
+    if (text == to_string(l)) return l;
+  throw Error(ErrorKind::usage, fmt::format("unknown layout '{}'", text),
+              "use one of: natural, held, sham");
+}
+
+std::string_view to_string(CountingMode mode) {
+  return mode == CountingMode::external ? "external" : "inprocess";
+}
+
+CountingMode counting_mode_from_string(std::string_view text) {
+  if (text == "external") return CountingMode::external;
+  if (text == "inprocess") return CountingMode::inprocess;
+  throw Error(ErrorKind::usage, fmt::format("unknown --mode '{}'", text),
+              "use --mode external (the driver counts) or --mode inprocess (a preloaded library counts)");
+}
+
+std::vector<Layout> layouts_for(CountingMode mode) {
+  if (mode == CountingMode::external) return {Layout::held};
+  return {Layout::natural, Layout::held, Layout::sham};
+}
+
+std::vector<Level> counter_levels(const std::vector<std::string>& counters) {
+  if (counters.empty()) throw Error(ErrorKind::usage, "no counters to compare", "give --counters a list");
+  std::vector<Level> levels;
+  std::vector<std::size_t> prefix;
+  for (std::size_t k = 0; k < counters.size(); ++k) {
+    prefix.push_back(k);
+    levels.push_back(Level{static_cast<int>(prefix.size()),
+                           fmt::format("{}[{}]", prefix.size(), join(counters, prefix)), prefix,
+                           prefix, nlohmann::json::object()});
+  }
+  for (std::size_t i = 1; i < counters.size(); ++i)
+    levels.push_back(Level{1, fmt::format("1[{}]", counters[i]), {i}, {i}, nlohmann::json::object()});
+  return levels;
+}
+
+std::vector<std::size_t> looks(std::size_t max_blocks) {
+  std::vector<std::size_t> out;
+  for (std::size_t n = kFirstLook; n < max_blocks; n *= kLookGrowth) out.push_back(n);
+  if (max_blocks > 0) out.push_back(max_blocks);
+  return out;
+}
+
+Plan make_plan(const PlanSpec& spec) {
+  validate(spec);
+  Plan plan;
+  plan.spec = spec;
+  for (std::size_t li = 0; li < spec.levels.size(); ++li) {
+    const Level& level = spec.levels[li];
+    for (Layout layout : spec.layouts) {
+      Configuration c;
+      c.index = plan.configs.size();
+      c.id = config_id(spec.observer, level, layout, false);
+      c.observer = spec.observer;
+      c.level_index = li;
+      c.level = applied_level(level, layout);
+      c.layout = layout;
+      if (level.programmed.size() == 1) c.solo_of = level.programmed.front();
+      plan.configs.push_back(std::move(c));
+    }
+  }
+  const std::size_t base = baseline_level(spec.levels);
+  for (std::size_t k = 0; k < spec.layouts.size(); ++k)
+    plan.baselines.push_back(base * spec.layouts.size() + k);
+
+  Configuration aa = plan.configs[plan.baselines.front()];
+  aa.index = plan.configs.size();
+  aa.id = config_id(spec.observer, spec.levels[base], aa.layout, true);
+  aa.aa_duplicate = true;
+  aa.solo_of.reset();
+  plan.aa = aa.index;
+  plan.configs.push_back(std::move(aa));
+  return plan;
+}
+
+std::size_t baseline_for(const Plan& plan, Layout layout) {
+  for (std::size_t k = 0; k < plan.spec.layouts.size(); ++k)
+    if (plan.spec.layouts[k] == layout) return plan.baselines[k];
+  throw Error(ErrorKind::internal,
+              fmt::format("the plan has no '{}' layout", to_string(layout)));
+}
+
+std::vector<std::size_t> plan_looks(const Plan& plan) {
+  if (plan.spec.fixed_blocks) return {*plan.spec.fixed_blocks};
+  return looks(plan.spec.max_blocks);
+}
+
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+std::uint64_t bounded_draw(std::mt19937_64& engine, std::uint64_t bound) {
+  // Values below 2^64 mod bound would make the low residues more likely; redraw them
+  // (as OpenBSD's arc4random_uniform). At most half the range is ever rejected.
+  const std::uint64_t threshold = (0 - bound) % bound;
+  for (;;) {
+    const std::uint64_t x = engine();
+    if (x >= threshold) return x % bound;
+  }
+}
+
+std::vector<std::size_t> block_order(const Plan& plan, std::size_t block) {
+  std::mt19937_64 engine(splitmix64(splitmix64(plan.spec.seed) + block));
+  std::vector<std::size_t> order(plan.block_size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  for (std::size_t i = order.size(); i > 1; --i) {
+    const auto j = static_cast<std::size_t>(bounded_draw(engine, i));
+    std::swap(order[i - 1], order[j]);
+  }
+  return order;
+}
+
+std::vector<Trial> trials(const Plan& plan, std::size_t first_block, std::size_t end_block) {
+  std::vector<Trial> out;
+  const std::size_t n = plan.block_size();
+  for (std::size_t b = first_block; b < end_block; ++b) {
+    const auto order = block_order(plan, b);
+    for (std::size_t p = 0; p < n; ++p)
+      out.push_back(Trial{b * n + p, b, p, order[p], b < plan.spec.warmup_blocks});
+  }
+  return out;
+}
+
+Trial trial_at(const Plan& plan, std::size_t index) {
+  const std::size_t n = plan.block_size();
+  const std::size_t b = index / n, p = index % n;
+  return Trial{index, b, p, block_order(plan, b)[p], b < plan.spec.warmup_blocks};
+}
+
+std::size_t end_block_for(const Plan& plan, std::size_t measured_blocks) {
+  return plan.spec.warmup_blocks + measured_blocks;
+}
+
+std::optional<std::size_t> comparison_baseline(const Plan& plan, Metric metric, std::size_t config) {
+  const Configuration& c = plan.configs.at(config);
+  std::optional<std::size_t> ref;
+  if (!metric.counter) {
+    ref = baseline_for(plan, c.layout);
+  } else {
+    const auto& counted = c.level.programmed;
+    if (std::find(counted.begin(), counted.end(), *metric.counter) == counted.end()) return {};
+    for (const Configuration& o : plan.configs)
+      if (!o.aa_duplicate && o.layout == c.layout && o.solo_of == metric.counter) {
+        ref = o.index;
+        break;
+      }
+  }
+  if (ref == config) return {};
+  return ref;
+}
+
+// ---- JSON ----
+
+namespace {
+
+nlohmann::json level_to_json(const Level& l) {
+  return {{"dose", l.dose}, {"label", l.label}, {"programmed", l.programmed},
+          {"announced", l.announced}, {"extra", l.extra}};
+}
+
+template <class T>
+T field(const nlohmann::json& j, const char* name, const std::string& where) {
+  if (!j.is_object() || !j.contains(name))
+    throw Error(ErrorKind::io, fmt::format("{}: field '{}' is missing", where, name));
+  try {
+    return j.at(name).get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw Error(ErrorKind::io,
+                fmt::format("{}: field '{}' has the wrong type ({})", where, name, j.at(name).dump()));
+  }
+}
+
+Level level_from_json(const nlohmann::json& j, const std::string& where) {
+  Level l;
+  l.dose = field<int>(j, "dose", where);
+  l.label = field<std::string>(j, "label", where);
+  l.programmed = field<std::vector<std::size_t>>(j, "programmed", where);
+  l.announced = field<std::vector<std::size_t>>(j, "announced", where);
+  l.extra = j.contains("extra") ? j.at("extra") : nlohmann::json::object();
+  return l;
+}
+
+}  // namespace
+
+nlohmann::json plan_to_json(const Plan& plan) {
+  const PlanSpec& s = plan.spec;
+  nlohmann::json levels = nlohmann::json::array();
+  for (const Level& l : s.levels) levels.push_back(level_to_json(l));
+  nlohmann::json layouts = nlohmann::json::array();
+  for (Layout l : s.layouts) layouts.push_back(to_string(l));
+  nlohmann::json configs = nlohmann::json::array();
+  for (const Configuration& c : plan.configs) {
+    configs.push_back({{"index", c.index},
+                       {"id", c.id},
+                       {"level", c.level_index},
+                       {"layout", to_string(c.layout)},
+                       {"aa", c.aa_duplicate},
+                       {"solo_of", c.solo_of ? nlohmann::json(*c.solo_of) : nlohmann::json()},
+                       {"programmed", c.level.programmed},
+                       {"announced", c.level.announced}});
+  }
+  return {{"observer", s.observer},
+          {"counters", s.counters},
+          {"levels", levels},
+          {"layouts", layouts},
+          {"seed", s.seed},
+          {"fixed_blocks", s.fixed_blocks ? nlohmann::json(*s.fixed_blocks) : nlohmann::json()},
+          {"max_blocks", s.max_blocks},
+          {"warmup_blocks", s.warmup_blocks},
+          {"configs", configs},
+          {"baselines", plan.baselines},
+          {"aa", plan.aa}};
+}
+
+Plan plan_from_json(const nlohmann::json& j) {
+  const std::string where = "plan";
+  PlanSpec s;
+  s.observer = field<std::string>(j, "observer", where);
+  s.counters = field<std::vector<std::string>>(j, "counters", where);
+  const auto levels = field<nlohmann::json>(j, "levels", where);
+  if (!levels.is_array()) throw Error(ErrorKind::io, "plan: field 'levels' is not an array");
+  for (std::size_t i = 0; i < levels.size(); ++i)
+    s.levels.push_back(level_from_json(levels[i], fmt::format("plan level {}", i)));
+  for (const auto& name : field<std::vector<std::string>>(j, "layouts", where)) {
+    try {
+      s.layouts.push_back(layout_from_string(name));
+    } catch (const Error& e) {
+      throw Error(ErrorKind::io, fmt::format("plan: {}", e.what()));
+    }
+  }
+  s.seed = field<std::uint64_t>(j, "seed", where);
+  if (j.contains("fixed_blocks") && !j.at("fixed_blocks").is_null())
+    s.fixed_blocks = field<std::size_t>(j, "fixed_blocks", where);
+  s.max_blocks = field<std::size_t>(j, "max_blocks", where);
+  s.warmup_blocks = field<std::size_t>(j, "warmup_blocks", where);
+
+  Plan plan;
+  try {
+    plan = make_plan(s);
+  } catch (const Error& e) {
+    throw Error(ErrorKind::io, fmt::format("plan: {}", e.what()), e.hint());
+  }
+  if (j.contains("configs")) {
+    const auto& recorded = j.at("configs");
+    if (!recorded.is_array() || recorded.size() != plan.configs.size())
+      throw Error(ErrorKind::io,
+                  fmt::format("plan: {} configurations recorded, the spec gives {}",
+                              recorded.is_array() ? recorded.size() : 0, plan.configs.size()),
+                  "the journal was written by an incompatible obscheck");
+    for (std::size_t i = 0; i < recorded.size(); ++i) {
+      const auto id = field<std::string>(recorded[i], "id", fmt::format("plan config {}", i));
+      if (id != plan.configs[i].id)
+        throw Error(ErrorKind::io,
+                    fmt::format("plan: configuration {} is recorded as '{}', the spec gives '{}'", i,
+                                id, plan.configs[i].id),
+                    "the journal was written by an incompatible obscheck");
+    }
+  }
+  return plan;
+}
+
+}  // namespace obscheck

@@ -1,0 +1,200 @@
+// plan/: which configurations run, in which order, and when to look at the data.
+//
+// Pure: no I/O, no clocks, no global randomness. A Plan is rebuilt bit-for-bit from
+// its PlanSpec (plan_to_json / plan_from_json), so a resumed or re-reported sweep sees
+// the same configurations, the same per-block orders and the same looks.
+//
+// A configuration is one observer level crossed with one layout condition. A block
+// runs every configuration once plus a duplicate of the first layout's baseline (the
+// A/A control: two configurations that differ in nothing, so any "effect" between
+// them is the noise floor). Each block's order is drawn afresh from (seed, block), so
+// any block can be recomputed on resume without replaying the ones before it
+// (randomised multiple interleaved trials: Abedi & Brecht; Kalibera & Jones).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace obscheck {
+
+// The causal intervention crossed with every dose (DESIGN.md "The causal
+// intervention"):
+//   natural: the target sees what the observer really does to it (an environment
+//            variable that grows with the event list);
+//   held:    the same dose with the environment block padded to a constant size;
+//   sham:    the observer's announcement without the observation (the level's full
+//            list in the environment, only its first counter programmed).
+enum class Layout { natural, held, sham };
+
+std::string_view to_string(Layout layout);
+// "natural" | "held" | "sham"; throws Error(usage) naming the accepted values.
+Layout layout_from_string(std::string_view text);
+
+// How counters reach the target (--mode).
+enum class CountingMode { external, inprocess };
+std::string_view to_string(CountingMode mode);
+// "external" | "inprocess"; throws Error(usage) naming the accepted values.
+CountingMode counting_mode_from_string(std::string_view text);
+
+// The layout conditions a counting mode can express.
+//   external: {held} only. The driver opens the counters on the child from outside,
+//             so the counter list never reaches the target's memory: whatever the
+//             dose, the target's environment and argv are the same, i.e. the layout
+//             is held by construction, and natural or sham would be the same runs
+//             under another name.
+//   inprocess: {natural, held, sham}. The probe library reads its event list from
+//             the environment (as PAPI's PAPI_EVENTS), so the list's bytes move the
+//             target's stack unless the block is padded.
+std::vector<Layout> layouts_for(CountingMode mode);
+
+// One dose of one observer. Generic over observers: counters use programmed and
+// announced; sampling, probes, profiler commands or build variants carry their knob
+// in `extra` (e.g. {"freq": 1000}).
+struct Level {
+  int dose = 0;                          // how much observation (k counters, Hz, ...)
+  std::string label;                     // unique within the plan, e.g. "2[cycles,l1d]"
+  std::vector<std::size_t> programmed;   // indexes into PlanSpec::counters counted at this level
+  std::vector<std::size_t> announced;    // counters named in the target's environment (in-process mode)
+  nlohmann::json extra = nlohmann::json::object();  // observer-specific knobs
+  bool operator==(const Level&) const = default;
+};
+
+// The counter observer's levels for a --counters list of n names (the paper's Figure
+// 3): the prefixes 1..n (dose k: the first k counters), then each counter i = 2..n on
+// its own (dose 1), so every counter has a baseline where it is collected alone
+// (counter 1 alone is prefix 1). Labels: "<dose>[name,name,...]".
+// Throws Error(usage) when `counters` is empty.
+std::vector<Level> counter_levels(const std::vector<std::string>& counters);
+
+// Sequential looks, in measured blocks (warm-up excluded): 10, 20, 40, 80, ...; the
+// schedule never passes max_blocks and always ends with a look at max_blocks.
+// Ten blocks is the first look because the HAC standard error and the sign-flip test
+// have too few blocks to say anything below that (DESIGN.md "Statistics").
+inline constexpr std::size_t kFirstLook = 10;
+inline constexpr std::size_t kLookGrowth = 2;  // each look doubles the data
+// The default cap: four looks (10, 20, 40, 80).
+inline constexpr std::size_t kDefaultMaxBlocks = 80;
+// The first block is always dropped: caches, page cache and CPU frequency settle
+// during it (seeds/001, warm-up).
+inline constexpr std::size_t kDefaultWarmupBlocks = 1;
+
+// max_blocks == 0 gives an empty schedule.
+std::vector<std::size_t> looks(std::size_t max_blocks);
+
+struct PlanSpec {
+  std::string observer = "counters";   // the observer's name; first part of every id
+  std::vector<std::string> counters;   // the user's list that Level indexes refer to
+  std::vector<Level> levels;           // least observation first (see Plan::baselines)
+  std::vector<Layout> layouts;         // see layouts_for
+  std::uint64_t seed = 0;              // recorded in the journal
+  std::optional<std::size_t> fixed_blocks;  // --runs N: N measured blocks, one look
+  std::size_t max_blocks = kDefaultMaxBlocks;  // --max-runs: measured blocks at most
+  std::size_t warmup_blocks = kDefaultWarmupBlocks;
+  bool operator==(const PlanSpec&) const = default;
+};
+
+struct Configuration {
+  std::size_t index = 0;     // position in Plan::configs
+  std::string id;            // stable and readable: "counters=2[cycles,l1d]/held"; "#aa" suffix for the A/A copy
+  std::string observer;
+  std::size_t level_index = 0;  // into PlanSpec::levels (the dose axis of a curve)
+  // What the runner does: the level as given, except under sham, where only the
+  // first programmed counter is kept (announced stays the level's full list).
+  Level level;
+  Layout layout = Layout::held;
+  bool aa_duplicate = false;  // the A/A copy of the baseline
+  // The level, as given, counts exactly one counter: which (the solo baseline of
+  // that counter under this layout). Unset for the A/A copy.
+  std::optional<std::size_t> solo_of;
+};
+
+struct Plan {
+  PlanSpec spec;
+  // Level-major, layouts in spec order within a level; the A/A copy last. A block
+  // runs each of these exactly once.
+  std::vector<Configuration> configs;
+  // baselines[i]: the configuration of the baseline level under spec.layouts[i]. The
+  // baseline level is the least observed: the smallest dose, the first in list order
+  // among equals (for counters: prefix 1, the first counter alone).
+  std::vector<std::size_t> baselines;
+  std::size_t aa = 0;  // the A/A duplicate of baselines[0]
+  std::uint64_t seed() const { return spec.seed; }
+  std::size_t block_size() const { return configs.size(); }
+};
+
+// Validates and expands a spec. Throws Error(usage) on: no levels, no layouts, a layout
+// twice, duplicate level labels, a counter index outside spec.counters (when the list
+// is not empty), max_blocks == 0, fixed_blocks == 0, warmup_blocks > 1000.
+Plan make_plan(const PlanSpec& spec);
+
+// The configuration index of the baseline under `layout`; throws Error(internal)
+// when the plan has no such layout.
+std::size_t baseline_for(const Plan& plan, Layout layout);
+
+// The looks the sweep makes, in measured blocks: {fixed_blocks} when --runs fixed the
+// count, else looks(max_blocks).
+std::vector<std::size_t> plan_looks(const Plan& plan);
+
+// A permutation of 0..block_size()-1 (every configuration once, the A/A copy
+// included), drawn from a std::mt19937_64 seeded with splitmix64(splitmix64(seed) +
+// block) by a Fisher-Yates shuffle with a rejection-sampled bounded draw. Both the
+// engine and the draw are fully specified, so the same (seed, block) gives the same
+// order with any standard library (std::shuffle and std::uniform_int_distribution
+// are not specified by the standard, so they are not used).
+std::vector<std::size_t> block_order(const Plan& plan, std::size_t block);
+
+// SplitMix64's output function (Steele, Lea & Flood 2014), exposed for tests.
+std::uint64_t splitmix64(std::uint64_t x);
+// Uniform in [0, bound) from a 64-bit engine, rejection-sampled (no modulo bias).
+// bound must be >= 1.
+std::uint64_t bounded_draw(std::mt19937_64& engine, std::uint64_t bound);
+
+// One run of one configuration.
+struct Trial {
+  std::size_t index = 0;     // block * block_size + position: unique, the journal's key
+  std::size_t block = 0;
+  std::size_t position = 0;  // in the block's order
+  std::size_t config = 0;
+  bool warmup = false;       // block < warmup_blocks: run, journalled, not analysed
+  bool operator==(const Trial&) const = default;
+};
+
+// The trials of blocks [first_block, end_block) in run order (deterministic).
+std::vector<Trial> trials(const Plan& plan, std::size_t first_block, std::size_t end_block);
+// The trial with this global index.
+Trial trial_at(const Plan& plan, std::size_t index);
+// Blocks to run (warm-up included) to reach `measured_blocks` measured blocks.
+std::size_t end_block_for(const Plan& plan, std::size_t measured_blocks);
+
+// What a comparison measures: one of the user's counters, or a driver metric (wall
+// time, rusage) that the driver takes the same way at every level.
+struct Metric {
+  std::optional<std::size_t> counter;  // unset: a driver metric
+  static Metric of_counter(std::size_t i) { return Metric{i}; }
+  static Metric driver() { return Metric{}; }
+};
+
+// The configuration `config` is compared against for `metric`:
+//   counter i:     the level that counts i alone, under the same layout;
+//   driver metric: the baseline (dose-1) level under the same layout.
+// The A/A copy thus compares against its baseline for the driver metrics and for the
+// first counter. Unset when the metric is not counted in `config`, when `config` is
+// its own reference, or when no level counts counter i alone.
+std::optional<std::size_t> comparison_baseline(const Plan& plan, Metric metric,
+                                               std::size_t config);
+
+// The spec and, for readers, the expanded configurations.
+nlohmann::json plan_to_json(const Plan& plan);
+// Rebuilds the plan from its spec. Throws Error(io) when a field is missing or has the
+// wrong type, or when the recorded configurations differ from the rebuilt ones (a
+// journal written by an incompatible planner).
+Plan plan_from_json(const nlohmann::json& j);
+
+}  // namespace obscheck
