@@ -12,6 +12,14 @@
 //   groups               {a,b} — counted together, all-or-nothing
 //
 // Resolution never opens a counter; availability (probe_event) does, on a real child.
+//
+// Privilege levels: events of the CPU PMU (aliases, cpu/.../, libpfm4 core events) count
+// user level only (exclude_kernel, and exclude_hv for aliases and sysfs), since
+// obscheck measures the program, not the kernel on its behalf; this also works at
+// perf_event_paranoid 2. Software events exclude nothing: the kernel raises most of
+// them (context switches, faults) in kernel context, and excluding the kernel would
+// drop them. Modifiers after a name (cycles:u, cycles:k, cycles:ppp) or after the
+// closing slash (cpu/event=0x3c/uk) override this the way perf's do.
 #pragma once
 
 #include <linux/perf_event.h>
@@ -22,6 +30,15 @@
 #include <vector>
 
 namespace obscheck {
+
+inline constexpr std::string_view kSysfsPmuRoot = "/sys/bus/event_source/devices";
+
+// x86-64 Linux maps an ET_DYN executable that has an interpreter (an ordinary PIE) at
+// ELF_ET_DYN_BASE = 2/3 of a 47-bit TASK_SIZE, page aligned (arch/x86/include/asm/elf.h)
+// when ASLR is off; launch/ turns ASLR off (ADDR_NO_RANDOMIZE) by default. A hardware
+// breakpoint needs a runtime address, so bp:PIE:func assumes this base. A static PIE
+// (no interpreter) or a run with ASLR on loads elsewhere: pass the real base instead.
+inline constexpr std::uint64_t kPieLoadBaseNoAslr = 0x555555554000ULL;
 
 struct EventDesc {
   std::string spec;    // exactly as the user wrote it
@@ -48,6 +65,23 @@ struct EventSet {
 // malformed syntax, an unknown PMU or format term, a symbol not in the ELF file.
 EventSet parse_events(std::string_view spec);
 
+// Where resolution looks and what it assumes; the defaults describe this host.
+struct ResolveOptions {
+  std::string sysfs_root{kSysfsPmuRoot};          // tests point this at a fixture tree
+  std::uint64_t pie_load_base = kPieLoadBaseNoAslr;  // for bp: on an ET_DYN file
+};
+EventSet parse_events(std::string_view spec, const ResolveOptions& opts);
+
+// One event (no commas outside pmu/.../ terms, no braces). Same errors as parse_events.
+EventDesc resolve_event(std::string_view spec, const ResolveOptions& opts = {});
+
+struct AliasInfo {
+  std::string name;
+  std::string description;
+};
+// The obscheck aliases in the order `obscheck events` lists them.
+const std::vector<AliasInfo>& event_aliases();
+
 // Splits "a,{b,c},d" at top-level commas, keeping braces (pure; exposed for tests).
 std::vector<std::string> split_event_list(std::string_view spec);
 
@@ -59,7 +93,30 @@ struct Availability {
   std::string hint;         // what would work instead, or the command that fixes it
 };
 
+// Opens `e` on a fresh child that blocks and never execs (pid=child, cpu=-1,
+// disabled, enable_on_exec), then closes it and reaps the child. Never throws for an
+// event the kernel refuses: the refusal is the answer.
 Availability probe_event(const EventDesc& e);
+
+// Opens a whole set the way observe/ will: every group on one child at once (leader
+// first, members with group_fd = leader), all fds held together, so shared limits
+// (4 debug registers, counters per group) show. One Availability per event, in
+// set.events order; events of a group after its first failure are reported as not
+// opened because of it.
+std::vector<Availability> probe_event_set(const EventSet& set);
+
+// What diagnosing needs to know about the host (read once; a value, so tests can
+// make one up).
+struct HostPerfFacts {
+  bool cpu_pmu = false;  // <sysfs_root>/cpu (or a hybrid cpu_core/cpu_atom) exists
+  int paranoid = 2;      // /proc/sys/kernel/perf_event_paranoid
+};
+HostPerfFacts read_host_perf_facts(const std::string& sysfs_root = std::string(kSysfsPmuRoot));
+
+// The reason and hint for perf_event_open failing on `e` with errno `err` (pure).
+// err == 0 gives available. `in_group`: e was opened as a member of a group of > 1.
+Availability diagnose_open_error(const EventDesc& e, int err, const HostPerfFacts& host,
+                                 bool in_group);
 
 struct CatalogEntry {
   std::string name;         // what to type after --counters

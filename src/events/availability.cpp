@@ -1,0 +1,212 @@
+// probe_event / probe_event_set: availability established by really opening the
+// events on a child that blocks and never execs.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+
+#include "events/event.h"
+#include "util/error.h"
+#include "util/fd.h"
+
+namespace obscheck {
+namespace {
+
+constexpr const char* kParanoidPath = "/proc/sys/kernel/perf_event_paranoid";
+
+// A forked child blocked in read(2) on a pipe; never execs. Killed and reaped on
+// destruction, so no path leaves a zombie.
+class BlockedChild {
+ public:
+  BlockedChild() {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0)
+      throw Error(ErrorKind::host, fmt::format("pipe: {}", std::strerror(errno)));
+    UniqueFd rd(fds[0]);
+    write_ = UniqueFd(fds[1]);
+    pid_ = ::fork();
+    if (pid_ < 0) throw Error(ErrorKind::host, fmt::format("fork: {}", std::strerror(errno)));
+    if (pid_ == 0) {
+      write_.reset();
+      char c;
+      while (::read(rd.get(), &c, 1) < 0 && errno == EINTR) {
+      }
+      ::_exit(0);
+    }
+  }
+  BlockedChild(const BlockedChild&) = delete;
+  BlockedChild& operator=(const BlockedChild&) = delete;
+  ~BlockedChild() {
+    ::kill(pid_, SIGKILL);
+    int status;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  pid_t pid() const { return pid_; }
+
+ private:
+  UniqueFd write_;
+  pid_t pid_ = -1;
+};
+
+// Opens `e` on `pid` the way observe/ will (disabled, enable_on_exec); returns the fd
+// or -errno.
+int open_on(const EventDesc& e, pid_t pid, int group_fd) {
+  perf_event_attr attr = e.attr;
+  attr.size = sizeof(attr);
+  attr.disabled = group_fd < 0 ? 1 : 0;
+  attr.enable_on_exec = group_fd < 0 ? 1 : 0;
+  if (e.source == "uprobe") attr.config1 = reinterpret_cast<std::uint64_t>(e.probe_path.c_str());
+  const long fd = ::syscall(SYS_perf_event_open, &attr, pid, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
+  return fd < 0 ? -errno : static_cast<int>(fd);
+}
+
+const char* errno_name(int err) {
+  switch (err) {
+    case ENOENT: return "ENOENT";
+    case EOPNOTSUPP: return "EOPNOTSUPP";
+    case EACCES: return "EACCES";
+    case EPERM: return "EPERM";
+    case ENOSPC: return "ENOSPC";
+    case EINVAL: return "EINVAL";
+    case ENODEV: return "ENODEV";
+    case EBUSY: return "EBUSY";
+    case E2BIG: return "E2BIG";
+    case EMFILE: return "EMFILE";
+    default: return "errno";
+  }
+}
+
+}  // namespace
+
+HostPerfFacts read_host_perf_facts(const std::string& sysfs_root) {
+  HostPerfFacts h;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(sysfs_root, ec)) {
+    const std::string n = entry.path().filename().string();
+    if (n == "cpu" || n.starts_with("cpu_")) h.cpu_pmu = true;
+  }
+  std::ifstream in(kParanoidPath);
+  in >> h.paranoid;
+  return h;
+}
+
+Availability diagnose_open_error(const EventDesc& e, int err, const HostPerfFacts& host,
+                                 bool in_group) {
+  Availability a;
+  a.err = err;
+  if (err == 0) {
+    a.available = true;
+    return a;
+  }
+  const std::string code = fmt::format("{} from perf_event_open", errno_name(err));
+  switch (err) {
+    case EACCES:
+    case EPERM:
+      a.reason = fmt::format("perf_event_paranoid is {}, which forbids opening {} ({})",
+                             host.paranoid, e.name, code);
+      a.hint = "allow it with: sysctl kernel.perf_event_paranoid=1 (or run as root)";
+      return a;
+    case ENOENT:
+    case EOPNOTSUPP:
+    case ENODEV:
+      if (e.hardware && !host.cpu_pmu) {
+        a.reason =
+            "no hardware PMU on this host (no /sys/bus/event_source/devices/cpu; a VM without "
+            "PMU passthrough?)";
+        a.hint =
+            "count software events instead: --counters task-clock,page-faults,ctx-switches,tsc — "
+            "or use the simulated backend (--backend sim)";
+      } else if (e.hardware) {
+        a.reason = fmt::format("this CPU's PMU does not support {} ({})", e.name, code);
+        a.hint = "see what it offers with: obscheck events --all";
+      } else {
+        a.reason = fmt::format("the kernel does not support {} on this host ({})", e.name, code);
+        a.hint = "see what it offers with: obscheck events --all";
+      }
+      return a;
+    case ENOSPC:
+      if (e.attr.type == PERF_TYPE_BREAKPOINT) {
+        a.reason = fmt::format(
+            "no free slot for {}: the CPU has 4 debug registers and all are in use ({})", e.name,
+            code);
+        a.hint = "use at most 4 breakpoints per run, or uprobes (uprobe:PROG:FUNC) instead";
+      } else if (in_group) {
+        a.reason = fmt::format("no free slot for {}: more events than counters in one group ({})",
+                               e.name, code);
+        a.hint = "split the group ({a,b},{c,d}) or count fewer events together";
+      } else {
+        a.reason = fmt::format("no free counter for {} ({})", e.name, code);
+        a.hint = "count fewer events at once";
+      }
+      return a;
+    case EINVAL:
+      a.reason = fmt::format(
+          "the kernel rejected {}: an unsupported modifier or attribute ({})", e.name, code);
+      a.hint = "drop modifiers (:u :k :p) or check the encoding's terms";
+      return a;
+    case EBUSY:
+      a.reason = fmt::format("the PMU is busy: another user holds exclusive counters ({})", code);
+      a.hint = "stop other profilers; on a host, check the NMI watchdog (kernel.nmi_watchdog=0)";
+      return a;
+    case EMFILE:
+      a.reason = fmt::format("out of file descriptors opening {} ({})", e.name, code);
+      a.hint = "raise the limit: ulimit -n";
+      return a;
+    default:
+      a.reason = fmt::format("perf_event_open failed for {}: {} (errno {})", e.name,
+                             std::strerror(err), err);
+      return a;
+  }
+}
+
+std::vector<Availability> probe_event_set(const EventSet& set) {
+  const HostPerfFacts host = read_host_perf_facts();
+  std::vector<Availability> out(set.events.size());
+  BlockedChild child;
+  std::vector<UniqueFd> held;
+  for (const auto& group : set.groups) {
+    int leader = -1;
+    std::optional<std::size_t> failed;
+    for (std::size_t idx : group) {
+      const int fd = open_on(set.events.at(idx), child.pid(), leader);
+      if (fd < 0) {
+        out[idx] = diagnose_open_error(set.events[idx], -fd, host, group.size() > 1);
+        failed = idx;
+        break;
+      }
+      out[idx].available = true;
+      if (leader < 0) leader = fd;
+      held.emplace_back(fd);
+    }
+    if (!failed) continue;
+    // A group is counted all-or-nothing, so one refusal makes every member unavailable.
+    for (std::size_t idx : group) {
+      if (idx == *failed) continue;
+      out[idx] = Availability{};
+      out[idx].err = out[*failed].err;
+      out[idx].reason = fmt::format("its group cannot be opened: {}: {}",
+                                    set.events[*failed].name, out[*failed].reason);
+      out[idx].hint = out[*failed].hint;
+    }
+  }
+  return out;
+}
+
+Availability probe_event(const EventDesc& e) {
+  EventSet one;
+  one.events.push_back(e);
+  one.groups.push_back({0});
+  return probe_event_set(one).front();
+}
+
+}  // namespace obscheck
