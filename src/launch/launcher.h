@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,8 +29,10 @@ class EnvBlock {
 
   void set(const std::string& name, const std::string& value);  // replaces or appends
   void unset(const std::string& name);
-  // Adds (or resizes) the padding variable so that size_bytes() == total. Throws
-  // Error(usage) when the block is already larger than total.
+  // Adds (or resizes, in place) the padding variable so that size_bytes() == total.
+  // The padding variable counts: "NAME=" + filler + NUL, so the smallest block that
+  // can be padded is size_bytes() (without the pad) + pad_name.size() + 2. Throws
+  // Error(usage) when total is below that.
   void pad_to(std::size_t total, const std::string& pad_name = "OBSCHECK_PAD");
   std::size_t size_bytes() const;
   const std::vector<std::string>& vars() const { return vars_; }
@@ -63,39 +66,73 @@ struct ExitInfo {
   bool ok() const { return signal == 0 && !timed_out && exit_code == 0; }
 };
 
+// Bytes the kernel copies for "NAME=value": the string plus its NUL.
+inline std::size_t env_entry_bytes(const std::string& entry) { return entry.size() + 1; }
+
 // PATH lookup as execvp does, without a shell. Throws Error(target) with the exact
 // reason: not found, a directory, not executable, not an executable format.
 std::string resolve_target(const std::string& prog);
 
 // Move-only handle on a corked child. Destroying it before wait() kills the child's
 // whole process group and reaps it.
+//
+// The child is its own process group (pgid == pid), has every signal at its default
+// disposition and none blocked, stdin on /dev/null, and only fds 0-2 open after exec.
+// Setup failures in the child (chdir, affinity, personality) and exec failures are
+// reported by release(). The corked child shares the parent's memory until it execs
+// (as posix_spawn's vfork does, but without suspending the parent), so spawning costs
+// no page-table copy; everything it needs is prepared before it starts.
 class CorkedChild {
  public:
-  static CorkedChild spawn(const LaunchSpec& spec);  // throws Error(target|host)
+  // Throws Error(usage) for a cwd that is not a directory or a CPU outside this
+  // process's affinity mask, Error(host) when the child cannot be created.
+  static CorkedChild spawn(const LaunchSpec& spec);
   CorkedChild(CorkedChild&&) noexcept;
   CorkedChild& operator=(CorkedChild&&) noexcept;
   CorkedChild(const CorkedChild&) = delete;
   CorkedChild& operator=(const CorkedChild&) = delete;
   ~CorkedChild();
 
-  pid_t pid() const { return pid_; }
-  // Lets the child exec. Throws Error(target) if exec failed (reason from the child).
+  pid_t pid() const { return pid_; }  // also the process group id
+  bool released() const { return released_; }
+  // Lets the child exec and returns once it has (or failed to). Throws Error(target)
+  // if exec failed (ENOENT, EACCES, ENOEXEC... from the child), Error(usage) or
+  // Error(host) if the child's setup failed; the child is reaped in either case.
+  // A second call does nothing.
   void release();
-  // Reaps the child (honouring the timeout); returns status, rusage, wall time.
+  // Reaps the child (honouring the timeout, counted from release()); returns status,
+  // rusage, wall time and, with Stdio::capture, the output digest. Captured output is
+  // drained while waiting, so a chatty target cannot block on a full pipe; after the
+  // child is reaped only what is already buffered is read, so a daemonized grandchild
+  // holding the pipe cannot stall it. Calling it again returns the same ExitInfo.
+  // Throws Error(internal) before release().
   ExitInfo wait();
-  // Kills the process group now (SIGKILL); used on Ctrl-C.
+  // Kills the process group now (SIGKILL); used on Ctrl-C. Does nothing once reaped.
   void kill_group();
 
+  struct Image;       // what the child needs, prepared before it starts (launcher.cpp)
+  struct OutputSink;  // digest and first bytes of captured output
+
  private:
-  CorkedChild() = default;
+  CorkedChild();
+  void reap_blocking();
+  void drain_output();
+  void cleanup() noexcept;
+
   pid_t pid_ = -1;
-  UniqueFd release_fd_;   // parent writes one byte to let the child go
-  UniqueFd exec_err_fd_;  // child writes errno here if execve fails (CLOEXEC)
+  UniqueFd cork_fd_;      // socketpair end: parent sends one byte to release; reads
+                          // EOF when exec succeeded, {stage, errno} when it failed
+  UniqueFd pidfd_;        // from clone(CLONE_PIDFD): poll()able exit notification
   UniqueFd output_fd_;    // read end of captured stdout/stderr
+  std::unique_ptr<Image> image_;  // alive until the child has exec'd or died
   double timeout_s_ = 0;
   std::uint64_t t_release_ns_ = 0;
+  bool released_ = false;
   bool reaped_ = false;
   bool capture_ = false;
+  int status_ = 0;
+  ExitInfo info_;
+  std::unique_ptr<OutputSink> sink_;      // digest + first bytes (capture only)
 };
 
 }  // namespace obscheck

@@ -1,0 +1,486 @@
+#include "launch/launcher.h"
+
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/personality.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+
+#include "util/digest.h"
+#include "util/error.h"
+
+namespace obscheck {
+namespace {
+
+// The corked child runs only a handful of system calls before execve; 64 KiB is far
+// more stack than its frames need.
+constexpr std::size_t kChildStackBytes = 64 * 1024;
+// Captured output kept verbatim in ExitInfo::output (all of it is hashed).
+constexpr std::size_t kCaptureKeepBytes = 64 * 1024;
+constexpr std::size_t kReadChunk = 16 * 1024;
+// Exit status of a child whose setup or exec failed (as the shells use for "cannot
+// execute"); the reason travels on the cork socket.
+constexpr int kChildFailedStatus = 127;
+// The child exits with this when the parent went away without releasing it.
+constexpr int kChildAbandonedStatus = 125;
+constexpr long kNsPerSec = 1'000'000'000L;
+
+// While the corked child shares the parent's memory it must not touch errno or any
+// other thread-local state of the parent, so it makes raw system calls that return
+// -errno. Without an inline-assembly path the child is a plain fork() instead, where
+// syscall(2) is safe.
+#if defined(__x86_64__)
+constexpr bool kSharedVm = true;
+long sys(long n, long a = 0, long b = 0, long c = 0, long d = 0) {
+  long ret;
+  register long r10 asm("r10") = d;
+  asm volatile("syscall"
+               : "=a"(ret)
+               : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10)
+               : "rcx", "r11", "memory");
+  return ret;
+}
+#else
+constexpr bool kSharedVm = false;
+long sys(long n, long a = 0, long b = 0, long c = 0, long d = 0) {
+  long r = ::syscall(n, a, b, c, d);
+  return r == -1 ? -errno : r;
+}
+#endif
+
+// The kernel's struct sigaction for rt_sigaction (handler, flags, restorer, mask).
+struct KernelSigaction {
+  void* handler = nullptr;  // SIG_DFL
+  unsigned long flags = 0;
+  void* restorer = nullptr;
+  std::uint64_t mask = 0;
+};
+constexpr int kKernelNsig = 64;
+
+enum Stage : int { stage_pgid = 1, stage_personality, stage_affinity, stage_chdir, stage_stdio, stage_exec };
+
+struct ChildReport {
+  int stage = 0;
+  int err = 0;
+};
+
+std::uint64_t now_ns() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * kNsPerSec + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+std::string errno_text(int err) { return fmt::format("{} (errno {})", std::strerror(err), err); }
+
+// Keeps the driver's own descriptors off 0-2 so the child's stdio moves cannot
+// clobber them (only happens when the driver was started with stdio closed).
+int above_stdio(int fd) {
+  if (fd >= 0 && fd < 3) {
+    const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    ::close(fd);
+    return moved;
+  }
+  return fd;
+}
+
+}  // namespace
+
+struct CorkedChild::Image {
+  std::string path;
+  std::vector<std::string> args;
+  std::vector<std::string> env;
+  std::vector<char*> argv;
+  std::vector<char*> envp;
+  std::string cwd;
+  bool aslr = false;
+  bool pin = false;
+  cpu_set_t cpus{};
+  Stdio out = Stdio::discard;
+  int cork = -1;    // the child's end of the cork socket
+  int out_wr = -1;  // write end of the capture pipe
+  alignas(64) std::array<char, kChildStackBytes> stack;
+};
+
+struct CorkedChild::OutputSink {
+  Sha256 hash;
+  std::string head;
+  std::uint64_t bytes = 0;
+  void add(const char* p, std::size_t n) {
+    hash.update(p, n);
+    bytes += n;
+    if (head.size() < kCaptureKeepBytes) head.append(p, std::min(n, kCaptureKeepBytes - head.size()));
+  }
+};
+
+namespace {
+
+[[noreturn]] void child_exit(int code) {
+  for (;;) sys(SYS_exit_group, code);
+}
+
+void child_report(int fd, int stage, long err) {
+  const ChildReport r{stage, static_cast<int>(-err)};
+  sys(SYS_write, fd, reinterpret_cast<long>(&r), sizeof r);
+}
+
+long move_fd(int from, int to) {
+  if (from == to) return sys(SYS_fcntl, to, F_SETFD, 0);
+  return sys(SYS_dup3, from, to, 0);
+}
+
+long child_stdio(const CorkedChild::Image& im) {
+  long r = 0;
+  if (im.out == Stdio::capture) {
+    if ((r = move_fd(im.out_wr, 1)) < 0 || (r = move_fd(im.out_wr, 2)) < 0) return r;
+  }
+  const long nul = sys(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/dev/null"), O_RDWR);
+  if (nul < 0) return nul;
+  if (im.out == Stdio::discard) {
+    if ((r = move_fd(static_cast<int>(nul), 1)) < 0 || (r = move_fd(static_cast<int>(nul), 2)) < 0) return r;
+  }
+  if ((r = move_fd(static_cast<int>(nul), 0)) < 0) return r;
+  if (nul > 2) sys(SYS_close, nul);
+  return 0;
+}
+
+// Runs between clone and execve: raw system calls only (see sys()).
+int child_main(void* arg) {
+  const auto& im = *static_cast<const CorkedChild::Image*>(arg);
+  // Every signal back to its default action, then none blocked: the target must not
+  // inherit the driver's SIGINT handler, an ignored SIGPIPE or a blocked mask.
+  const KernelSigaction dfl{};
+  for (int sig = 1; sig <= kKernelNsig; ++sig) {
+    if (sig != SIGKILL && sig != SIGSTOP)
+      sys(SYS_rt_sigaction, sig, reinterpret_cast<long>(&dfl), 0, sizeof dfl.mask);
+  }
+  const std::uint64_t no_signals = 0;
+  sys(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&no_signals), 0, sizeof no_signals);
+
+  int stage = 0;
+  long r = sys(SYS_setpgid, 0, 0);
+  if (r < 0) stage = stage_pgid;
+  if (stage == 0) {
+    const long cur = sys(SYS_personality, 0xffffffffL);
+    r = cur;
+    if (cur >= 0) {
+      const long want = im.aslr ? (cur & ~static_cast<long>(ADDR_NO_RANDOMIZE)) : (cur | ADDR_NO_RANDOMIZE);
+      if (want != cur) r = sys(SYS_personality, want);
+    }
+    if (r < 0) stage = stage_personality;
+  }
+  if (stage == 0 && im.pin) {
+    r = sys(SYS_sched_setaffinity, 0, sizeof im.cpus, reinterpret_cast<long>(&im.cpus));
+    if (r < 0) stage = stage_affinity;
+  }
+  if (stage == 0 && !im.cwd.empty()) {
+    r = sys(SYS_chdir, reinterpret_cast<long>(im.cwd.c_str()));
+    if (r < 0) stage = stage_chdir;
+  }
+  if (stage == 0) {
+    r = child_stdio(im);
+    if (r < 0) stage = stage_stdio;
+  }
+  // Only 0-2 survive the exec; descriptors the driver leaked without O_CLOEXEC would
+  // otherwise differ between runs. (ENOSYS before 5.11: nothing more to do.)
+  sys(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
+
+  char go = 0;
+  long n;
+  do n = sys(SYS_read, im.cork, reinterpret_cast<long>(&go), 1);
+  while (n == -EINTR);
+  if (n != 1) child_exit(kChildAbandonedStatus);
+  if (stage != 0) {
+    child_report(im.cork, stage, r);
+    child_exit(kChildFailedStatus);
+  }
+  r = sys(SYS_execve, reinterpret_cast<long>(im.path.c_str()), reinterpret_cast<long>(im.argv.data()),
+          reinterpret_cast<long>(im.envp.data()));
+  child_report(im.cork, stage_exec, r);
+  child_exit(kChildFailedStatus);
+}
+
+std::unique_ptr<CorkedChild::Image> prepare_image(const LaunchSpec& spec) {
+  if (spec.path.empty()) throw Error(ErrorKind::usage, "no program to run: the path is empty");
+  if (!spec.cwd.empty()) {
+    struct stat st {};
+    if (::stat(spec.cwd.c_str(), &st) != 0)
+      throw Error(ErrorKind::usage, fmt::format("working directory {}: {}", spec.cwd, std::strerror(errno)));
+    if (!S_ISDIR(st.st_mode))
+      throw Error(ErrorKind::usage, fmt::format("working directory {}: not a directory", spec.cwd));
+  }
+  auto im = std::make_unique<CorkedChild::Image>();
+  im->path = spec.path;
+  im->args = spec.argv.empty() ? std::vector<std::string>{spec.path} : spec.argv;
+  im->env = spec.env.vars();
+  im->argv.reserve(im->args.size() + 1);
+  for (auto& a : im->args) im->argv.push_back(a.data());
+  im->argv.push_back(nullptr);
+  im->envp.reserve(im->env.size() + 1);
+  for (auto& e : im->env) im->envp.push_back(e.data());
+  im->envp.push_back(nullptr);
+  im->cwd = spec.cwd;
+  im->aslr = spec.aslr;
+  im->out = spec.out;
+  if (spec.cpu >= 0) {
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0 || spec.cpu >= CPU_SETSIZE ||
+        !CPU_ISSET(spec.cpu, &allowed))
+      throw Error(ErrorKind::usage,
+                  fmt::format("--cpu {}: CPU {} is not available to this process", spec.cpu, spec.cpu),
+                  fmt::format("choose one of the {} CPUs this process may run on (see taskset -p {})",
+                              CPU_COUNT(&allowed), ::getpid()));
+    im->pin = true;
+    CPU_ZERO(&im->cpus);
+    CPU_SET(spec.cpu, &im->cpus);
+  }
+  return im;
+}
+
+Error child_failure(const std::string& path, const std::string& cwd, const ChildReport& r) {
+  switch (r.stage) {
+    case stage_exec:
+      switch (r.err) {
+        case ENOENT:
+          return Error(ErrorKind::target, path + ": cannot execute: no such file (or its ELF interpreter or #! interpreter is missing)");
+        case EACCES:
+          return Error(ErrorKind::target, path + ": permission denied (not executable, or on a noexec mount)",
+                       "chmod +x " + path);
+        case ENOEXEC:
+          return Error(ErrorKind::target,
+                       path + ": exec format error: not an executable for this machine (a script without #!?)",
+                       "add a #! line to a script, or build the program for this machine");
+        case E2BIG:
+          return Error(ErrorKind::target, path + ": argument list and environment too large (E2BIG)",
+                       "use a smaller --env-pad or fewer arguments");
+        default:
+          return Error(ErrorKind::target, fmt::format("{}: exec failed: {}", path, errno_text(r.err)));
+      }
+    case stage_chdir:
+      return Error(ErrorKind::usage, fmt::format("cannot change to working directory {}: {}", cwd, errno_text(r.err)));
+    case stage_affinity:
+      return Error(ErrorKind::usage, fmt::format("cannot pin the target to its CPU: {}", errno_text(r.err)));
+    case stage_personality:
+      return Error(ErrorKind::host, fmt::format("cannot set the ASLR personality of the target: {}", errno_text(r.err)),
+                   "pass --aslr to leave address randomisation alone");
+    case stage_pgid:
+      return Error(ErrorKind::host, fmt::format("cannot give the target its own process group: {}", errno_text(r.err)));
+    case stage_stdio:
+      return Error(ErrorKind::host, fmt::format("cannot set up the target's stdin/stdout/stderr: {}", errno_text(r.err)));
+    default:
+      return Error(ErrorKind::internal, fmt::format("the corked child sent an unknown report (stage {})", r.stage));
+  }
+}
+
+}  // namespace
+
+CorkedChild::CorkedChild() = default;
+
+CorkedChild CorkedChild::spawn(const LaunchSpec& spec) {
+  CorkedChild c;
+  c.image_ = prepare_image(spec);
+  c.timeout_s_ = spec.timeout_s;
+  c.capture_ = spec.out == Stdio::capture;
+
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+    throw Error(ErrorKind::host, "cannot create the cork socket: " + errno_text(errno));
+  c.cork_fd_.reset(above_stdio(sv[0]));
+  UniqueFd child_cork(above_stdio(sv[1]));
+  UniqueFd out_wr;
+  if (c.capture_) {
+    int p[2];
+    if (::pipe2(p, O_CLOEXEC) != 0)
+      throw Error(ErrorKind::host, "cannot create the output pipe: " + errno_text(errno));
+    c.output_fd_.reset(above_stdio(p[0]));
+    out_wr.reset(above_stdio(p[1]));
+    // Read end only: after the child is reaped, draining must never block.
+    ::fcntl(c.output_fd_.get(), F_SETFL, O_NONBLOCK);
+    c.sink_ = std::make_unique<OutputSink>();
+  }
+  c.image_->cork = child_cork.get();
+  c.image_->out_wr = out_wr.get();
+
+  // No signal handler of the driver may run in the child while it shares our memory;
+  // the child resets every disposition and unblocks all signals itself.
+  sigset_t all, old;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &old);
+  int pidfd = -1;
+  const int flags = (kSharedVm ? CLONE_VM : 0) | CLONE_PIDFD | SIGCHLD;
+  const pid_t pid = ::clone(child_main, c.image_->stack.data() + c.image_->stack.size(), flags,
+                            c.image_.get(), &pidfd);
+  const int clone_errno = errno;
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (pid < 0) throw Error(ErrorKind::host, "cannot create the target process: " + errno_text(clone_errno),
+                           "check ulimit -u and memory");
+  c.pid_ = pid;
+  c.pidfd_.reset(pidfd);
+  return c;
+}
+
+CorkedChild::CorkedChild(CorkedChild&& o) noexcept
+    : pid_(std::exchange(o.pid_, -1)),
+      cork_fd_(std::move(o.cork_fd_)),
+      pidfd_(std::move(o.pidfd_)),
+      output_fd_(std::move(o.output_fd_)),
+      image_(std::move(o.image_)),
+      timeout_s_(o.timeout_s_),
+      t_release_ns_(o.t_release_ns_),
+      released_(o.released_),
+      reaped_(std::exchange(o.reaped_, true)),
+      capture_(o.capture_),
+      status_(o.status_),
+      info_(std::move(o.info_)),
+      sink_(std::move(o.sink_)) {}
+
+CorkedChild& CorkedChild::operator=(CorkedChild&& o) noexcept {
+  if (this != &o) {
+    cleanup();
+    pid_ = std::exchange(o.pid_, -1);
+    cork_fd_ = std::move(o.cork_fd_);
+    pidfd_ = std::move(o.pidfd_);
+    output_fd_ = std::move(o.output_fd_);
+    image_ = std::move(o.image_);
+    timeout_s_ = o.timeout_s_;
+    t_release_ns_ = o.t_release_ns_;
+    released_ = o.released_;
+    reaped_ = std::exchange(o.reaped_, true);
+    capture_ = o.capture_;
+    status_ = o.status_;
+    info_ = std::move(o.info_);
+    sink_ = std::move(o.sink_);
+  }
+  return *this;
+}
+
+CorkedChild::~CorkedChild() { cleanup(); }
+
+void CorkedChild::cleanup() noexcept {
+  if (pid_ > 0 && !reaped_) {
+    kill_group();
+    reap_blocking();
+  }
+  // Only now may the child's stack and arrays go: the child is gone.
+  image_.reset();
+}
+
+void CorkedChild::kill_group() {
+  if (pid_ <= 0 || reaped_) return;
+  // Before the child's setpgid the group does not exist yet: kill the child alone.
+  if (::kill(-pid_, SIGKILL) != 0) ::kill(pid_, SIGKILL);
+}
+
+void CorkedChild::reap_blocking() {
+  pid_t r;
+  do r = ::wait4(pid_, &status_, 0, &info_.usage);
+  while (r < 0 && errno == EINTR);
+  const std::uint64_t t_end = now_ns();
+  reaped_ = true;
+  pidfd_.reset();
+  if (t_release_ns_ != 0) info_.wall_ns = t_end - t_release_ns_;
+  if (WIFSIGNALED(status_)) {
+    info_.signal = WTERMSIG(status_);
+    info_.exit_code = -1;
+  } else if (WIFEXITED(status_)) {
+    info_.exit_code = WEXITSTATUS(status_);
+  }
+}
+
+void CorkedChild::release() {
+  if (released_ || pid_ <= 0) return;
+  released_ = true;
+  t_release_ns_ = now_ns();
+  const char go = 1;
+  // MSG_NOSIGNAL: a child that already died must not take the driver with it (SIGPIPE).
+  ::send(cork_fd_.get(), &go, 1, MSG_NOSIGNAL);
+  ChildReport report;
+  ssize_t n;
+  do n = ::recv(cork_fd_.get(), &report, sizeof report, MSG_WAITALL);
+  while (n < 0 && errno == EINTR);
+  cork_fd_.reset();
+  if (n == static_cast<ssize_t>(sizeof report)) {
+    reap_blocking();
+    Error e = child_failure(image_->path, image_->cwd, report);
+    image_.reset();
+    throw e;
+  }
+  // EOF: the cork socket closed on exec (or the child died); either way the child no
+  // longer runs on our memory.
+  image_.reset();
+}
+
+ExitInfo CorkedChild::wait() {
+  if (!released_) throw Error(ErrorKind::internal, "wait() on a child that was never released");
+  if (reaped_) return info_;
+  if (timeout_s_ <= 0 && !capture_) {
+    reap_blocking();
+    return info_;
+  }
+  const bool has_deadline = timeout_s_ > 0;
+  const std::uint64_t deadline = t_release_ns_ + static_cast<std::uint64_t>(timeout_s_ * kNsPerSec);
+  while (!reaped_) {
+    pollfd fds[2] = {{pidfd_.get(), POLLIN, 0}, {output_fd_.get(), POLLIN, 0}};
+    const nfds_t nfds = output_fd_ ? 2 : 1;
+    timespec left{};
+    if (has_deadline) {
+      const std::uint64_t now = now_ns();
+      const std::uint64_t rest = deadline > now ? deadline - now : 0;
+      left.tv_sec = static_cast<time_t>(rest / kNsPerSec);
+      left.tv_nsec = static_cast<long>(rest % kNsPerSec);
+    }
+    const int r = ::ppoll(fds, nfds, has_deadline ? &left : nullptr, nullptr);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      throw Error(ErrorKind::host, "waiting for the target: " + errno_text(errno));
+    }
+    if (r == 0) {
+      kill_group();
+      info_.timed_out = true;
+      reap_blocking();
+      break;
+    }
+    if (nfds == 2 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0) drain_output();
+    if ((fds[0].revents & POLLIN) != 0) reap_blocking();
+  }
+  if (capture_) {
+    drain_output();
+    output_fd_.reset();
+    info_.output_bytes = sink_->bytes;
+    info_.output = std::move(sink_->head);
+    info_.output_digest = sink_->hash.hex();
+  }
+  return info_;
+}
+
+// Reads what the pipe holds right now (the read end is non-blocking). EOF closes it.
+void CorkedChild::drain_output() {
+  if (!output_fd_) return;
+  std::array<char, kReadChunk> buf;
+  for (;;) {
+    const ssize_t n = ::read(output_fd_.get(), buf.data(), buf.size());
+    if (n > 0) {
+      sink_->add(buf.data(), static_cast<std::size_t>(n));
+      continue;
+    }
+    if (n == 0) output_fd_.reset();
+    if (n < 0 && errno == EINTR) continue;
+    return;
+  }
+}
+
+}  // namespace obscheck
