@@ -194,8 +194,8 @@ std::vector<Availability> probe_event_set(const EventSet& set) {
       if (idx == *failed) continue;
       out[idx] = Availability{};
       out[idx].err = out[*failed].err;
-      out[idx].reason = fmt::format("its group cannot be opened: {}: {}",
-                                    set.events[*failed].name, out[*failed].reason);
+      out[idx].reason = fmt::format("its group cannot be opened: {} fails ({})",
+                                    set.events[*failed].name, errno_name(out[*failed].err));
       out[idx].hint = out[*failed].hint;
     }
   }
