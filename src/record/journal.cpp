@@ -1,0 +1,331 @@
+#include "record/journal.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "util/error.h"
+
+namespace obscheck {
+
+namespace {
+
+// Suffixes tried by create_default when names are taken by a concurrent creator.
+constexpr int kMaxDefaultNameAttempts = 100;
+
+// Never throw on a non-UTF-8 byte (an argv or event name can hold one): replace it.
+std::string dump_line(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + '\n';
+}
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+void sync_fd(int fd, const std::string& path) {
+  while (::fdatasync(fd) != 0) {
+    if (errno == EINTR) continue;
+    throw Error(ErrorKind::io, fmt::format("cannot sync journal {}: {}", path, errno_text(errno)));
+  }
+}
+
+// Makes a new directory entry durable too (the file's data is synced separately).
+void sync_parent_dir(const std::string& path) {
+  auto dir = std::filesystem::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (fd) ::fsync(fd.get());  // best effort: some filesystems refuse fsync on a directory
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw Error(ErrorKind::io, fmt::format("cannot read journal {}: {}", path, errno_text(errno)),
+                "check the path given to --resume or obscheck report");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+[[noreturn]] void bad_line(const std::string& path, std::size_t line, const std::string& why) {
+  throw Error(ErrorKind::io, fmt::format("journal {} line {}: {}", path, line, why));
+}
+
+void check_manifest(const std::string& path, const nlohmann::json& m) {
+  if (!m.is_object() || m.value("type", "") != "manifest")
+    bad_line(path, 1, "not a manifest (is this an obscheck journal?)");
+  if (m.value("format", "") != kJournalFormat)
+    bad_line(path, 1, fmt::format("format is not \"{}\"", kJournalFormat));
+  if (!m.contains("version") || !m.at("version").is_number_integer())
+    bad_line(path, 1, "the manifest has no version");
+  const auto version = m.at("version").get<long long>();
+  if (version < 1 || version > kJournalVersion)
+    throw Error(ErrorKind::io,
+                fmt::format("journal {} line 1: version {} is not one this obscheck reads (1..{})",
+                            path, version, kJournalVersion),
+                "read it with the obscheck that wrote it (the manifest's \"obscheck\" field)");
+  if (!m.contains("plan")) bad_line(path, 1, "the manifest has no plan");
+}
+
+UniqueFd open_exclusive(const std::string& path, int& err) {
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644));
+  err = fd ? 0 : errno;
+  return fd;
+}
+
+Error exists_error(const std::string& path) {
+  return Error(ErrorKind::io, fmt::format("journal {} exists", path),
+               fmt::format("use --resume {} to continue it or choose another --journal", path));
+}
+
+}  // namespace
+
+nlohmann::json env_summary(const std::vector<std::string>& env) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const std::string& entry : env) {
+    const auto eq = entry.find('=');
+    out.push_back({{"name", eq == std::string::npos ? entry : entry.substr(0, eq)},
+                   {"bytes", entry.size() + 1}});
+  }
+  return out;
+}
+
+std::string utc_iso8601(std::chrono::system_clock::time_point t) {
+  const std::time_t secs = std::chrono::system_clock::to_time_t(t);
+  std::tm tm{};
+  ::gmtime_r(&secs, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+nlohmann::json make_manifest(const ManifestInput& in, const Plan& plan) {
+  return {{"type", "manifest"},
+          {"format", kJournalFormat},
+          {"version", kJournalVersion},
+          {"created", utc_iso8601(in.created)},
+          {"obscheck", in.obscheck_version},
+          {"host", in.host},
+          {"options", in.options},
+          {"seed", plan.seed()},
+          {"target", {{"path", in.target.path}, {"argv", in.target.argv}, {"sha256", in.target.sha256}}},
+          {"env", env_summary(in.env)},
+          {"plan", plan_to_json(plan)}};
+}
+
+std::string default_journal_path(const std::string& dir, std::chrono::system_clock::time_point now) {
+  const std::time_t secs = std::chrono::system_clock::to_time_t(now);
+  std::tm tm{};
+  ::gmtime_r(&secs, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+  const std::filesystem::path base(dir);
+  for (int n = 0;; ++n) {
+    const std::string name = n == 0 ? fmt::format("obscheck-{}.jsonl", stamp)
+                                    : fmt::format("obscheck-{}-{}.jsonl", stamp, n);
+    const std::string path = dir.empty() ? name : (base / name).string();
+    if (!exists(path)) return path;
+  }
+}
+
+JournalData load_journal(const std::string& path) {
+  JournalData data;
+  data.path = path;
+  const std::string text = read_file(path);
+  if (text.empty())
+    throw Error(ErrorKind::io, fmt::format("journal {} is empty", path),
+                "it was created but its manifest never written; start a new sweep");
+
+  // Split into lines, remembering where each starts; a last piece without '\n' is torn.
+  struct Line {
+    std::size_t start, length;
+    bool complete;
+  };
+  std::vector<Line> lines;
+  for (std::size_t pos = 0; pos < text.size();) {
+    const auto nl = text.find('\n', pos);
+    if (nl == std::string::npos) {
+      lines.push_back({pos, text.size() - pos, false});
+      break;
+    }
+    lines.push_back({pos, nl - pos, true});
+    pos = nl + 1;
+  }
+
+  std::map<std::size_t, std::size_t> index_line;  // run index -> line number
+  data.valid_bytes = text.size();
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::size_t number = i + 1;
+    const bool last = i + 1 == lines.size();
+    const std::string_view body(text.data() + lines[i].start, lines[i].length);
+    nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
+    if (last && (!lines[i].complete || j.is_discarded())) {
+      if (i == 0)
+        throw Error(ErrorKind::io, fmt::format("journal {} line 1: the manifest is incomplete", path),
+                    "the sweep stopped while creating the journal; start a new one");
+      data.torn_tail = true;
+      data.valid_bytes = lines[i].start;
+      break;
+    }
+    if (j.is_discarded()) bad_line(path, number, "not valid JSON");
+    if (!j.is_object() || !j.contains("type") || !j.at("type").is_string())
+      bad_line(path, number, "not a journal record (no \"type\")");
+    if (i == 0) {
+      check_manifest(path, j);
+      data.manifest = std::move(j);
+      continue;
+    }
+    const auto type = j.at("type").get<std::string>();
+    if (type == "manifest") bad_line(path, number, "a second manifest (two journals concatenated?)");
+    if (type == "note") {
+      data.notes.push_back(std::move(j));
+    } else if (type == "run") {
+      RunRecord run;
+      try {
+        run = j.get<RunRecord>();
+      } catch (const nlohmann::json::exception& e) {
+        bad_line(path, number, fmt::format("malformed run: {}", e.what()));
+      }
+      const auto [it, fresh] = index_line.emplace(run.index, number);
+      if (!fresh)
+        bad_line(path, number,
+                 fmt::format("run index {} is already recorded on line {}", run.index, it->second));
+      data.runs.push_back(std::move(run));
+    }
+    // Any other type is from a later version: skipped by design.
+  }
+  return data;
+}
+
+Plan plan_from_journal(const JournalData& data) {
+  try {
+    return plan_from_json(data.manifest.at("plan"));
+  } catch (const Error& e) {
+    throw Error(ErrorKind::io, fmt::format("journal {} line 1: {}", data.path, e.what()), e.hint());
+  }
+}
+
+std::set<std::size_t> completed_indexes(const JournalData& data) {
+  std::set<std::size_t> done;
+  for (const RunRecord& r : data.runs) done.insert(r.index);
+  return done;
+}
+
+std::vector<Trial> remaining_trials(const Plan& plan, const JournalData& data, std::size_t end_block) {
+  for (const RunRecord& r : data.runs) {
+    const Trial t = trial_at(plan, r.index);
+    if (t.block != r.block || t.position != r.position || t.config != r.config ||
+        plan.configs[t.config].id != r.config_id)
+      throw Error(ErrorKind::io,
+                  fmt::format("journal {}: run {} is block {} position {} config '{}', but the plan "
+                              "puts config '{}' at block {} position {}",
+                              data.path, r.index, r.block, r.position, r.config_id,
+                              plan.configs[t.config].id, t.block, t.position),
+                  "the journal was not written with this plan; resume it with the obscheck that wrote it");
+  }
+  const auto done = completed_indexes(data);
+  std::vector<Trial> out;
+  for (const Trial& t : trials(plan, 0, end_block))
+    if (!done.count(t.index)) out.push_back(t);
+  return out;
+}
+
+std::size_t completed_blocks(const Plan& plan, const JournalData& data) {
+  const auto done = completed_indexes(data);
+  const std::size_t n = plan.block_size();
+  std::size_t blocks = 0;
+  for (;; ++blocks)
+    for (std::size_t p = 0; p < n; ++p)
+      if (!done.count(blocks * n + p)) return blocks;
+}
+
+JournalWriter JournalWriter::create(const std::string& path, const nlohmann::json& manifest) {
+  if (!manifest.is_object() || manifest.value("type", "") != "manifest")
+    throw Error(ErrorKind::internal, "JournalWriter::create needs a manifest (make_manifest)");
+  int err = 0;
+  UniqueFd fd = open_exclusive(path, err);
+  if (err == EEXIST) throw exists_error(path);
+  if (!fd)
+    throw Error(ErrorKind::io, fmt::format("cannot create journal {}: {}", path, errno_text(err)),
+                "choose a writable place with --journal FILE");
+  JournalWriter w(std::move(fd), path);
+  w.write_line(manifest);
+  sync_parent_dir(path);
+  return w;
+}
+
+JournalWriter JournalWriter::create_default(const std::string& dir,
+                                            std::chrono::system_clock::time_point now,
+                                            const nlohmann::json& manifest) {
+  for (int attempt = 0; attempt < kMaxDefaultNameAttempts; ++attempt) {
+    const std::string path = default_journal_path(dir, now);
+    try {
+      return create(path, manifest);
+    } catch (const Error&) {
+      if (!exists(path)) throw;  // not lost a race: a real failure
+    }
+  }
+  throw Error(ErrorKind::io,
+              fmt::format("cannot find a free journal name in {}", dir.empty() ? "." : dir),
+              "choose a name with --journal FILE");
+}
+
+ResumedJournal JournalWriter::open_for_resume(const std::string& path) {
+  JournalData data = load_journal(path);
+  if (data.torn_tail) {
+    if (::truncate(path.c_str(), static_cast<off_t>(data.valid_bytes)) != 0)
+      throw Error(ErrorKind::io,
+                  fmt::format("cannot cut the torn last line off journal {}: {}", path, errno_text(errno)));
+  }
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC));
+  if (!fd)
+    throw Error(ErrorKind::io, fmt::format("cannot open journal {} for appending: {}", path, errno_text(errno)));
+  if (data.torn_tail) sync_fd(fd.get(), path);
+  return ResumedJournal{JournalWriter(std::move(fd), path), std::move(data)};
+}
+
+void JournalWriter::append(const RunRecord& run) { write_line(nlohmann::json(run)); }
+
+void JournalWriter::append_note(const nlohmann::json& note) {
+  if (!note.is_object()) throw Error(ErrorKind::internal, "a journal note must be a JSON object");
+  nlohmann::json line = note;
+  line["type"] = "note";
+  write_line(line);
+}
+
+void JournalWriter::write_line(const nlohmann::json& line) {
+  if (!fd_) throw Error(ErrorKind::internal, fmt::format("journal {} is not open", path_));
+  const std::string bytes = dump_line(line);
+  const off_t before = ::lseek(fd_.get(), 0, SEEK_END);
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd_.get(), bytes.data() + done, bytes.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      // Take back a partial line so the file stays valid, and refuse further appends:
+      // a line after a torn one would make the journal unreadable.
+      if (before >= 0 && ::ftruncate(fd_.get(), before) == 0) ::fdatasync(fd_.get());
+      fd_.reset();
+      throw Error(ErrorKind::io, fmt::format("cannot append to journal {}: {}", path_, errno_text(err)),
+                  fmt::format("free space, then continue with --resume {}; the runs so far are kept", path_));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  sync_fd(fd_.get(), path_);
+}
+
+}  // namespace obscheck

@@ -1,0 +1,62 @@
+// record/: one run as the journal stores it, and the JSON form of launch/'s ExitInfo
+// and observe/'s Reading (kept here so launch/ and observe/ know nothing of JSON files).
+#pragma once
+
+#include <sys/resource.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "launch/launcher.h"
+#include "observe/reading.h"
+#include "plan/plan.h"
+
+namespace obscheck {
+
+// One line of the journal: {"type":"run", ...}. The trial fields repeat the plan's
+// values so a line can be read (and checked against the plan) on its own.
+struct RunRecord {
+  std::size_t index = 0;     // Trial::index, unique in a journal
+  std::size_t block = 0;
+  std::size_t position = 0;
+  std::size_t config = 0;
+  std::string config_id;
+  bool warmup = false;
+  std::uint64_t env_bytes = 0;  // the target's environment block as launched (EnvBlock::size_bytes)
+  ExitInfo exit;                // `output` (the captured text) is not journalled: its digest and size are
+  std::vector<Reading> readings;
+  nlohmann::json extra = nlohmann::json::object();  // observer-specific, opaque to record/
+};
+
+// A record with the trial's fields filled in from the plan; the runner adds the rest.
+RunRecord run_record_for(const Plan& plan, const Trial& trial);
+
+// ExitInfo <-> {"code","signal","timed_out","wall_ns","output_sha256","output_bytes"}.
+// The rusage is its sibling in a run line ("rusage"), so it is converted separately
+// (rusage_to_json); from_json leaves `usage` zeroed and `output` empty.
+// output_sha256 is null when output was not captured.
+void to_json(nlohmann::json& j, const ExitInfo& e);
+void from_json(const nlohmann::json& j, ExitInfo& e);
+
+// struct rusage <-> {"utime_ns","stime_ns","maxrss_kb","minflt","majflt","nvcsw","nivcsw"}.
+// Times are microseconds in the kernel's timeval, so the round trip is exact.
+nlohmann::json rusage_to_json(const struct rusage& r);
+struct rusage rusage_from_json(const nlohmann::json& j);
+
+// Reading <-> {"name","raw","enabled","running","value","multiplexed","scale"}.
+// JSON has no NaN or infinity: a value or scale that is not finite is written as null
+// and read back as NaN (a counter that never ran has value NaN; see observe/reading.h).
+void to_json(nlohmann::json& j, const Reading& r);
+void from_json(const nlohmann::json& j, Reading& r);
+
+// The run line's JSON (with "type":"run") and back. from_json throws
+// nlohmann::json::exception on a missing field or wrong type; load_journal turns that
+// into an Error naming the line.
+void to_json(nlohmann::json& j, const RunRecord& r);
+void from_json(const nlohmann::json& j, RunRecord& r);
+
+}  // namespace obscheck

@@ -1,0 +1,375 @@
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "record/journal.h"
+#include "util/error.h"
+
+using namespace obscheck;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh directory, removed with everything in it at scope exit.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "obscheck-record-XXXXXX").string();
+    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+    path = tmpl;
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+};
+
+// 2026-11-20 23:59:59 UTC.
+const auto kCreated = std::chrono::sys_days{std::chrono::year{2026} / 11 / 20} +
+                      std::chrono::hours{23} + std::chrono::minutes{59} + std::chrono::seconds{59};
+
+Plan small_plan() {
+  PlanSpec s;
+  s.counters = {"task-clock", "page-faults"};
+  s.levels = counter_levels(s.counters);
+  s.layouts = {Layout::held};
+  s.seed = 42;
+  return make_plan(s);  // 3 levels + the A/A copy: 4 configurations per block
+}
+
+nlohmann::json manifest_for(const Plan& plan, std::vector<std::string> env = {"PATH=/usr/bin"}) {
+  ManifestInput in;
+  in.obscheck_version = "0.1.0";
+  in.created = kCreated;
+  in.host = {{"kernel", "6.1.0"}};
+  in.options = {{"counters", "task-clock,page-faults"}, {"runs", nullptr}};
+  in.target = {"/bin/true", {"true", "--flag"}, std::string(64, 'a')};
+  in.env = std::move(env);
+  return make_manifest(in, plan);
+}
+
+RunRecord sample_run(const Plan& plan, std::size_t index) {
+  RunRecord r = run_record_for(plan, trial_at(plan, index));
+  r.env_bytes = 1234 + index;
+  r.exit.exit_code = 0;
+  r.exit.wall_ns = 1'500'000 + index;
+  r.exit.usage.ru_utime = {1, 250};    // 1 s 250 us
+  r.exit.usage.ru_stime = {0, 999999};
+  r.exit.usage.ru_maxrss = 2048;
+  r.exit.usage.ru_minflt = 77;
+  r.exit.usage.ru_majflt = 1;
+  r.exit.usage.ru_nvcsw = 3;
+  r.exit.usage.ru_nivcsw = 4;
+  r.exit.output_digest = std::string(64, 'b');
+  r.exit.output_bytes = 12;
+  Reading exact{"task-clock", 1000 + index, 500, 500, 1000.0 + index, false, 1.0};
+  Reading never_ran{"page-faults", 0, 500, 0, std::nan(""), true, std::nan("")};
+  r.readings = {exact, never_ran};
+  r.extra = {{"pad", 17}};
+  return r;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void append_raw(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::app);
+  out << bytes;
+}
+
+std::size_t count_lines(const std::string& text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+}  // namespace
+
+TEST_CASE("write then load round-trips every field, NaN included") {
+  TempDir dir;
+  const Plan plan = small_plan();
+  const std::string path = dir.file("j.jsonl");
+  {
+    auto w = JournalWriter::create(path, manifest_for(plan));
+    w.append(sample_run(plan, 0));
+    w.append(sample_run(plan, 1));
+    w.append_note({{"kind", "look"}, {"blocks", 10}});
+  }
+  const JournalData d = load_journal(path);
+  CHECK_FALSE(d.torn_tail);
+  CHECK(d.manifest.at("created") == "2026-11-20T23:59:59Z");
+  CHECK(d.manifest.at("seed") == 42);
+  CHECK(d.manifest.at("target").at("argv") == nlohmann::json{"true", "--flag"});
+  REQUIRE(d.runs.size() == 2);
+  REQUIRE(d.notes.size() == 1);
+  CHECK(d.notes[0].at("kind") == "look");
+  CHECK(d.notes[0].at("type") == "note");
+
+  const RunRecord want = sample_run(plan, 1);
+  const RunRecord& got = d.runs[1];
+  CHECK(got.index == 1);
+  CHECK(got.block == want.block);
+  CHECK(got.position == want.position);
+  CHECK(got.config == want.config);
+  CHECK(got.config_id == plan.configs[want.config].id);
+  CHECK(got.warmup);  // block 0 is the warm-up block
+  CHECK(got.env_bytes == 1235);
+  CHECK(got.exit.exit_code == 0);
+  CHECK(got.exit.signal == 0);
+  CHECK_FALSE(got.exit.timed_out);
+  CHECK(got.exit.wall_ns == 1'500'001);
+  CHECK(got.exit.output_digest == std::string(64, 'b'));
+  CHECK(got.exit.output_bytes == 12);
+  CHECK(got.exit.usage.ru_utime.tv_sec == 1);
+  CHECK(got.exit.usage.ru_utime.tv_usec == 250);
+  CHECK(got.exit.usage.ru_stime.tv_usec == 999999);
+  CHECK(got.exit.usage.ru_maxrss == 2048);
+  CHECK(got.exit.usage.ru_minflt == 77);
+  CHECK(got.exit.usage.ru_majflt == 1);
+  CHECK(got.exit.usage.ru_nvcsw == 3);
+  CHECK(got.exit.usage.ru_nivcsw == 4);
+  REQUIRE(got.readings.size() == 2);
+  CHECK(got.readings[0].name == "task-clock");
+  CHECK(got.readings[0].raw == 1001);
+  CHECK(got.readings[0].time_enabled == 500);
+  CHECK(got.readings[0].time_running == 500);
+  CHECK(got.readings[0].value == 1001.0);
+  CHECK(got.readings[0].scale == 1.0);
+  CHECK_FALSE(got.readings[0].multiplexed);
+  CHECK(std::isnan(got.readings[1].value));
+  CHECK(std::isnan(got.readings[1].scale));
+  CHECK(got.readings[1].multiplexed);
+  CHECK(got.extra == nlohmann::json{{"pad", 17}});
+
+  // The plan comes back from the manifest alone.
+  const Plan again = plan_from_journal(d);
+  CHECK(again.spec == plan.spec);
+  CHECK(block_order(again, 7) == block_order(plan, 7));
+}
+
+TEST_CASE("the run line uses the documented schema") {
+  const Plan plan = small_plan();
+  const nlohmann::json j = sample_run(plan, 2);
+  CHECK(j.at("type") == "run");
+  CHECK(j.at("exit").at("code") == 0);
+  CHECK(j.at("exit").at("output_sha256") == std::string(64, 'b'));
+  CHECK(j.at("rusage").at("utime_ns") == 1'000'250'000ULL);
+  CHECK(j.at("rusage").at("stime_ns") == 999'999'000ULL);
+  CHECK(j.at("readings")[1].at("value").is_null());
+  CHECK(j.at("readings")[0].at("enabled") == 500);
+  ExitInfo not_captured;
+  CHECK(nlohmann::json(not_captured).at("output_sha256").is_null());
+}
+
+TEST_CASE("create never overwrites an existing journal") {
+  TempDir dir;
+  const Plan plan = small_plan();
+  const std::string path = dir.file("j.jsonl");
+  JournalWriter::create(path, manifest_for(plan)).append(sample_run(plan, 0));
+  const std::string before = slurp(path);
+  try {
+    JournalWriter::create(path, manifest_for(plan));
+    FAIL("no throw");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::io);
+    CHECK(std::string(e.what()) == "journal " + path + " exists");
+    CHECK(e.hint() == "use --resume " + path + " to continue it or choose another --journal");
+  }
+  CHECK(slurp(path) == before);
+}
+
+TEST_CASE("resume cuts a torn last line and appends after it") {
+  TempDir dir;
+  const Plan plan = small_plan();
+  const std::string path = dir.file("j.jsonl");
+  {
+    auto w = JournalWriter::create(path, manifest_for(plan));
+    for (std::size_t i = 0; i < 3; ++i) w.append(sample_run(plan, i));
+  }
+  const std::string intact = slurp(path);
+  // A crash in the middle of the fourth append: half a line, no newline.
+  const std::string full = nlohmann::json(sample_run(plan, 3)).dump();
+  append_raw(path, full.substr(0, full.size() / 2));
+
+  const JournalData torn = load_journal(path);
+  CHECK(torn.torn_tail);
+  CHECK(torn.runs.size() == 3);
+  CHECK(torn.valid_bytes == intact.size());
+
+  {
+    auto resumed = JournalWriter::open_for_resume(path);
+    CHECK(resumed.data.torn_tail);
+    CHECK(resumed.data.runs.size() == 3);
+    CHECK(slurp(path) == intact);  // the torn bytes are gone before anything is appended
+    const auto todo = remaining_trials(plan, resumed.data, 1);
+    REQUIRE(todo.size() == 1);
+    CHECK(todo[0].index == 3);
+    resumed.writer.append(run_record_for(plan, todo[0]));
+  }
+  const JournalData d = load_journal(path);
+  CHECK_FALSE(d.torn_tail);
+  REQUIRE(d.runs.size() == 4);
+  for (std::size_t i = 0; i < 4; ++i) CHECK(d.runs[i].index == i);
+  CHECK(count_lines(slurp(path)) == 5);
+}
+
+TEST_CASE("a last line that is not JSON (zeros after a crash) is a torn tail") {
+  TempDir dir;
+  const Plan plan = small_plan();
+  const std::string path = dir.file("j.jsonl");
+  JournalWriter::create(path, manifest_for(plan)).append(sample_run(plan, 0));
+  append_raw(path, std::string(40, '\0') + "\n");
+  const JournalData d = load_journal(path);
+  CHECK(d.torn_tail);
+  CHECK(d.runs.size() == 1);
+}
+
+TEST_CASE("a repeated run index is an error naming both lines") {
+  TempDir dir;
+  const Plan plan = small_plan();
+  const std::string path = dir.file("j.jsonl");
+  {
+    auto w = JournalWriter::create(path, manifest_for(plan));
+    w.append(sample_run(plan, 0));
+    w.append(sample_run(plan, 1));
+    w.append(sample_run(plan, 0));
+  }
+  try {
+    load_journal(path);
+    FAIL("no throw");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::io);
+    CHECK(std::string(e.what()) ==
+          "journal " + path + " line 4: run index 0 is already recorded on line 2");
+  }
+}
+
+TEST_CASE("malformed lines are errors with their line number") {
+  TempDir dir;
+  const Plan plan = small_plan();
+  const std::string path = dir.file("j.jsonl");
+  JournalWriter::create(path, manifest_for(plan)).append(sample_run(plan, 0));
+  append_raw(path, "{\"type\":\"run\",\"index\":1}\n");
+  append_raw(path, nlohmann::json(sample_run(plan, 2)).dump() + "\n");
+  try {
+    load_journal(path);
+    FAIL("no throw");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).rfind("journal " + path + " line 3: malformed run", 0) == 0);
+  }
+
+  const std::string garbage = dir.file("g.jsonl");
+  JournalWriter::create(garbage, manifest_for(plan));
+  append_raw(garbage, "not json\n");
+  append_raw(garbage, nlohmann::json(sample_run(plan, 0)).dump() + "\n");
+  CHECK_THROWS_WITH(load_journal(garbage), "journal " + garbage + " line 2: not valid JSON");
+
+  const std::string notjournal = dir.file("n.jsonl");
+  append_raw(notjournal, "{\"type\":\"run\"}\n");
+  CHECK_THROWS_WITH(load_journal(notjournal),
+                    "journal " + notjournal + " line 1: not a manifest (is this an obscheck journal?)");
+
+  const std::string future = dir.file("f.jsonl");
+  auto m = manifest_for(plan);
+  m["version"] = 2;
+  append_raw(future, m.dump() + "\n");
+  CHECK_THROWS_WITH(load_journal(future),
+                    "journal " + future + " line 1: version 2 is not one this obscheck reads (1..1)");
+
+  const std::string empty = dir.file("e.jsonl");
+  append_raw(empty, "");
+  CHECK_THROWS_AS(load_journal(empty), Error);
+  CHECK_THROWS_AS(load_journal(dir.file("missing.jsonl")), Error);
+}
+
+TEST_CASE("lines of unknown types are skipped") {
+  TempDir dir;
+  const Plan plan = small_plan();
+  const std::string path = dir.file("j.jsonl");
+  JournalWriter::create(path, manifest_for(plan)).append(sample_run(plan, 0));
+  append_raw(path, "{\"type\":\"calibration\",\"whatever\":[1,2,3]}\n");
+  append_raw(path, nlohmann::json(sample_run(plan, 1)).dump() + "\n");
+  const JournalData d = load_journal(path);
+  REQUIRE(d.runs.size() == 2);
+  CHECK(d.runs[1].index == 1);
+  CHECK(d.notes.empty());
+}
+
+TEST_CASE("the manifest keeps environment names and sizes, never values") {
+  TempDir dir;
+  const Plan plan = small_plan();
+  const std::string secret = "s3cr3t-t0ken-7f1d9a";
+  const std::string path = dir.file("j.jsonl");
+  JournalWriter::create(path, manifest_for(plan, {"PATH=/usr/bin", "API_TOKEN=" + secret, "EMPTY="}));
+  const std::string text = slurp(path);
+  CHECK(text.find(secret) == std::string::npos);
+  CHECK(text.find("/usr/bin") == std::string::npos);
+  const auto env = load_journal(path).manifest.at("env");
+  // Each size is "NAME=value" plus its NUL, as the kernel copies it (EnvBlock::size_bytes).
+  CHECK(env == nlohmann::json::parse(
+                   R"([{"name":"PATH","bytes":14},{"name":"API_TOKEN","bytes":30},{"name":"EMPTY","bytes":7}])"));
+}
+
+TEST_CASE("the default journal name is timestamped and never taken twice") {
+  TempDir dir;
+  const Plan plan = small_plan();
+  const std::string first = default_journal_path(dir.path.string(), kCreated);
+  CHECK(first == dir.file("obscheck-20261120-235959.jsonl"));
+  CHECK(default_journal_path("", kCreated) == "obscheck-20261120-235959.jsonl");
+
+  auto a = JournalWriter::create_default(dir.path.string(), kCreated, manifest_for(plan));
+  a.append(sample_run(plan, 0));
+  auto b = JournalWriter::create_default(dir.path.string(), kCreated, manifest_for(plan));
+  auto c = JournalWriter::create_default(dir.path.string(), kCreated, manifest_for(plan));
+  CHECK(a.path() == first);
+  CHECK(b.path() == dir.file("obscheck-20261120-235959-1.jsonl"));
+  CHECK(c.path() == dir.file("obscheck-20261120-235959-2.jsonl"));
+  CHECK(load_journal(first).runs.size() == 1);  // the first was not overwritten
+  CHECK(default_journal_path(dir.path.string(), kCreated) ==
+        dir.file("obscheck-20261120-235959-3.jsonl"));
+}
+
+TEST_CASE("resume computes the missing trials and refuses a journal of another plan") {
+  TempDir dir;
+  const Plan plan = small_plan();
+  const std::string path = dir.file("j.jsonl");
+  {
+    auto w = JournalWriter::create(path, manifest_for(plan));
+    // Block 0 complete, block 1 interrupted after two runs.
+    for (std::size_t i : {0, 1, 2, 3, 4, 5}) w.append(sample_run(plan, i));
+  }
+  const JournalData d = load_journal(path);
+  CHECK(completed_indexes(d) == std::set<std::size_t>{0, 1, 2, 3, 4, 5});
+  CHECK(completed_blocks(plan, d) == 1);
+  const auto todo = remaining_trials(plan, d, 3);
+  REQUIRE(todo.size() == 6);  // 3 blocks x 4 configurations - 6 done
+  const auto all = trials(plan, 0, 3);
+  CHECK(todo == std::vector<Trial>(all.begin() + 6, all.end()));
+  CHECK(remaining_trials(plan, d, 1).empty());
+
+  PlanSpec other = plan.spec;
+  other.seed = 43;
+  const Plan reseeded = make_plan(other);
+  bool differs = false;
+  for (std::size_t b = 0; b < 2; ++b) differs |= block_order(reseeded, b) != block_order(plan, b);
+  REQUIRE(differs);
+  try {
+    remaining_trials(reseeded, d, 3);
+    FAIL("no throw");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::io);
+    CHECK(std::string(e.what()).find("but the plan puts config") != std::string::npos);
+  }
+}
+
+TEST_CASE("utc timestamps and env summaries") {
+  CHECK(utc_iso8601(std::chrono::system_clock::time_point{}) == "1970-01-01T00:00:00Z");
+  CHECK(utc_iso8601(kCreated) == "2026-11-20T23:59:59Z");
+  CHECK(env_summary({"NOEQUALS"}) == nlohmann::json::parse(R"([{"name":"NOEQUALS","bytes":9}])"));
+  CHECK(env_summary({}).empty());
+}
