@@ -2,13 +2,8 @@
 
 #include <sys/utsname.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
-
 #include <algorithm>
 #include <charconv>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -354,50 +349,6 @@ void read_privilege(const Tree& t, HostInfo& h) {
 
 }  // namespace
 
-CpuidInfo read_cpuid() {
-  CpuidInfo c;
-#if defined(__x86_64__) || defined(__i386__)
-  unsigned a = 0, b = 0, cx = 0, d = 0;
-  if (!__get_cpuid(0, &a, &b, &cx, &d)) return c;
-  c.available = true;
-  c.max_leaf = a;
-  char vendor[13] = {};
-  std::memcpy(vendor, &b, 4);
-  std::memcpy(vendor + 4, &d, 4);
-  std::memcpy(vendor + 8, &cx, 4);
-  c.vendor = vendor;
-  __cpuid(1, a, b, cx, d);
-  c.hypervisor_bit = (cx >> 31) & 1;
-  if (c.hypervisor_bit) {
-    // Leaf 0x40000000 is reserved for hypervisors; only meaningful with the bit set.
-    __cpuid(0x40000000, a, b, cx, d);
-    char sig[13] = {};
-    std::memcpy(sig, &b, 4);
-    std::memcpy(sig + 4, &cx, 4);
-    std::memcpy(sig + 8, &d, 4);
-    c.hypervisor_signature = sig;  // stops at the first NUL ("KVMKVMKVM\0\0\0")
-  }
-  if (c.max_leaf >= 0xA) {
-    __cpuid_count(0xA, 0, a, b, cx, d);
-    c.perfmon_version = a & 0xff;
-    c.perfmon_gp_counters = (a >> 8) & 0xff;
-    c.perfmon_gp_width = (a >> 16) & 0xff;
-    c.perfmon_fixed_counters = d & 0x1f;
-  }
-  const unsigned max_ext = __get_cpuid_max(0x80000000, nullptr);
-  if (max_ext >= 0x80000001) {
-    __cpuid(0x80000001, a, b, cx, d);
-    c.amd_perfctr_ext_core = (cx >> 23) & 1;
-  }
-  if (max_ext >= 0x80000022) {
-    __cpuid(0x80000022, a, b, cx, d);
-    c.amd_perfmon_v2 = a & 1;
-    c.amd_core_counters = c.amd_perfmon_v2 ? (b & 0xf) : 0;
-  }
-#endif
-  return c;
-}
-
 HostInfo read_host(const std::string& root, const CpuidInfo& cpuid) {
   const Tree t(root);
   HostInfo h;
@@ -456,98 +407,6 @@ std::string format_cpu_list(const std::vector<int>& cpus_in) {
     i = j + 1;
   }
   return out;
-}
-
-// ---- JSON ---------------------------------------------------------------------------
-
-namespace {
-
-template <typename T>
-void put(nlohmann::json& j, const char* key, const std::optional<T>& v) {
-  j[key] = v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
-
-template <typename T>
-void put(nlohmann::json& j, const char* key, const T& v) {
-  j[key] = v;
-}
-
-template <typename T>
-void get(const nlohmann::json& j, const char* key, std::optional<T>& v) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) {
-    v.reset();
-    return;
-  }
-  v = it->template get<T>();
-}
-
-template <typename T>
-void get(const nlohmann::json& j, const char* key, T& v) {
-  if (auto it = j.find(key); it != j.end()) it->get_to(v);
-}
-
-}  // namespace
-
-void to_json(nlohmann::json& j, const CpuGovernor& g) {
-  j = nlohmann::json{{"cpu", g.cpu}, {"governor", g.governor}};
-}
-void from_json(const nlohmann::json& j, CpuGovernor& g) {
-  get(j, "cpu", g.cpu);
-  get(j, "governor", g.governor);
-}
-void to_json(nlohmann::json& j, const LoadAverage& l) {
-  j = nlohmann::json{{"1min", l.one}, {"5min", l.five}, {"15min", l.fifteen}};
-}
-void from_json(const nlohmann::json& j, LoadAverage& l) {
-  get(j, "1min", l.one);
-  get(j, "5min", l.five);
-  get(j, "15min", l.fifteen);
-}
-
-// One list of fields for both directions, so a field cannot be written and not read.
-#define OBSCHECK_CPUID_FIELDS(F)                                                         \
-  F(available) F(vendor) F(max_leaf) F(hypervisor_bit) F(hypervisor_signature)           \
-  F(perfmon_version) F(perfmon_gp_counters) F(perfmon_gp_width) F(perfmon_fixed_counters) \
-  F(amd_perfctr_ext_core) F(amd_perfmon_v2) F(amd_core_counters)
-
-#define OBSCHECK_HOST_FIELDS(F)                                                            \
-  F(hostname) F(kernel_release) F(kernel_version) F(arch) F(cpu_vendor) F(cpu_model)       \
-  F(present_cpus) F(online_cpus) F(smt_active) F(smt_control) F(cpufreq_driver)            \
-  F(governors) F(boost) F(boost_control) F(clocksource) F(available_clocksources)          \
-  F(virtualized) F(hypervisor) F(hypervisor_evidence) F(perf_events) F(perf_event_paranoid) \
-  F(nmi_watchdog) F(pmus) F(core_pmus) F(pmu_name) F(cpuid) F(gp_counters)                  \
-  F(fixed_counters) F(counters_source) F(breakpoint_slots) F(isolated_cpus)                \
-  F(nohz_full_cpus) F(cmdline_isolcpus) F(cmdline_nohz_full) F(load)                        \
-  F(randomize_va_space) F(thp_enabled) F(mem_total_kb) F(swap_devices) F(swap_total_kb)    \
-  F(swappiness) F(euid) F(perf_capable)
-
-void to_json(nlohmann::json& j, const CpuidInfo& c) {
-  j = nlohmann::json::object();
-#define F(name) put(j, #name, c.name);
-  OBSCHECK_CPUID_FIELDS(F)
-#undef F
-}
-
-void from_json(const nlohmann::json& j, CpuidInfo& c) {
-  c = CpuidInfo{};
-#define F(name) get(j, #name, c.name);
-  OBSCHECK_CPUID_FIELDS(F)
-#undef F
-}
-
-void to_json(nlohmann::json& j, const HostInfo& h) {
-  j = nlohmann::json::object();
-#define F(name) put(j, #name, h.name);
-  OBSCHECK_HOST_FIELDS(F)
-#undef F
-}
-
-void from_json(const nlohmann::json& j, HostInfo& h) {
-  h = HostInfo{};
-#define F(name) get(j, #name, h.name);
-  OBSCHECK_HOST_FIELDS(F)
-#undef F
 }
 
 }  // namespace obscheck
