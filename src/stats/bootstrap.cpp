@@ -1,0 +1,311 @@
+#include "stats/bootstrap.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+#include <boost/math/distributions/normal.hpp>
+
+#include "stats/dependence.h"
+#include "stats/descriptive.h"
+#include "stats/rng.h"
+#include "stats/validate.h"
+
+namespace obscheck::stats {
+
+namespace {
+
+void check_options(const BootstrapOptions& o, const char* where) {
+  require_level(o.level, where);
+  if (o.resamples == 0) {
+    throw std::invalid_argument(std::string(where) + ": resamples must be at least 1");
+  }
+}
+
+double replicate_se(const std::vector<double>& r) {
+  if (r.size() < 2) return 0.0;
+  return stddev(r);
+}
+
+// Median of an index-mapped sorted array: element p of the sample with element
+// `skip` removed (skip == size means nothing removed).
+double sorted_median_without(const std::vector<double>& s, std::size_t skip) {
+  const std::size_t n = skip < s.size() ? s.size() - 1 : s.size();
+  auto at = [&](std::size_t p) { return s[p < skip ? p : p + 1]; };
+  if (n % 2 == 1) return at(n / 2);
+  return at(n / 2 - 1) + (at(n / 2) - at(n / 2 - 1)) / 2.0;
+}
+
+// One bootstrap replicate of the median of sorted data s, drawn through the order
+// statistics of uniform indices (see the header).
+double resampled_median(const std::vector<double>& s, Rng& rng) {
+  const std::size_t n = s.size();
+  const double nd = static_cast<double>(n);
+  auto pick = [&](double u) {
+    const double j = std::ceil(nd * u);
+    const auto idx = static_cast<std::size_t>(std::clamp(j, 1.0, nd)) - 1;
+    return s[idx];
+  };
+  if (n % 2 == 1) {
+    const double k = static_cast<double>((n + 1) / 2);
+    return pick(rng.beta(k, nd - k + 1.0));
+  }
+  const double k = static_cast<double>(n / 2);
+  const double u1 = rng.beta(k, nd - k + 1.0);
+  // The minimum of the n - k uniforms above u1: u1 + (1 - u1) Beta(1, n - k).
+  const double u2 = u1 + (1.0 - u1) * (1.0 - std::pow(rng.uniform_open(), 1.0 / (nd - k)));
+  const double a = pick(u1), b = pick(u2);
+  return a + (b - a) / 2.0;
+}
+
+double resampled_mean(std::span<const double> x, Rng& rng) {
+  double s = 0.0;
+  for (std::size_t i = 0; i < x.size(); ++i) s += x[rng.index(x.size())];
+  return s / static_cast<double>(x.size());
+}
+
+// Acceleration from jackknife influence values U (already divided by n_k).
+double acceleration(const std::vector<double>& u) {
+  double s2 = 0.0, s3 = 0.0;
+  for (double v : u) {
+    s2 += v * v;
+    s3 += v * v * v;
+  }
+  if (s2 <= 0.0) return 0.0;
+  return s3 / (6.0 * std::pow(s2, 1.5));
+}
+
+// Appends (theta_bar - theta_(i)) / n for the jackknife values theta.
+void append_influence(const std::vector<double>& theta, std::vector<double>& u) {
+  const double bar = std::accumulate(theta.begin(), theta.end(), 0.0) / static_cast<double>(theta.size());
+  for (double t : theta) u.push_back((bar - t) / static_cast<double>(theta.size()));
+}
+
+BootstrapResult finish(double estimate, std::vector<double>& reps, double a, double level) {
+  const boost::math::normal std_normal;
+  const double b = static_cast<double>(reps.size());
+  std::sort(reps.begin(), reps.end());
+  const auto below = std::lower_bound(reps.begin(), reps.end(), estimate) - reps.begin();
+  const auto upto = std::upper_bound(reps.begin(), reps.end(), estimate) - reps.begin();
+  double prop = (static_cast<double>(below) + 0.5 * static_cast<double>(upto - below)) / b;
+  prop = std::clamp(prop, 0.5 / b, 1.0 - 0.5 / b);
+  const double z0 = reps.size() > 1 ? boost::math::quantile(std_normal, prop) : 0.0;
+
+  BootstrapResult r{};
+  r.estimate = estimate;
+  r.z0 = z0;
+  r.acceleration = a;
+  r.se = replicate_se(reps);
+  r.resamples = reps.size();
+  const double tail = (1.0 - level) / 2.0;
+  r.percentile = {quantile_sorted(reps, tail), quantile_sorted(reps, 1.0 - tail)};
+  auto adjusted = [&](double p) {
+    const double z = boost::math::quantile(std_normal, p);
+    const double num = z0 + z;
+    const double denom = 1.0 - a * num;
+    if (denom <= 0.0) return p < 0.5 ? 0.0 : 1.0;
+    return boost::math::cdf(std_normal, z0 + num / denom);
+  };
+  r.bca = {quantile_sorted(reps, adjusted(tail)), quantile_sorted(reps, adjusted(1.0 - tail))};
+  return r;
+}
+
+std::vector<double> jackknife(const std::vector<double>& sorted_or_raw, Statistic s) {
+  const std::size_t n = sorted_or_raw.size();
+  std::vector<double> theta(n);
+  if (s == Statistic::mean) {
+    const double total = std::accumulate(sorted_or_raw.begin(), sorted_or_raw.end(), 0.0);
+    for (std::size_t i = 0; i < n; ++i) theta[i] = (total - sorted_or_raw[i]) / static_cast<double>(n - 1);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) theta[i] = sorted_median_without(sorted_or_raw, i);
+  }
+  return theta;
+}
+
+double window_sum(const std::vector<double>& prefix, std::size_t n, std::size_t start,
+                  std::size_t len) {
+  if (start + len <= n) return prefix[start + len] - prefix[start];
+  return (prefix[n] - prefix[start]) + prefix[start + len - n];
+}
+
+std::size_t total_size(std::span<const std::vector<double>> groups, const char* where) {
+  if (groups.size() < 2) {
+    throw std::invalid_argument(std::string(where) + ": needs at least 2 contexts, got " +
+                                std::to_string(groups.size()));
+  }
+  std::size_t total = 0;
+  for (std::size_t c = 0; c < groups.size(); ++c) {
+    if (groups[c].empty()) {
+      throw std::invalid_argument(std::string(where) + ": context " + std::to_string(c) +
+                                  " has no runs");
+    }
+    require_finite(groups[c], where, "context");
+    total += groups[c].size();
+  }
+  return total;
+}
+
+double grand_mean(std::span<const std::vector<double>> groups) {
+  double s = 0.0;
+  std::size_t n = 0;
+  for (const auto& g : groups) {
+    for (double v : g) s += v;
+    n += g.size();
+  }
+  return s / static_cast<double>(n);
+}
+
+double hierarchical_replicate(std::span<const std::vector<double>> groups, Rng& rng) {
+  double s = 0.0;
+  std::size_t n = 0;
+  for (std::size_t c = 0; c < groups.size(); ++c) {
+    const auto& g = groups[rng.index(groups.size())];
+    for (std::size_t r = 0; r < g.size(); ++r) s += g[rng.index(g.size())];
+    n += g.size();
+  }
+  return s / static_cast<double>(n);
+}
+
+}  // namespace
+
+Interval percentile_interval(std::vector<double>& replicates, double level) {
+  require_level(level, "percentile_interval");
+  require_sample(replicates, 1, "percentile_interval", "replicates");
+  std::sort(replicates.begin(), replicates.end());
+  const double tail = (1.0 - level) / 2.0;
+  return {quantile_sorted(replicates, tail), quantile_sorted(replicates, 1.0 - tail)};
+}
+
+BootstrapResult bootstrap(std::span<const double> x, Statistic statistic,
+                          const BootstrapOptions& options) {
+  require_sample(x, 2, "bootstrap");
+  check_options(options, "bootstrap");
+  Rng rng(options.seed);
+  std::vector<double> reps(options.resamples);
+  std::vector<double> data(x.begin(), x.end());
+  double estimate;
+  if (statistic == Statistic::mean) {
+    estimate = mean(x);
+    for (double& r : reps) r = resampled_mean(x, rng);
+  } else {
+    std::sort(data.begin(), data.end());
+    estimate = sorted_median_without(data, data.size());
+    for (double& r : reps) r = resampled_median(data, rng);
+  }
+  std::vector<double> u;
+  append_influence(jackknife(data, statistic), u);
+  return finish(estimate, reps, acceleration(u), options.level);
+}
+
+BootstrapResult bootstrap_ratio_of_medians(std::span<const double> numerator,
+                                           std::span<const double> denominator,
+                                           const BootstrapOptions& options) {
+  const char* where = "bootstrap_ratio_of_medians";
+  require_sample(numerator, 2, where, "numerator");
+  require_sample(denominator, 2, where, "denominator");
+  check_options(options, where);
+  auto a = sorted_copy(numerator, where);
+  auto b = sorted_copy(denominator, where);
+  const double ma = sorted_median_without(a, a.size());
+  const double mb = sorted_median_without(b, b.size());
+  if (!(ma > 0.0 && mb > 0.0)) {
+    throw std::invalid_argument(std::string(where) + ": both medians must be > 0, got " +
+                                std::to_string(ma) + " and " + std::to_string(mb));
+  }
+  Rng rng(options.seed);
+  std::vector<double> reps(options.resamples);
+  for (double& r : reps) {
+    const double na = resampled_median(a, rng);
+    const double nb = resampled_median(b, rng);
+    // A resampled denominator median can only be one of the (positive-median) sample's
+    // central values; guard anyway so a zero never yields inf.
+    r = nb > 0.0 ? na / nb : ma / mb;
+  }
+  std::vector<double> u;
+  auto ja = jackknife(a, Statistic::median);
+  for (double& t : ja) t /= mb;
+  auto jb = jackknife(b, Statistic::median);
+  for (double& t : jb) t = t > 0.0 ? ma / t : ma / mb;
+  append_influence(ja, u);
+  append_influence(jb, u);
+  return finish(ma / mb, reps, acceleration(u), options.level);
+}
+
+BlockBootstrapResult circular_block_bootstrap_mean(std::span<const double> x,
+                                                   const BootstrapOptions& options,
+                                                   std::size_t block_length) {
+  const char* where = "circular_block_bootstrap_mean";
+  require_sample(x, 2, where);
+  check_options(options, where);
+  const std::size_t n = x.size();
+  std::size_t b = block_length == 0 ? politis_white_block_length(x).circular_blocks : block_length;
+  b = std::clamp<std::size_t>(b, 1, n);
+
+  std::vector<double> prefix(n + 1, 0.0);
+  for (std::size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + x[i];
+  const std::size_t full = n / b;
+  const std::size_t rest = n - full * b;
+
+  Rng rng(options.seed);
+  std::vector<double> reps(options.resamples);
+  for (double& r : reps) {
+    double s = 0.0;
+    for (std::size_t k = 0; k < full; ++k) s += window_sum(prefix, n, rng.index(n), b);
+    if (rest > 0) s += window_sum(prefix, n, rng.index(n), rest);
+    r = s / static_cast<double>(n);
+  }
+  BlockBootstrapResult res{};
+  res.estimate = mean(x);
+  res.se = replicate_se(reps);
+  res.percentile = percentile_interval(reps, options.level);
+  res.block_length = b;
+  res.resamples = options.resamples;
+  return res;
+}
+
+HierarchicalResult hierarchical_bootstrap_mean(std::span<const std::vector<double>> contexts,
+                                               const BootstrapOptions& options) {
+  const char* where = "hierarchical_bootstrap_mean";
+  total_size(contexts, where);
+  check_options(options, where);
+  Rng rng(options.seed);
+  std::vector<double> reps(options.resamples);
+  for (double& r : reps) r = hierarchical_replicate(contexts, rng);
+  HierarchicalResult res{};
+  res.estimate = grand_mean(contexts);
+  res.se = replicate_se(reps);
+  res.percentile = percentile_interval(reps, options.level);
+  res.resamples = options.resamples;
+  return res;
+}
+
+HierarchicalResult hierarchical_bootstrap_ratio_of_means(
+    std::span<const std::vector<double>> numerator,
+    std::span<const std::vector<double>> denominator, const BootstrapOptions& options) {
+  const char* where = "hierarchical_bootstrap_ratio_of_means";
+  total_size(numerator, where);
+  total_size(denominator, where);
+  check_options(options, where);
+  const double den = grand_mean(denominator);
+  if (!(den > 0.0)) {
+    throw std::invalid_argument(std::string(where) + ": the denominator mean must be > 0, got " +
+                                std::to_string(den));
+  }
+  Rng rng(options.seed);
+  std::vector<double> reps(options.resamples);
+  for (double& r : reps) {
+    const double a = hierarchical_replicate(numerator, rng);
+    const double b = hierarchical_replicate(denominator, rng);
+    r = b > 0.0 ? a / b : grand_mean(numerator) / den;
+  }
+  HierarchicalResult res{};
+  res.estimate = grand_mean(numerator) / den;
+  res.se = replicate_se(reps);
+  res.percentile = percentile_interval(reps, options.level);
+  res.resamples = options.resamples;
+  return res;
+}
+
+}  // namespace obscheck::stats

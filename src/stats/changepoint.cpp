@@ -1,0 +1,137 @@
+#include "stats/changepoint.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "stats/descriptive.h"
+#include "stats/validate.h"
+
+namespace obscheck::stats {
+
+namespace {
+
+constexpr double kVarianceFloorFraction = 1e-6;
+
+struct SegmentCost {
+  std::vector<double> s1, s2;  // prefix sums of x and x^2 (after centring)
+  ChangeModel model;
+  double sigma2 = 1.0;     // mean model: noise variance
+  double var_floor = 0.0;  // mean-and-variance model: variance floor
+
+  // Cost of x[a, b).
+  double operator()(std::size_t a, std::size_t b) const {
+    const double m = static_cast<double>(b - a);
+    const double sum = s1[b] - s1[a];
+    const double sq = s2[b] - s2[a];
+    const double rss = std::max(sq - sum * sum / m, 0.0);
+    if (model == ChangeModel::mean) return rss / sigma2;
+    return m * std::log(std::max(rss / m, var_floor));
+  }
+};
+
+}  // namespace
+
+Changepoints detect_changepoints(std::span<const double> x, const ChangepointOptions& options) {
+  require_finite(x, "detect_changepoints");
+  if (options.min_segment < 2) {
+    throw std::invalid_argument("detect_changepoints: min_segment must be at least 2, got " +
+                                std::to_string(options.min_segment));
+  }
+  if (options.penalty < 0.0 || !std::isfinite(options.penalty)) {
+    throw std::invalid_argument("detect_changepoints: penalty must be finite and >= 0 (0 selects 3 ln n)");
+  }
+  const std::size_t n = x.size();
+  Changepoints out{{}, options.penalty};
+  if (n < 2) return out;
+  const double penalty = options.penalty > 0.0 ? options.penalty
+                                               : kChangepointPenaltyPerLogN * std::log(static_cast<double>(n));
+  out.penalty = penalty;
+  const std::size_t ms = options.min_segment;
+  if (n < 2 * ms) return out;
+
+  const double overall_var = variance(x);
+  if (overall_var == 0.0) return out;
+
+  SegmentCost cost{std::vector<double>(n + 1, 0.0), std::vector<double>(n + 1, 0.0), options.model};
+  const double centre = mean(x);  // centring keeps the prefix sums well conditioned
+  for (std::size_t i = 0; i < n; ++i) {
+    const double v = x[i] - centre;
+    cost.s1[i + 1] = cost.s1[i] + v;
+    cost.s2[i + 1] = cost.s2[i] + v * v;
+  }
+  if (options.model == ChangeModel::mean) {
+    std::vector<double> diffs(n - 1);
+    for (std::size_t i = 1; i < n; ++i) diffs[i - 1] = x[i] - x[i - 1];
+    const double sigma = mad(diffs) * kMadNormalScale / std::sqrt(2.0);
+    // Differences all equal (a pure ramp or steps on a constant): fall back to the
+    // ordinary variance so the cost stays finite.
+    cost.sigma2 = sigma > 0.0 ? sigma * sigma : overall_var;
+  } else {
+    cost.var_floor = kVarianceFloorFraction * overall_var;
+  }
+
+  // PELT: f[t] = min over admissible s of f[s] + cost(s, t) + penalty.
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  std::vector<double> f(n + 1, kInf);
+  std::vector<std::size_t> last(n + 1, 0);
+  f[0] = -penalty;
+  std::vector<std::size_t> candidates;  // admissible previous changepoints
+  for (std::size_t t = ms; t <= n; ++t) {
+    // s = t - ms becomes admissible once a segmentation of x[0, s) exists.
+    if (const std::size_t s_new = t - ms; s_new == 0 || s_new >= ms) candidates.push_back(s_new);
+    double best = kInf;
+    std::size_t arg = 0;
+    for (std::size_t s : candidates) {
+      if (t - s < ms) continue;
+      const double v = f[s] + cost(s, t) + penalty;
+      if (v < best) {
+        best = v;
+        arg = s;
+      }
+    }
+    f[t] = best;
+    last[t] = arg;
+    // Pruning (Killick et al. 2012, eq. 4): s can never be optimal again if
+    // f[s] + cost(s, t) > f[t] (K = 0 for these costs up to the floor).
+    std::vector<std::size_t> kept;
+    kept.reserve(candidates.size());
+    for (std::size_t s : candidates) {
+      if (t - s < ms || f[s] + cost(s, t) <= f[t]) kept.push_back(s);
+    }
+    candidates.swap(kept);
+  }
+  for (std::size_t t = n; t > 0;) {
+    const std::size_t s = last[t];
+    if (s > 0) out.starts.push_back(s);
+    t = s;
+  }
+  std::reverse(out.starts.begin(), out.starts.end());
+  return out;
+}
+
+std::optional<std::size_t> warmup_rolling_cv(std::span<const double> x, std::size_t window,
+                                             double threshold) {
+  require_finite(x, "warmup_rolling_cv");
+  if (window < 2) {
+    throw std::invalid_argument("warmup_rolling_cv: window must be at least 2, got " +
+                                std::to_string(window));
+  }
+  if (!(threshold > 0.0) || !std::isfinite(threshold)) {
+    throw std::invalid_argument("warmup_rolling_cv: threshold must be a finite value > 0");
+  }
+  for (std::size_t i = window; i <= x.size(); ++i) {
+    const auto w = x.subspan(i - window, window);
+    const double m = mean(w);
+    if (m <= 0.0) continue;
+    double ss = 0.0;
+    for (double v : w) ss += (v - m) * (v - m);
+    const double sd = std::sqrt(ss / static_cast<double>(window));
+    if (sd / m < threshold) return i - window;
+  }
+  return std::nullopt;
+}
+
+}  // namespace obscheck::stats
