@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "events/event.h"
@@ -32,22 +33,31 @@ std::vector<RawCount> parse_read_buffer(std::span<const std::uint64_t> words,
                                         std::uint64_t read_format, std::size_t nr_expected);
 Reading scale_reading(const std::string& name, const RawCount& c);
 
-// The counters of one run. Opening fails as a whole: a counter that cannot be opened
-// throws Error(event) naming it, the errno and the reason — never silently dropped.
+// The counters of one run, opened on a corked child (pid) before it execs, grouped as
+// `events.groups` says (empty: each event alone). Opening fails as a whole: a counter
+// that cannot be opened throws Error(event) naming it, the errno and the reason —
+// never silently dropped.
 class CounterSet {
  public:
   CounterSet() = default;
   static CounterSet open(pid_t child, const EventSet& events);
+  // One Reading per event, in the EventSet's event order (not group order). Throws
+  // Error(host) if a counter cannot be read.
   std::vector<Reading> read() const;  // after the child exited (or any time)
   std::size_t size() const { return names_.size(); }
+  // How the set had to deviate from the plan, one line each (e.g. a group read the
+  // kernel refused, so members are read one by one). Empty on current kernels.
+  const std::vector<std::string>& notes() const { return notes_; }
 
  private:
   struct Group {
     std::vector<UniqueFd> fds;  // fds[0] is the leader
     std::vector<std::size_t> event_index;
+    bool group_read = true;  // read through the leader with PERF_FORMAT_GROUP
   };
   std::vector<Group> groups_;
   std::vector<std::string> names_;
+  std::vector<std::string> notes_;
 };
 
 }  // namespace obscheck

@@ -18,7 +18,7 @@ struct Reading {
   std::uint64_t time_running = 0;
   double value = 0;
   bool multiplexed = false;
-  double scale = 1.0;  // time_enabled / time_running (1 when exact)
+  double scale = 1.0;  // time_enabled / time_running (1 when exact, 0 when it never ran)
 };
 
 }  // namespace obscheck

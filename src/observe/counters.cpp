@@ -1,0 +1,237 @@
+#include "observe/counters.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <fmt/core.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+
+#include "util/error.h"
+
+namespace obscheck {
+namespace {
+
+constexpr const char* kParanoidPath = "/proc/sys/kernel/perf_event_paranoid";
+
+// Words in a read(2) of one counter / one group, per read_format (perf_event_open(2)).
+std::size_t words_per_value(std::uint64_t fmt) {
+  return 1 + ((fmt & PERF_FORMAT_ID) ? 1 : 0) + ((fmt & PERF_FORMAT_LOST) ? 1 : 0);
+}
+std::size_t time_words(std::uint64_t fmt) {
+  return ((fmt & PERF_FORMAT_TOTAL_TIME_ENABLED) ? 1 : 0) + ((fmt & PERF_FORMAT_TOTAL_TIME_RUNNING) ? 1 : 0);
+}
+
+int perf_event_open(perf_event_attr* attr, pid_t pid, int group_fd) {
+  return static_cast<int>(::syscall(SYS_perf_event_open, attr, pid, -1, group_fd, PERF_FLAG_FD_CLOEXEC));
+}
+
+std::string read_paranoid() {
+  std::ifstream in(kParanoidPath);
+  std::string v;
+  return (in >> v) ? v : "unknown";
+}
+
+std::string open_hint(const EventDesc& e, int err) {
+  switch (err) {
+    case ENOENT:
+    case EOPNOTSUPP:
+      return e.hardware ? "this host has no hardware PMU for it (a VM without a virtual PMU?); software "
+                          "events (task-clock, page-faults) and msr/tsc/ still count, and --simulate "
+                          "models the hardware ones"
+                        : "the kernel does not offer this event here; `obscheck events` lists what does";
+    case EACCES:
+    case EPERM:
+      return fmt::format("perf_event_paranoid is {}; run as root or `sysctl kernel.perf_event_paranoid=-1`",
+                         read_paranoid());
+    case EINVAL:
+      return "the kernel rejected the encoding (an unknown config or flag for this PMU)";
+    case EBUSY:
+      return "the counter is in use (the NMI watchdog? `sysctl kernel.nmi_watchdog=0`)";
+    case ENOSPC:
+      return "no free slot for it (x86 has 4 hardware breakpoints)";
+    case EMFILE:
+      return "too many open files: raise `ulimit -n`";
+    case ESRCH:
+      return "the target process is already gone";
+    default:
+      return {};
+  }
+}
+
+[[noreturn]] void throw_open_failure(const EventDesc& e, int err) {
+  throw Error(ErrorKind::event,
+              fmt::format("{}: perf_event_open failed: {} (errno {})", e.name, std::strerror(err), err),
+              open_hint(e, err));
+}
+
+bool is_uprobe(const EventDesc& e) {
+  return (e.source == "uprobe" || e.pmu == "uprobe") && !e.probe_path.empty();
+}
+
+// Opens one counter. For a uprobe, config1 must point at the path while the kernel
+// copies it; the attr here is a local copy, so the pointer lives long enough.
+int open_one(const EventDesc& e, bool leader, bool in_group, pid_t pid, int group_fd,
+             std::uint64_t drop_format = 0) {
+  perf_event_attr attr = counting_attr(e, leader, in_group);
+  attr.read_format &= ~drop_format;
+  if (is_uprobe(e)) attr.config1 = reinterpret_cast<std::uint64_t>(e.probe_path.c_str());
+  return perf_event_open(&attr, pid, group_fd);
+}
+
+}  // namespace
+
+perf_event_attr counting_attr(const EventDesc& e, bool group_leader, bool in_group) {
+  perf_event_attr a = e.attr;
+  a.size = sizeof(perf_event_attr);
+  a.read_format = kReadFormat | ((group_leader && in_group) ? PERF_FORMAT_GROUP : 0);
+  // Only the leader is switched on at exec; members follow it.
+  a.disabled = group_leader ? 1 : 0;
+  a.enable_on_exec = group_leader ? 1 : 0;
+  a.inherit = 1;
+  return a;
+}
+
+std::vector<RawCount> parse_read_buffer(std::span<const std::uint64_t> words, std::uint64_t read_format,
+                                        std::size_t nr_expected) {
+  const bool enabled = (read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) != 0;
+  const bool running = (read_format & PERF_FORMAT_TOTAL_TIME_RUNNING) != 0;
+  const std::size_t per_value = words_per_value(read_format);
+  std::vector<RawCount> out;
+  if ((read_format & PERF_FORMAT_GROUP) != 0) {
+    // { nr; time_enabled?; time_running?; { value; id?; lost?; } cntr[nr]; }
+    const std::size_t head = 1 + time_words(read_format);
+    if (words.size() < head)
+      throw Error(ErrorKind::internal, fmt::format("counter group read: {} words, the header needs {}",
+                                                   words.size(), head));
+    const std::uint64_t nr = words[0];
+    if (nr != nr_expected)
+      throw Error(ErrorKind::internal,
+                  fmt::format("counter group read: {} counters, expected {}", nr, nr_expected));
+    const std::size_t need = head + nr * per_value;
+    if (words.size() < need)
+      throw Error(ErrorKind::internal,
+                  fmt::format("counter group read: {} words, {} counters need {}", words.size(), nr, need));
+    std::size_t i = 1;
+    const std::uint64_t te = enabled ? words[i++] : 0;
+    const std::uint64_t tr = running ? words[i++] : 0;
+    for (std::uint64_t k = 0; k < nr; ++k, i += per_value) out.push_back({words[i], te, tr});
+    return out;
+  }
+  // { value; time_enabled?; time_running?; id?; lost?; }
+  if (nr_expected != 1)
+    throw Error(ErrorKind::internal,
+                fmt::format("counter read: {} counters expected from a non-group read", nr_expected));
+  const std::size_t need = per_value + time_words(read_format);
+  if (words.size() < need)
+    throw Error(ErrorKind::internal, fmt::format("counter read: {} words, expected {}", words.size(), need));
+  std::size_t i = 1;
+  const std::uint64_t te = enabled ? words[i++] : 0;
+  const std::uint64_t tr = running ? words[i++] : 0;
+  out.push_back({words[0], te, tr});
+  return out;
+}
+
+Reading scale_reading(const std::string& name, const RawCount& c) {
+  Reading r;
+  r.name = name;
+  r.raw = c.value;
+  r.time_enabled = c.time_enabled;
+  r.time_running = c.time_running;
+  if (c.time_running == 0) {
+    r.value = std::numeric_limits<double>::quiet_NaN();
+    r.multiplexed = true;
+    r.scale = 0;  // no finite factor exists; see reading.h
+  } else if (c.time_running < c.time_enabled) {
+    r.scale = static_cast<double>(c.time_enabled) / static_cast<double>(c.time_running);
+    r.value = static_cast<double>(c.value) * r.scale;
+    r.multiplexed = true;
+  } else {
+    r.value = static_cast<double>(c.value);
+  }
+  return r;
+}
+
+CounterSet CounterSet::open(pid_t child, const EventSet& events) {
+  CounterSet set;
+  set.names_.reserve(events.events.size());
+  for (const auto& e : events.events) set.names_.push_back(e.name);
+
+  std::vector<std::vector<std::size_t>> groups = events.groups;
+  if (groups.empty())  // no grouping given: each event alone
+    for (std::size_t i = 0; i < events.events.size(); ++i) groups.push_back({i});
+
+  for (const auto& members : groups) {
+    if (members.empty()) continue;
+    for (std::size_t idx : members)
+      if (idx >= events.events.size())
+        throw Error(ErrorKind::internal, fmt::format("event group refers to event {} of {}", idx,
+                                                     events.events.size()));
+    Group g;
+    g.event_index = members;
+    const bool in_group = members.size() > 1;
+    const EventDesc& lead = events.events[members[0]];
+    int fd = open_one(lead, true, in_group, child, -1);
+    if (fd < 0 && in_group && errno == EINVAL) {
+      // Older kernels refuse PERF_FORMAT_GROUP together with inherit: read each
+      // member on its own instead (they are still scheduled as one group).
+      fd = open_one(lead, true, in_group, child, -1, PERF_FORMAT_GROUP);
+      if (fd >= 0) {
+        g.group_read = false;
+        set.notes_.push_back(fmt::format(
+            "group {{{}...}}: the kernel refused a group read with inherit; members are read one by one",
+            lead.name));
+      }
+    }
+    if (fd < 0) throw_open_failure(lead, errno);
+    g.group_read = g.group_read && in_group;
+    g.fds.emplace_back(fd);
+    for (std::size_t k = 1; k < members.size(); ++k) {
+      const EventDesc& e = events.events[members[k]];
+      const int mfd = open_one(e, false, true, child, g.fds[0].get());
+      if (mfd < 0) throw_open_failure(e, errno);
+      g.fds.emplace_back(mfd);
+    }
+    set.groups_.push_back(std::move(g));
+  }
+  return set;
+}
+
+std::vector<Reading> CounterSet::read() const {
+  std::vector<Reading> out(names_.size());
+  // Big enough for any group this set holds: header + values (no ID/LOST asked for).
+  std::vector<std::uint64_t> buf;
+  for (const auto& g : groups_) {
+    const std::size_t nr = g.fds.size();
+    if (g.group_read) {
+      const std::uint64_t fmt = kReadFormat | PERF_FORMAT_GROUP;
+      buf.assign(1 + time_words(fmt) + nr * words_per_value(fmt), 0);
+      const ssize_t n = ::read(g.fds[0].get(), buf.data(), buf.size() * sizeof(std::uint64_t));
+      if (n < 0)
+        throw Error(ErrorKind::host, fmt::format("{}: reading the counter group failed: {}",
+                                                 names_[g.event_index[0]], std::strerror(errno)));
+      const auto raw = parse_read_buffer({buf.data(), static_cast<std::size_t>(n) / sizeof(std::uint64_t)},
+                                         fmt, nr);
+      for (std::size_t k = 0; k < nr; ++k)
+        out[g.event_index[k]] = scale_reading(names_[g.event_index[k]], raw[k]);
+      continue;
+    }
+    for (std::size_t k = 0; k < nr; ++k) {
+      std::uint64_t one[3] = {};
+      const ssize_t n = ::read(g.fds[k].get(), one, sizeof one);
+      if (n < 0)
+        throw Error(ErrorKind::host, fmt::format("{}: reading the counter failed: {}",
+                                                 names_[g.event_index[k]], std::strerror(errno)));
+      const auto raw = parse_read_buffer({one, static_cast<std::size_t>(n) / sizeof(std::uint64_t)},
+                                         kReadFormat, 1);
+      out[g.event_index[k]] = scale_reading(names_[g.event_index[k]], raw[0]);
+    }
+  }
+  return out;
+}
+
+}  // namespace obscheck
