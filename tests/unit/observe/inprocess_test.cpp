@@ -3,6 +3,7 @@
 #include "observe/inprocess.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <papi.h>
 #include <sys/personality.h>
 #include <sys/wait.h>
@@ -14,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -68,7 +70,9 @@ struct ChildRun {
 // fork + exec with exactly `env`, ASLR off, stdin /dev/null, stdout captured, the
 // result pipe's write end as fd kInprocessResultFd and no other fd above 2: what the
 // launcher is to do for in-process mode.
-ChildRun run_preloaded(const std::string& prog, const std::vector<std::string>& args, const EnvBlock& env) {
+// `as_user`: drop to this uid/gid (from root) before exec.
+ChildRun run_preloaded(const std::string& prog, const std::vector<std::string>& args, const EnvBlock& env,
+                       std::optional<uid_t> as_user = std::nullopt) {
   ResultPipe result = make_result_pipe();
   int out_pipe[2];
   REQUIRE(::pipe2(out_pipe, O_CLOEXEC) == 0);
@@ -97,6 +101,9 @@ ChildRun run_preloaded(const std::string& prog, const std::vector<std::string>& 
         ::dup2(res_hi.get(), kInprocessResultFd) < 0)
       ::_exit(126);
     ::close_range(kInprocessResultFd + 1, ~0U, 0);
+    if (as_user && (::setgroups(0, nullptr) != 0 || ::setresgid(*as_user, *as_user, *as_user) != 0 ||
+                    ::setresuid(*as_user, *as_user, *as_user) != 0))
+      ::_exit(125);
     ::execve(path.c_str(), argv.data(), envp.data());
     ::_exit(127);
   }
@@ -410,6 +417,51 @@ TEST_CASE("in-process: exit() from inside main still yields one result with the 
   REQUIRE(ra.size() == 1);
   REQUIRE(rb.size() == 1);
   const double delta = rb[0].value - ra[0].value;
+  CHECK(delta >= 998);
+  CHECK(delta <= 1002);
+}
+
+TEST_CASE("in-process: a child that exits inside main is counted (inherit) and the result is written once") {
+  const EventSet s = software_set();
+  EnvBlock env = preload_env();
+  set_inprocess_env(env, s, {1}, 1);
+  const ChildRun a = run_preloaded("forks", {"500"}, env);
+  const ChildRun b = run_preloaded("forks", {"1500"}, env);
+  REQUIRE(exited_zero(a.status));
+  REQUIRE(exited_zero(b.status));
+  // The forked child ran the library's exit handler too; only the parent wrote.
+  CHECK(a.result.find("obsprobe 1\n", 1) == std::string::npos);
+  const auto ra = parse_inprocess_result(a.result);
+  const auto rb = parse_inprocess_result(b.result);
+  REQUIRE(ra.size() == 1);
+  REQUIRE(rb.size() == 1);
+  const double delta = rb[0].value - ra[0].value;
+  CHECK(delta >= 998);
+  CHECK(delta <= 1002);
+}
+
+TEST_CASE("in-process: where kernel counting is refused the library counts user level and says so") {
+  std::ifstream paranoid_file("/proc/sys/kernel/perf_event_paranoid");
+  int paranoid = -1;
+  paranoid_file >> paranoid;
+  if (::geteuid() != 0 || paranoid < 2) {
+    WARN("needs root (to drop to an unprivileged user) and perf_event_paranoid >= 2; have euid "
+         << ::geteuid() << ", paranoid " << paranoid);
+    return;
+  }
+  constexpr uid_t kNobody = 65534;  // Debian's nobody/nogroup
+  const EventSet s = software_set();
+  EnvBlock env = preload_env();
+  set_inprocess_env(env, s, first(2), 2);
+  const ChildRun a = run_preloaded("pagetouch", {"1000"}, env, kNobody);
+  const ChildRun b = run_preloaded("pagetouch", {"2000"}, env, kNobody);
+  REQUIRE(exited_zero(a.status));
+  REQUIRE(exited_zero(b.status));
+  const auto report = parse_inprocess_report(a.result);
+  CHECK(report.user_only == std::vector<std::string>{"task-clock", "page-faults"});
+  // Faults on user pages are raised from user mode, so a user-only counter still sees them.
+  const double delta = reading(parse_inprocess_result(b.result), "page-faults").value -
+                       reading(report.readings, "page-faults").value;
   CHECK(delta >= 998);
   CHECK(delta <= 1002);
 }
