@@ -22,6 +22,10 @@ constexpr int kParanoidUserOnly = 2;
 // seeds/000 advice #1: "Do not run on a busy system").
 constexpr double kLoadPerCpuLimit = 0.5;
 
+// The driver option that replaces hardware counters with the cachegrind model
+// (DESIGN.md, "simulated PMU"); named once so the advice follows the option.
+constexpr std::string_view kSimBackend = "--backend sim";
+
 constexpr std::string_view kGovernorFix =
     "echo performance | sudo tee /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor";
 
@@ -66,10 +70,12 @@ void check_perf_access(const HostInfo& h, Findings& out) {
 
 std::string pmu_passthrough_fix(const HostInfo& h) {
   if (h.virtualized)
-    return "enable the virtual PMU in the hypervisor (libvirt: <cpu mode='host-passthrough'/> "
-           "and <pmu state='on'/> under <features>; QEMU: -cpu host,pmu=on), or measure "
-           "with --backend sim";
-  return "boot a kernel with the PMU driver for this CPU, or measure with --backend sim";
+    return fmt::format(
+        "enable the virtual PMU in the hypervisor (libvirt: <cpu mode='host-passthrough'/> "
+        "and <pmu state='on'/> under <features>; QEMU: -cpu host,pmu=on), or measure with {}",
+        kSimBackend);
+  return fmt::format("boot a kernel with the PMU driver for this CPU, or measure with {}",
+                     kSimBackend);
 }
 
 void check_pmu(const HostInfo& h, Findings& out) {
@@ -82,8 +88,8 @@ void check_pmu(const HostInfo& h, Findings& out) {
     add(out, finding_id::no_hardware_pmu, Severity::warning, std::move(what),
         "cycles, instructions and cache events cannot be counted (the kernel answers "
         "ENOENT); software events (task-clock, page-faults, context switches), hardware "
-        "breakpoints and uprobes still work, and --backend sim models the hardware "
-        "counters with cachegrind",
+        "breakpoints and uprobes still work, and " + std::string(kSimBackend) +
+            " models the hardware counters with cachegrind",
         pmu_passthrough_fix(h));
     return;
   }
