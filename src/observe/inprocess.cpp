@@ -159,6 +159,24 @@ std::vector<Reading> parse_inprocess_result(std::string_view text, std::string_v
   return parse_inprocess_report(text, target).readings;
 }
 
+std::vector<Reading> match_inprocess_readings(std::vector<Reading> readings, const EventSet& set,
+                                              const std::vector<std::size_t>& programmed) {
+  if (readings.size() != programmed.size())
+    throw Error(ErrorKind::internal, fmt::format("the in-process library counted {} events, {} were asked for",
+                                                 readings.size(), programmed.size()));
+  for (std::size_t k = 0; k < programmed.size(); ++k) {
+    if (programmed[k] >= set.events.size())
+      throw Error(ErrorKind::internal, fmt::format("in-process event index {} outside a set of {}",
+                                                   programmed[k], set.events.size()));
+    const EventDesc& e = set.events[programmed[k]];
+    if (readings[k].name != e.spec)
+      throw Error(ErrorKind::internal, fmt::format("the in-process library's event {} is \"{}\", expected \"{}\"",
+                                                   k + 1, readings[k].name, e.spec));
+    readings[k].name = e.name;
+  }
+  return readings;
+}
+
 ResultPipe make_result_pipe() {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0)

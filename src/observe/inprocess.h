@@ -104,6 +104,13 @@ struct InprocessResult {
 InprocessResult parse_inprocess_report(std::string_view text, std::string_view target = "the target");
 std::vector<Reading> parse_inprocess_result(std::string_view text, std::string_view target = "the target");
 
+// Checks that `readings` (from parse_inprocess_result) are exactly the programmed
+// events, set.events[programmed[0]], ..., in that order (the wire carries specs), and
+// renames each to its EventDesc::name, as CounterSet names external readings.
+// Throws Error(internal) on any mismatch, naming what was expected and what came.
+std::vector<Reading> match_inprocess_readings(std::vector<Reading> readings, const EventSet& set,
+                                              const std::vector<std::size_t>& programmed);
+
 // A pipe for the result: both ends close-on-exec (see "Passing the fd" above), the
 // read end non-blocking. Throws Error(host) when pipe2 fails.
 struct ResultPipe {

@@ -250,6 +250,28 @@ TEST_CASE("in-process: parse_inprocess_result reads counts and scales a multiple
   CHECK(report.user_only == std::vector<std::string>{"page-faults"});
 }
 
+TEST_CASE("in-process: match_inprocess_readings checks the programmed events and names them as observe/ does") {
+  EventSet s = software_set();
+  s.events[1].name = "page-faults (minor+major)";
+  const auto rs = parse_inprocess_result("obsprobe 1\nevent\ttask-clock\t5\t9\t9\nevent\tpage-faults\t7\t9\t9\nend\n");
+  const auto named = match_inprocess_readings(rs, s, {0, 1});
+  REQUIRE(named.size() == 2);
+  CHECK(named[0].name == "task-clock");
+  CHECK(named[1].name == "page-faults (minor+major)");
+  CHECK(named[1].raw == 7);
+  auto internal = [&](const std::vector<std::size_t>& programmed) {
+    try {
+      match_inprocess_readings(rs, s, programmed);
+    } catch (const Error& e) {
+      return e.kind() == ErrorKind::internal;
+    }
+    return false;
+  };
+  CHECK(internal({0}));       // one more than asked for
+  CHECK(internal({1, 0}));    // wrong order
+  CHECK(internal({0, 9}));    // index outside the set
+}
+
 TEST_CASE("in-process: an error line becomes Error(event) with the name and code and message") {
   try {
     parse_inprocess_result("obsprobe 1\nerror\tcycles\t2\tperf_event_open: No such file or directory\nend\n");
