@@ -222,7 +222,8 @@ std::unique_ptr<CorkedChild::Image> prepare_image(const LaunchSpec& spec) {
     if (!S_ISDIR(st.st_mode))
       throw Error(ErrorKind::usage, fmt::format("working directory {}: not a directory", spec.cwd));
   }
-  auto im = std::make_unique<CorkedChild::Image>();
+  // Default-initialised on purpose: make_unique would zero the 64 KiB stack per run.
+  std::unique_ptr<CorkedChild::Image> im(new CorkedChild::Image);
   im->path = spec.path;
   im->args = spec.argv.empty() ? std::vector<std::string>{spec.path} : spec.argv;
   im->env = spec.env.vars();
@@ -321,7 +322,9 @@ CorkedChild CorkedChild::spawn(const LaunchSpec& spec) {
   sigfillset(&all);
   ::pthread_sigmask(SIG_SETMASK, &all, &old);
   int pidfd = -1;
-  const int flags = (kSharedVm ? CLONE_VM : 0) | CLONE_PIDFD | SIGCHLD;
+  // A pidfd only when wait() must poll (timeout or capture); else wait4 blocks.
+  const bool need_pidfd = c.capture_ || c.timeout_s_ > 0;
+  const int flags = (kSharedVm ? CLONE_VM : 0) | (need_pidfd ? CLONE_PIDFD : 0) | SIGCHLD;
   const pid_t pid = ::clone(child_main, c.image_->stack.data() + c.image_->stack.size(), flags,
                             c.image_.get(), &pidfd);
   const int clone_errno = errno;

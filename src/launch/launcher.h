@@ -122,7 +122,7 @@ class CorkedChild {
   pid_t pid_ = -1;
   UniqueFd cork_fd_;      // socketpair end: parent sends one byte to release; reads
                           // EOF when exec succeeded, {stage, errno} when it failed
-  UniqueFd pidfd_;        // from clone(CLONE_PIDFD): poll()able exit notification
+  UniqueFd pidfd_;        // clone(CLONE_PIDFD), only with a timeout or capture: poll()able exit
   UniqueFd output_fd_;    // read end of captured stdout/stderr
   std::unique_ptr<Image> image_;  // alive until the child has exec'd or died
   double timeout_s_ = 0;

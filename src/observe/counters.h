@@ -37,6 +37,11 @@ Reading scale_reading(const std::string& name, const RawCount& c);
 // `events.groups` says (empty: each event alone). Opening fails as a whole: a counter
 // that cannot be opened throws Error(event) naming it, the errno and the reason —
 // never silently dropped.
+//
+// Per-run cost: the first software event of a kind (page-faults, context-switches...)
+// also leaves one disabled, never-enabled counter of that kind open on the driver for
+// the rest of its life, so later runs do not switch the kernel's static key for it on
+// and off (see counters.cpp). It counts nothing and is not inherited by targets.
 class CounterSet {
  public:
   CounterSet() = default;
