@@ -1,10 +1,11 @@
 // launch/: start a target exactly as asked, held (corked) until observers attach.
 //
-// Cork protocol (as perf): fork → the child sets its process group, personality, CPU
-// affinity and stdio, then blocks reading a pipe → the parent attaches counters to
-// the child's pid (enable_on_exec) → release() → the child execve()s. An exec
-// failure is sent back on a close-on-exec pipe, so the parent learns ENOENT/ENOEXEC/
-// EACCES precisely. The target is never run through a shell.
+// Cork protocol (as perf): clone → the child resets its signals, sets its process
+// group, personality, CPU affinity and stdio, then blocks reading a close-on-exec
+// socket → the parent attaches counters to the child's pid (enable_on_exec) →
+// release() → the child execve()s. The socket closes on exec; an exec failure is sent
+// back on it instead, so the parent learns ENOENT/ENOEXEC/EACCES precisely. The target
+// is never run through a shell.
 #pragma once
 
 #include <sys/resource.h>
