@@ -49,7 +49,7 @@ struct EventDesc {
   // inherit, read_format. For uprobes attr.config1 must point at probe_path when the
   // event is opened (observe/ sets it; the pointer cannot survive a copy).
   perf_event_attr attr{};
-  std::string probe_path;        // uprobe target file (absolute)
+  std::string probe_path;        // uprobe / breakpoint target file (absolute, resolved like execvp)
   std::string probe_symbol;      // uprobe / breakpoint symbol name
   bool hardware = false;         // needs a hardware PMU (cycles, cache events, raw cpu/...)
 };

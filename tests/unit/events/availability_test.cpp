@@ -43,7 +43,7 @@ TEST_CASE("software events and msr/tsc/ open for real") {
   }
 }
 
-TEST_CASE("a uprobe and four breakpoints open; a fifth breakpoint finds no debug register") {
+TEST_CASE("a uprobe and four breakpoints open, a fifth breakpoint finds no debug register") {
   const std::string bp = "bp:" + kCalls + ":obs_hot";
   CHECK(probe_event(resolve_event("uprobe:" + kCalls + ":obs_hot")).available);
   // Breakpoint slots are per task, so the fifth fails whether or not the five are
@@ -121,4 +121,30 @@ TEST_CASE("event_catalog lists every alias with this host's answer") {
       CHECK_THAT(c.availability.reason, StartsWith("no hardware PMU on this host"));
     if (!c.availability.available) CHECK_FALSE(c.availability.reason.empty());
   }
+}
+
+TEST_CASE("event_catalog(all) adds sysfs, libpfm4 and PAPI entries, each probed") {
+  const auto cat = event_catalog(true);
+  auto find = [&](const std::string& name) -> const CatalogEntry* {
+    for (const auto& c : cat)
+      if (c.name == name) return &c;
+    return nullptr;
+  };
+  if (std::filesystem::exists("/sys/bus/event_source/devices/msr/events/tsc")) {
+    const CatalogEntry* tsc = find("msr/tsc/");
+    REQUIRE(tsc);
+    CHECK(tsc->source == "sysfs");
+    CHECK(tsc->description == "event=0x00");
+    CHECK(tsc->availability.available);
+  }
+  // libpfm4's generic perf PMU is present on every Linux host; its software events open.
+  const CatalogEntry* clock = find("perf::PERF_COUNT_SW_TASK_CLOCK");
+  REQUIRE(clock);
+  CHECK(clock->source == "libpfm4");
+  CHECK(clock->availability.available);
+  const CatalogEntry* tot_cyc = find("PAPI_TOT_CYC");
+  REQUIRE(tot_cyc);
+  CHECK(tot_cyc->source == "papi");
+  CHECK(tot_cyc->description == "Total cycles");
+  if (!host_has_cpu_pmu()) CHECK_FALSE(tot_cyc->availability.available);
 }

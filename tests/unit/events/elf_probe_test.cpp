@@ -104,7 +104,7 @@ TEST_CASE("ElfSymbols reads values and file offsets that agree with binutils") {
   CHECK(std::none_of(fns.begin(), fns.end(), [](auto& f) { return f.name == "sink"; }));
 }
 
-TEST_CASE("unknown symbols suggest a function; stripped binaries say so") {
+TEST_CASE("unknown symbols suggest a function, stripped binaries say they are stripped") {
   const ElfSymbols elf = ElfSymbols::load(kCalls);
   try {
     elf.resolve("obs_hto");
