@@ -1,7 +1,7 @@
 /* compute: the default workload. A deterministic integer and floating-point kernel
  * over a 64 KiB array, long enough (~20 ms at the default scale) for task-clock to
  * be well above timer resolution, short enough to repeat hundreds of times.
- * Usage: compute [SCALE]   (work grows linearly with SCALE, default 100) */
+ * Usage: compute [SCALE]   (work grows linearly with SCALE, default 1000) */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -10,7 +10,7 @@
 static double data[N];
 
 int main(int argc, char **argv) {
-  long scale = argc > 1 ? strtol(argv[1], NULL, 10) : 100;
+  long scale = argc > 1 ? strtol(argv[1], NULL, 10) : 1000;
   unsigned x = 12345;
   for (int i = 0; i < N; ++i) {
     x = x * 1103515245u + 12345u;

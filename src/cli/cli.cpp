@@ -2,19 +2,52 @@
 
 #include <fmt/core.h>
 
-#include <string_view>
+#include <exception>
 
+#include "cli/commands.h"
+#include "cli/options.h"
 #include "util/error.h"
 
 namespace obscheck {
+namespace {
 
-int cli_main(int argc, char** argv) {
-  if (argc > 1 && std::string_view(argv[1]) == "--version") {
-    fmt::print("obscheck {}\n", OBSCHECK_VERSION);
-    return 0;
+int dispatch(const Parsed& parsed) {
+  const Options& o = parsed.options;
+  switch (o.command) {
+    case Command::version:
+      fmt::print("obscheck {}\n", OBSCHECK_VERSION);
+      return 0;
+    case Command::help:
+      fmt::print("{}", parsed.help_text);
+      return 0;
+    case Command::measure: return cmd_measure(o);
+    case Command::events: return cmd_events(o);
+    case Command::doctor: return cmd_doctor(o);
+    case Command::check: return cmd_measure(o);
+    case Command::report:
+    case Command::demo:
+      break;
   }
-  fmt::print(stderr, "usage: obscheck [options] [--] PROG [ARGS...]\n");
-  return static_cast<int>(ExitCode::usage);
+  throw Error(ErrorKind::usage, "this command is not part of this build");
+}
+
+}  // namespace
+
+// The one place that prints an error and chooses the exit code (STYLE.md 4).
+int cli_main(int argc, char** argv) {
+  try {
+    return dispatch(parse_command_line(argc, argv));
+  } catch (const Error& e) {
+    fmt::print(stderr, "obscheck: error: {}\n", e.what());
+    if (!e.hint().empty()) fmt::print(stderr, "obscheck: hint: {}\n", e.hint());
+    return static_cast<int>(exit_code_for(e.kind()));
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "obscheck: error: out of memory\n");
+    return static_cast<int>(ExitCode::host);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "obscheck: internal error: {}\n", e.what());
+    return static_cast<int>(ExitCode::host);
+  }
 }
 
 }  // namespace obscheck

@@ -1,0 +1,57 @@
+// analysis/: the summary `obscheck measure` reports — per metric, the median, the
+// five-number summary and a confidence interval, never a bare number (seeds/000).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace obscheck {
+
+// One metric's per-run values (warm-ups already excluded), as the runner saw them.
+struct MetricSeries {
+  std::string name;
+  std::string unit;                 // "ns", "events", "KiB", "cycles", "count"
+  std::vector<double> values;       // one per measured run, run order
+  std::size_t multiplexed_runs = 0; // runs in which the counter was scaled
+  double max_scale = 1.0;           // largest time_enabled / time_running seen
+  bool counter = false;             // a perf counter (vs the driver's wall time / rusage)
+};
+
+struct MetricSummary {
+  MetricSeries series;
+  std::size_t n = 0;
+  double mean = 0, median = 0, min = 0, q1 = 0, q3 = 0, max = 0;
+  double mad = 0, cv = 0;
+  double ci_lo = 0, ci_hi = 0;      // CI of the median
+  double ci_level = 0.95;
+  std::string ci_method;            // e.g. "percentile bootstrap of the median, 10000 resamples"
+  std::size_t mild_outliers = 0, severe_outliers = 0;  // Tukey fences, labelled not dropped
+};
+
+// Bootstrap resamples for the CI of the median: 10,000 keeps the Monte Carlo error
+// of a 95% percentile bound well below the interval's own width (Efron & Tibshirani
+// 1993, §13.3, recommend ≥ 1000 for percentile intervals).
+inline constexpr int kMeasureBootstrapResamples = 10000;
+
+// Pure: the seed makes the bootstrap reproducible. n == 0 gives NaNs; n == 1 gives
+// that value with an empty (NaN) interval.
+MetricSummary summarize_metric(MetricSeries series, std::uint64_t seed, double level = 0.95);
+
+}  // namespace obscheck
+
+namespace obscheck {
+
+// Everything `measure` reports, ready for a reporter.
+struct MeasureFindings {
+  std::vector<std::string> argv;
+  std::size_t runs = 0, warmups = 0;
+  std::size_t env_bytes = 0;
+  bool aslr = false;
+  int cpu = -1;
+  std::vector<MetricSummary> metrics;
+  std::vector<std::string> notes;   // e.g. "interrupted after 4 of 10 runs"
+};
+
+}  // namespace obscheck

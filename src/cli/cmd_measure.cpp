@@ -1,0 +1,106 @@
+#include <fmt/core.h>
+#include <sys/time.h>
+
+#include <map>
+#include <random>
+
+#include "analysis/measure.h"
+#include "cli/commands.h"
+#include "events/event.h"
+#include "report/measure_report.h"
+#include "run/measure.h"
+#include "util/error.h"
+
+namespace obscheck {
+namespace {
+
+// What measure counts when -e is not given: the software events every Linux host
+// has (this is also what perf stat falls back to without a PMU).
+constexpr const char* kDefaultMeasureEvents = "task-clock,page-faults,ctx-switches,migrations";
+
+double ns(const timeval& t) { return static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_usec) * 1e3; }
+
+// Refuses the whole set, once, before any run, when an event cannot be counted here:
+// the counter set is the independent variable, so nothing is ever dropped silently.
+void require_available(const EventSet& events) {
+  std::string why, hint;
+  for (const EventDesc& e : events.events) {
+    Availability a = probe_event(e);
+    if (a.available) continue;
+    why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", e.spec, a.reason);
+    if (!a.hint.empty() && hint.find(a.hint) == std::string::npos) hint += (hint.empty() ? "" : "; ") + a.hint;
+  }
+  if (!why.empty()) throw Error(ErrorKind::event, "cannot count " + why, hint);
+}
+
+std::vector<MetricSeries> collect_series(const MeasureResult& r) {
+  std::vector<MetricSeries> counters;
+  std::map<std::string, std::size_t> slot;
+  MetricSeries wall{"wall-time", "ns"}, user{"user-time", "ns"}, sys{"system-time", "ns"},
+      rss{"max-rss", "KiB"}, minflt{"minor-faults(ru)", "count"}, majflt{"major-faults(ru)", "count"},
+      vcsw{"vol-ctx-switches(ru)", "count"}, ivcsw{"invol-ctx-switches(ru)", "count"};
+  for (const MeasuredRun& run : r.runs) {
+    if (run.warmup) continue;
+    for (const Reading& rd : run.readings) {
+      auto [it, fresh] = slot.emplace(rd.name, counters.size());
+      if (fresh) counters.push_back(MetricSeries{rd.name, "count", {}, 0, 1.0, true});
+      MetricSeries& s = counters[it->second];
+      s.values.push_back(rd.value);
+      if (rd.multiplexed) {
+        ++s.multiplexed_runs;
+        s.max_scale = std::max(s.max_scale, rd.scale);
+      }
+    }
+    const auto& ru = run.exit.usage;
+    wall.values.push_back(static_cast<double>(run.exit.wall_ns));
+    user.values.push_back(ns(ru.ru_utime));
+    sys.values.push_back(ns(ru.ru_stime));
+    rss.values.push_back(static_cast<double>(ru.ru_maxrss));
+    minflt.values.push_back(static_cast<double>(ru.ru_minflt));
+    majflt.values.push_back(static_cast<double>(ru.ru_majflt));
+    vcsw.values.push_back(static_cast<double>(ru.ru_nvcsw));
+    ivcsw.values.push_back(static_cast<double>(ru.ru_nivcsw));
+  }
+  for (auto& s : counters)
+    if (s.name == "task-clock" || s.name == "cpu-clock") s.unit = "ns";
+  for (auto* s : {&wall, &user, &sys, &rss, &minflt, &majflt, &vcsw, &ivcsw}) counters.push_back(std::move(*s));
+  return counters;
+}
+
+}  // namespace
+
+int cmd_measure(const Options& o) {
+  LaunchSpec launch = launch_spec_from(o);
+  EventSet events = parse_events(o.counters.empty() ? kDefaultMeasureEvents : o.counters);
+  require_available(events);
+
+  MeasureSpec spec{std::move(launch), std::move(events), o.runs, o.warmup, o.ignore_failure};
+  Progress progress;
+  if (o.progress && !o.json)
+    progress = [](int done, int total) { fmt::print(stderr, "\r  run {}/{}", done, total); };
+  MeasureResult result = run_measure(spec, progress);
+  if (progress) fmt::print(stderr, "\r\x1b[K");
+
+  MeasureFindings f;
+  f.argv = o.target;
+  f.warmups = static_cast<std::size_t>(std::min<int>(o.warmup, static_cast<int>(result.runs.size())));
+  f.runs = result.runs.size() - f.warmups;
+  f.env_bytes = result.env_bytes;
+  f.aslr = o.aslr;
+  f.cpu = o.cpu;
+  // The bootstrap's seed is fixed per invocation so the same data give the same CI.
+  const std::uint64_t seed = o.seed_given ? o.seed : 0x6f6273636865636bULL;
+  for (MetricSeries& s : collect_series(result)) f.metrics.push_back(summarize_metric(std::move(s), seed));
+  if (result.interrupted)
+    f.notes.push_back(fmt::format("interrupted: {} of {} measured runs done", f.runs, o.runs));
+  if (!result.failure.empty()) f.notes.push_back(result.failure);
+
+  if (f.runs > 0 || o.json) emit(o, o.json ? measure_json(f) : measure_text(f, o.color));
+  if (result.interrupted) return static_cast<int>(ExitCode::interrupted);
+  if (!result.failure.empty())
+    throw Error(ErrorKind::target_failed, result.failure,
+                "use -i/--ignore-failure to record failing runs and go on, or --show-output to see what it printed");
+  return 0;
+}
+
+}  // namespace obscheck

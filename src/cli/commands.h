@@ -1,0 +1,23 @@
+// cli/: one function per subcommand. Each returns the process exit code; errors are
+// thrown as Error and printed by cli_main, once.
+#pragma once
+
+#include <string>
+
+#include "cli/options.h"
+#include "launch/launcher.h"
+
+namespace obscheck {
+
+int cmd_measure(const Options& o);
+int cmd_events(const Options& o);
+int cmd_doctor(const Options& o);
+
+// Writes a finished report to -o FILE (atomically: a temporary then rename) or stdout.
+void emit(const Options& o, const std::string& bytes);
+
+// The launch spec every measuring command shares: resolved target, exact
+// environment (padded with --env-pad), ASLR, CPU, timeout, stdio.
+LaunchSpec launch_spec_from(const Options& o);
+
+}  // namespace obscheck

@@ -1,0 +1,271 @@
+#include "cli/options.h"
+
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <cstdlib>
+#include <map>
+#include <sstream>
+
+#include "util/error.h"
+
+namespace po = boost::program_options;
+
+namespace obscheck {
+namespace {
+
+// Defaults, each with its reason.
+// 10 measured runs: enough for a five-number summary and a bootstrap CI of the
+// median, few enough for a quick look (seeds/000 asks for ≥ 30 before concluding;
+// the check command sizes itself sequentially instead).
+constexpr int kDefaultMeasureRuns = 10;
+
+const std::map<std::string, Command> kCommands = {
+    {"check", Command::check},   {"measure", Command::measure}, {"events", Command::events},
+    {"doctor", Command::doctor}, {"report", Command::report},   {"demo", Command::demo},
+};
+
+const char* kUsage[] = {
+    "usage: obscheck [options] [--] PROG [ARGS...]       does measuring PROG change what is measured?",
+    "       obscheck measure [options] [--] PROG [ARGS...] count PROG's events over repeated runs",
+    "       obscheck events [--all] [--json]             which events this host can count, and why not",
+    "       obscheck doctor [--json]                      host noise sources and how to fix them",
+    "       obscheck report FILE [--json|--csv]           re-analyse a saved journal",
+    "       obscheck demo                                 the check on a bundled workload",
+};
+
+po::options_description target_options() {
+  po::options_description d("Measurement context (held constant across runs)");
+  d.add_options()
+      ("aslr", po::bool_switch(), "leave address-space randomisation on (default: off for the target)")
+      ("cpu", po::value<int>(), "pin the target to CPU N")
+      ("env-pad", po::value<std::size_t>(), "pad the target's environment to exactly BYTES with one variable")
+      ("timeout", po::value<double>(), "kill the target's process group after SECONDS")
+      ("show-output", po::bool_switch(), "let the target write to the terminal (default: captured and digested)")
+      ("ignore-failure,i", po::bool_switch(), "keep going when the target exits non-zero or is killed");
+  return d;
+}
+
+po::options_description counting_options(int default_runs) {
+  po::options_description d("Counting");
+  d.add_options()
+      ("counters,e", po::value<std::string>(), "events to count: comma list, {a,b} groups (see obscheck events)")
+      ("events", po::value<std::string>(), "alias of --counters")
+      ("runs,r", po::value<int>(), default_runs > 0 ? ("measured runs (default " + std::to_string(default_runs) + ")").c_str()
+                                                    : "measured blocks (default: sequential, see --max-runs)")
+      ("warmup,w", po::value<int>(), "warm-up runs, not analysed (default 1)");
+  return d;
+}
+
+po::options_description output_options() {
+  po::options_description d("Output");
+  d.add_options()
+      ("json", po::bool_switch(), "write JSON (every raw value) instead of text")
+      ("output,o", po::value<std::string>(), "write the report to FILE instead of stdout")
+      ("help,h", "this help");
+  return d;
+}
+
+po::options_description check_options() {
+  po::options_description d("The check (sweep of observation doses)");
+  d.add_options()
+      ("mode", po::value<std::string>(), "external (driver opens the counters, default) | inprocess (preloaded library, the paper's setup)")
+      ("margin", po::value<double>(), "ε: \"not perturbed\" means within ±ε (default 0.01 = 1%)")
+      ("max-runs", po::value<int>(), "stop after this many measured blocks at the latest")
+      ("seed", po::value<std::uint64_t>(), "seed for the run order (default: drawn and recorded)")
+      ("allow-missing", po::bool_switch(), "drop counters this host cannot count (with a warning)")
+      ("journal", po::value<std::string>(), "journal FILE (default: a new file in the current directory)")
+      ("resume", po::value<std::string>(), "continue the interrupted check recorded in FILE")
+      ("csv", po::bool_switch(), "write CSV");
+  return d;
+}
+
+po::options_description options_for(Command c) {
+  po::options_description all;
+  switch (c) {
+    case Command::measure:
+      all.add(counting_options(kDefaultMeasureRuns)).add(target_options()).add(output_options());
+      break;
+    case Command::check:
+    case Command::demo:
+      all.add(counting_options(0)).add(check_options()).add(target_options()).add(output_options());
+      break;
+    case Command::events: {
+      po::options_description d("Events");
+      d.add_options()("all", po::bool_switch(), "every event of every PMU, not only obscheck's names");
+      all.add(d).add(output_options());
+      break;
+    }
+    case Command::report: {
+      po::options_description d("Report");
+      d.add_options()("csv", po::bool_switch(), "write CSV")("margin", po::value<double>(), "re-judge with this ε");
+      all.add(d).add(output_options());
+      break;
+    }
+    default:
+      all.add(output_options());
+  }
+  return all;
+}
+
+const char* command_name(Command c) {
+  for (const auto& [name, cmd] : kCommands)
+    if (cmd == c) return name.c_str();
+  return "check";
+}
+
+std::string help_for(Command c) {
+  std::ostringstream out;
+  for (const char* line : kUsage) out << line << '\n';
+  out << '\n' << options_for(c);
+  if (c == Command::check || c == Command::measure) {
+    out << "\nEverything after PROG (or after --) is passed to PROG untouched. PROG is never run\n"
+           "through a shell. Exit codes: 0 ok, 1 findings, 2 usage, 3 target, 4 event,\n"
+           "5 target failed, 6 file I/O, 7 host, 130 interrupted (see man obscheck).\n";
+  }
+  return out.str();
+}
+
+// Splits our options from the target: the target starts at "--" or at the first
+// word that is neither an option nor an option's value (as perf stat does), so
+// PROG's own options are never taken for ours.
+void split_target(const std::vector<std::string>& words, const po::options_description& desc,
+                  std::vector<std::string>& ours, std::vector<std::string>& target) {
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    if (w == "--") {
+      target.assign(words.begin() + static_cast<long>(i) + 1, words.end());
+      return;
+    }
+    if (w.size() < 2 || w[0] != '-') {
+      target.assign(words.begin() + static_cast<long>(i), words.end());
+      return;
+    }
+    ours.push_back(w);
+    if (w.find('=') != std::string::npos) continue;
+    const bool is_long = w.rfind("--", 0) == 0;
+    // boost keeps short names with their dash ("-r"), long names without.
+    std::string name = is_long ? w.substr(2) : w.substr(0, 2);
+    if (!is_long && w.size() > 2) continue;  // -r10: value attached
+    const po::option_description* opt = desc.find_nothrow(name, false, false, false);
+    if (opt && opt->semantic()->max_tokens() > 0 && i + 1 < words.size()) ours.push_back(words[++i]);
+  }
+}
+
+template <class T>
+void take(const po::variables_map& vm, const char* name, T& out) {
+  if (vm.count(name)) out = vm[name].as<T>();
+}
+
+}  // namespace
+
+Parsed parse_command_line(int argc, const char* const* argv) {
+  Parsed parsed;
+  Options& o = parsed.options;
+  std::vector<std::string> words(argv + 1, argv + argc);
+
+  if (!words.empty() && (words[0] == "--version" || words[0] == "-V")) {
+    o.command = Command::version;
+    return parsed;
+  }
+  if (!words.empty()) {
+    auto it = kCommands.find(words[0]);
+    if (it != kCommands.end()) {
+      o.command = it->second;
+      words.erase(words.begin());
+    } else if (words[0] == "help") {
+      o.command = Command::help;
+      parsed.help_text = help_for(words.size() > 1 && kCommands.count(words[1]) ? kCommands.at(words[1])
+                                                                                 : Command::check);
+      return parsed;
+    }
+  }
+
+  const po::options_description desc = options_for(o.command);
+  std::vector<std::string> ours, rest;
+  const bool takes_target = o.command == Command::check || o.command == Command::measure;
+  if (takes_target) {
+    split_target(words, desc, ours, rest);
+  } else {
+    ours = words;
+  }
+
+  po::variables_map vm;
+  po::positional_options_description positional;
+  if (o.command == Command::report) positional.add("journal-file", 1);
+  po::options_description hidden;
+  hidden.add_options()("journal-file", po::value<std::string>());
+  po::options_description parse_desc;
+  parse_desc.add(desc).add(hidden);
+  try {
+    po::store(po::command_line_parser(ours)
+                  .options(parse_desc)
+                  .positional(positional)
+                  .style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing)
+                  .run(),
+              vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw Error(ErrorKind::usage, std::string("obscheck ") + command_name(o.command) + ": " + e.what(),
+                std::string("see: obscheck ") + (o.command == Command::check ? "" : command_name(o.command)) +
+                    (o.command == Command::check ? "--help" : " --help"));
+  }
+
+  if (vm.count("help")) {
+    parsed.help_text = help_for(o.command);
+    o.command = Command::help;
+    return parsed;
+  }
+
+  take(vm, "counters", o.counters);
+  if (vm.count("events")) {
+    if (!o.counters.empty()) throw Error(ErrorKind::usage, "--counters and --events are the same option: give one");
+    o.counters = vm["events"].as<std::string>();
+  }
+  take(vm, "runs", o.runs);
+  take(vm, "warmup", o.warmup);
+  take(vm, "max-runs", o.max_runs);
+  if (vm.count("seed")) {
+    o.seed = vm["seed"].as<std::uint64_t>();
+    o.seed_given = true;
+  }
+  take(vm, "mode", o.mode);
+  take(vm, "margin", o.margin);
+  take(vm, "cpu", o.cpu);
+  if (vm.count("env-pad")) o.env_pad = vm["env-pad"].as<std::size_t>();
+  take(vm, "timeout", o.timeout_s);
+  take(vm, "output", o.output);
+  take(vm, "journal", o.journal);
+  take(vm, "resume", o.resume);
+  take(vm, "journal-file", o.report_file);
+  for (auto [flag, field] : {std::pair{"aslr", &o.aslr}, {"show-output", &o.show_output},
+                             {"ignore-failure", &o.ignore_failure}, {"json", &o.json}, {"csv", &o.csv},
+                             {"allow-missing", &o.allow_missing}, {"all", &o.all}})
+    if (vm.count(flag)) *field = vm[flag].as<bool>();
+
+  if (o.command == Command::measure && o.runs == 0) o.runs = kDefaultMeasureRuns;
+  if (o.runs < 0) throw Error(ErrorKind::usage, "--runs must be at least 1");
+  if (o.warmup < 0) throw Error(ErrorKind::usage, "--warmup cannot be negative");
+  if (o.timeout_s < 0) throw Error(ErrorKind::usage, "--timeout cannot be negative");
+  if (o.margin <= 0 || o.margin >= 1)
+    throw Error(ErrorKind::usage, "--margin is a fraction between 0 and 1 (0.01 = 1%)");
+  if (o.mode != "external" && o.mode != "inprocess")
+    throw Error(ErrorKind::usage, "--mode must be external or inprocess, not '" + o.mode + "'");
+  if (o.json && o.csv) throw Error(ErrorKind::usage, "--json and --csv: choose one");
+
+  o.target = std::move(rest);
+  if (takes_target && o.target.empty() && o.resume.empty())
+    throw Error(ErrorKind::usage, std::string("obscheck ") + command_name(o.command) + ": no program to run",
+                "usage: obscheck " + std::string(o.command == Command::measure ? "measure " : "") +
+                    "[options] [--] PROG [ARGS...]");
+  if (o.command == Command::report && o.report_file.empty())
+    throw Error(ErrorKind::usage, "obscheck report: which journal?", "usage: obscheck report FILE");
+
+  // NO_COLOR (https://no-color.org): any non-empty value turns colour off.
+  const char* no_color = std::getenv("NO_COLOR");
+  o.color = !(no_color && *no_color) && isatty(STDOUT_FILENO) && o.output.empty();
+  o.progress = isatty(STDERR_FILENO);
+  return parsed;
+}
+
+}  // namespace obscheck

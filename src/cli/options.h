@@ -1,0 +1,56 @@
+// cli/: the one immutable Options value every command reads.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace obscheck {
+
+enum class Command { check, measure, events, doctor, report, demo, help, version };
+
+struct Options {
+  Command command = Command::check;
+  std::vector<std::string> target;  // PROG ARGS... (argv[0] = PROG as written)
+
+  // What to count and how often.
+  std::string counters;             // -e/--counters/--events
+  int runs = 0;                     // -r/--runs: 0 = the command's default
+  int warmup = 1;                   // -w/--warmup
+  int max_runs = 0;                 // --max-runs (check): cap on measured blocks
+  std::uint64_t seed = 0;           // --seed; 0 = draw one (and record it)
+  bool seed_given = false;
+  std::string mode = "external";    // --mode external|inprocess
+  double margin = 0.01;             // --margin ε for "not perturbed within ±ε"
+  bool allow_missing = false;       // --allow-missing
+  bool ignore_failure = false;      // -i/--ignore-failure
+
+  // How the target is started (the held-constant measurement context).
+  bool aslr = false;                // --aslr: leave ASLR on
+  int cpu = -1;                     // --cpu N
+  std::optional<std::size_t> env_pad;  // --env-pad BYTES
+  double timeout_s = 0;             // --timeout SECONDS
+  bool show_output = false;         // --show-output: target's stdout/stderr pass through
+
+  // Output.
+  bool json = false;                // --json: machine-readable on stdout (or -o)
+  bool csv = false;                 // --csv
+  std::string output;               // -o/--output FILE
+  std::string journal;              // --journal FILE
+  std::string resume;               // --resume FILE
+  std::string report_file;          // report FILE
+  bool color = true;                // off with NO_COLOR or when stdout is not a tty
+  bool progress = true;             // stderr is a terminal
+  bool all = false;                 // events --all
+};
+
+// Parses argv. Throws Error(usage) with the offending word and a hint.
+// `--help` anywhere yields Command::help with `help_text` filled for that command.
+struct Parsed {
+  Options options;
+  std::string help_text;
+};
+Parsed parse_command_line(int argc, const char* const* argv);
+
+}  // namespace obscheck

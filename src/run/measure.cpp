@@ -1,0 +1,50 @@
+#include "run/measure.h"
+
+#include <fmt/core.h>
+
+#include <cstring>
+
+#include "observe/counters.h"
+#include "run/signals.h"
+
+namespace obscheck {
+
+std::string describe_exit(const ExitInfo& e, double timeout_s) {
+  if (e.timed_out) return fmt::format("timed out after {:g} s and was killed", timeout_s);
+  if (e.signal != 0) return fmt::format("was killed by signal {} ({})", e.signal, strsignal(e.signal));
+  return fmt::format("exited with code {}", e.exit_code);
+}
+
+MeasureResult run_measure(const MeasureSpec& spec, const Progress& progress) {
+  MeasureResult result;
+  result.env_bytes = spec.launch.env.size_bytes();
+  const int total = spec.warmup + spec.runs;
+  InterruptGuard guard;
+  for (int i = 0; i < total; ++i) {
+    if (InterruptGuard::interrupted()) break;
+    CorkedChild child = CorkedChild::spawn(spec.launch);
+    InterruptGuard::set_current_group(child.pid());
+    CounterSet counters = CounterSet::open(child.pid(), spec.events);
+    child.release();
+    MeasuredRun run;
+    run.index = i;
+    run.warmup = i < spec.warmup;
+    run.exit = child.wait();
+    InterruptGuard::set_current_group(-1);
+    if (InterruptGuard::interrupted()) break;  // killed by us: not a measurement
+    run.readings = counters.read();
+    const bool failed = !run.exit.ok();
+    result.runs.push_back(std::move(run));
+    if (progress) progress(i + 1, total);
+    if (failed && !spec.ignore_failure) {
+      result.failure = fmt::format("the target {} in run {} of {}{}",
+                                   describe_exit(result.runs.back().exit, spec.launch.timeout_s),
+                                   i + 1, total, i < spec.warmup ? " (a warm-up run)" : "");
+      break;
+    }
+  }
+  result.interrupted = InterruptGuard::interrupted();
+  return result;
+}
+
+}  // namespace obscheck

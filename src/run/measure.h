@@ -1,0 +1,50 @@
+// run/: the `measure` runner — one configuration, repeated. Walks warm-ups then
+// measured runs; for each, corks a child (launch/), attaches the counters
+// (observe/), releases it, waits, and keeps the readings. Never prints; progress
+// goes through a callback so cli/ decides whether and how to show it.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "events/event.h"
+#include "launch/launcher.h"
+#include "observe/reading.h"
+
+namespace obscheck {
+
+struct MeasureSpec {
+  LaunchSpec launch;
+  EventSet events;
+  int runs = 10;
+  int warmup = 1;
+  bool ignore_failure = false;  // record failing runs and go on (else stop at the first)
+};
+
+struct MeasuredRun {
+  int index = 0;        // 0-based over all runs, warm-ups first
+  bool warmup = false;
+  ExitInfo exit;
+  std::vector<Reading> readings;
+};
+
+struct MeasureResult {
+  std::vector<MeasuredRun> runs;  // warm-ups included, marked
+  std::size_t env_bytes = 0;
+  bool interrupted = false;
+  // Set when a run failed and ignore_failure was off: the run's index and why.
+  std::string failure;
+};
+
+using Progress = std::function<void(int done, int total)>;
+
+// Throws Error(event) when a counter cannot be opened on the first run (once, not
+// per run), Error(target) when the target cannot be executed.
+MeasureResult run_measure(const MeasureSpec& spec, const Progress& progress = {});
+
+// "exited with code 3", "killed by signal 11 (Segmentation fault)", "timed out after 2 s"
+std::string describe_exit(const ExitInfo& e, double timeout_s);
+
+}  // namespace obscheck

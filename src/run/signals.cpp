@@ -1,0 +1,43 @@
+#include "run/signals.h"
+
+#include <signal.h>
+
+#include <atomic>
+
+namespace obscheck {
+namespace {
+
+// The only mutable globals in the driver: a signal handler can reach nothing else.
+// Both are lock-free atomics, so the handler stays async-signal-safe.
+std::atomic<bool> g_interrupted{false};
+std::atomic<pid_t> g_group{-1};
+struct sigaction g_old_int, g_old_term;
+
+void on_interrupt(int) {
+  g_interrupted.store(true);
+  pid_t g = g_group.load();
+  if (g > 0) ::kill(-g, SIGKILL);
+}
+
+}  // namespace
+
+InterruptGuard::InterruptGuard() {
+  struct sigaction sa {};
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: a blocking wait returns EINTR and looks again
+  sigaction(SIGINT, &sa, &g_old_int);
+  sigaction(SIGTERM, &sa, &g_old_term);
+}
+
+InterruptGuard::~InterruptGuard() {
+  sigaction(SIGINT, &g_old_int, nullptr);
+  sigaction(SIGTERM, &g_old_term, nullptr);
+  g_group.store(-1);
+}
+
+bool InterruptGuard::interrupted() { return g_interrupted.load(); }
+void InterruptGuard::set_current_group(pid_t pgid) { g_group.store(pgid); }
+void InterruptGuard::clear_for_tests() { g_interrupted.store(false); }
+
+}  // namespace obscheck

@@ -1,0 +1,108 @@
+// Per-run overhead of `obscheck measure` against its peers, measured in one go:
+//   obscheck measure -r 300 -e task-clock,page-faults -- /bin/true
+//   perf stat -r 300 -e task-clock,page-faults -- /bin/true
+//   a bare posix_spawn + wait4 loop of /bin/true, 300 times (the floor)
+// Prints the per-run cost of each and the ratios to the bare loop. Rounds are
+// interleaved so that drift on a shared machine hits every contender alike; the
+// median round is reported. Target (issue): obscheck ≤ 1.10× the bare loop.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace {
+
+constexpr int kRuns = 300;   // as the issue states the comparison
+constexpr int kRounds = 5;   // interleaved rounds; the median is reported
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Runs argv with stdout/stderr to /dev/null; returns wall seconds and exit status.
+double run_command(const std::vector<std::string>& args, int* status) {
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  const double t0 = now_s();
+  pid_t pid;
+  if (posix_spawnp(&pid, argv[0], &fa, nullptr, argv.data(), environ) != 0) {
+    *status = -1;
+    return 0;
+  }
+  waitpid(pid, status, 0);
+  posix_spawn_file_actions_destroy(&fa);
+  return now_s() - t0;
+}
+
+double bare_loop() {
+  char* argv[] = {const_cast<char*>("/bin/true"), nullptr};
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  const double t0 = now_s();
+  for (int i = 0; i < kRuns; ++i) {
+    pid_t pid;
+    posix_spawn(&pid, "/bin/true", &fa, nullptr, argv, environ);
+    int st;
+    struct rusage ru;
+    wait4(pid, &st, 0, &ru);
+  }
+  posix_spawn_file_actions_destroy(&fa);
+  return now_s() - t0;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main() {
+  const std::string runs = std::to_string(kRuns);
+  const std::vector<std::string> ours = {OBSCHECK_BIN, "measure", "-r", runs, "-w", "0", "-e",
+                                         "task-clock,page-faults", "--", "/bin/true"};
+  const std::vector<std::string> perf = {"perf", "stat", "-r", runs, "-e", "task-clock,page-faults",
+                                         "--", "/bin/true"};
+  std::vector<double> t_bare, t_ours, t_perf;
+  bool have_perf = true;
+  for (int r = 0; r < kRounds; ++r) {
+    int st = 0;
+    t_bare.push_back(bare_loop());
+    t_ours.push_back(run_command(ours, &st));
+    if (st != 0) {
+      std::fprintf(stderr, "obscheck measure failed (status %d)\n", st);
+      return 1;
+    }
+    if (have_perf) {
+      t_perf.push_back(run_command(perf, &st));
+      have_perf = st == 0;
+    }
+  }
+  const double bare = median(t_bare) / kRuns, mine = median(t_ours) / kRuns;
+  std::printf("per-run cost over %d runs of /bin/true (median of %d interleaved rounds)\n", kRuns, kRounds);
+  std::printf("  bare posix_spawn+wait4 : %8.1f us  1.00x\n", bare * 1e6);
+  std::printf("  obscheck measure       : %8.1f us  %.2fx   (target <= 1.10x)\n", mine * 1e6, mine / bare);
+  if (have_perf) {
+    const double p = median(t_perf) / kRuns;
+    std::printf("  perf stat -r           : %8.1f us  %.2fx\n", p * 1e6, p / bare);
+  } else {
+    std::printf("  perf stat -r           : not runnable here (install linux-perf)\n");
+  }
+  return 0;
+}
