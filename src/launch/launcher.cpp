@@ -20,6 +20,12 @@
 #include <cerrno>
 #include <cstring>
 
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#else
+#define RUNNING_ON_VALGRIND 0
+#endif
+
 #include "util/digest.h"
 #include "util/error.h"
 
@@ -38,6 +44,8 @@ constexpr int kChildFailedStatus = 127;
 // The child exits with this when the parent went away without releasing it.
 constexpr int kChildAbandonedStatus = 125;
 constexpr long kNsPerSec = 1'000'000'000L;
+// Only without a pidfd: how often wait() looks whether the child has exited.
+constexpr std::uint64_t kNoPidfdTickNs = 10'000'000;
 
 // While the corked child shares the parent's memory it must not touch errno or any
 // other thread-local state of the parent, so it makes raw system calls that return
@@ -324,9 +332,19 @@ CorkedChild CorkedChild::spawn(const LaunchSpec& spec) {
   int pidfd = -1;
   // A pidfd only when wait() must poll (timeout or capture); else wait4 blocks.
   const bool need_pidfd = c.capture_ || c.timeout_s_ > 0;
-  const int flags = (kSharedVm ? CLONE_VM : 0) | (need_pidfd ? CLONE_PIDFD : 0) | SIGCHLD;
-  const pid_t pid = ::clone(child_main, c.image_->stack.data() + c.image_->stack.size(), flags,
-                            c.image_.get(), &pidfd);
+  // Valgrind supports clone() only as fork or threads: under it, a plain fork-like
+  // clone and pidfd_open (so the driver's own tests can run under memcheck).
+  const bool emulated = RUNNING_ON_VALGRIND != 0;
+  const bool share_vm = kSharedVm && !emulated;
+  const int flags = (share_vm ? CLONE_VM : 0) | (need_pidfd && !emulated ? CLONE_PIDFD : 0) | SIGCHLD;
+  char* const stack_top = c.image_->stack.data() + c.image_->stack.size();
+  pid_t pid = ::clone(child_main, stack_top, flags, c.image_.get(), &pidfd);
+  if (pid < 0 && errno == EINVAL && share_vm) {
+    // Sandboxes (gVisor) may refuse CLONE_VM without CLONE_VFORK: a copied address
+    // space works the same, only costs more.
+    pid = ::clone(child_main, stack_top, flags & ~CLONE_VM, c.image_.get(), &pidfd);
+  }
+  if (pid > 0 && need_pidfd && emulated) pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
   const int clone_errno = errno;
   ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
   if (pid < 0) throw Error(ErrorKind::host, "cannot create the target process: " + errno_text(clone_errno),
@@ -404,6 +422,12 @@ void CorkedChild::reap_blocking() {
   }
 }
 
+// Whether the child has exited, without reaping it (the zombie stays for wait4).
+bool CorkedChild::has_exited() {
+  siginfo_t si{};
+  return ::waitid(P_PID, static_cast<id_t>(pid_), &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid_;
+}
+
 void CorkedChild::release() {
   if (released_ || pid_ <= 0) return;
   released_ = true;
@@ -436,29 +460,28 @@ ExitInfo CorkedChild::wait() {
   }
   const bool has_deadline = timeout_s_ > 0;
   const std::uint64_t deadline = t_release_ns_ + static_cast<std::uint64_t>(timeout_s_ * kNsPerSec);
+  // Without a pidfd (valgrind, kernels before 5.3) exit is checked on a short tick.
+  const bool has_pidfd = static_cast<bool>(pidfd_);
   while (!reaped_) {
     pollfd fds[2] = {{pidfd_.get(), POLLIN, 0}, {output_fd_.get(), POLLIN, 0}};
     const nfds_t nfds = output_fd_ ? 2 : 1;
-    timespec left{};
-    if (has_deadline) {
-      const std::uint64_t now = now_ns();
-      const std::uint64_t rest = deadline > now ? deadline - now : 0;
-      left.tv_sec = static_cast<time_t>(rest / kNsPerSec);
-      left.tv_nsec = static_cast<long>(rest % kNsPerSec);
-    }
-    const int r = ::ppoll(fds, nfds, has_deadline ? &left : nullptr, nullptr);
+    const std::uint64_t now = now_ns();
+    std::uint64_t rest = has_deadline ? (deadline > now ? deadline - now : 0) : UINT64_MAX;
+    if (!has_pidfd) rest = std::min(rest, kNoPidfdTickNs);
+    const timespec left{static_cast<time_t>(rest / kNsPerSec), static_cast<long>(rest % kNsPerSec)};
+    const int r = ::ppoll(fds, nfds, rest != UINT64_MAX ? &left : nullptr, nullptr);
     if (r < 0) {
       if (errno == EINTR) continue;
       throw Error(ErrorKind::host, "waiting for the target: " + errno_text(errno));
     }
-    if (r == 0) {
+    if (nfds == 2 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0) drain_output();
+    if ((fds[0].revents & POLLIN) != 0 || (!has_pidfd && has_exited())) {
+      reap_blocking();
+    } else if (has_deadline && now_ns() >= deadline) {
       kill_group();
       info_.timed_out = true;
       reap_blocking();
-      break;
     }
-    if (nfds == 2 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0) drain_output();
-    if ((fds[0].revents & POLLIN) != 0) reap_blocking();
   }
   if (capture_) {
     drain_output();

@@ -117,6 +117,7 @@ class CorkedChild {
  private:
   CorkedChild();
   void reap_blocking();
+  bool has_exited();
   void drain_output();
   void cleanup() noexcept;
 
