@@ -120,6 +120,7 @@ struct CorkedChild::Image {
   Stdio out = Stdio::discard;
   int cork = -1;    // the child's end of the cork socket
   int out_wr = -1;  // write end of the capture pipe
+  std::vector<LaunchSpec::PassFd> pass;  // sources clear of every target (see spawn)
   alignas(64) std::array<char, kChildStackBytes> stack;
 };
 
@@ -202,9 +203,13 @@ int child_main(void* arg) {
     r = child_stdio(im);
     if (r < 0) stage = stage_stdio;
   }
-  // Only 0-2 survive the exec; descriptors the driver leaked without O_CLOEXEC would
-  // otherwise differ between runs. (ENOSYS before 5.11: nothing more to do.)
+  // Only 0-2 and the passed fds survive the exec; descriptors the driver leaked
+  // without O_CLOEXEC would otherwise differ between runs. (ENOSYS before 5.11:
+  // nothing more to do.) The passed fds are placed after, without close-on-exec.
   sys(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
+  for (const auto& p : im.pass) {
+    if (stage == 0 && (r = move_fd(p.fd, p.target)) < 0) stage = stage_stdio;
+  }
 
   char go = 0;
   long n;
@@ -221,8 +226,27 @@ int child_main(void* arg) {
   child_exit(kChildFailedStatus);
 }
 
+int max_pass_target(const LaunchSpec& spec) {
+  int m = 2;
+  for (const auto& p : spec.pass_fds) m = std::max(m, p.target);
+  return m;
+}
+
+void check_pass_fds(const LaunchSpec& spec) {
+  for (std::size_t i = 0; i < spec.pass_fds.size(); ++i) {
+    const auto& p = spec.pass_fds[i];
+    if (p.target < 3 || p.fd < 0)
+      throw Error(ErrorKind::usage, fmt::format("cannot pass fd {} as fd {}: the target number must be 3 or more "
+                                                "and the fd open", p.fd, p.target));
+    for (std::size_t j = 0; j < i; ++j)
+      if (spec.pass_fds[j].target == p.target)
+        throw Error(ErrorKind::usage, fmt::format("fd {} is passed to the target twice", p.target));
+  }
+}
+
 std::unique_ptr<CorkedChild::Image> prepare_image(const LaunchSpec& spec) {
   if (spec.path.empty()) throw Error(ErrorKind::usage, "no program to run: the path is empty");
+  check_pass_fds(spec);
   if (!spec.cwd.empty()) {
     struct stat st {};
     if (::stat(spec.cwd.c_str(), &st) != 0)
@@ -321,8 +345,26 @@ CorkedChild CorkedChild::spawn(const LaunchSpec& spec) {
     ::fcntl(c.output_fd_.get(), F_SETFL, O_NONBLOCK);
     c.sink_ = std::make_unique<OutputSink>();
   }
-  c.image_->cork = child_cork.get();
-  c.image_->out_wr = out_wr.get();
+  // No descriptor the child still needs may sit on a number a passed fd moves onto.
+  std::vector<UniqueFd> moved;
+  const auto clear_of_targets = [&](int fd) {
+    const auto& pass = spec.pass_fds;
+    if (std::none_of(pass.begin(), pass.end(), [&](const LaunchSpec::PassFd& p) { return p.target == fd; }))
+      return fd;
+    const int high = ::fcntl(fd, F_DUPFD_CLOEXEC, max_pass_target(spec) + 1);
+    if (high < 0) throw Error(ErrorKind::host, "cannot move a descriptor for the target: " + errno_text(errno));
+    moved.emplace_back(high);
+    return high;
+  };
+  c.image_->cork = clear_of_targets(child_cork.get());
+  c.image_->out_wr = c.capture_ ? clear_of_targets(out_wr.get()) : -1;
+  for (const auto& p : spec.pass_fds) {
+    // A source that is another entry's target would be overwritten before its move.
+    const bool clobbered = std::any_of(spec.pass_fds.begin(), spec.pass_fds.end(), [&](const auto& q) {
+      return q.target == p.fd && q.target != p.target;
+    });
+    c.image_->pass.push_back({clobbered ? clear_of_targets(p.fd) : p.fd, p.target});
+  }
 
   // No signal handler of the driver may run in the child while it shares our memory;
   // the child resets every disposition and unblocks all signals itself.

@@ -53,6 +53,14 @@ struct LaunchSpec {
   int cpu = -1;                     // >= 0: pin to this CPU
   double timeout_s = 0;             // > 0: SIGKILL the process group after this long
   Stdio out = Stdio::discard;       // stdout and stderr together
+  // Descriptors handed to the target: the parent's `fd` becomes `target` (>= 3) in
+  // the child, without close-on-exec. Every other fd above 2 is closed at exec. The
+  // parent keeps its own copy; closing it after spawn() is the caller's business.
+  struct PassFd {
+    int fd;
+    int target;
+  };
+  std::vector<PassFd> pass_fds;
 };
 
 struct ExitInfo {
@@ -85,8 +93,9 @@ std::string resolve_target(const std::string& prog);
 // no page-table copy; everything it needs is prepared before it starts.
 class CorkedChild {
  public:
-  // Throws Error(usage) for a cwd that is not a directory or a CPU outside this
-  // process's affinity mask, Error(host) when the child cannot be created.
+  // Throws Error(usage) for a cwd that is not a directory, a CPU outside this
+  // process's affinity mask or a pass_fds target below 3 or given twice, Error(host)
+  // when the child cannot be created.
   static CorkedChild spawn(const LaunchSpec& spec);
   CorkedChild(CorkedChild&&) noexcept;
   CorkedChild& operator=(CorkedChild&&) noexcept;

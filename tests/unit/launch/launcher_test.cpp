@@ -291,3 +291,60 @@ TEST_CASE("a corked child dies with its handle", "[launch]") {
   CHECK(::kill(pid, 0) == -1);  // killed and reaped: not even a zombie
   CHECK(errno == ESRCH);
 }
+
+namespace {
+
+std::string read_all(int fd) {
+  std::string out;
+  char buf[256];
+  ssize_t n;
+  while ((n = ::read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<std::size_t>(n));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("pass_fds hands descriptors to the target under the numbers asked for", "[launch]") {
+  int a[2], b[2];
+  REQUIRE(::pipe2(a, O_CLOEXEC) == 0);
+  REQUIRE(::pipe2(b, O_CLOEXEC) == 0);
+  // fd 3 is where the child's own cork socket would be: it must be moved aside.
+  LaunchSpec s = spec_for("/bin/sh", {"-c", "echo to3 >&3; echo to4 >&4; ls /proc/self/fd >&3"});
+  s.pass_fds = {{a[1], 3}, {b[1], 4}};
+  const ExitInfo e = run(s);
+  ::close(a[1]);
+  ::close(b[1]);
+  CHECK(e.ok());
+  // ls holds 0-2, the two passed fds, and its own directory fd (5): nothing else.
+  CHECK(read_all(a[0]) == "to3\n0\n1\n2\n3\n4\n5\n");
+  CHECK(read_all(b[0]) == "to4\n");
+  ::close(a[0]);
+  ::close(b[0]);
+
+  // Swapped numbers: each source is the other's target. dash reads one-digit fds
+  // only, so the pipes go to 8 and 9, their other ends far above.
+  REQUIRE(::pipe2(a, O_CLOEXEC) == 0);
+  REQUIRE(::pipe2(b, O_CLOEXEC) == 0);
+  const int a_rd = ::fcntl(a[0], F_DUPFD_CLOEXEC, 20), b_rd = ::fcntl(b[0], F_DUPFD_CLOEXEC, 20);
+  const int a_wr = ::fcntl(a[1], F_DUPFD_CLOEXEC, 20), b_wr = ::fcntl(b[1], F_DUPFD_CLOEXEC, 20);
+  for (int fd : {a[0], a[1], b[0], b[1]}) ::close(fd);
+  REQUIRE(::dup3(a_wr, 8, O_CLOEXEC) == 8);
+  REQUIRE(::dup3(b_wr, 9, O_CLOEXEC) == 9);
+  ::close(a_wr);
+  ::close(b_wr);
+  LaunchSpec swap = spec_for("/bin/sh", {"-c", "echo to9 >&9; echo to8 >&8"});
+  swap.pass_fds = {{8, 9}, {9, 8}};
+  CHECK(run(swap).ok());
+  ::close(8);
+  ::close(9);
+  CHECK(read_all(a_rd) == "to9\n");  // pipe a was fd 8 here, fd 9 in the target
+  CHECK(read_all(b_rd) == "to8\n");
+  ::close(a_rd);
+  ::close(b_rd);
+
+  LaunchSpec bad = spec_for("/bin/true");
+  bad.pass_fds = {{0, 2}};  // stdio is the launcher's
+  start_error(bad, ErrorKind::usage);
+  bad.pass_fds = {{0, 5}, {1, 5}};
+  start_error(bad, ErrorKind::usage);
+}
