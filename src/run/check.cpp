@@ -1,0 +1,130 @@
+#include "run/check.h"
+
+#include <algorithm>
+
+#include "observe/counters.h"
+#include "observe/inprocess.h"
+#include "run/measure.h"
+#include "run/signals.h"
+#include "util/error.h"
+
+namespace obscheck {
+namespace {
+
+// The padding variable's own bytes beyond its value: "OBSCHECK_PAD=" and the NUL.
+constexpr std::size_t kPadOverhead = sizeof("OBSCHECK_PAD=");
+
+std::vector<std::size_t> event_indexes(const CheckSpec& spec, const std::vector<std::size_t>& items) {
+  std::vector<std::size_t> out;
+  for (std::size_t item : items)
+    for (std::size_t e : spec.item_events.at(item)) out.push_back(e);
+  return out;
+}
+
+EnvBlock natural_environment(const CheckSpec& spec, const Configuration& c) {
+  EnvBlock env = spec.base.env;
+  if (spec.mode != CountingMode::inprocess) return env;
+  // The preloaded library goes first so that it wraps main before any other preload.
+  std::string preload = spec.probe_library;
+  for (const std::string& v : env.vars())
+    if (v.rfind("LD_PRELOAD=", 0) == 0 && v.size() > 11) preload += ":" + v.substr(11);
+  env.set("LD_PRELOAD", preload);
+  const std::vector<std::size_t> announced = event_indexes(spec, c.level.announced);
+  const std::vector<std::size_t> programmed = event_indexes(spec, c.level.programmed);
+  set_inprocess_env(env, spec.events, announced, programmed.size());
+  return env;
+}
+
+}  // namespace
+
+std::size_t held_env_total(const Plan& plan, const CheckSpec& spec) {
+  std::size_t largest = spec.base.env.size_bytes();
+  for (const Configuration& c : plan.configs)
+    largest = std::max(largest, natural_environment(spec, c).size_bytes());
+  return largest + kPadOverhead;
+}
+
+EnvBlock environment_for(const Plan&, const CheckSpec& spec, const Configuration& c, std::size_t held_total) {
+  EnvBlock env = natural_environment(spec, c);
+  // External counting never touches the environment: every configuration already
+  // sees the same block (held by construction), so it is left exactly as given.
+  if (c.layout == Layout::held && spec.mode == CountingMode::inprocess) env.pad_to(held_total);
+  return env;
+}
+
+EventSet events_for(const CheckSpec& spec, const Configuration& c) {
+  EventSet out;
+  for (std::size_t item : c.level.programmed) {
+    std::vector<std::size_t> group;
+    for (std::size_t e : spec.item_events.at(item)) {
+      group.push_back(out.events.size());
+      out.events.push_back(spec.events.events.at(e));
+    }
+    out.groups.push_back(std::move(group));
+  }
+  return out;
+}
+
+SweepResult run_sweep(const Plan& plan, const CheckSpec& spec, const std::vector<Trial>& trials,
+                      JournalWriter& journal, const SweepProgressFn& progress) {
+  SweepResult result;
+  const std::size_t held_total = held_env_total(plan, spec);
+  // Per-configuration work done once, not per run: the environment and event subset.
+  std::vector<EnvBlock> envs;
+  std::vector<EventSet> sets;
+  std::vector<std::vector<std::size_t>> programmed;
+  for (const Configuration& c : plan.configs) {
+    envs.push_back(environment_for(plan, spec, c, held_total));
+    sets.push_back(events_for(spec, c));
+    programmed.push_back(event_indexes(spec, c.level.programmed));
+  }
+
+  InterruptGuard guard;
+  LaunchSpec launch = spec.base;
+  for (std::size_t i = 0; i < trials.size(); ++i) {
+    if (InterruptGuard::interrupted()) break;
+    const Trial& t = trials[i];
+    const Configuration& c = plan.configs.at(t.config);
+    if (progress) progress({i, trials.size(), &c});
+    launch.env = envs[t.config];
+
+    ResultPipe pipe;
+    launch.pass_fds.clear();
+    if (spec.mode == CountingMode::inprocess) {
+      pipe = make_result_pipe();
+      launch.pass_fds.push_back({pipe.write_end.get(), kInprocessResultFd});
+    }
+    CorkedChild child = CorkedChild::spawn(launch);
+    pipe.write_end.reset();  // the child holds its copy; EOF once it is gone
+    InterruptGuard::set_current_group(child.pid());
+    CounterSet counters;
+    if (spec.mode == CountingMode::external) counters = CounterSet::open(child.pid(), sets[t.config]);
+    child.release();
+    RunRecord rec = run_record_for(plan, t);
+    rec.exit = child.wait();
+    InterruptGuard::set_current_group(-1);
+    if (InterruptGuard::interrupted()) break;  // killed by us mid-run: not a measurement
+    rec.env_bytes = launch.env.size_bytes();
+    if (spec.mode == CountingMode::external) {
+      rec.readings = counters.read();
+    } else if (const std::string text = drain_result(pipe.read_end.get()); rec.exit.ok() || !text.empty()) {
+      // A failed run without a result has nothing to read; a successful one must have one.
+      rec.readings = match_inprocess_readings(parse_inprocess_result(text, spec.base.argv.at(0)), spec.events,
+                                              programmed[t.config]);
+    }
+    journal.append(rec);
+    const bool failed = !rec.exit.ok();
+    const ExitInfo exit = rec.exit;
+    result.appended.push_back(std::move(rec));
+    if (failed && !spec.ignore_failure) {
+      result.failure = "the target " + describe_exit(exit, spec.base.timeout_s) + " in run " +
+                       std::to_string(t.index) + " (" + c.id + ")";
+      break;
+    }
+  }
+  if (progress) progress({result.appended.size(), trials.size(), nullptr});
+  result.interrupted = InterruptGuard::interrupted();
+  return result;
+}
+
+}  // namespace obscheck

@@ -1,0 +1,64 @@
+// run/: the sweep runner of the main job. Walks the plan's trials; for each, builds
+// the target's exact environment for the configuration's layout, corks a child
+// (launch/), attaches the configuration's counters (observe/: from outside, or in
+// process through the preloaded library), releases it, waits, and appends one run
+// line to the journal (record/) before the next trial starts. Never prints and never
+// decides: progress goes through a callback, verdicts are analysis/'s.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "events/event.h"
+#include "launch/launcher.h"
+#include "plan/plan.h"
+#include "record/journal.h"
+#include "record/run_record.h"
+
+namespace obscheck {
+
+struct CheckSpec {
+  LaunchSpec base;             // the target in its base context (environment before any observer)
+  EventSet events;             // every event of the --counters list, parsed
+  // item_events[i]: the events of plan counter item i (one, or a {group}'s members).
+  std::vector<std::vector<std::size_t>> item_events;
+  CountingMode mode = CountingMode::external;
+  std::string probe_library;   // inprocess: libobsprobe.so
+  bool ignore_failure = false;
+};
+
+// The environment block size every held configuration is padded to: the largest
+// environment any configuration of the plan gives the target, plus room for the
+// padding variable itself. Constant over the sweep, so the stack does not move.
+std::size_t held_env_total(const Plan& plan, const CheckSpec& spec);
+
+// The exact environment of one configuration (pure; tests assert sizes).
+EnvBlock environment_for(const Plan& plan, const CheckSpec& spec, const Configuration& c,
+                         std::size_t held_total);
+
+// The events a configuration counts: the programmed items' events, groups kept.
+EventSet events_for(const CheckSpec& spec, const Configuration& c);
+
+struct SweepProgress {
+  std::size_t done = 0, total = 0;
+  const Configuration* config = nullptr;
+};
+using SweepProgressFn = std::function<void(const SweepProgress&)>;
+
+struct SweepResult {
+  std::vector<RunRecord> appended;  // in run order, each already durable in the journal
+  bool interrupted = false;
+  std::string failure;              // the run that failed and how (when not ignored)
+};
+
+// Runs `trials` in order. Throws Error(event) when a counter cannot be opened (on the
+// first run that needs it: the message names it once), Error(target) when the target
+// cannot be executed. A target that exits non-zero, is killed or times out is
+// journalled (analysis names it as incomparable) and, unless ignore_failure, ends the
+// sweep with `failure` set.
+SweepResult run_sweep(const Plan& plan, const CheckSpec& spec, const std::vector<Trial>& trials,
+                      JournalWriter& journal, const SweepProgressFn& progress = {});
+
+}  // namespace obscheck
