@@ -1,0 +1,132 @@
+#include "analysis/bias.h"
+
+#include <fmt/core.h>
+
+#include <boost/math/distributions/fisher_f.hpp>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "stats/descriptive.h"
+#include "stats/hypothesis.h"
+
+namespace obscheck {
+
+OneWayAnova one_way_anova(std::span<const std::vector<double>> groups) {
+  OneWayAnova a;
+  a.groups = groups.size();
+  if (a.groups < 2) throw std::invalid_argument("one_way_anova: at least 2 groups");
+  double total = 0;
+  for (const auto& g : groups) {
+    if (g.empty()) throw std::invalid_argument("one_way_anova: an empty group");
+    for (double x : g) {
+      if (!std::isfinite(x)) throw std::invalid_argument("one_way_anova: a value is NaN or infinite");
+      total += x;
+    }
+    a.n += g.size();
+  }
+  if (a.n <= a.groups) throw std::invalid_argument("one_way_anova: needs more values than groups");
+  const double grand = total / static_cast<double>(a.n);
+  double sum_n2 = 0;
+  for (const auto& g : groups) {
+    const double m = stats::mean(g);
+    const double ni = static_cast<double>(g.size());
+    a.ss_between += ni * (m - grand) * (m - grand);
+    for (double x : g) a.ss_within += (x - m) * (x - m);
+    sum_n2 += ni * ni;
+  }
+  a.df_between = static_cast<double>(a.groups - 1);
+  a.df_within = static_cast<double>(a.n - a.groups);
+  a.ms_between = a.ss_between / a.df_between;
+  a.ms_within = a.ss_within / a.df_within;
+  if (a.ms_within > 0) {
+    a.f = a.ms_between / a.ms_within;
+    boost::math::fisher_f dist(a.df_between, a.df_within);
+    a.p_value = boost::math::cdf(boost::math::complement(dist, a.f));
+  } else if (a.ms_between > 0) {
+    a.f = std::numeric_limits<double>::infinity();
+    a.p_value = 0;
+  } else {
+    a.f = 0;
+    a.p_value = 1;
+  }
+  const double N = static_cast<double>(a.n);
+  const double n0 = (N - sum_n2 / N) / a.df_between;
+  a.var_within = a.ms_within;
+  a.var_between = std::max(0.0, (a.ms_between - a.ms_within) / n0);
+  const double var_total = a.var_between + a.var_within;
+  a.icc = var_total > 0 ? a.var_between / var_total : 0;
+  return a;
+}
+
+BiasAnalysis analyse_bias(const std::string& metric, std::span<const ContextSeries> contexts, double alpha) {
+  BiasAnalysis b;
+  b.metric = metric;
+  b.alpha = alpha;
+  std::vector<double> means;
+  for (const ContextSeries& c : contexts) {
+    if (!c.failure.empty() || c.values.empty()) {
+      b.failed.push_back(c);
+      if (b.failed.back().failure.empty()) b.failed.back().failure = "no successful run";
+      continue;
+    }
+    for (double x : c.values)
+      if (!std::isfinite(x) || x <= 0)
+        throw std::invalid_argument("analyse_bias: values must be finite and > 0 (context " + c.label + ")");
+    ContextStat s;
+    s.id = c.id;
+    s.label = c.label;
+    s.n = c.values.size();
+    s.mean = stats::mean(c.values);
+    s.median = stats::median(c.values);
+    if (s.n >= 2) s.mean_ci = stats::one_sample_t(c.values, 0.0, 1 - alpha).ci;
+    means.push_back(s.mean);
+    b.contexts.push_back(std::move(s));
+  }
+  if (b.contexts.empty()) throw std::invalid_argument("analyse_bias: no context has a value");
+
+  b.median_of_means = stats::median(means);
+  std::vector<double> ratios;
+  for (ContextStat& s : b.contexts) {
+    s.ratio = s.mean / b.median_of_means;
+    if (s.mean_ci) s.ratio_ci = stats::Interval{s.mean_ci->lo / b.median_of_means, s.mean_ci->hi / b.median_of_means};
+    ratios.push_back(s.ratio);
+  }
+  const stats::FiveNumber five = stats::five_number(ratios);
+  b.ratio_min = five.min;
+  b.ratio_q1 = five.q1;
+  b.ratio_median = five.median;
+  b.ratio_q3 = five.q3;
+  b.ratio_max = five.max;
+  for (std::size_t i = 0; i < b.contexts.size(); ++i) {
+    if (b.contexts[i].ratio < b.contexts[b.lowest].ratio) b.lowest = i;
+    if (b.contexts[i].ratio > b.contexts[b.highest].ratio) b.highest = i;
+  }
+  b.swing = b.ratio_max / b.ratio_min - 1;
+
+  std::vector<std::vector<double>> logs;
+  std::size_t n = 0;
+  for (const ContextSeries& c : contexts) {
+    if (!c.failure.empty() || c.values.empty()) continue;
+    std::vector<double> l;
+    for (double x : c.values) l.push_back(std::log(x));
+    n += l.size();
+    logs.push_back(std::move(l));
+  }
+  if (logs.size() < 2) {
+    b.method = "one context: nothing to compare it with";
+  } else if (n <= logs.size()) {
+    b.method = "one run per context: no run-to-run noise to compare the spread with (use --runs 2 or more)";
+  } else {
+    b.spread = one_way_anova(logs);
+    b.exceeds_noise = b.spread->p_value < alpha;
+    b.method = fmt::format(
+        "one-way random-effects ANOVA on ln({}), contexts as groups: F({:g}, {:g}) = {:.3g}, p = {:.3g} "
+        "(alpha {:g}); between-context share of the variance {:.0f}%",
+        metric, b.spread->df_between, b.spread->df_within, b.spread->f, b.spread->p_value, alpha,
+        100 * b.spread->icc);
+  }
+  return b;
+}
+
+}  // namespace obscheck

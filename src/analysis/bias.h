@@ -1,0 +1,79 @@
+// analysis/: measurement bias across contexts (seeds/004 §4.2) — how far one
+// program's metric swings when only its measurement context changes, and whether
+// that swing is larger than run-to-run noise. Pure: values in, values out.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "stats/bootstrap.h"
+
+namespace obscheck {
+
+// One-way analysis of variance with contexts as the groups (the random-effects
+// reading: contexts are a sample of all possible contexts). With k groups, N values,
+// group means m_i, grand mean m:
+//   SSB = sum n_i (m_i - m)^2, df_b = k - 1;  SSW = sum sum (x_ij - m_i)^2, df_w = N - k
+//   F = (SSB / df_b) / (SSW / df_w), p = P(F(df_b, df_w) >= F)  (Boost.Math)
+// and the variance components of the random-effects model (ANOVA estimators):
+//   n0 = (N - sum n_i^2 / N) / (k - 1);  s2_between = max(0, (MSB - MSW) / n0);  s2_within = MSW
+// Edge cases: MSW = 0 and MSB > 0 -> F = inf, p = 0; MSW = MSB = 0 -> F = 0, p = 1.
+// Requires k >= 2, every n_i >= 1, N > k, finite values; else std::invalid_argument.
+struct OneWayAnova {
+  std::size_t groups = 0, n = 0;
+  double ss_between = 0, ss_within = 0;
+  double df_between = 0, df_within = 0;
+  double ms_between = 0, ms_within = 0;
+  double f = 0, p_value = 1;
+  double var_between = 0, var_within = 0;  // variance components
+  double icc = 0;                          // var_between / (var_between + var_within); 0 when both are 0
+};
+OneWayAnova one_way_anova(std::span<const std::vector<double>> groups);
+
+// One context's runs of the metric (failed runs excluded by the caller; a context
+// with a failure is passed with `failure` set and is not analysed).
+struct ContextSeries {
+  std::size_t id = 0;
+  std::string label;
+  std::vector<double> values;
+  std::string failure;
+};
+
+struct ContextStat {
+  std::size_t id = 0;
+  std::string label;
+  std::size_t n = 0;
+  double mean = 0, median = 0;
+  std::optional<stats::Interval> mean_ci;  // t interval of the mean, n >= 2
+  double ratio = 0;                        // mean / (median of the context means)
+  std::optional<stats::Interval> ratio_ci; // mean_ci / that median
+};
+
+struct BiasAnalysis {
+  std::string metric;
+  std::vector<ContextStat> contexts;        // analysed contexts, in id order
+  std::vector<ContextSeries> failed;        // not analysed, with why
+  double median_of_means = 0;               // the reference "median context"
+  // Distribution of the ratios over contexts (definition-7 quartiles).
+  double ratio_min = 0, ratio_q1 = 0, ratio_median = 0, ratio_q3 = 0, ratio_max = 0;
+  std::size_t lowest = 0, highest = 0;      // indexes into `contexts` of the extremes
+  double swing = 0;                         // ratio_max / ratio_min - 1
+  std::optional<OneWayAnova> spread;        // on ln(values): needs >= 2 contexts and a run to spare
+  bool exceeds_noise = false;               // spread->p_value < alpha
+  double alpha = 0.05;
+  std::string method;                       // one line: how the verdict was reached
+};
+
+// Contexts with no values are treated as failed. Values must be finite and > 0 (a
+// duration or a count; the spread test works on logs so a context that is 3% slower
+// weighs the same at any scale). Throws std::invalid_argument when no context has
+// values. With one context, or one run per context, the spread test is absent and
+// exceeds_noise is false (method says why).
+BiasAnalysis analyse_bias(const std::string& metric, std::span<const ContextSeries> contexts,
+                          double alpha = 0.05);
+
+}  // namespace obscheck

@@ -1,0 +1,151 @@
+#include "analysis/compare.h"
+
+#include <fmt/core.h>
+
+#include <cmath>
+#include <set>
+
+#include "stats/descriptive.h"
+
+namespace obscheck {
+namespace {
+
+std::set<std::string> statuses(const std::vector<VariantRun>& runs) {
+  std::set<std::string> s;
+  for (const VariantRun& r : runs) s.insert(r.status);
+  return s;
+}
+
+bool all_ok(const std::vector<VariantRun>& runs) {
+  for (const VariantRun& r : runs)
+    if (!r.ok) return false;
+  return !runs.empty();
+}
+
+// The digest a variant's runs share in this context; empty when they do not agree
+// (the output then is not a property of the variant: a timestamp, an address).
+std::string shared_digest(const std::vector<VariantRun>& runs) {
+  if (runs.empty() || runs.front().digest.empty()) return {};
+  for (const VariantRun& r : runs)
+    if (r.digest != runs.front().digest) return {};
+  return runs.front().digest;
+}
+
+std::string join(const std::set<std::string>& s) {
+  std::string out;
+  for (const std::string& x : s) out += (out.empty() ? "" : ", ") + x;
+  return out;
+}
+
+std::vector<double> values(const std::vector<VariantRun>& runs) {
+  std::vector<double> v;
+  for (const VariantRun& r : runs) v.push_back(r.value);
+  return v;
+}
+
+}  // namespace
+
+const char* outcome_name(Outcome o) {
+  switch (o) {
+    case Outcome::better: return "better";
+    case Outcome::worse: return "worse";
+    case Outcome::equivalent:
+    case Outcome::no_difference: return "no significant difference";
+    case Outcome::incomparable: return "incomparable";
+  }
+  return "incomparable";
+}
+
+std::string paper_form(double estimate, double half_width) {
+  int decimals = 3;
+  while (decimals < 9 && half_width > 0 && half_width < 0.5 * std::pow(10.0, -decimals)) ++decimals;
+  return fmt::format("{:.{}f} ± {:.{}f}", estimate, decimals, half_width, decimals);
+}
+
+Comparison compare_variants(std::span<const ContextPair> contexts, const CompareOptions& options) {
+  Comparison c;
+  std::vector<std::vector<double>> base_runs, cont_runs;
+  std::vector<double> d;
+  std::size_t unchecked_digests = 0;
+  for (const ContextPair& p : contexts) {
+    if (!p.failure.empty()) {
+      c.notes.push_back(fmt::format("context {} skipped: {}", p.label, p.failure));
+      continue;
+    }
+    const bool base_ok = all_ok(p.baseline), cont_ok = all_ok(p.contender);
+    if (!base_ok || !cont_ok) {
+      const auto sb = statuses(p.baseline), sc = statuses(p.contender);
+      if (sb != sc)
+        c.reasons.push_back(fmt::format("context {}: the baseline {} but the contender {}", p.label, join(sb),
+                                        join(sc)));
+      else
+        c.notes.push_back(fmt::format("context {} left out: both variants {}", p.label, join(sb)));
+      continue;
+    }
+    const std::string db = shared_digest(p.baseline), dc = shared_digest(p.contender);
+    if (db.empty() || dc.empty()) {
+      ++unchecked_digests;
+    } else if (db != dc) {
+      c.reasons.push_back(fmt::format("context {}: the output differs (baseline sha256 {}…, contender {}…)",
+                                      p.label, db.substr(0, 12), dc.substr(0, 12)));
+      continue;
+    }
+    ContextRatio r;
+    r.id = p.id;
+    r.label = p.label;
+    r.baseline_mean = stats::mean(values(p.baseline));
+    r.contender_mean = stats::mean(values(p.contender));
+    r.ratio = r.contender_mean / r.baseline_mean;
+    d.push_back(std::log(r.contender_mean) - std::log(r.baseline_mean));
+    base_runs.push_back(values(p.baseline));
+    cont_runs.push_back(values(p.contender));
+    c.per_context.push_back(r);
+  }
+  c.contexts = c.per_context.size();
+  if (unchecked_digests > 0)
+    c.notes.push_back(fmt::format("output not compared in {} context(s): a variant's own runs printed "
+                                  "different output (or output was not captured)",
+                                  unchecked_digests));
+  if (c.reasons.empty() && c.contexts < 2)
+    c.reasons.push_back(fmt::format("only {} context(s) in which both variants ran cleanly: at least 2 are needed",
+                                    c.contexts));
+  if (!c.reasons.empty()) {
+    c.outcome = Outcome::incomparable;
+    c.verdict = "incomparable: " + c.reasons.front();
+    return c;
+  }
+
+  const double level = 1 - options.alpha;
+  c.t = stats::one_sample_t(d, 0.0, level);
+  c.ratio = std::exp(c.t->estimate);
+  c.ratio_ci = {std::exp(c.t->ci.lo), std::exp(c.t->ci.hi)};
+  c.speedup = 1 / c.ratio;
+  c.speedup_ci = {1 / c.ratio_ci.hi, 1 / c.ratio_ci.lo};
+  c.speedup_half_width = c.speedup_ci.width() / 2;
+  stats::BootstrapOptions bo;
+  bo.resamples = options.resamples;
+  bo.level = level;
+  bo.seed = options.seed;
+  c.bootstrap = stats::hierarchical_bootstrap_ratio_of_means(cont_runs, base_runs, bo);
+  c.tost = stats::tost(c.t->estimate, c.t->se, c.t->df, std::log(1 - options.margin),
+                       std::log(1 + options.margin), options.alpha);
+
+  const double pct = 100 * std::fabs(c.ratio - 1);
+  if (c.ratio_ci.lo > 1 && c.bootstrap->percentile.lo > 1) {
+    c.outcome = Outcome::worse;
+    c.verdict = fmt::format("worse: the contender takes {:.1f}% more", pct);
+  } else if (c.ratio_ci.hi < 1 && c.bootstrap->percentile.hi < 1) {
+    c.outcome = Outcome::better;
+    c.verdict = fmt::format("better: the contender takes {:.1f}% less", pct);
+  } else if (c.tost->equivalent) {
+    c.outcome = Outcome::equivalent;
+    c.verdict = fmt::format("no significant difference (equivalent within ±{:g}%)", 100 * options.margin);
+  } else {
+    c.outcome = Outcome::no_difference;
+    c.verdict = fmt::format("no significant difference (not shown equivalent within ±{:g}%: more contexts would tell)",
+                            100 * options.margin);
+  }
+  return c;
+}
+
+}  // namespace obscheck

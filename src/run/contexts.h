@@ -1,0 +1,122 @@
+// run/: the context-sweep runner behind `obscheck bias` and `obscheck compare`
+// (seeds/004 §4.2 and §5.2). A measurement context is what the program cannot see
+// but its layout can: the environment's size, the length of argv[0], the order its
+// objects were linked in. The runner measures one or more variants of a program in
+// every context, interleaving: each round visits the contexts in a fresh seeded
+// order and, within a context, the variants in a fresh seeded order, so drift over
+// time spreads over all contexts and variants instead of masquerading as bias.
+// Never prints; progress goes through a callback.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "events/event.h"
+#include "launch/launcher.h"
+#include "observe/reading.h"
+
+namespace obscheck {
+
+// seeds/004 §4.2.1: "The leftmost point is for an environment of 2 bytes; all
+// subsequent points add 390 bytes to the environment; the last point is at 8192
+// bytes." obscheck reads those sizes as the length of the dummy variable's value (the
+// part the paper "simply extends"): the base environment is the user's, unchanged,
+// plus one variable kPadName=<value of S bytes>, so the block is
+// base + len(kPadName) + 2 + S bytes ("=" and the NUL count too). 22 contexts.
+inline constexpr std::size_t kPaperEnvFrom = 2;
+inline constexpr std::size_t kPaperEnvTo = 8192;
+inline constexpr std::size_t kPaperEnvStep = 390;
+inline constexpr const char* kPadName = "OBSCHECK_PAD";
+
+// 5 runs per context by default: the paper used 15 (§4.2) and 3 (§5.2) per context;
+// 5 gives a within-context variance for the spread test at a third of the cost.
+inline constexpr int kDefaultContextRuns = 5;
+
+struct ContextSpec {
+  std::size_t id = 0;                  // index in SweepSpec::contexts
+  std::string label;                   // "env+392", "order 2", "env+392 argv0+8 order 2"
+  std::optional<std::size_t> env_pad;  // the dummy variable's value length; none: environment untouched
+  std::size_t argv0_pad = 0;           // extra '/' put in front of an absolute argv[0]
+  std::optional<std::size_t> link_order;  // index of the link variant
+  std::vector<std::string> objects;    // that order's object list (for the record)
+  std::string binary;                  // the linked binary to run instead of the variant's path
+  std::string binary_sha256;
+  std::string failure;                 // set: the context could not be prepared (link failed); not run
+};
+
+// A program to measure: the launch spec as the user gave it (path, argv, the base
+// environment, ASLR, CPU, timeout). The runner applies each context on top of it.
+struct VariantSpec {
+  std::string name;  // "baseline", "contender", "baseline (A/A copy)"
+  LaunchSpec launch;
+  std::string sha256;  // of launch.path (filled by the caller)
+};
+
+struct SweepRun {
+  std::size_t seq = 0;       // position in the time order of all runs, 0-based
+  std::size_t round = 0;     // 0-based measured round (warm-ups are not SweepRuns)
+  std::size_t context = 0;   // ContextSpec::id
+  std::size_t variant = 0;   // index in SweepSpec::variants
+  std::size_t env_bytes = 0;
+  std::vector<std::string> argv;
+  std::string binary;        // the executable that ran
+  std::string binary_sha256;
+  ExitInfo exit;
+  std::vector<Reading> readings;
+  std::string first_line;    // the target's first line of output (captured only)
+  std::optional<std::uint64_t> stack_address;  // parsed from "stack=0x..." in the first line
+  std::string failure;       // set when the run failed: exit status, signal, exec error
+};
+
+// How one run is measured. The default opens spec.events as perf counters on the
+// corked child; a simulated backend plugs in here with the same signature (it gets
+// the launch spec the context produced and returns the exit and its readings).
+struct RunOutcome {
+  ExitInfo exit;
+  std::vector<Reading> readings;
+};
+using RunMeasurer = std::function<RunOutcome(const LaunchSpec&, const EventSet&)>;
+RunOutcome measure_with_counters(const LaunchSpec& launch, const EventSet& events);
+
+struct SweepSpec {
+  std::vector<VariantSpec> variants;   // >= 1
+  std::vector<ContextSpec> contexts;   // >= 1
+  EventSet events;
+  int runs = kDefaultContextRuns;      // per context and variant
+  int warmup = 1;                      // unrecorded runs of each variant before the first round
+  std::uint64_t seed = 0;              // the visiting order
+  RunMeasurer measurer;                // empty -> measure_with_counters
+};
+
+struct SweepResult {
+  std::vector<SweepRun> runs;   // time order
+  bool interrupted = false;
+};
+
+using SweepProgress = std::function<void(std::size_t done, std::size_t total)>;
+
+// The launch spec of `variant` in `context`: padded environment, argv[0] padded,
+// the linked binary for a link-order context. Throws Error(usage) when the
+// environment is already larger than the pad allows (see EnvBlock::pad_to).
+LaunchSpec context_launch(const VariantSpec& variant, const ContextSpec& context);
+
+// The order of (context, variant) visits for one round: contexts shuffled, then the
+// variants shuffled within each context. Pure given the Rng state (exposed for tests).
+std::vector<std::pair<std::size_t, std::size_t>> round_order(std::size_t contexts, std::size_t variants,
+                                                             std::uint64_t seed, std::size_t round);
+
+// "stack=0x7ffe1234 environ=..." -> 0x7ffe1234; nullopt when absent or malformed.
+std::optional<std::uint64_t> parse_stack_address(const std::string& line);
+
+// Runs every prepared context (failure empty) `runs` times per variant. A run that
+// fails (non-zero exit, signal, timeout, exec error) is recorded with its failure
+// and the sweep goes on: a context that breaks the program is a finding, not an
+// abort. Throws Error(event) when the counters cannot be opened (checked before any
+// run by the caller; this is the backstop).
+SweepResult run_sweep(const SweepSpec& spec, const SweepProgress& progress = {});
+
+}  // namespace obscheck

@@ -1,0 +1,121 @@
+// analysis/bias: the spread test against hand-computed ANOVA tables and the
+// per-context ratios on data whose answer is known exactly.
+#include "analysis/bias.h"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <stdexcept>
+
+using obscheck::analyse_bias;
+using obscheck::ContextSeries;
+using obscheck::one_way_anova;
+
+TEST_CASE("bias: one-way ANOVA on three equal groups matches the hand-computed table") {
+  // Groups {1,2,3} {4,5,6} {7,8,9}: means 2, 5, 8, grand mean 5.
+  // SSB = 3 (9 + 0 + 9) = 54, df 2, MSB 27; SSW = 3 * 2 = 6, df 6, MSW 1; F = 27.
+  // For F(2, v): P(F >= f) = (1 + 2 f / v)^(-v/2) = (1 + 9)^-3 = 0.001 exactly.
+  // n0 = (9 - 27/9) / 2 = 3, var_between = (27 - 1) / 3 = 26/3, ICC = 26/29.
+  const std::vector<std::vector<double>> g = {{1, 2, 3}, {4, 5, 6}, {7, 8, 9}};
+  const auto a = one_way_anova(g);
+  CHECK(a.groups == 3);
+  CHECK(a.n == 9);
+  CHECK(a.ss_between == Approx(54));
+  CHECK(a.ss_within == Approx(6));
+  CHECK(a.df_between == 2);
+  CHECK(a.df_within == 6);
+  CHECK(a.f == Approx(27));
+  CHECK(a.p_value == Approx(0.001).epsilon(1e-9));
+  CHECK(a.var_between == Approx(26.0 / 3));
+  CHECK(a.var_within == Approx(1));
+  CHECK(a.icc == Approx(26.0 / 29));
+}
+
+TEST_CASE("bias: one-way ANOVA with unequal group sizes") {
+  // {1,3} {2,4,6}: means 2 and 4, grand mean 16/5 = 3.2.
+  // SSB = 2 (1.2)^2 + 3 (0.8)^2 = 4.8 (df 1); SSW = 2 + 8 = 10 (df 3), MSW = 10/3;
+  // F = 4.8 / (10/3) = 1.44. For F(1, v) = T^2 with T ~ t_v: p = P(|T| >= 1.2) on
+  // 3 df = 0.316262 (closed form of the t_3 CDF:
+  // 1/2 + (u/(1 + t^2/3) + atan u)/pi, u = t/sqrt 3). n0 = (5 - 13/5) / 1 = 2.4,
+  // var_between = (4.8 - 10/3) / 2.4 = 0.61111.
+  const std::vector<std::vector<double>> g = {{1, 3}, {2, 4, 6}};
+  const auto a = one_way_anova(g);
+  CHECK(a.ss_between == Approx(4.8));
+  CHECK(a.ss_within == Approx(10));
+  CHECK(a.f == Approx(1.44));
+  CHECK(a.p_value == Approx(0.316262).epsilon(1e-5));
+  CHECK(a.var_between == Approx(0.611111).epsilon(1e-5));
+}
+
+TEST_CASE("bias: ANOVA edge cases: no noise at all, noise but no spread, too little data") {
+  const std::vector<std::vector<double>> constant_groups = {{1, 1}, {2, 2}};
+  const auto a = one_way_anova(constant_groups);
+  CHECK(std::isinf(a.f));
+  CHECK(a.p_value == 0);
+  const std::vector<std::vector<double>> all_equal = {{3, 3}, {3, 3}};
+  const auto b = one_way_anova(all_equal);
+  CHECK(b.f == 0);
+  CHECK(b.p_value == 1);
+  CHECK(b.icc == 0);
+  const std::vector<std::vector<double>> one_each = {{1}, {2}};
+  CHECK_THROWS_AS(one_way_anova(one_each), std::invalid_argument);
+  const std::vector<std::vector<double>> one_group = {{1, 2, 3}};
+  CHECK_THROWS_AS(one_way_anova(one_group), std::invalid_argument);
+}
+
+TEST_CASE("bias: ratios to the median context, extremes and the swing are exact") {
+  // Context means 10, 20, 40 (and one failed context): the median context is 20, so
+  // the ratios are 0.5, 1, 2; swing = 2 / 0.5 - 1 = 3. No run-to-run noise at all, so
+  // any spread exceeds it (F infinite, p 0).
+  std::vector<ContextSeries> cs = {{0, "env+2", {10, 10, 10}, ""},
+                                   {1, "env+392", {40, 40, 40}, ""},
+                                   {2, "env+782", {20, 20, 20}, ""},
+                                   {3, "order 3", {}, "the link command exited with code 1"}};
+  const auto b = analyse_bias("task-clock", cs);
+  REQUIRE(b.contexts.size() == 3);
+  REQUIRE(b.failed.size() == 1);
+  CHECK(b.failed[0].label == "order 3");
+  CHECK(b.median_of_means == 20);
+  CHECK(b.contexts[0].ratio == 0.5);
+  CHECK(b.contexts[1].ratio == 2);
+  CHECK(b.contexts[2].ratio == 1);
+  CHECK(b.ratio_min == 0.5);
+  CHECK(b.ratio_median == 1);
+  CHECK(b.ratio_max == 2);
+  CHECK(b.contexts[b.lowest].label == "env+2");
+  CHECK(b.contexts[b.highest].label == "env+392");
+  CHECK(b.swing == Approx(3));
+  REQUIRE(b.spread.has_value());
+  CHECK(b.spread->p_value == 0);
+  CHECK(b.exceeds_noise);
+}
+
+TEST_CASE("bias: contexts that differ less than runs do are not called biased") {
+  // ln values per context: {a-e, a, a+e} shifted by 0, 0.001, -0.001 with e = 0.05:
+  // the spread between contexts is tiny next to the spread within.
+  auto ctx = [](std::size_t id, double shift) {
+    return ContextSeries{id, "c" + std::to_string(id),
+                         {std::exp(1 + shift - 0.05), std::exp(1 + shift), std::exp(1 + shift + 0.05)}, ""};
+  };
+  std::vector<ContextSeries> cs = {ctx(0, 0), ctx(1, 0.001), ctx(2, -0.001)};
+  const auto b = analyse_bias("wall-time", cs);
+  REQUIRE(b.spread.has_value());
+  // SSB = 3 (0.001^2 + 0.001^2) = 6e-6 (df 2), SSW = 3 * 2 * 0.0025 = 0.015 (df 6):
+  // F = 3e-6 / 0.0025 = 0.0012.
+  CHECK(b.spread->f == Approx(0.0012).epsilon(1e-6));
+  CHECK_FALSE(b.exceeds_noise);
+  // The context means' t intervals are reported per context.
+  REQUIRE(b.contexts[0].mean_ci.has_value());
+  CHECK(b.contexts[0].mean_ci->contains(b.contexts[0].mean));
+}
+
+TEST_CASE("bias: one run per context gives ratios but no spread test") {
+  std::vector<ContextSeries> cs = {{0, "a", {1.0}, ""}, {1, "b", {3.0}, ""}, {2, "c", {2.0}, ""}};
+  const auto b = analyse_bias("task-clock", cs);
+  CHECK(b.contexts[0].ratio == 0.5);
+  CHECK(b.contexts[1].ratio == 1.5);
+  CHECK_FALSE(b.spread.has_value());
+  CHECK_FALSE(b.exceeds_noise);
+  CHECK_THAT(b.method, Catch::Contains("one run per context"));
+  std::vector<ContextSeries> none = {{0, "a", {}, "failed"}};
+  CHECK_THROWS_AS(analyse_bias("task-clock", none), std::invalid_argument);
+}
