@@ -23,6 +23,8 @@ int dispatch(const Parsed& parsed) {
     case Command::measure: return cmd_measure(o);
     case Command::events: return cmd_events(o);
     case Command::doctor: return cmd_doctor(o);
+    case Command::bias: return cmd_bias(o);
+    case Command::compare: return cmd_compare(o);
     case Command::check: return cmd_measure(o);
     case Command::report:
     case Command::demo:

@@ -12,6 +12,8 @@ namespace obscheck {
 int cmd_measure(const Options& o);
 int cmd_events(const Options& o);
 int cmd_doctor(const Options& o);
+int cmd_bias(const Options& o);     // measurement bias across contexts
+int cmd_compare(const Options& o);  // two variants over sampled contexts
 
 // Writes a finished report to -o FILE (atomically: a temporary then rename) or stdout.
 void emit(const Options& o, const std::string& bytes);

@@ -23,6 +23,7 @@ constexpr int kDefaultMeasureRuns = 10;
 const std::map<std::string, Command> kCommands = {
     {"check", Command::check},   {"measure", Command::measure}, {"events", Command::events},
     {"doctor", Command::doctor}, {"report", Command::report},   {"demo", Command::demo},
+    {"bias", Command::bias},     {"compare", Command::compare},
 };
 
 const char* kUsage[] = {
@@ -32,6 +33,8 @@ const char* kUsage[] = {
     "       obscheck doctor [--json]                      host noise sources and how to fix them",
     "       obscheck report FILE [--json|--csv]           re-analyse a saved journal",
     "       obscheck demo                                 the check on a bundled workload",
+    "       obscheck bias [options] -- PROG [ARGS...]     how far PROG's metric swings across measurement contexts",
+    "       obscheck compare [options] -- BASE [ARGS...] ::: CONTENDER [ARGS...]   compare two variants over sampled contexts",
 };
 
 po::options_description target_options() {
@@ -80,6 +83,27 @@ po::options_description check_options() {
   return d;
 }
 
+// bias / compare: the measurement contexts to sweep (seeds/004 §4.2, §5.2).
+po::options_description context_options(bool compare) {
+  po::options_description d("Measurement contexts (bias / compare)");
+  d.add_options()
+      ("env-sizes", po::value<std::string>(), "environment contexts: bytes of a dummy variable's value, FROM:TO:STEP or a,b,c (default 2:8192:390, the paper's)")
+      ("argv0-pads", po::value<std::string>(), "argv[0] contexts: extra bytes in argv[0], FROM:TO:STEP or a,b,c")
+      ("link", po::value<std::string>(), "link-order contexts: link command template with {objects} and {out} (run without a shell)")
+      ("objects", po::value<std::string>(), "object files for --link, comma-separated, in their usual order")
+      ("link-orders", po::value<int>(), "number of link orders: the given one plus seeded random permutations")
+      ("contexts", po::value<int>(), "measure a seeded random sample of N contexts (default: all)")
+      ("metric", po::value<std::string>(), "the metric the analysis is on (default: the first counter)")
+      ("confidence", po::value<double>(), "confidence level of intervals and tests (default 0.95)")
+      ("seed", po::value<std::uint64_t>(), "seed for the context order and sample (default: drawn and reported)")
+      ("csv", po::bool_switch(), "write CSV, one row per run");
+  if (compare)
+    d.add_options()
+        ("margin", po::value<double>(), "ε: \"no significant difference\" is backed by equivalence within ±ε (default 0.01)")
+        ("aa", po::bool_switch(), "also compare the baseline against itself in the same contexts, reported first");
+  return d;
+}
+
 po::options_description options_for(Command c) {
   po::options_description all;
   switch (c) {
@@ -102,6 +126,11 @@ po::options_description options_for(Command c) {
       all.add(d).add(output_options());
       break;
     }
+    case Command::bias:
+    case Command::compare:
+      all.add(counting_options(5)).add(context_options(c == Command::compare)).add(target_options())
+          .add(output_options());
+      break;
     default:
       all.add(output_options());
   }
@@ -183,7 +212,8 @@ Parsed parse_command_line(int argc, const char* const* argv) {
 
   const po::options_description desc = options_for(o.command);
   std::vector<std::string> ours, rest;
-  const bool takes_target = o.command == Command::check || o.command == Command::measure;
+  const bool takes_target = o.command == Command::check || o.command == Command::measure ||
+                            o.command == Command::bias || o.command == Command::compare;
   if (takes_target) {
     split_target(words, desc, ours, rest);
   } else {
@@ -242,6 +272,16 @@ Parsed parse_command_line(int argc, const char* const* argv) {
                              {"ignore-failure", &o.ignore_failure}, {"json", &o.json}, {"csv", &o.csv},
                              {"allow-missing", &o.allow_missing}, {"all", &o.all}})
     if (vm.count(flag)) *field = vm[flag].as<bool>();
+  // bias / compare
+  take(vm, "env-sizes", o.env_sizes);
+  take(vm, "argv0-pads", o.argv0_pads);
+  take(vm, "link", o.link_command);
+  take(vm, "objects", o.link_objects);
+  take(vm, "link-orders", o.link_orders);
+  take(vm, "contexts", o.contexts);
+  take(vm, "metric", o.metric);
+  take(vm, "confidence", o.confidence);
+  if (vm.count("aa")) o.aa = vm["aa"].as<bool>();
 
   if (o.command == Command::measure && o.runs == 0) o.runs = kDefaultMeasureRuns;
   if (o.runs < 0) throw Error(ErrorKind::usage, "--runs must be at least 1");

@@ -8,7 +8,7 @@
 
 namespace obscheck {
 
-enum class Command { check, measure, events, doctor, report, demo, help, version };
+enum class Command { check, measure, events, doctor, report, demo, bias, compare, help, version };
 
 struct Options {
   Command command = Command::check;
@@ -43,6 +43,17 @@ struct Options {
   bool color = true;                // off with NO_COLOR or when stdout is not a tty
   bool progress = true;             // stderr is a terminal
   bool all = false;                 // events --all
+
+  // bias / compare: measurement contexts (seeds/004 §4.2, §5.2)
+  std::string env_sizes;            // --env-sizes FROM:TO:STEP or a,b,c (the dummy variable's value bytes)
+  std::string argv0_pads;           // --argv0-pads FROM:TO:STEP or a,b,c (extra bytes in argv[0])
+  std::string link_command;         // --link 'CMD ... {objects} ... -o {out}'
+  std::string link_objects;         // --objects a.o,b.o,...
+  int link_orders = 0;              // --link-orders N (0: no link-order contexts)
+  int contexts = 0;                 // --contexts N: a seeded sample of N contexts (0: all)
+  std::string metric;               // --metric NAME (default: the first counter)
+  double confidence = 0.95;         // --confidence LEVEL of the intervals and tests
+  bool aa = false;                  // compare --aa: the baseline against itself, first
 };
 
 // Parses argv. Throws Error(usage) with the offending word and a hint.

@@ -1,0 +1,83 @@
+// obscheck bias: one program measured in many measurement contexts (seeds/004 §4.2):
+// how far does its metric swing when only the context changes, and is the swing
+// larger than run-to-run noise?
+#include <fmt/core.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "analysis/bias.h"
+#include "cli/commands.h"
+#include "cli/sweep_common.h"
+#include "report/bias_report.h"
+#include "util/error.h"
+
+namespace obscheck {
+namespace {
+
+std::vector<ContextSeries> series_of(const SweepSpec& spec, const SweepResult& result, const std::string& metric) {
+  std::vector<ContextSeries> out;
+  for (const ContextSpec& c : spec.contexts) out.push_back({c.id, c.label, {}, c.failure});
+  std::vector<std::string> run_failure(spec.contexts.size());
+  for (const SweepRun& run : result.runs) {
+    ContextSeries& s = out[run.context];
+    if (!run.failure.empty()) {
+      // A context that makes the program fail is a finding about that context.
+      if (s.failure.empty()) s.failure = fmt::format("run {} {}", run.seq, run.failure.substr(0, run.failure.find('\n')));
+      continue;
+    }
+    const double v = metric_value(run, metric);
+    if (std::isfinite(v) && v > 0) s.values.push_back(v);
+  }
+  return out;
+}
+
+}  // namespace
+
+int cmd_bias(const Options& o) {
+  SweepSetup setup = prepare_sweep(o);
+  SweepSpec spec;
+  spec.variants.push_back(make_variant(o, o.target, "program"));
+  spec.contexts = setup.contexts;
+  spec.events = setup.events;
+  spec.runs = setup.runs;
+  spec.warmup = o.warmup;
+  spec.seed = setup.seed;
+  const SweepResult result = run_sweep_with_progress(o, spec);
+
+  SweepReport report = make_report("bias", setup, spec, result);
+  report.alpha = 1 - o.confidence;
+  std::vector<std::string> metrics = {setup.metric};
+  for (const auto& e : setup.events.events)
+    if (e.name != setup.metric) metrics.push_back(e.name);
+  if (setup.metric != "wall-time") metrics.push_back("wall-time");
+  bool any_failed = false, biased = false;
+  for (const std::string& m : metrics) {
+    try {
+      report.bias.push_back(analyse_bias(m, series_of(spec, result, m), report.alpha));
+      any_failed = any_failed || !report.bias.back().failed.empty();
+      if (m == setup.metric) biased = report.bias.back().exceeds_noise;
+    } catch (const std::invalid_argument&) {
+      if (m == setup.metric && !result.interrupted) {
+        std::string why = "the program failed in every context";
+        for (const SweepRun& run : result.runs)
+          if (!run.failure.empty()) {
+            why += fmt::format(" (first: context {} {})", spec.contexts[run.context].label, run.failure);
+            break;
+          }
+        for (const ContextSpec& c : spec.contexts)
+          if (!c.failure.empty()) {
+            why += fmt::format("; context {} could not be prepared: {}", c.label, c.failure);
+            break;
+          }
+        throw Error(ErrorKind::target_failed, why, "use --show-output to see what it printed");
+      }
+      report.notes.push_back(fmt::format("{}: no positive value in any context, not analysed", m));
+    }
+  }
+  emit(o, o.json ? sweep_json(report) : o.csv ? sweep_csv(report) : bias_text(report, o.color));
+  if (result.interrupted) return static_cast<int>(ExitCode::interrupted);
+  return biased || any_failed ? static_cast<int>(ExitCode::findings) : 0;
+}
+
+}  // namespace obscheck

@@ -1,0 +1,268 @@
+#include "cli/sweep_common.h"
+
+#include <fmt/core.h>
+#include <sys/time.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "run/measure.h"
+#include "stats/rng.h"
+#include "util/digest.h"
+#include "util/error.h"
+
+namespace obscheck {
+namespace {
+
+// The metric analysed when neither --counters nor --metric says otherwise: task-clock
+// is a software event every Linux host can count (there is no PMU here to give cycles).
+constexpr const char* kDefaultSweepEvents = "task-clock";
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    const std::size_t end = std::min(s.find(',', start), s.size());
+    if (end > start) out.push_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+std::size_t parse_size(const std::string& word, const std::string& option) {
+  std::size_t used = 0;
+  unsigned long long v = 0;
+  try {
+    v = std::stoull(word, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != word.size() || word.empty() || word[0] == '-')
+    throw Error(ErrorKind::usage, fmt::format("{}: '{}' is not a byte count", option, word),
+                fmt::format("e.g. {} 2:8192:390 or {} 0,16,32", option, option));
+  return static_cast<std::size_t>(v);
+}
+
+void require_available(const EventSet& events) {
+  std::string why, hint;
+  for (const EventDesc& e : events.events) {
+    const Availability a = probe_event(e);
+    if (a.available) continue;
+    why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", e.spec, a.reason);
+    if (!a.hint.empty() && hint.find(a.hint) == std::string::npos) hint += (hint.empty() ? "" : "; ") + a.hint;
+  }
+  if (!why.empty()) throw Error(ErrorKind::event, "cannot count " + why, hint);
+}
+
+std::string join_label(const std::vector<std::string>& parts) {
+  std::string s;
+  for (const auto& p : parts) s += (s.empty() ? "" : " ") + p;
+  return s;
+}
+
+double ns(const timeval& t) { return static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_usec) * 1e3; }
+
+}  // namespace
+
+std::vector<std::size_t> parse_size_list(const std::string& spec, const std::string& option) {
+  std::vector<std::size_t> out;
+  if (spec.find(':') != std::string::npos) {
+    const auto a = spec.find(':'), b = spec.find(':', a + 1);
+    if (b == std::string::npos || spec.find(':', b + 1) != std::string::npos)
+      throw Error(ErrorKind::usage, fmt::format("{}: '{}' is not FROM:TO:STEP", option, spec),
+                  fmt::format("e.g. {} 2:8192:390", option));
+    const std::size_t from = parse_size(spec.substr(0, a), option), to = parse_size(spec.substr(a + 1, b - a - 1), option),
+                      step = parse_size(spec.substr(b + 1), option);
+    if (step == 0 || from > to)
+      throw Error(ErrorKind::usage, fmt::format("{}: '{}' needs FROM <= TO and a STEP of at least 1", option, spec));
+    for (std::size_t v = from; v <= to; v += step) out.push_back(v);
+    return out;
+  }
+  for (const auto& w : split_commas(spec)) out.push_back(parse_size(w, option));
+  if (out.empty()) throw Error(ErrorKind::usage, option + " is empty");
+  return out;
+}
+
+SweepSetup prepare_sweep(const Options& o) {
+  SweepSetup s;
+  if (o.confidence <= 0.5 || o.confidence >= 1)
+    throw Error(ErrorKind::usage, "--confidence is a level between 0.5 and 1 (0.95 = 95%)");
+  if (o.env_pad) throw Error(ErrorKind::usage, "--env-pad holds the environment constant; bias and compare vary it",
+                             "use --env-sizes to choose the environment contexts");
+  s.runs = o.runs > 0 ? o.runs : kDefaultContextRuns;
+  s.seed = o.seed_given ? o.seed : std::random_device{}() * 0x100000001ull + std::random_device{}();
+  s.events = parse_events(o.counters.empty() ? kDefaultSweepEvents : o.counters);
+  require_available(s.events);
+  s.metric = o.metric.empty() ? s.events.events.at(0).name : o.metric;
+  bool known = s.metric == "wall-time";
+  for (const auto& e : s.events.events) known = known || e.name == s.metric;
+  if (!known)
+    throw Error(ErrorKind::usage, fmt::format("--metric {} is neither a counter in the list nor wall-time", s.metric),
+                "add it to --counters");
+
+  // Context dimensions; the paper's environment sizes when none is given.
+  const bool any = !o.env_sizes.empty() || !o.argv0_pads.empty() || !o.link_command.empty();
+  std::vector<std::optional<std::size_t>> envs = {std::nullopt};
+  if (!o.env_sizes.empty() || !any) {
+    envs.clear();
+    const auto sizes = o.env_sizes.empty()
+                           ? parse_size_list(fmt::format("{}:{}:{}", kPaperEnvFrom, kPaperEnvTo, kPaperEnvStep), "--env-sizes")
+                           : parse_size_list(o.env_sizes, "--env-sizes");
+    for (auto v : sizes) envs.emplace_back(v);
+  }
+  const std::vector<std::size_t> argv0 = o.argv0_pads.empty() ? std::vector<std::size_t>{0}
+                                                               : parse_size_list(o.argv0_pads, "--argv0-pads");
+  std::vector<std::optional<std::size_t>> orders = {std::nullopt};
+  if (!o.link_command.empty() || !o.link_objects.empty() || o.link_orders > 0) {
+    if (o.link_command.empty() || o.link_objects.empty())
+      throw Error(ErrorKind::usage, "link-order contexts need both --link 'CMD {objects} -o {out}' and --objects");
+    s.link_dir = TempDir::create("obscheck-link");
+    LinkSpec ls;
+    ls.command = o.link_command;
+    ls.objects = split_commas(o.link_objects);
+    ls.orders = static_cast<std::size_t>(o.link_orders > 0 ? o.link_orders : 1);
+    ls.seed = s.seed;
+    ls.dir = s.link_dir->path();
+    s.links = build_link_variants(ls);
+    orders.clear();
+    for (std::size_t k = 0; k < s.links.size(); ++k) orders.emplace_back(k);
+  }
+
+  for (const auto& env : envs)
+    for (std::size_t a : argv0)
+      for (const auto& order : orders) {
+        ContextSpec c;
+        std::vector<std::string> label;
+        c.env_pad = env;
+        if (env) label.push_back(fmt::format("env+{}", *env));
+        c.argv0_pad = a;
+        if (!o.argv0_pads.empty()) label.push_back(fmt::format("argv0+{}", a));
+        if (order) {
+          const LinkVariant& lv = s.links[*order];
+          c.link_order = order;
+          c.objects = lv.objects;
+          c.binary = lv.binary;
+          c.binary_sha256 = lv.sha256;
+          c.failure = lv.failure;
+          label.push_back(fmt::format("order {}", *order));
+        }
+        c.label = join_label(label);
+        s.contexts.push_back(std::move(c));
+      }
+
+  if (o.contexts < 0) throw Error(ErrorKind::usage, "--contexts cannot be negative");
+  if (o.contexts > 0 && static_cast<std::size_t>(o.contexts) < s.contexts.size()) {
+    // A seeded sample without replacement (partial Fisher-Yates), kept in grid order.
+    stats::Rng rng(s.seed ^ 0x636f6e7465787473ull);
+    std::vector<std::size_t> idx(s.contexts.size());
+    for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(o.contexts); ++i)
+      std::swap(idx[i], idx[i + rng.index(idx.size() - i)]);
+    idx.resize(static_cast<std::size_t>(o.contexts));
+    std::sort(idx.begin(), idx.end());
+    std::vector<ContextSpec> picked;
+    for (std::size_t i : idx) picked.push_back(std::move(s.contexts[i]));
+    s.contexts = std::move(picked);
+  }
+  for (std::size_t i = 0; i < s.contexts.size(); ++i) s.contexts[i].id = i;
+  return s;
+}
+
+VariantSpec make_variant(const Options& o, const std::vector<std::string>& words, const std::string& name) {
+  if (words.empty()) throw Error(ErrorKind::usage, "obscheck " + name + ": no program to run");
+  VariantSpec v;
+  v.name = name;
+  const bool linked = words[0] == "{out}";
+  if (!o.link_command.empty() && !linked)
+    throw Error(ErrorKind::usage, "with --link, write {out} where the linked program goes",
+                "e.g. obscheck bias --link 'cc {objects} -o {out}' --objects a.o,b.o -- {out} ARGS");
+  if (linked && o.link_command.empty())
+    throw Error(ErrorKind::usage, "{out} names a linked binary, but there is no --link");
+  v.launch.path = linked ? std::string() : resolve_target(words[0]);
+  v.launch.argv = words;
+  v.launch.env = EnvBlock::from_current();
+  v.launch.aslr = o.aslr;
+  v.launch.cpu = o.cpu;
+  v.launch.timeout_s = o.timeout_s;
+  v.launch.out = o.show_output ? Stdio::inherit : Stdio::capture;
+  if (!linked) v.sha256 = sha256_file(v.launch.path);
+  return v;
+}
+
+SweepResult run_sweep_with_progress(const Options& o, const SweepSpec& spec) {
+  SweepProgress progress;
+  if (o.progress && !o.json && !o.csv)
+    progress = [](std::size_t done, std::size_t total) { fmt::print(stderr, "\r  run {}/{}", done, total); };
+  SweepResult r = run_sweep(spec, progress);
+  if (progress) fmt::print(stderr, "\r\x1b[K");
+  return r;
+}
+
+double metric_value(const SweepRun& run, const std::string& metric) {
+  if (metric == "wall-time") return static_cast<double>(run.exit.wall_ns);
+  for (const Reading& rd : run.readings)
+    if (rd.name == metric) return rd.value;
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+std::string run_status(const SweepRun& run) {
+  return run.failure.empty() ? describe_exit(run.exit, 0) : run.failure;
+}
+
+SweepReport make_report(const std::string& command, const SweepSetup& setup, const SweepSpec& spec,
+                        const SweepResult& result) {
+  SweepReport r;
+  r.command = command;
+  r.seed = setup.seed;
+  r.runs_per_context = spec.runs;
+  r.warmup = spec.warmup;
+  r.metric = setup.metric;
+  r.pad_name = kPadName;
+  for (const auto& e : setup.events.events) r.events += (r.events.empty() ? "" : ",") + e.spec;
+  for (const VariantSpec& v : spec.variants) r.variants.push_back({v.name, v.launch.argv, v.sha256});
+  for (const ContextSpec& c : spec.contexts) {
+    SweepContextRecord cr;
+    cr.id = c.id;
+    cr.label = c.label;
+    cr.env_pad = c.env_pad;
+    cr.env_bytes = context_launch(spec.variants.at(0), c).env.size_bytes();
+    cr.argv0_pad = c.argv0_pad;
+    cr.link_order = c.link_order;
+    cr.objects = c.objects;
+    cr.binary = c.binary;
+    cr.binary_sha256 = c.binary_sha256;
+    cr.failure = c.failure;
+    r.contexts.push_back(std::move(cr));
+  }
+  for (const SweepRun& run : result.runs) {
+    SweepRunRecord rr;
+    rr.seq = run.seq;
+    rr.round = run.round;
+    rr.context = run.context;
+    rr.variant = run.variant;
+    rr.env_bytes = run.env_bytes;
+    rr.argv = run.argv;
+    rr.binary = run.binary;
+    rr.binary_sha256 = run.binary_sha256;
+    rr.ok = run.failure.empty();
+    rr.status = run_status(run);
+    rr.wall_ns = run.exit.wall_ns;
+    for (const Reading& rd : run.readings) {
+      rr.metrics.emplace_back(rd.name, rd.value);
+      rr.multiplexed = rr.multiplexed || rd.multiplexed;
+    }
+    rr.metrics.emplace_back("wall-time", static_cast<double>(run.exit.wall_ns));
+    rr.metrics.emplace_back("user-time", ns(run.exit.usage.ru_utime));
+    rr.output_digest = run.exit.output_digest;
+    rr.first_line = run.first_line;
+    rr.stack_address = run.stack_address;
+    rr.failure = run.failure;
+    r.runs.push_back(std::move(rr));
+  }
+  if (result.interrupted)
+    r.notes.push_back(fmt::format("interrupted after {} runs: the analysis covers what finished", result.runs.size()));
+  return r;
+}
+
+}  // namespace obscheck

@@ -1,0 +1,56 @@
+// cli/: what `obscheck bias` and `obscheck compare` share — turning the options into
+// measurement contexts and variants, and the sweep's runs into report records.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/options.h"
+#include "events/event.h"
+#include "report/bias_report.h"
+#include "run/contexts.h"
+#include "run/link_order.h"
+
+namespace obscheck {
+
+// "FROM:TO:STEP" (inclusive of TO when the steps land on it) or "a,b,c". Throws
+// Error(usage) naming `option` on anything else, a zero step or FROM > TO.
+std::vector<std::size_t> parse_size_list(const std::string& spec, const std::string& option);
+
+// The driver-side set-up both commands share.
+struct SweepSetup {
+  std::optional<TempDir> link_dir;        // owns the linked binaries while they run
+  std::vector<LinkVariant> links;
+  std::vector<ContextSpec> contexts;      // ids 0..n-1 after sampling
+  EventSet events;
+  std::string metric;
+  std::uint64_t seed = 0;
+  int runs = kDefaultContextRuns;
+};
+
+// Parses and checks the counters (every one must be countable here: Error(event)
+// once, before any run), builds the link variants, crosses the context dimensions
+// (environment sizes x argv[0] pads x link orders; the paper's environment sizes
+// when no dimension is given) and samples --contexts of them.
+SweepSetup prepare_sweep(const Options& o);
+
+// A variant from its words (PROG ARGS...). With --link, PROG must be {out}: the
+// linked binary of each context.
+VariantSpec make_variant(const Options& o, const std::vector<std::string>& words, const std::string& name);
+
+// Runs the sweep with progress on stderr when it is a terminal.
+SweepResult run_sweep_with_progress(const Options& o, const SweepSpec& spec);
+
+// The metric's value in one run; NaN when the run has no such value.
+double metric_value(const SweepRun& run, const std::string& metric);
+
+// Everything measured, as report records.
+SweepReport make_report(const std::string& command, const SweepSetup& setup, const SweepSpec& spec,
+                        const SweepResult& result);
+
+// "exited with code 0" or the run's failure.
+std::string run_status(const SweepRun& run);
+
+}  // namespace obscheck
