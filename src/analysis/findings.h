@@ -1,0 +1,117 @@
+// analysis/: what a check found — the value every reporter formats (DESIGN.md
+// "analysis/ passes → Findings"). Pure data: no I/O, no formatting beyond the fixed
+// verdict names.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "plan/plan.h"
+
+namespace obscheck {
+
+// DESIGN.md "The causal intervention": the five verdicts, per metric and dose level.
+enum class Verdict { perturbed, explained_by_layout, not_perturbed, incomparable, inconclusive };
+
+// "perturbed by the measurement", "explained by layout", "not perturbed (within ±ε)",
+// "incomparable", "inconclusive".
+std::string_view verdict_text(Verdict v);
+// Stable machine keys: "perturbed", "layout", "not-perturbed", "incomparable", "inconclusive".
+std::string_view verdict_key(Verdict v);
+Verdict verdict_from_key(std::string_view key);  // throws Error(io)
+
+// A metric the check compares: one of the counters' readings (by event name) or a
+// driver metric the runner takes identically at every level (wall time, rusage).
+struct MetricInfo {
+  std::string name;                        // "task-clock", "wall-time", "user-time", ...
+  std::string unit;                        // "ns", "count", "KiB"
+  bool driver = false;                     // taken by the driver, not a counter
+  std::optional<std::size_t> counter;      // index into plan.spec.counters for a counter metric
+};
+
+// One configuration against its comparison baseline (plan/ comparison_baseline) for
+// one metric, over the measured blocks in which both ran: d = ln(x_config) − ln(x_base).
+struct Comparison {
+  std::size_t metric = 0;       // into Findings::metrics
+  std::size_t config = 0;       // plan config index
+  std::size_t baseline = 0;     // plan config index it is compared against
+  std::size_t level_index = 0;  // plan config's level (the dose axis)
+  int dose = 0;
+  std::string level_label;
+  Layout layout = Layout::held;
+  bool aa = false;              // the A/A control (baseline against its duplicate)
+  std::size_t n = 0;            // paired blocks used
+  double effect = 0;            // exp(mean d) − 1
+  double ci_lo = 0, ci_hi = 0;  // CI of the effect (ratio − 1 scale)
+  std::string ci_method;
+  double p_value = 1, p_holm = 1;  // p_holm: Holm-adjusted across the family (all non-A/A comparisons)
+  std::string p_method;
+  bool significant = false;     // p_holm < alpha (for the A/A: raw p < alpha) and CI excludes 0
+  bool equivalent = false;      // TOST within ±margin at alpha
+  bool outside_margin = false;  // the whole CI beyond ±margin
+  double median_config = 0, median_baseline = 0;  // raw medians, for the report
+  bool log1p = false;           // values had zeros: ln(x+1) was used (see analysis)
+  std::string drift;            // non-empty: a changepoint in d that changes the conclusion
+};
+
+// Per metric and dose level, across the layout conditions of that level.
+struct LevelVerdict {
+  std::size_t metric = 0;
+  std::size_t level_index = 0;
+  int dose = 0;
+  std::string level_label;
+  Verdict verdict = Verdict::inconclusive;
+  std::string reason;                   // one line, e.g. "held: +4.1% [+3.2%, +5.0%], Holm p = 0.0002"
+  std::vector<std::size_t> comparisons; // into Findings::comparisons, one per layout
+};
+
+// Page's L test: does the metric grow (or shrink) with the dose? Per metric, per layout,
+// over the prefix levels (dose 1..N) in the blocks where all of them ran.
+struct Trend {
+  std::size_t metric = 0;
+  Layout layout = Layout::held;
+  std::size_t levels = 0, blocks = 0;
+  double L = 0;
+  double p_value = 1;        // one-sided, increasing with the dose
+  double p_decreasing = 1;   // one-sided, decreasing with the dose
+  std::string method;
+};
+
+// A run that breaks an assumption of the comparison (DESIGN.md "incomparable").
+struct IncomparableRun {
+  std::size_t run_index = 0;
+  std::size_t config = 0;
+  std::string why;  // "exited with code 1 (baseline exits 0)", "output digest differs", "task-clock multiplexed (x1.31)"
+};
+
+struct AAControl {
+  bool ok = true;           // false: the A/A control shows a difference for some metric
+  std::string reason;       // which metric(s), with the effect and CI
+  std::vector<std::size_t> comparisons;  // into Findings::comparisons
+};
+
+struct Findings {
+  std::vector<MetricInfo> metrics;
+  std::vector<Comparison> comparisons;
+  std::vector<LevelVerdict> verdicts;    // metric-major, then level order
+  std::vector<Trend> trends;
+  AAControl aa;
+  std::vector<IncomparableRun> incomparable;
+  std::size_t runs = 0;                  // run lines analysed (warm-ups excluded)
+  std::size_t measured_blocks = 0;       // complete measured blocks
+  std::size_t warmup_runs_dropped = 0;
+  double margin = 0.01, alpha = 0.05;
+  std::size_t looks_planned = 1;         // alpha was split across this many looks
+  std::vector<std::string> notes;        // warm-up transients dropped, drift, log1p, ...
+  // The worst verdict per metric over its levels (perturbed > layout > incomparable >
+  // inconclusive > not perturbed), for the one-line summary; index = metric.
+  std::vector<Verdict> metric_verdicts;
+  // True when every level verdict is decisive (not inconclusive): the sweep may stop.
+  bool decisive = false;
+};
+
+}  // namespace obscheck

@@ -1,0 +1,477 @@
+// analysis/check: verdicts on synthetic sweeps built to have a known answer. Every
+// value is a deterministic function of (block, configuration, metric): a base of 10^6
+// (ns or events), a seeded uniform jitter of ±noise, and an injected factor.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <functional>
+#include <string>
+
+#include "analysis/check.h"
+#include "stats/hypothesis.h"
+#include "util/error.h"
+
+using namespace obscheck;
+
+namespace {
+
+using Factor = std::function<double(std::size_t block, const Plan& plan, const Configuration& c,
+                                    const std::string& metric)>;
+
+struct Synth {
+  double noise = 0.002;       // ±0.2% uniform jitter
+  std::uint64_t seed = 1;
+  Factor factor;              // injected effect; unset = 1
+  double base = 1e6;
+};
+
+// FNV-1a: a platform-independent hash of the metric name for the jitter.
+std::uint64_t fnv1a(const std::string& s) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char ch : s) h = (h ^ ch) * 1099511628211ull;
+  return h;
+}
+
+double jitter(const Synth& s, std::size_t block, std::size_t config, const std::string& metric) {
+  const std::uint64_t h = splitmix64(splitmix64(splitmix64(s.seed ^ fnv1a(metric)) + block) + config);
+  return static_cast<double>(h >> 11) * 0x1.0p-53 * 2.0 - 1.0;  // [-1, 1)
+}
+
+double value(const Synth& s, std::size_t block, const Plan& plan, const Configuration& c, const std::string& m) {
+  const double f = s.factor ? s.factor(block, plan, c, m) : 1.0;
+  return std::round(s.base * (1.0 + s.noise * jitter(s, block, c.index, m)) * f);
+}
+
+struct timeval to_timeval(double ns) {
+  const auto us = static_cast<long long>(std::llround(ns / 1000.0));
+  return {static_cast<time_t>(us / 1000000), static_cast<suseconds_t>(us % 1000000)};
+}
+
+// Warm-up block(s) plus `measured` measured blocks, in the plan's run order.
+std::vector<RunRecord> synth_runs(const Plan& plan, std::size_t measured, const Synth& s) {
+  std::vector<RunRecord> runs;
+  for (const Trial& t : trials(plan, 0, plan.spec.warmup_blocks + measured)) {
+    RunRecord r = run_record_for(plan, t);
+    const Configuration& c = plan.configs[t.config];
+    const auto v = [&](const std::string& m) { return value(s, t.block, plan, c, m); };
+    r.exit.exit_code = 0;
+    r.exit.signal = 0;
+    r.exit.wall_ns = static_cast<std::uint64_t>(v("wall-time"));
+    r.exit.usage.ru_utime = to_timeval(v("user-time"));
+    r.exit.usage.ru_stime = to_timeval(v("system-time"));
+    r.exit.usage.ru_maxrss = static_cast<long>(v("max-rss"));
+    r.exit.usage.ru_minflt = static_cast<long>(v("minor-faults(ru)"));
+    r.exit.usage.ru_nvcsw = static_cast<long>(v("vol-ctx-switches(ru)"));
+    r.exit.usage.ru_nivcsw = static_cast<long>(v("invol-ctx-switches(ru)"));
+    r.exit.output_digest = std::string(64, 'a');
+    for (std::size_t i : c.level.programmed) {
+      Reading reading;
+      reading.name = plan.spec.counters[i];
+      reading.value = v(reading.name);
+      reading.raw = static_cast<std::uint64_t>(reading.value);
+      reading.time_enabled = reading.time_running = 1000000;
+      r.readings.push_back(reading);
+    }
+    runs.push_back(std::move(r));
+  }
+  return runs;
+}
+
+Plan counter_plan(std::vector<std::string> counters, CountingMode mode) {
+  PlanSpec s;
+  s.counters = std::move(counters);
+  s.levels = counter_levels(s.counters);
+  s.layouts = layouts_for(mode);
+  s.seed = 11;
+  return make_plan(s);
+}
+
+std::size_t metric_index(const Findings& f, const std::string& name) {
+  for (std::size_t i = 0; i < f.metrics.size(); ++i)
+    if (f.metrics[i].name == name) return i;
+  FAIL("no metric " << name);
+  return 0;
+}
+
+const LevelVerdict& verdict_of(const Findings& f, const std::string& metric, const std::string& level) {
+  const std::size_t m = metric_index(f, metric);
+  for (const LevelVerdict& v : f.verdicts)
+    if (v.metric == m && v.level_label == level) return v;
+  FAIL("no verdict for " << metric << " at " << level);
+  return f.verdicts.front();
+}
+
+const Comparison& comparison_of(const Findings& f, const std::string& metric, const std::string& level,
+                                Layout layout) {
+  const std::size_t m = metric_index(f, metric);
+  for (const Comparison& c : f.comparisons)
+    if (c.metric == m && c.level_label == level && c.layout == layout && !c.aa) return c;
+  FAIL("no comparison for " << metric << " at " << level);
+  return f.comparisons.front();
+}
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+std::string level_of(const Plan& plan, const Configuration& c) { return plan.spec.levels[c.level_index].label; }
+
+std::size_t count_verdicts(const Findings& f, Verdict v) {
+  return static_cast<std::size_t>(
+      std::count_if(f.verdicts.begin(), f.verdicts.end(), [&](const LevelVerdict& x) { return x.verdict == v; }));
+}
+
+const AnalysisOptions kOptions{0.01, 0.05, 1, 42};
+
+}  // namespace
+
+TEST_CASE("verdict names and keys round-trip, unknown keys are io errors") {
+  for (Verdict v : {Verdict::perturbed, Verdict::explained_by_layout, Verdict::not_perturbed, Verdict::incomparable,
+                    Verdict::inconclusive})
+    CHECK(verdict_from_key(verdict_key(v)) == v);
+  CHECK(verdict_text(Verdict::perturbed) == "perturbed by the measurement");
+  CHECK(verdict_text(Verdict::explained_by_layout) == "explained by layout");
+  CHECK(verdict_text(Verdict::not_perturbed) == "not perturbed (within ±ε)");
+  CHECK(verdict_key(Verdict::explained_by_layout) == "layout");
+  CHECK(verdict_key(Verdict::not_perturbed) == "not-perturbed");
+  try {
+    verdict_from_key("perturbed-ish");
+    FAIL("no throw");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::io);
+  }
+}
+
+TEST_CASE("metrics: readings by counter item (group members share it), then the driver's seven") {
+  const Plan plan = counter_plan({"a", "{b,c}"}, CountingMode::external);
+  std::vector<RunRecord> runs(1);
+  runs[0].config = 1;  // 2[a,{b,c}]: programs both items
+  runs[0].readings = {{"c", 5, 1, 1, 5.0, false, 1.0}, {"a", 7, 1, 1, 7.0, false, 1.0}, {"b", 9, 1, 1, 9.0, false, 1.0}};
+  const std::vector<MetricInfo> m = check_metrics(plan, runs);
+  REQUIRE(m.size() == 10);
+  CHECK(m[0].name == "a");
+  CHECK(m[0].counter == 0u);
+  CHECK(m[1].name == "c");  // item 1, first seen before b
+  CHECK(m[1].counter == 1u);
+  CHECK(m[2].name == "b");
+  CHECK(m[2].counter == 1u);
+  const std::vector<std::string> driver{"wall-time", "user-time", "system-time", "max-rss", "minor-faults(ru)",
+                                        "vol-ctx-switches(ru)", "invol-ctx-switches(ru)"};
+  for (std::size_t i = 0; i < driver.size(); ++i) {
+    CHECK(m[3 + i].name == driver[i]);
+    CHECK(m[3 + i].driver);
+    CHECK_FALSE(m[3 + i].counter);
+  }
+  CHECK(m[3].unit == "ns");
+  CHECK(m[6].unit == "KiB");
+  CHECK(m[7].unit == "count");
+
+  RunRecord r;
+  r.exit.wall_ns = 123456789;
+  r.exit.usage.ru_utime = {2, 500000};  // 2.5 s
+  r.exit.usage.ru_stime = {0, 7};       // 7 µs
+  r.exit.usage.ru_maxrss = 4096;
+  r.exit.usage.ru_nivcsw = 3;
+  r.readings = {{"a", 0, 10, 0, std::nan(""), true, 0.0}};  // never ran
+  CHECK(metric_value(m[3], r) == 123456789.0);
+  CHECK(metric_value(m[4], r) == 2.5e9);
+  CHECK(metric_value(m[5], r) == 7000.0);
+  CHECK(metric_value(m[6], r) == 4096.0);
+  CHECK(metric_value(m[9], r) == 3.0);
+  CHECK_FALSE(metric_value(m[0], r));  // NaN: no value
+  CHECK_FALSE(metric_value(m[1], r));  // absent
+}
+
+TEST_CASE("identical configurations over 30 blocks are not perturbed, everywhere") {
+  const Plan plan = counter_plan({"a", "b"}, CountingMode::external);
+  const Findings f = analyse_check(plan, synth_runs(plan, 30, Synth{}), kOptions);
+  CHECK(f.runs == 30 * plan.configs.size());
+  CHECK(f.warmup_runs_dropped == plan.configs.size());
+  CHECK(f.measured_blocks == 30);
+  // a at 2[a,b]; b at 2[a,b]; seven driver metrics at 2[a,b] and 1[b].
+  REQUIRE(f.verdicts.size() == 2 + 7 * 2);
+  CHECK(count_verdicts(f, Verdict::not_perturbed) == f.verdicts.size());
+  CHECK(f.decisive);
+  CHECK(f.aa.ok);
+  CHECK(f.aa.comparisons.size() == 8);  // the first counter and the seven driver metrics
+  CHECK(f.incomparable.empty());
+  const LevelVerdict& v = verdict_of(f, "a", "2[a,b]");
+  CHECK(starts_with(v.reason, "within ±1% under held "));
+  for (Verdict mv : f.metric_verdicts) CHECK(mv == Verdict::not_perturbed);
+}
+
+TEST_CASE("an exact +10% under held layout is perturbed, with effect 0.1 and a point CI") {
+  const Plan plan = counter_plan({"a", "b"}, CountingMode::external);
+  Synth s;
+  s.noise = 0;
+  s.factor = [](std::size_t, const Plan& p, const Configuration& c, const std::string& m) {
+    return m == "a" && level_of(p, c) == "2[a,b]" ? 1.1 : 1.0;
+  };
+  const Findings f = analyse_check(plan, synth_runs(plan, 30, s), kOptions);
+  const Comparison& c = comparison_of(f, "a", "2[a,b]", Layout::held);
+  CHECK(c.n == 30);
+  CHECK(c.effect == Approx(0.1).margin(1e-12));
+  CHECK(c.ci_lo == Approx(0.1).margin(1e-12));
+  CHECK(c.ci_hi == Approx(0.1).margin(1e-12));
+  CHECK(c.median_config == 1100000.0);
+  CHECK(c.median_baseline == 1000000.0);
+  CHECK(c.significant);
+  CHECK(c.outside_margin);
+  CHECK_FALSE(c.equivalent);
+  const LevelVerdict& v = verdict_of(f, "a", "2[a,b]");
+  CHECK(v.verdict == Verdict::perturbed);
+  CHECK(starts_with(v.reason, "held: +10.0% [+10.0%, +10.0%], Holm p = "));
+  CHECK(verdict_of(f, "b", "2[a,b]").verdict == Verdict::not_perturbed);
+  CHECK(verdict_of(f, "wall-time", "2[a,b]").verdict == Verdict::not_perturbed);
+  CHECK(f.metric_verdicts[metric_index(f, "a")] == Verdict::perturbed);
+  CHECK(f.metric_verdicts[metric_index(f, "b")] == Verdict::not_perturbed);
+}
+
+TEST_CASE("+10% under natural and sham but not held is explained by layout") {
+  const Plan plan = counter_plan({"a", "b"}, CountingMode::inprocess);
+  Synth s;
+  s.factor = [](std::size_t, const Plan& p, const Configuration& c, const std::string& m) {
+    return m == "a" && level_of(p, c) == "2[a,b]" && c.layout != Layout::held ? 1.1 : 1.0;
+  };
+  const Findings f = analyse_check(plan, synth_runs(plan, 30, s), kOptions);
+  const LevelVerdict& v = verdict_of(f, "a", "2[a,b]");
+  CHECK(v.verdict == Verdict::explained_by_layout);
+  CHECK(starts_with(v.reason, "natural: +10."));
+  CHECK(v.reason.find("; held: ") != std::string::npos);
+  CHECK(v.comparisons.size() == 3);  // natural, held, sham (sham programs a)
+  CHECK(comparison_of(f, "a", "2[a,b]", Layout::sham).significant);
+  CHECK(comparison_of(f, "a", "2[a,b]", Layout::held).equivalent);
+  // b is not programmed under sham at 2[a,b]: natural and held only.
+  CHECK(verdict_of(f, "b", "2[a,b]").comparisons.size() == 2);
+  CHECK(verdict_of(f, "b", "2[a,b]").verdict == Verdict::not_perturbed);
+  CHECK(f.metric_verdicts[metric_index(f, "a")] == Verdict::explained_by_layout);
+}
+
+TEST_CASE("a run that exits 1 makes its level incomparable and is named") {
+  const Plan plan = counter_plan({"a", "b"}, CountingMode::external);
+  std::vector<RunRecord> runs = synth_runs(plan, 30, Synth{});
+  RunRecord* bad = nullptr;
+  for (RunRecord& r : runs)
+    if (r.block == 5 && plan.configs[r.config].id == "counters=2[a,b]/held") bad = &r;
+  REQUIRE(bad);
+  bad->exit.exit_code = 1;
+  const Findings f = analyse_check(plan, runs, kOptions);
+  REQUIRE(f.incomparable.size() == 1);
+  CHECK(f.incomparable[0].run_index == bad->index);
+  CHECK(f.incomparable[0].config == bad->config);
+  CHECK(f.incomparable[0].why == "exited with code 1 (baseline runs exit 0)");
+  for (const std::string m : {"a", "b", "wall-time", "max-rss"}) {
+    const LevelVerdict& v = verdict_of(f, m, "2[a,b]");
+    CHECK(v.verdict == Verdict::incomparable);
+    CHECK(v.reason == "counters=2[a,b]/held: run " + std::to_string(bad->index) +
+                          " exited with code 1 (baseline runs exit 0)");
+  }
+  CHECK(verdict_of(f, "wall-time", "1[b]").verdict == Verdict::not_perturbed);
+  CHECK(f.metric_verdicts[metric_index(f, "wall-time")] == Verdict::incomparable);
+}
+
+TEST_CASE("a different output digest makes the level incomparable") {
+  const Plan plan = counter_plan({"a", "b"}, CountingMode::external);
+  std::vector<RunRecord> runs = synth_runs(plan, 30, Synth{});
+  for (RunRecord& r : runs)
+    if (plan.configs[r.config].id == "counters=1[b]/held") r.exit.output_digest = std::string(64, 'b');
+  const Findings f = analyse_check(plan, runs, kOptions);
+  const LevelVerdict& v = verdict_of(f, "wall-time", "1[b]");
+  CHECK(v.verdict == Verdict::incomparable);
+  CHECK(v.reason == "counters=1[b]/held: output differs from the baseline's (sha256 bbbbbbbbbbbb… vs aaaaaaaaaaaa…)");
+  // Every measured run of 1[b] (against 1[a]), and of 2[a,b] (against 1[b], b's baseline).
+  CHECK(f.incomparable.size() == 60);
+  std::size_t named_1b = 0;
+  for (const IncomparableRun& r : f.incomparable)
+    if (plan.configs[r.config].id == "counters=1[b]/held") {
+      ++named_1b;
+      CHECK(r.why == "output digest differs from the baseline's (sha256 bbbbbbbbbbbb…)");
+    }
+  CHECK(named_1b == 30);
+  // b at 2[a,b] compares against 1[b]: its output differs from 2[a,b]'s too.
+  CHECK(verdict_of(f, "b", "2[a,b]").verdict == Verdict::incomparable);
+  CHECK(verdict_of(f, "a", "2[a,b]").verdict == Verdict::not_perturbed);
+}
+
+TEST_CASE("a multiplexed reading makes that metric incomparable at that level only") {
+  const Plan plan = counter_plan({"a", "b"}, CountingMode::external);
+  std::vector<RunRecord> runs = synth_runs(plan, 30, Synth{});
+  for (RunRecord& r : runs)
+    if (r.block == 3 && plan.configs[r.config].id == "counters=2[a,b]/held") {
+      r.readings[1].multiplexed = true;
+      r.readings[1].scale = 1.31;
+      r.readings[1].time_running = 763359;
+    }
+  const Findings f = analyse_check(plan, runs, kOptions);
+  const LevelVerdict& v = verdict_of(f, "b", "2[a,b]");
+  CHECK(v.verdict == Verdict::incomparable);
+  CHECK(v.reason == "held: b multiplexed in 1 run (scaled up to x1.31)");
+  CHECK(verdict_of(f, "a", "2[a,b]").verdict == Verdict::not_perturbed);
+  CHECK(verdict_of(f, "wall-time", "2[a,b]").verdict == Verdict::not_perturbed);
+  REQUIRE(f.incomparable.size() == 1);
+  CHECK(f.incomparable[0].why == "b multiplexed (x1.31)");
+}
+
+TEST_CASE("an A/A copy 5% off fails the control: that metric is inconclusive everywhere") {
+  const Plan plan = counter_plan({"a", "b"}, CountingMode::external);
+  Synth s;
+  s.factor = [](std::size_t, const Plan&, const Configuration& c, const std::string& m) {
+    return m == "wall-time" && c.aa_duplicate ? 1.05 : 1.0;
+  };
+  const Findings f = analyse_check(plan, synth_runs(plan, 30, s), kOptions);
+  CHECK_FALSE(f.aa.ok);
+  CHECK(starts_with(f.aa.reason, "wall-time: +5."));
+  for (const std::string level : {"2[a,b]", "1[b]"}) {
+    const LevelVerdict& v = verdict_of(f, "wall-time", level);
+    CHECK(v.verdict == Verdict::inconclusive);
+    CHECK(starts_with(v.reason, "A/A control failed: baseline vs its duplicate differ by +5."));
+  }
+  CHECK(verdict_of(f, "user-time", "2[a,b]").verdict == Verdict::not_perturbed);
+  CHECK(verdict_of(f, "a", "2[a,b]").verdict == Verdict::not_perturbed);
+  CHECK_FALSE(f.decisive);
+}
+
+TEST_CASE("three blocks are too few runs") {
+  const Plan plan = counter_plan({"a", "b"}, CountingMode::external);
+  const Findings f = analyse_check(plan, synth_runs(plan, 3, Synth{}), kOptions);
+  REQUIRE_FALSE(f.verdicts.empty());
+  for (const LevelVerdict& v : f.verdicts) {
+    CHECK(v.verdict == Verdict::inconclusive);
+    CHECK(v.reason == "too few runs: 3 blocks, need at least 5 (held)");
+  }
+  CHECK_FALSE(f.decisive);
+}
+
+TEST_CASE("a metric of zeros and ones is compared as ln(x+1) and too rare for a verdict") {
+  const Plan plan = counter_plan({"a", "b"}, CountingMode::external);
+  Synth s;
+  s.factor = [](std::size_t block, const Plan&, const Configuration&, const std::string& m) {
+    return m == "b" ? static_cast<double>(block % 2) / 1e6 : 1.0;  // 0, 1, 0, 1, ...
+  };
+  const Findings f = analyse_check(plan, synth_runs(plan, 30, s), kOptions);
+  const Comparison& c = comparison_of(f, "b", "2[a,b]", Layout::held);
+  CHECK(c.log1p);
+  CHECK(c.n == 30);
+  CHECK(c.effect == Approx(0.0).margin(1e-12));  // the same 0/1 in both series of a block
+  CHECK(c.median_baseline == 0.5);
+  const LevelVerdict& v = verdict_of(f, "b", "2[a,b]");
+  CHECK(v.verdict == Verdict::inconclusive);
+  CHECK(v.reason == "too few events to compare as a ratio (median 0.5)");
+  CHECK(std::find(f.notes.begin(), f.notes.end(), "b: some runs counted 0, so it is compared as ln(x+1)") !=
+        f.notes.end());
+  CHECK(verdict_of(f, "a", "2[a,b]").verdict == Verdict::not_perturbed);
+}
+
+TEST_CASE("an effect that appears halfway through the sweep is drift: inconclusive") {
+  const Plan plan = counter_plan({"a", "b"}, CountingMode::external);
+  Synth s;
+  s.factor = [](std::size_t block, const Plan& p, const Configuration& c, const std::string& m) {
+    return m == "a" && level_of(p, c) == "2[a,b]" && block > 15 ? 1.1 : 1.0;
+  };
+  const Findings f = analyse_check(plan, synth_runs(plan, 30, s), kOptions);
+  const Comparison& c = comparison_of(f, "a", "2[a,b]", Layout::held);
+  CHECK(starts_with(c.drift, "effect moved from +0."));
+  CHECK(c.drift.find("to +10.") != std::string::npos);
+  CHECK(c.drift.find("at block 16") != std::string::npos);
+  const LevelVerdict& v = verdict_of(f, "a", "2[a,b]");
+  CHECK(v.verdict == Verdict::inconclusive);
+  CHECK(starts_with(v.reason, "drift: held: effect moved from "));
+}
+
+TEST_CASE("Page's trend: growing with the dose gives a small p, shrinking a small p_decreasing") {
+  const Plan plan = counter_plan({"a", "b", "c", "d"}, CountingMode::external);
+  for (const bool grow : {true, false}) {
+    Synth s;
+    s.factor = [grow](std::size_t, const Plan& p, const Configuration& c, const std::string& m) {
+      const double k = p.spec.levels[c.level_index].dose;
+      return m == "wall-time" ? (grow ? 1.0 + 0.02 * k : 1.0 - 0.02 * k) : 1.0;
+    };
+    const Findings f = analyse_check(plan, synth_runs(plan, 30, s), kOptions);
+    // a over prefixes 1..4, b over 2..4, c and d have fewer than three; 7 driver metrics.
+    REQUIRE(f.trends.size() == 9);
+    const std::size_t wall = metric_index(f, "wall-time");
+    const Trend* t = nullptr;
+    for (const Trend& x : f.trends)
+      if (x.metric == wall) t = &x;
+    REQUIRE(t);
+    CHECK(t->levels == 4);
+    CHECK(t->blocks == 30);
+    CHECK(t->method == "Page's L, exact");
+    if (grow) {
+      CHECK(t->L == 30 * (1 + 4 + 9 + 16));  // every block ranks the doses 1, 2, 3, 4
+      CHECK(t->p_value < 1e-30);
+      CHECK(t->p_decreasing == Approx(1.0));
+    } else {
+      CHECK(t->L == 30 * (4 + 6 + 6 + 4));  // ranks 4, 3, 2, 1
+      CHECK(t->p_decreasing < 1e-30);
+      CHECK(t->p_value == Approx(1.0));
+    }
+    for (const Trend& x : f.trends)
+      if (x.metric == metric_index(f, "b")) CHECK(x.levels == 3);
+  }
+}
+
+TEST_CASE("Holm-adjusted p-values are stats::holm_adjust over every comparison but the A/A") {
+  const Plan plan = counter_plan({"a", "b", "c"}, CountingMode::external);
+  Synth s;
+  s.factor = [](std::size_t, const Plan& p, const Configuration& c, const std::string& m) {
+    return m == "user-time" && level_of(p, c) == "3[a,b,c]" ? 1.004 : 1.0;
+  };
+  const Findings f = analyse_check(plan, synth_runs(plan, 20, s), kOptions);
+  std::vector<double> p;
+  std::vector<std::size_t> at;
+  for (std::size_t i = 0; i < f.comparisons.size(); ++i)
+    if (!f.comparisons[i].aa) p.push_back(f.comparisons[i].p_value), at.push_back(i);
+  const std::vector<double> holm = stats::holm_adjust(p);
+  REQUIRE(holm.size() == at.size());
+  for (std::size_t k = 0; k < at.size(); ++k) CHECK(f.comparisons[at[k]].p_holm == holm[k]);
+  for (std::size_t i : f.aa.comparisons) CHECK(f.comparisons[i].p_holm == f.comparisons[i].p_value);
+}
+
+TEST_CASE("an interrupted sweep is analysed over the blocks where both sides ran") {
+  const Plan plan = counter_plan({"a", "b"}, CountingMode::external);
+  std::vector<RunRecord> runs = synth_runs(plan, 30, Synth{});
+  runs.resize(runs.size() - 3);  // the last block lost its last three runs
+  const Findings f = analyse_check(plan, runs, kOptions);
+  CHECK(f.measured_blocks == 29);
+  CHECK(f.runs == 30 * plan.configs.size() - 3);
+  CHECK(starts_with(f.notes.front(), "block 30 is incomplete ("));
+  // Each comparison pairs exactly the blocks where both configurations ran.
+  for (const Comparison& c : f.comparisons) {
+    bool has_config = false, has_base = false;
+    for (const RunRecord& r : runs)
+      if (r.block == 30) has_config |= r.config == c.config, has_base |= r.config == c.baseline;
+    CHECK(c.n == (has_config && has_base ? 30u : 29u));
+  }
+  CHECK(count_verdicts(f, Verdict::not_perturbed) == f.verdicts.size());
+}
+
+TEST_CASE("instructions moving under held layout makes the whole level incomparable") {
+  const Plan plan = counter_plan({"instructions", "task-clock"}, CountingMode::external);
+  Synth s;
+  s.noise = 0;
+  s.factor = [](std::size_t, const Plan& p, const Configuration& c, const std::string& m) {
+    return m == "instructions" && level_of(p, c) == "2[instructions,task-clock]" ? 1.1 : 1.0;
+  };
+  const Findings f = analyse_check(plan, synth_runs(plan, 30, s), kOptions);
+  for (const std::string m : {"instructions", "task-clock", "wall-time"}) {
+    const LevelVerdict& v = verdict_of(f, m, "2[instructions,task-clock]");
+    CHECK(v.verdict == Verdict::incomparable);
+    CHECK(starts_with(v.reason, "instruction count moved by +10.0% where the dose adds no instructions"));
+  }
+  CHECK(verdict_of(f, "wall-time", "1[task-clock]").verdict == Verdict::not_perturbed);
+  CHECK(f.metrics[metric_index(f, "task-clock")].unit == "ns");
+}
+
+TEST_CASE("the analysis is a pure function of its inputs and seed") {
+  const Plan plan = counter_plan({"a", "b"}, CountingMode::inprocess);
+  const std::vector<RunRecord> runs = synth_runs(plan, 20, Synth{});
+  const Findings f1 = analyse_check(plan, runs, kOptions);
+  const Findings f2 = analyse_check(plan, runs, kOptions);
+  REQUIRE(f1.comparisons.size() == f2.comparisons.size());
+  for (std::size_t i = 0; i < f1.comparisons.size(); ++i) {
+    CHECK(f1.comparisons[i].effect == f2.comparisons[i].effect);
+    CHECK(f1.comparisons[i].ci_lo == f2.comparisons[i].ci_lo);
+    CHECK(f1.comparisons[i].p_value == f2.comparisons[i].p_value);
+  }
+  CHECK_THROWS_AS(analyse_check(plan, runs, {0.0, 0.05, 1, 0}), Error);
+  CHECK_THROWS_AS(analyse_check(plan, runs, {0.01, 0.05, 0, 0}), Error);
+}
