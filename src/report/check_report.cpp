@@ -1,0 +1,691 @@
+#include "report/check_report.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <set>
+
+#include "host/host_info.h"
+#include "report/doctor_report.h"
+#include "report/measure_report.h"
+#include "report/textplot.h"
+
+namespace obscheck {
+namespace {
+
+// Level labels grow with the counter list ("4[cycles,instructions,l1d,llc]"); past this
+// width a label gets a line of its own so the table stays within ~120 columns.
+constexpr std::size_t kLevelColumnMax = 28;
+// A terminal's customary width; the verdict column moves onto the reason line when a
+// row would pass it (three layouts with two-decimal effects do).
+constexpr std::size_t kTableWidth = 120;
+// Enough to see which configuration fails and how; the JSON lists every run.
+constexpr std::size_t kIncomparableListed = 20;
+// About a dozen lines resolve a CI bar against the ±ε guides without dominating the page.
+constexpr std::size_t kPlotRows = 12;
+
+struct Palette {
+  std::string bold, dim, red, yellow, green, magenta, reset;
+  explicit Palette(bool color) {
+    if (!color) return;
+    bold = "\x1b[1m";
+    dim = "\x1b[2m";
+    red = "\x1b[31m";
+    yellow = "\x1b[33m";
+    green = "\x1b[32m";
+    magenta = "\x1b[35m";
+    reset = "\x1b[0m";
+  }
+  const std::string& of(Verdict v) const {
+    switch (v) {
+      case Verdict::perturbed: return red;
+      case Verdict::explained_by_layout: return yellow;
+      case Verdict::not_perturbed: return green;
+      case Verdict::incomparable: return magenta;
+      case Verdict::inconclusive: return dim;
+    }
+    return dim;
+  }
+  std::string paint(const std::string& colour, const std::string& text) const {
+    return colour.empty() ? text : colour + text + reset;
+  }
+};
+
+// Terminal columns of UTF-8 text ("±", "ε", "×" are one column each), ANSI escapes skipped.
+std::size_t display_width(const std::string& s) {
+  std::size_t w = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\x1b') {
+      while (i < s.size() && s[i] != 'm') ++i;
+      continue;
+    }
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) ++w;
+  }
+  return w;
+}
+
+std::string pad(const std::string& s, std::size_t width) {
+  const std::size_t w = display_width(s);
+  return w >= width ? s : s + std::string(width - w, ' ');
+}
+
+// -0.0 prints as "-0.0"; adding +0.0 turns it into +0.0.
+double pct(double fraction) { return fraction * 100 + 0.0; }
+
+std::string format_margin(double margin) { return fmt::format("±{:g}%", pct(margin)); }
+
+// "= 0.0123", "< 0.0001", "= n/a": the relation and the value, ready after "p".
+std::string p_clause(double p) {
+  if (!std::isfinite(p)) return "= n/a";
+  if (p < 1e-4) return "< 0.0001";
+  return fmt::format("= {:.4f}", p);
+}
+
+std::string shell_word(const std::string& a) {
+  if (!a.empty() && a.find_first_of(" \t\n'\"\\$`;&|<>()*?!#~") == std::string::npos) return a;
+  std::string out = "'";
+  for (char c : a) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string join(const std::vector<std::string>& items, const std::string& sep) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? sep : "") + items[i];
+  return out;
+}
+
+std::string command_line(const CheckContext& ctx) {
+  std::vector<std::string> words;
+  for (const auto& a : ctx.argv) words.push_back(shell_word(a));
+  return join(words, " ");
+}
+
+// JSON has no NaN: a value that does not exist is null.
+nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+// perturbed > layout > incomparable > inconclusive > not perturbed (findings.h).
+int severity_rank(Verdict v) {
+  switch (v) {
+    case Verdict::perturbed: return 4;
+    case Verdict::explained_by_layout: return 3;
+    case Verdict::incomparable: return 2;
+    case Verdict::inconclusive: return 1;
+    case Verdict::not_perturbed: return 0;
+  }
+  return 0;
+}
+
+std::vector<const LevelVerdict*> verdicts_of(const Findings& f, std::size_t metric) {
+  std::vector<const LevelVerdict*> out;
+  for (const LevelVerdict& v : f.verdicts)
+    if (v.metric == metric) out.push_back(&v);
+  return out;
+}
+
+std::optional<Verdict> metric_verdict(const Findings& f, std::size_t metric) {
+  if (metric < f.metric_verdicts.size()) return f.metric_verdicts[metric];
+  std::optional<Verdict> worst;
+  for (const LevelVerdict* v : verdicts_of(f, metric))
+    if (!worst || severity_rank(v->verdict) > severity_rank(*worst)) worst = v->verdict;
+  return worst;
+}
+
+// The comparison behind one cell of the verdict table: the verdict's own list first,
+// any matching comparison when the analysis left the list empty.
+const Comparison* cell(const Findings& f, const LevelVerdict& v, Layout layout) {
+  for (std::size_t i : v.comparisons)
+    if (i < f.comparisons.size() && f.comparisons[i].layout == layout) return &f.comparisons[i];
+  for (const Comparison& c : f.comparisons)
+    if (!c.aa && c.metric == v.metric && c.level_index == v.level_index && c.layout == layout) return &c;
+  return nullptr;
+}
+
+const LevelVerdict* verdict_for(const Findings& f, const Comparison& c) {
+  if (c.aa) return nullptr;
+  for (const LevelVerdict& v : f.verdicts)
+    if (v.metric == c.metric && v.level_index == c.level_index) return &v;
+  return nullptr;
+}
+
+std::string cell_text(const Comparison* c) {
+  if (!c) return "";
+  if (c->n == 0) return "no pairs";
+  return format_effect_ci(c->effect, c->ci_lo, c->ci_hi);
+}
+
+std::string metric_name(const Findings& f, std::size_t m) {
+  return m < f.metrics.size() ? f.metrics[m].name : fmt::format("metric {}", m);
+}
+
+std::string config_id(const Plan& plan, std::size_t config) {
+  return config < plan.configs.size() ? plan.configs[config].id : fmt::format("config {}", config);
+}
+
+std::string level_label(const Plan& plan, std::size_t level) {
+  return level < plan.spec.levels.size() ? plan.spec.levels[level].label : fmt::format("level {}", level);
+}
+
+std::vector<const Comparison*> aa_comparisons(const Findings& f) {
+  std::vector<const Comparison*> out;
+  for (const Comparison& c : f.comparisons)
+    if (c.aa) out.push_back(&c);
+  return out;
+}
+
+// Comparisons that carry a p-value into the Holm family: not the A/A control, not a
+// configuration without any paired block.
+std::size_t family_size(const Findings& f) {
+  return static_cast<std::size_t>(std::count_if(f.comparisons.begin(), f.comparisons.end(),
+                                                [](const Comparison& c) { return !c.aa && c.n > 0; }));
+}
+
+std::string aa_line(const Findings& f) {
+  if (aa_comparisons(f).empty()) return "A/A control: no paired blocks yet";
+  if (f.aa.ok)
+    return fmt::format("A/A control: baseline against its duplicate — within {} on every metric",
+                       format_margin(f.margin));
+  return "A/A control: FAILED — " + (f.aa.reason.empty() ? std::string("a difference between identical runs")
+                                                          : f.aa.reason);
+}
+
+std::vector<std::string> distinct(std::vector<std::string> items) {
+  std::vector<std::string> out;
+  for (auto& s : items)
+    if (!s.empty() && std::find(out.begin(), out.end(), s) == out.end()) out.push_back(std::move(s));
+  return out;
+}
+
+// The methods footer, shared by text and Markdown: every interval and test named.
+std::vector<std::string> methods_lines(const Plan& plan, const Findings& f) {
+  std::vector<std::string> ci, p, trend, log1p;
+  for (const Comparison& c : f.comparisons) {
+    ci.push_back(c.ci_method);
+    p.push_back(c.p_method);
+    if (c.log1p) log1p.push_back(metric_name(f, c.metric));
+  }
+  for (const Trend& t : f.trends) trend.push_back(t.method);
+  ci = distinct(ci);
+  p = distinct(p);
+  trend = distinct(trend);
+  log1p = distinct(log1p);
+  std::vector<std::string> out;
+  out.push_back("effect: exp(mean d) − 1, d = ln(x_level) − ln(x_reference) per block");
+  if (!ci.empty()) out.push_back("intervals: " + join(ci, "; "));
+  if (!p.empty()) out.push_back("p-values: " + join(p, "; "));
+  out.push_back(fmt::format("multiplicity: Holm over {} comparisons (levels × layouts × metrics; the A/A "
+                            "control apart), α = {:g}",
+                            family_size(f), f.alpha));
+  out.push_back(fmt::format("equivalence: TOST within {}, α = {:g}", format_margin(f.margin), f.alpha));
+  std::vector<std::string> at;
+  const auto schedule = plan_looks(plan);
+  for (std::size_t n : schedule) at.push_back(std::to_string(n));
+  out.push_back(fmt::format("sequential: α split across {} look{}{}", f.looks_planned, f.looks_planned == 1 ? "" : "s",
+                            schedule.size() == f.looks_planned ? " at " + join(at, ", ") + " measured blocks" : ""));
+  if (!trend.empty()) out.push_back("trend: " + join(trend, "; "));
+  if (!log1p.empty()) out.push_back("zeros in the data: ln(x + 1) used for " + join(log1p, ", "));
+  return out;
+}
+
+// ---- text ------------------------------------------------------------------------
+
+std::string text_header(const Plan& plan, const Findings& f, const CheckContext& ctx, const Palette& pal) {
+  std::string out = fmt::format("{}: {}\n", pal.paint(pal.bold, "obscheck"), command_line(ctx));
+  out += fmt::format("  mode {}; {} measured blocks × {} configurations = {} runs; seed {}; margin ε = {}\n",
+                     ctx.mode.empty() ? "external" : ctx.mode, f.measured_blocks, plan.block_size(),
+                     f.measured_blocks * plan.block_size(), ctx.seed, format_margin(f.margin));
+  out += fmt::format("  journal {}; {} runs analysed, {} warm-up runs dropped; {} of {} planned runs done{}\n",
+                     ctx.journal_path.empty() ? "(none)" : ctx.journal_path, f.runs, f.warmup_runs_dropped,
+                     ctx.runs_done, ctx.runs_planned, ctx.complete ? "" : pal.paint(pal.yellow, " (incomplete)"));
+  return out;
+}
+
+std::string verdict_table(const Plan& plan, const Findings& f, const Palette& pal) {
+  if (f.verdicts.empty()) return "verdicts: none yet (no measured block has completed)\n";
+  const auto& layouts = plan.spec.layouts;
+  std::size_t level_w = std::string("level").size();
+  std::vector<std::size_t> col_w;
+  for (Layout l : layouts) col_w.push_back(to_string(l).size());
+  for (const LevelVerdict& v : f.verdicts) {
+    level_w = std::max(level_w, std::min(v.level_label.size(), kLevelColumnMax));
+    for (std::size_t k = 0; k < layouts.size(); ++k)
+      col_w[k] = std::max(col_w[k], display_width(cell_text(cell(f, v, layouts[k]))));
+  }
+  std::string out = fmt::format("verdicts: effect of each level against its reference, with its CI (margin ε = {})\n",
+                                format_margin(f.margin));
+  std::string head = "    " + pad("level", level_w);
+  for (std::size_t k = 0; k < layouts.size(); ++k) head += "  " + pad(std::string(to_string(layouts[k])), col_w[k]);
+  std::size_t verdict_w = 0;
+  for (const LevelVerdict& v : f.verdicts) verdict_w = std::max(verdict_w, display_width(std::string(verdict_text(v.verdict))));
+  const bool verdict_column = display_width(head) + 2 + verdict_w <= kTableWidth;
+  if (verdict_column) head += "  verdict";
+  while (head.back() == ' ') head.pop_back();
+  out += pal.paint(pal.dim, head) + "\n";
+  for (std::size_t m = 0; m < f.metrics.size(); ++m) {
+    const auto rows = verdicts_of(f, m);
+    if (rows.empty()) continue;
+    const Verdict worst = *metric_verdict(f, m);
+    out += fmt::format("  {} ({}): {}\n", pal.paint(pal.bold, f.metrics[m].name), f.metrics[m].unit,
+                       pal.paint(pal.of(worst), std::string(verdict_text(worst))));
+    for (const LevelVerdict* v : rows) {
+      std::string line = "    ";
+      if (v->level_label.size() > level_w) {
+        out += "    " + v->level_label + "\n";
+        line += std::string(level_w, ' ');
+      } else {
+        line += pad(v->level_label, level_w);
+      }
+      for (std::size_t k = 0; k < layouts.size(); ++k) line += "  " + pad(cell_text(cell(f, *v, layouts[k])), col_w[k]);
+      const std::string verdict = pal.paint(pal.of(v->verdict), std::string(verdict_text(v->verdict)));
+      if (verdict_column) {
+        line += "  " + verdict;
+        while (!line.empty() && line.back() == ' ') line.pop_back();
+        out += line + "\n";
+        if (!v->reason.empty()) out += "      " + pal.paint(pal.dim, v->reason) + "\n";
+      } else {
+        while (!line.empty() && line.back() == ' ') line.pop_back();
+        out += line + "\n      " + verdict + (v->reason.empty() ? "" : pal.paint(pal.dim, " — " + v->reason)) + "\n";
+      }
+    }
+  }
+  return out;
+}
+
+std::string aa_section(const Plan& plan, const Findings& f, const Palette& pal) {
+  const auto aa = aa_comparisons(f);
+  std::string out = (f.aa.ok ? aa_line(f) : pal.paint(pal.red, aa_line(f))) + "\n";
+  std::size_t name_w = 0;
+  for (const Comparison* c : aa) name_w = std::max(name_w, metric_name(f, c->metric).size());
+  for (const Comparison* c : aa)
+    out += fmt::format("    {}  {}  ({} vs {}, {} blocks)\n", pad(metric_name(f, c->metric), name_w), cell_text(c),
+                       config_id(plan, c->config), config_id(plan, c->baseline), c->n);
+  return out;
+}
+
+std::string incomparable_section(const Plan& plan, const Findings& f, const Palette& pal) {
+  if (f.incomparable.empty()) return "";
+  std::string out = pal.paint(pal.magenta, fmt::format("incomparable runs ({}):", f.incomparable.size())) + "\n";
+  const std::size_t shown = std::min(f.incomparable.size(), kIncomparableListed);
+  for (std::size_t i = 0; i < shown; ++i) {
+    const IncomparableRun& r = f.incomparable[i];
+    out += fmt::format("  run {} ({}): {}\n", r.run_index, config_id(plan, r.config), r.why);
+  }
+  if (shown < f.incomparable.size())
+    out += fmt::format("  … and {} more (--json lists every run)\n", f.incomparable.size() - shown);
+  return out;
+}
+
+// A level is on the dose axis when it counts a prefix of the counter list (any level of
+// an observer without counters); the others are counters measured alone.
+bool on_dose_axis(const Level& level) {
+  for (std::size_t i = 0; i < level.programmed.size(); ++i)
+    if (level.programmed[i] != i) return false;
+  return true;
+}
+
+char layout_marker(Layout l) {
+  switch (l) {
+    case Layout::natural: return 'n';
+    case Layout::held: return 'h';
+    case Layout::sham: return 's';
+  }
+  return '*';
+}
+
+std::string metric_plot(const Plan& plan, const Findings& f, std::size_t m, const Palette& pal) {
+  std::vector<const Comparison*> cs;
+  for (const Comparison& c : f.comparisons)
+    if (!c.aa && c.metric == m) cs.push_back(&c);
+  if (cs.empty()) return "";
+  const auto& layouts = plan.spec.layouts;
+  std::vector<std::size_t> axis;  // level indexes, by dose then plan order
+  for (std::size_t i = 0; i < plan.spec.levels.size(); ++i)
+    if (on_dose_axis(plan.spec.levels[i])) axis.push_back(i);
+  std::stable_sort(axis.begin(), axis.end(),
+                   [&](std::size_t a, std::size_t b) { return plan.spec.levels[a].dose < plan.spec.levels[b].dose; });
+
+  TextPlot plot;
+  plot.rows = kPlotRows;
+  std::vector<std::string> legend;
+  for (Layout l : layouts) {
+    plot.series.push_back({layout_marker(l), std::string(to_string(l))});
+    legend.push_back(fmt::format("{} {}", layout_marker(l), to_string(l)));
+  }
+  plot.guides = {pct(f.margin), pct(-f.margin)};
+  std::vector<std::string> axis_names;
+  for (std::size_t s = 0; s < axis.size(); ++s) {
+    const Level& level = plan.spec.levels[axis[s]];
+    plot.slots.push_back(std::to_string(level.dose));
+    axis_names.push_back(fmt::format("{} = {}", level.dose, level.label));
+  }
+  for (const Comparison* c : cs) {
+    const auto slot = std::find(axis.begin(), axis.end(), c->level_index);
+    const auto series = std::find(layouts.begin(), layouts.end(), c->layout);
+    if (slot == axis.end() || series == layouts.end() || c->n == 0) continue;
+    plot.points.push_back({static_cast<std::size_t>(slot - axis.begin()),
+                           static_cast<std::size_t>(series - layouts.begin()), pct(c->effect), pct(c->ci_lo),
+                           pct(c->ci_hi)});
+  }
+
+  const MetricInfo& info = f.metrics[m];
+  std::string out = fmt::format("{} ({}): effect vs dose — {}; | CI; . {}\n", pal.paint(pal.bold, info.name), info.unit,
+                                join(legend, ", "), format_margin(f.margin));
+  out += render_plot(plot, "  ");
+  const std::size_t ref_level = cs.front()->baseline < plan.configs.size()
+                                    ? plan.configs[cs.front()->baseline].level_index
+                                    : plan.spec.levels.size();
+  out += fmt::format("  dose {}; reference (0 by definition): {}\n", join(axis_names, ", "),
+                     level_label(plan, ref_level));
+  // Levels off the axis (a counter alone): one line each, every layout's effect.
+  std::vector<std::size_t> off_axis;
+  for (const Comparison* c : cs)
+    if (std::find(axis.begin(), axis.end(), c->level_index) == axis.end() &&
+        std::find(off_axis.begin(), off_axis.end(), c->level_index) == off_axis.end())
+      off_axis.push_back(c->level_index);
+  for (std::size_t li : off_axis) {
+    std::vector<std::string> parts;
+    for (Layout l : layouts)
+      for (const Comparison* c : cs)
+        if (c->level_index == li && c->layout == l) parts.push_back(fmt::format("{} {}", to_string(l), cell_text(c)));
+    out += fmt::format("  alone: {}: {}\n", level_label(plan, li), join(parts, ", "));
+  }
+  for (Layout l : layouts) {
+    std::vector<std::string> parts;
+    const Comparison* first = nullptr;
+    for (const Comparison* c : cs)
+      if (c->layout == l && c->n > 0) {
+        if (!first) {
+          first = c;
+          parts.push_back(fmt::format("{} {} (reference)", level_label(plan, ref_level),
+                                      format_value(c->median_baseline, info.unit)));
+        }
+        parts.push_back(fmt::format("{} {}", c->level_label, format_value(c->median_config, info.unit)));
+      }
+    if (first) out += fmt::format("  medians, {}: {}\n", to_string(l), join(parts, "; "));
+  }
+  for (const Trend& t : f.trends)
+    if (t.metric == m)
+      out += fmt::format("  trend with dose, {}: L = {:g}, p(increasing) {}, p(decreasing) {} over {} levels × {} "
+                         "blocks\n",
+                         to_string(t.layout), t.L, p_clause(t.p_value), p_clause(t.p_decreasing), t.levels, t.blocks);
+  return out;
+}
+
+std::string host_section(const CheckContext& ctx, const Palette& pal) {
+  std::string out = "host\n";
+  if (!ctx.host.is_object() || ctx.host.empty()) {
+    out += "  host: not recorded\n";
+  } else {
+    try {
+      HostInfo host;
+      from_json(ctx.host, host);
+      out += host_summary_text(host);
+    } catch (const nlohmann::json::exception&) {
+      out += fmt::format("  host: {} (the recorded host description is malformed)\n",
+                         ctx.host.value("hostname", std::string("unknown")));
+    }
+  }
+  out += fmt::format("  target environment: {} bytes\n", format_value(static_cast<double>(ctx.env_bytes), "count"));
+  std::string warn;
+  for (const nlohmann::json& d : ctx.doctor) {
+    const std::string severity = d.value("severity", std::string("info"));
+    if (severity == "info") continue;
+    const std::string fix = d.value("fix", std::string());
+    warn += fmt::format("  {} {}: {}{}\n", pal.paint(severity == "blocking" ? pal.red : pal.yellow, pad(severity, 8)),
+                        d.value("id", std::string("?")), d.value("what", std::string()),
+                        fix.empty() ? "" : "; fix: " + fix);
+  }
+  if (!warn.empty()) out += "doctor warnings:\n" + warn;
+  return out;
+}
+
+// ---- CSV -------------------------------------------------------------------------
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string csv_number(double v) { return std::isfinite(v) ? fmt::format("{}", v) : ""; }
+
+// ---- Markdown --------------------------------------------------------------------
+
+std::string md_cell(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string format_effect_ci(double effect, double lo, double hi) {
+  if (!std::isfinite(effect)) return "n/a";
+  const bool ci = std::isfinite(lo) && std::isfinite(hi);
+  double largest = std::fabs(pct(effect));
+  if (ci) largest = std::max({largest, std::fabs(pct(lo)), std::fabs(pct(hi))});
+  const int d = largest < 1 ? 2 : largest < 100 ? 1 : 0;
+  std::string out = fmt::format("{:+.{}f}%", pct(effect), d);
+  if (ci) out += fmt::format(" [{:+.{}f}, {:+.{}f}]", pct(lo), d, pct(hi), d);
+  return out;
+}
+
+std::string check_text(const Plan& plan, const Findings& f, const CheckContext& ctx, bool color) {
+  const Palette pal(color);
+  std::string out = text_header(plan, f, ctx, pal) + "\n";
+  out += verdict_table(plan, f, pal) + "\n";
+  out += aa_section(plan, f, pal);
+  out += incomparable_section(plan, f, pal);
+  for (const auto& n : f.notes) out += "note: " + n + "\n";
+  for (const auto& w : ctx.warnings) out += pal.paint(pal.yellow, "warning:") + " " + w + "\n";
+  for (std::size_t m = 0; m < f.metrics.size(); ++m) {
+    const std::string plot = metric_plot(plan, f, m, pal);
+    if (!plot.empty()) out += "\n" + plot;
+  }
+  out += "\n" + host_section(ctx, pal);
+  out += "\nmethods:\n";
+  for (const auto& line : methods_lines(plan, f)) out += "  " + pal.paint(pal.dim, line) + "\n";
+  return out;
+}
+
+std::string check_json(const Plan& plan, const Findings& f, const CheckContext& ctx) {
+  using nlohmann::json;
+  json j;
+  j["schema"] = "obscheck-check-report";
+  j["version"] = 1;
+  j["context"] = {{"argv", ctx.argv},
+                  {"mode", ctx.mode},
+                  {"seed", ctx.seed},
+                  {"journal", ctx.journal_path},
+                  {"env_bytes", ctx.env_bytes},
+                  {"complete", ctx.complete},
+                  {"runs_planned", ctx.runs_planned},
+                  {"runs_done", ctx.runs_done},
+                  {"warnings", ctx.warnings},
+                  {"host", ctx.host},
+                  {"doctor", ctx.doctor}};
+
+  json configs = json::array();
+  for (const Configuration& c : plan.configs) {
+    std::vector<std::string> programmed, announced;
+    for (std::size_t i : c.level.programmed) programmed.push_back(i < plan.spec.counters.size() ? plan.spec.counters[i] : "");
+    for (std::size_t i : c.level.announced) announced.push_back(i < plan.spec.counters.size() ? plan.spec.counters[i] : "");
+    configs.push_back({{"index", c.index},
+                       {"id", c.id},
+                       {"level_index", c.level_index},
+                       {"level", level_label(plan, c.level_index)},
+                       {"dose", c.level.dose},
+                       {"layout", to_string(c.layout)},
+                       {"aa_duplicate", c.aa_duplicate},
+                       {"programmed", programmed},
+                       {"announced", announced}});
+  }
+  std::vector<std::string> layouts;
+  for (Layout l : plan.spec.layouts) layouts.emplace_back(to_string(l));
+  j["plan"] = {{"observer", plan.spec.observer}, {"counters", plan.spec.counters}, {"layouts", layouts},
+               {"block_size", plan.block_size()}, {"baselines", plan.baselines}, {"aa", plan.aa},
+               {"looks", plan_looks(plan)},        {"configs", configs}};
+
+  j["summary"] = {{"runs", f.runs},
+                  {"measured_blocks", f.measured_blocks},
+                  {"warmup_runs_dropped", f.warmup_runs_dropped},
+                  {"margin", num(f.margin)},
+                  {"alpha", num(f.alpha)},
+                  {"looks_planned", f.looks_planned},
+                  {"decisive", f.decisive}};
+
+  json metrics = json::array();
+  for (std::size_t m = 0; m < f.metrics.size(); ++m) {
+    const MetricInfo& mi = f.metrics[m];
+    const auto v = metric_verdict(f, m);
+    metrics.push_back({{"index", m},
+                       {"name", mi.name},
+                       {"unit", mi.unit},
+                       {"source", mi.driver ? "driver" : "counter"},
+                       {"counter", mi.counter ? json(*mi.counter) : json(nullptr)},
+                       {"verdict", v ? json(verdict_key(*v)) : json(nullptr)},
+                       {"verdict_text", v ? json(verdict_text(*v)) : json(nullptr)}});
+  }
+  j["metrics"] = metrics;
+
+  json comparisons = json::array();
+  for (std::size_t i = 0; i < f.comparisons.size(); ++i) {
+    const Comparison& c = f.comparisons[i];
+    comparisons.push_back({{"index", i},
+                           {"metric", c.metric},
+                           {"metric_name", metric_name(f, c.metric)},
+                           {"config", c.config},
+                           {"config_id", config_id(plan, c.config)},
+                           {"baseline", c.baseline},
+                           {"baseline_id", config_id(plan, c.baseline)},
+                           {"level_index", c.level_index},
+                           {"level", c.level_label},
+                           {"dose", c.dose},
+                           {"layout", to_string(c.layout)},
+                           {"aa", c.aa},
+                           {"n", c.n},
+                           {"effect", num(c.effect)},
+                           {"ci", {{"lo", num(c.ci_lo)}, {"hi", num(c.ci_hi)}, {"method", c.ci_method}}},
+                           {"p", num(c.p_value)},
+                           {"p_holm", num(c.p_holm)},
+                           {"p_method", c.p_method},
+                           {"significant", c.significant},
+                           {"equivalent", c.equivalent},
+                           {"outside_margin", c.outside_margin},
+                           {"median_config", num(c.median_config)},
+                           {"median_baseline", num(c.median_baseline)},
+                           {"log1p", c.log1p},
+                           {"drift", c.drift}});
+  }
+  j["comparisons"] = comparisons;
+
+  json verdicts = json::array();
+  for (const LevelVerdict& v : f.verdicts)
+    verdicts.push_back({{"metric", v.metric},
+                        {"metric_name", metric_name(f, v.metric)},
+                        {"level_index", v.level_index},
+                        {"level", v.level_label},
+                        {"dose", v.dose},
+                        {"verdict", verdict_key(v.verdict)},
+                        {"verdict_text", verdict_text(v.verdict)},
+                        {"reason", v.reason},
+                        {"comparisons", v.comparisons}});
+  j["verdicts"] = verdicts;
+
+  json trends = json::array();
+  for (const Trend& t : f.trends)
+    trends.push_back({{"metric", t.metric},
+                      {"metric_name", metric_name(f, t.metric)},
+                      {"layout", to_string(t.layout)},
+                      {"levels", t.levels},
+                      {"blocks", t.blocks},
+                      {"L", num(t.L)},
+                      {"p_increasing", num(t.p_value)},
+                      {"p_decreasing", num(t.p_decreasing)},
+                      {"method", t.method}});
+  j["trends"] = trends;
+  j["aa"] = {{"ok", f.aa.ok}, {"reason", f.aa.reason}, {"comparisons", f.aa.comparisons}, {"line", aa_line(f)}};
+
+  json incomparable = json::array();
+  for (const IncomparableRun& r : f.incomparable)
+    incomparable.push_back({{"run", r.run_index}, {"config", r.config}, {"config_id", config_id(plan, r.config)},
+                            {"why", r.why}});
+  j["incomparable"] = incomparable;
+  j["notes"] = f.notes;
+  j["methods"] = methods_lines(plan, f);
+  return j.dump(2) + "\n";
+}
+
+std::string check_csv(const Plan& plan, const Findings& f) {
+  std::string out =
+      "metric,unit,config_id,level,dose,layout,aa,n,effect,ci_lo,ci_hi,p,p_holm,significant,equivalent,verdict,reason\n";
+  for (const Comparison& c : f.comparisons) {
+    const LevelVerdict* v = verdict_for(f, c);
+    const std::vector<std::string> row = {
+        metric_name(f, c.metric),
+        c.metric < f.metrics.size() ? f.metrics[c.metric].unit : "",
+        config_id(plan, c.config),
+        c.level_label,
+        std::to_string(c.dose),
+        std::string(to_string(c.layout)),
+        c.aa ? "true" : "false",
+        std::to_string(c.n),
+        csv_number(c.effect),
+        csv_number(c.ci_lo),
+        csv_number(c.ci_hi),
+        csv_number(c.p_value),
+        csv_number(c.p_holm),
+        c.significant ? "true" : "false",
+        c.equivalent ? "true" : "false",
+        v ? std::string(verdict_key(v->verdict)) : "",
+        v ? v->reason : ""};
+    for (std::size_t i = 0; i < row.size(); ++i) out += (i ? "," : "") + csv_field(row[i]);
+    out += "\n";
+  }
+  return out;
+}
+
+std::string check_markdown(const Plan& plan, const Findings& f, const CheckContext& ctx) {
+  std::string out = fmt::format("**obscheck** `{}`\n\n", command_line(ctx));
+  out += fmt::format("mode {}, {} measured blocks × {} configurations, seed {}, margin ε = {}{}\n\n",
+                     ctx.mode.empty() ? "external" : ctx.mode, f.measured_blocks, plan.block_size(), ctx.seed,
+                     format_margin(f.margin), ctx.complete ? "" : " (incomplete)");
+  std::string head = "| metric | level |", rule = "|---|---|";
+  for (Layout l : plan.spec.layouts) {
+    head += fmt::format(" {} |", to_string(l));
+    rule += "---|";
+  }
+  out += head + " verdict | reason |\n" + rule + "---|---|\n";
+  for (const LevelVerdict& v : f.verdicts) {
+    out += fmt::format("| {} | {} |", md_cell(metric_name(f, v.metric)), md_cell(v.level_label));
+    for (Layout l : plan.spec.layouts) out += " " + md_cell(cell_text(cell(f, v, l))) + " |";
+    const std::string verdict(verdict_text(v.verdict));
+    out += fmt::format(" {} | {} |\n", v.verdict == Verdict::not_perturbed ? verdict : "**" + verdict + "**",
+                       md_cell(v.reason));
+  }
+  if (f.verdicts.empty()) {
+    out += "| (no verdicts yet) |";
+    for (std::size_t i = 0; i < plan.spec.layouts.size() + 3; ++i) out += " |";
+    out += "\n";
+  }
+  out += "\n" + aa_line(f) + "\n";
+  if (!f.incomparable.empty()) {
+    out += fmt::format("\n**Incomparable runs ({})**\n\n", f.incomparable.size());
+    const std::size_t shown = std::min(f.incomparable.size(), kIncomparableListed);
+    for (std::size_t i = 0; i < shown; ++i)
+      out += fmt::format("- run {} (`{}`): {}\n", f.incomparable[i].run_index, config_id(plan, f.incomparable[i].config),
+                         f.incomparable[i].why);
+    if (shown < f.incomparable.size()) out += fmt::format("- … and {} more\n", f.incomparable.size() - shown);
+  }
+  out += "\n**Methods**\n\n";
+  for (const auto& line : methods_lines(plan, f)) out += "- " + line + "\n";
+  return out;
+}
+
+}  // namespace obscheck

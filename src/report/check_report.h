@@ -1,0 +1,76 @@
+// report/: the main job's reporters — `obscheck ./prog` and `obscheck report FILE`.
+//
+// They turn a finished analysis (Findings, from analysis/) plus the Plan it came from
+// and a little context the CLI knows (argv, journal path, host) into bytes: terminal
+// text, JSON (schema in docs/report-schema.md), CSV and GitHub-flavoured Markdown.
+// They never write files, never compute statistics and never print. The output is a
+// pure function of the arguments, so the same journal always gives the same report.
+//
+// Edge cases every reporter accepts: no comparisons at all (a sweep interrupted before
+// its first measured block), comparisons without a LevelVerdict (verdict columns stay
+// empty), NaN effects or intervals (text "n/a", JSON null, CSV empty field), metrics
+// without any comparison (no plot), an empty host object (host "not recorded").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/findings.h"
+#include "plan/plan.h"
+
+namespace obscheck {
+
+// What the reporters need beyond the findings: how the sweep was started and where it
+// was recorded. Filled by cli/ from the live sweep or from a journal's manifest.
+struct CheckContext {
+  std::vector<std::string> argv;  // the target's argv, argv[0] first
+  std::string mode;               // "external" | "inprocess"
+  std::uint64_t seed = 0;
+  std::string journal_path;
+  nlohmann::json host = nlohmann::json::object();  // HostInfo as JSON (host/host_info.h)
+  std::vector<nlohmann::json> doctor;              // host Finding JSON: id, severity, what, why, fix
+  std::size_t env_bytes = 0;                       // the target's environment block, bytes
+  bool complete = true;                            // false: interrupted or stopped by a failure
+  std::size_t runs_planned = 0, runs_done = 0;     // journalled runs, warm-ups included
+  std::vector<std::string> warnings;               // e.g. counters dropped with --allow-missing
+};
+
+// Terminal text, in this order: a header (command, mode, blocks × configurations,
+// seed, journal, margin), the verdict table (one row per metric × level, grouped by
+// metric under its worst verdict, one column per layout of the plan with the effect
+// and its CI, the verdict, the reason on a dim continuation line; when a row would
+// pass 120 columns the verdict moves to the start of the reason line instead, for the
+// whole table), the A/A control,
+// incomparable runs, notes and warnings, then per metric with comparisons a text plot
+// of effect against dose (textplot.h), the host manifest and doctor warnings, and a
+// "methods:" footer naming every interval and test method used. `color` adds ANSI
+// colour (perturbed red, layout yellow, not perturbed green, incomparable magenta,
+// inconclusive dim); without it the output is plain bytes.
+std::string check_text(const Plan& plan, const Findings& f, const CheckContext& ctx, bool color);
+
+// One JSON document, "schema": "obscheck-check-report", "version": 1, every field
+// described in docs/report-schema.md. Non-finite numbers are null. Ends with "\n".
+std::string check_json(const Plan& plan, const Findings& f, const CheckContext& ctx);
+
+// One row per comparison (A/A included) after a header row, RFC 4180 quoting (a field
+// with a comma, quote or line break is quoted, quotes doubled), "\n" line ends:
+// metric,unit,config_id,level,dose,layout,aa,n,effect,ci_lo,ci_hi,p,p_holm,significant,
+// equivalent,verdict,reason. verdict (a verdict_key) and reason come from the metric's
+// LevelVerdict at that level and are empty for the A/A rows. Effects are fractions
+// (0.041 = +4.1%) in the shortest form that reads back exactly; non-finite is empty.
+std::string check_csv(const Plan& plan, const Findings& f);
+
+// For pasting into an issue: the verdict table as a GFM table, the A/A line and the
+// methods. `|` inside cells is escaped.
+std::string check_markdown(const Plan& plan, const Findings& f, const CheckContext& ctx);
+
+// "+4.1% [+3.2, +5.0]": an effect (fraction) and its CI as percentages, with as many
+// decimals as the largest magnitude needs (2 below 1%, 1 below 100%, else 0); "n/a"
+// when the effect is not finite, the CI part omitted when the CI is not.
+std::string format_effect_ci(double effect, double lo, double hi);
+
+}  // namespace obscheck
