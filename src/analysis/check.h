@@ -21,6 +21,9 @@
 //   explained by layout  natural or sham: significant and beyond ±margin, held: TOST-equivalent;
 //   not perturbed  every layout's comparison TOST-equivalent within ±margin;
 //   inconclusive   otherwise, naming the comparison that is neither.
+// Findings::decisive: there are verdicts and none is inconclusive, except for a rare
+// metric's: more runs cannot make a metric that counts a handful of events comparable
+// as a ratio, so it must not keep the sweep going to --max-runs.
 #pragma once
 
 #include <cstddef>

@@ -223,6 +223,20 @@ TEST_CASE("an exact +10% under held layout is perturbed, with effect 0.1 and a p
   CHECK(verdict_of(f, "wall-time", "2[a,b]").verdict == Verdict::not_perturbed);
   CHECK(f.metric_verdicts[metric_index(f, "a")] == Verdict::perturbed);
   CHECK(f.metric_verdicts[metric_index(f, "b")] == Verdict::not_perturbed);
+  // Every d equal: no sign-flip pattern but the observed one reaches |sum d|, so the
+  // Monte Carlo p is 1/(B+1).
+  CHECK(c.p_value == 1.0 / 10001);
+
+  // Four looks: alpha/4 per look; Holm over the 16 comparisons needs p below
+  // 0.0125/16, so this comparison is refined to B = ceil(10 * 16 / 0.0125) = 12800.
+  const Findings f4 = analyse_check(plan, synth_runs(plan, 30, s), {0.01, 0.05, 4, 42});
+  const Comparison& c4 = comparison_of(f4, "a", "2[a,b]", Layout::held);
+  CHECK(c4.p_value == 1.0 / 12801);
+  CHECK(c4.p_holm == 16.0 / 12801);
+  CHECK(verdict_of(f4, "a", "2[a,b]").verdict == Verdict::perturbed);
+  CHECK(std::find(f4.notes.begin(), f4.notes.end(),
+                  "1 comparison with p < 0.013 at 10000 sign flips refined to 12800, so that Holm over 16 "
+                  "comparisons can reach that alpha") != f4.notes.end());
 }
 
 TEST_CASE("+10% under natural and sham but not held is explained by layout") {
@@ -358,6 +372,9 @@ TEST_CASE("a metric of zeros and ones is compared as ln(x+1) and too rare for a 
   CHECK(std::find(f.notes.begin(), f.notes.end(), "b: some runs counted 0, so it is compared as ln(x+1)") !=
         f.notes.end());
   CHECK(verdict_of(f, "a", "2[a,b]").verdict == Verdict::not_perturbed);
+  // More runs would not make it less rare: the sweep may stop.
+  CHECK(count_verdicts(f, Verdict::inconclusive) == 1);
+  CHECK(f.decisive);
 }
 
 TEST_CASE("an effect that appears halfway through the sweep is drift: inconclusive") {
