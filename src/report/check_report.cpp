@@ -530,7 +530,10 @@ std::string check_json(const Plan& plan, const Findings& f, const CheckContext& 
   for (Layout l : plan.spec.layouts) layouts.emplace_back(to_string(l));
   j["plan"] = {{"observer", plan.spec.observer}, {"counters", plan.spec.counters}, {"layouts", layouts},
                {"block_size", plan.block_size()}, {"baselines", plan.baselines}, {"aa", plan.aa},
-               {"looks", plan_looks(plan)},        {"configs", configs}};
+               {"looks", plan_looks(plan)},        {"warmup_blocks", plan.spec.warmup_blocks},
+               {"max_blocks", plan.spec.max_blocks},
+               {"fixed_blocks", plan.spec.fixed_blocks ? json(*plan.spec.fixed_blocks) : json(nullptr)},
+               {"configs", configs}};
 
   j["summary"] = {{"runs", f.runs},
                   {"measured_blocks", f.measured_blocks},

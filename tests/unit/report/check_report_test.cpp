@@ -14,6 +14,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -346,6 +348,33 @@ TEST_CASE("check JSON report matches its golden file and has the documented keys
   CHECK(saw_null);
   CHECK(j.at("context").at("host").at("hostname") == "bench1");
   CHECK(j.at("incomparable").at(0).at("run") == 37);
+}
+
+TEST_CASE("every key of the JSON report is described in docs/report-schema.md") {
+  const Plan plan = fixture_plan();
+  const auto j = nlohmann::json::parse(check_json(plan, fixture_findings(plan), fixture_context()));
+  std::ifstream in(fs::path(OBSCHECK_SOURCE_DIR) / "docs" / "report-schema.md");
+  REQUIRE(in.good());
+  std::stringstream doc;
+  doc << in.rdbuf();
+  std::set<std::string> keys;
+  // context.host is HostInfo's own JSON (host/host_info.h), documented there.
+  std::function<void(const nlohmann::json&)> walk = [&](const nlohmann::json& v) {
+    if (v.is_object()) {
+      for (const auto& [k, x] : v.items()) {
+        keys.insert(k);
+        if (k != "host") walk(x);
+      }
+    } else if (v.is_array()) {
+      for (const auto& x : v) walk(x);
+    }
+  };
+  walk(j);
+  CHECK(keys.size() > 60);
+  for (const auto& k : keys) {
+    INFO(k);
+    CHECK(doc.str().find("`" + k + "`") != std::string::npos);
+  }
 }
 
 TEST_CASE("check CSV report: a header and one row per comparison, RFC 4180 quoting") {
