@@ -23,12 +23,11 @@ int dispatch(const Parsed& parsed) {
     case Command::measure: return cmd_measure(o);
     case Command::events: return cmd_events(o);
     case Command::doctor: return cmd_doctor(o);
+    case Command::check: return cmd_check(o);
+    case Command::report: return cmd_report(o);
+    case Command::demo: return cmd_demo(o);
     case Command::bias: return cmd_bias(o);
     case Command::compare: return cmd_compare(o);
-    case Command::check: return cmd_measure(o);
-    case Command::report:
-    case Command::demo:
-      break;
   }
   throw Error(ErrorKind::usage, "this command is not part of this build");
 }

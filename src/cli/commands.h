@@ -12,8 +12,15 @@ namespace obscheck {
 int cmd_measure(const Options& o);
 int cmd_events(const Options& o);
 int cmd_doctor(const Options& o);
+int cmd_check(const Options& o);   // the main job (and --resume)
+int cmd_resume(const Options& o);
+int cmd_report(const Options& o);
+int cmd_demo(const Options& o);
 int cmd_bias(const Options& o);     // measurement bias across contexts
 int cmd_compare(const Options& o);  // two variants over sampled contexts
+
+// libobsprobe.so beside the driver (build tree) or where it is installed.
+std::string probe_library_path();
 
 // Writes a finished report to -o FILE (atomically: a temporary then rename) or stdout.
 void emit(const Options& o, const std::string& bytes);

@@ -261,6 +261,7 @@ Parsed parse_command_line(int argc, const char* const* argv) {
   }
   take(vm, "mode", o.mode);
   take(vm, "margin", o.margin);
+  o.margin_given = vm.count("margin") > 0;
   take(vm, "cpu", o.cpu);
   if (vm.count("env-pad")) o.env_pad = vm["env-pad"].as<std::size_t>();
   take(vm, "timeout", o.timeout_s);

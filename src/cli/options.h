@@ -23,6 +23,7 @@ struct Options {
   bool seed_given = false;
   std::string mode = "external";    // --mode external|inprocess
   double margin = 0.01;             // --margin ε for "not perturbed within ±ε"
+  bool margin_given = false;        // report: re-judge with a new ε, else the journal's
   bool allow_missing = false;       // --allow-missing
   bool ignore_failure = false;      // -i/--ignore-failure
 

@@ -13,6 +13,8 @@ namespace {
 
 // The padding variable's own bytes beyond its value: "OBSCHECK_PAD=" and the NUL.
 constexpr std::size_t kPadOverhead = sizeof("OBSCHECK_PAD=");
+// Enough for a line of numbers or an address; a journal line must stay small.
+constexpr std::size_t kOutputHeadBytes = 200;
 
 std::vector<std::size_t> event_indexes(const CheckSpec& spec, const std::vector<std::size_t>& items) {
   std::vector<std::size_t> out;
@@ -105,6 +107,10 @@ SweepResult run_sweep(const Plan& plan, const CheckSpec& spec, const std::vector
     InterruptGuard::set_current_group(-1);
     if (InterruptGuard::interrupted()) break;  // killed by us mid-run: not a measurement
     rec.env_bytes = launch.env.size_bytes();
+    // The first line of what the target printed, so a journal shows *how* outputs
+    // differ when their digests do (and layout workloads show their stack address).
+    if (!rec.exit.output.empty())
+      rec.extra["output_head"] = rec.exit.output.substr(0, std::min(rec.exit.output.find('\n'), kOutputHeadBytes));
     if (spec.mode == CountingMode::external) {
       rec.readings = counters.read();
     } else if (const std::string text = drain_result(pipe.read_end.get()); rec.exit.ok() || !text.empty()) {

@@ -1,0 +1,336 @@
+// The main job: obscheck [options] PROG ARGS — and its journal's re-entry points,
+// obscheck --resume FILE and obscheck report FILE.
+#include <fmt/core.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <random>
+
+#include "analysis/check.h"
+#include "cli/commands.h"
+#include "events/event.h"
+#include "host/doctor.h"
+#include "host/host_info.h"
+#include "record/journal.h"
+#include "report/check_report.h"
+#include "run/check.h"
+#include "util/digest.h"
+#include "util/error.h"
+
+namespace obscheck {
+namespace {
+
+// What the check counts when --counters is not given: the software events every
+// Linux host has, plus the TSC; hosts with a PMU add the paper's cycles/l1d/l1i.
+constexpr const char* kDefaultCheckCounters = "task-clock,page-faults,ctx-switches,tsc";
+constexpr const char* kDefaultPmuCounters = "cycles,instructions,l1d,l1i";
+
+// The counter list as plan items (top-level entries; a {group} is one item) with the
+// events of each, after dropping what this host cannot count (--allow-missing) or
+// refusing the whole list with every reason (the counter set is the independent
+// variable: never silently smaller).
+struct Counters {
+  std::vector<std::string> items;
+  EventSet events;
+  std::vector<std::vector<std::size_t>> item_events;
+  std::vector<std::string> dropped;  // "cycles: no hardware PMU ..."
+};
+
+Counters resolve_counters(const std::string& spec, bool allow_missing) {
+  Counters c;
+  std::string why, hint;
+  for (const std::string& item : split_event_list(spec)) {
+    EventSet one = parse_events(item);
+    const auto avail = probe_event_set(one);
+    std::string item_why;
+    for (std::size_t i = 0; i < avail.size(); ++i) {
+      if (avail[i].available) continue;
+      item_why += fmt::format("{}{}: {}", item_why.empty() ? "" : "; ", one.events[i].spec, avail[i].reason);
+      if (!avail[i].hint.empty() && hint.find(avail[i].hint) == std::string::npos)
+        hint += (hint.empty() ? "" : "; ") + avail[i].hint;
+    }
+    if (!item_why.empty()) {
+      if (allow_missing) {
+        c.dropped.push_back(item_why);
+        continue;
+      }
+      why += (why.empty() ? "" : "; ") + item_why;
+      continue;
+    }
+    std::vector<std::size_t> idx;
+    for (auto& group : one.groups) {
+      std::vector<std::size_t> g;
+      for (std::size_t e : group) {
+        g.push_back(c.events.events.size());
+        idx.push_back(c.events.events.size());
+        c.events.events.push_back(one.events[e]);
+      }
+      c.events.groups.push_back(std::move(g));
+    }
+    c.items.push_back(item);
+    c.item_events.push_back(std::move(idx));
+  }
+  if (!why.empty())
+    throw Error(ErrorKind::event, "cannot count " + why,
+                hint + (hint.empty() ? "" : "; ") + "or drop them with --allow-missing");
+  if (c.items.empty())
+    throw Error(ErrorKind::event, "none of the counters can be counted here: " + fmt::format("{}", fmt::join(c.dropped, "; ")),
+                "see obscheck events");
+  return c;
+}
+
+std::string default_counters() {
+  // Only when the user named none: take the PMU set if this host can count it.
+  EventSet pmu = parse_events(kDefaultPmuCounters);
+  for (const auto& a : probe_event_set(pmu))
+    if (!a.available) return kDefaultCheckCounters;
+  return std::string(kDefaultPmuCounters) + "," + kDefaultCheckCounters;
+}
+
+std::string self_dir() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string(".") : p.parent_path().string();
+}
+
+}  // namespace
+
+std::string probe_library_path() {
+  // A build tree keeps the library beside the driver; an installed one in libdir.
+  const std::string built = self_dir() + "/probes/libobsprobe.so";
+  if (access(built.c_str(), R_OK) == 0) return built;
+  if (access(OBSCHECK_PROBE_LIB, R_OK) == 0) return OBSCHECK_PROBE_LIB;
+  throw Error(ErrorKind::host, "the in-process library libobsprobe.so is not installed (looked in " + built +
+                                   " and " OBSCHECK_PROBE_LIB ")",
+              "build it (tools/bootstrap build) or use --mode external");
+}
+
+nlohmann::json options_json(const Options& o, const std::vector<std::string>& items,
+                            const std::vector<std::string>& dropped) {
+  nlohmann::json j;
+  j["counters"] = items;
+  j["dropped_counters"] = dropped;
+  j["mode"] = o.mode;
+  j["margin"] = o.margin;
+  j["runs"] = o.runs;
+  j["max_runs"] = o.max_runs;
+  j["warmup"] = o.warmup;
+  j["aslr"] = o.aslr;
+  j["cpu"] = o.cpu;
+  j["env_pad"] = o.env_pad ? nlohmann::json(*o.env_pad) : nlohmann::json(nullptr);
+  j["timeout"] = o.timeout_s;
+  j["ignore_failure"] = o.ignore_failure;
+  j["show_output"] = o.show_output;
+  return j;
+}
+
+// The looks loop shared by a new check and a resumed one.
+struct Sweep {
+  Plan plan;
+  CheckSpec spec;
+  std::vector<RunRecord> runs;
+  std::string journal_path;
+  std::vector<std::string> warnings;
+  nlohmann::json host;
+};
+
+int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
+  const auto looks = plan_looks(s.plan);
+  const std::size_t total_planned = end_block_for(s.plan, looks.back()) * s.plan.block_size();
+  AnalysisOptions aopt{o.margin, 0.05, looks.size(), s.plan.seed()};
+  Findings findings;
+  bool interrupted = false;
+  std::string failure;
+  const auto started = std::chrono::steady_clock::now();
+  std::size_t done_before = s.runs.size();
+  for (std::size_t look : looks) {
+    JournalData so_far;
+    so_far.runs = s.runs;
+    const auto todo = remaining_trials(s.plan, so_far, end_block_for(s.plan, look));
+    SweepProgressFn progress;
+    if (o.progress && !o.json && !o.csv) {
+      progress = [&](const SweepProgress& p) {
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        const std::size_t done = s.runs.size() + p.done - done_before;
+        const double rate = p.done > 0 ? elapsed / static_cast<double>(p.done) : 0;
+        fmt::print(stderr, "\r\x1b[K  run {}/{} (look at {} blocks)  {}  ETA {:.0f} s", done, total_planned, look,
+                   p.config ? p.config->id : "", rate * static_cast<double>(todo.size() - p.done));
+      };
+    }
+    SweepResult r = run_sweep(s.plan, s.spec, todo, journal, progress);
+    if (progress) fmt::print(stderr, "\r\x1b[K");
+    done_before += r.appended.size();
+    for (auto& rec : r.appended) s.runs.push_back(std::move(rec));
+    interrupted = r.interrupted;
+    failure = r.failure;
+    findings = analyse_check(s.plan, s.runs, aopt);
+    if (interrupted || !failure.empty() || findings.decisive) break;
+  }
+  if (interrupted) journal.append_note({{"kind", "interrupted"}, {"runs", s.runs.size()}});
+  else if (failure.empty()) journal.append_note({{"kind", "finished"}, {"runs", s.runs.size()}});
+
+  CheckContext ctx;
+  ctx.argv = s.spec.base.argv;
+  ctx.mode = std::string(to_string(s.spec.mode));
+  ctx.seed = s.plan.seed();
+  ctx.journal_path = s.journal_path;
+  ctx.host = s.host;
+  HostInfo host;
+  from_json(s.host, host);
+  for (const Finding& f : doctor_checks(host)) ctx.doctor.push_back(f);
+  ctx.env_bytes = s.spec.base.env.size_bytes();
+  ctx.runs_done = s.runs.size();
+  ctx.runs_planned = total_planned;
+  ctx.complete = !interrupted && failure.empty();
+  ctx.warnings = s.warnings;
+  if (interrupted) ctx.warnings.push_back("interrupted: continue with obscheck --resume " + s.journal_path);
+  if (!failure.empty()) ctx.warnings.push_back(failure);
+
+  std::string out = o.json ? check_json(s.plan, findings, ctx)
+                    : o.csv ? check_csv(s.plan, findings)
+                            : check_text(s.plan, findings, ctx, o.color);
+  emit(o, out);
+  if (interrupted) return static_cast<int>(ExitCode::interrupted);
+  if (!failure.empty())
+    throw Error(ErrorKind::target_failed, failure + " (journal: " + s.journal_path + ")",
+                "use -i/--ignore-failure to record failing runs and go on");
+  for (Verdict v : findings.metric_verdicts)
+    if (v == Verdict::perturbed || v == Verdict::explained_by_layout || v == Verdict::incomparable)
+      return static_cast<int>(ExitCode::findings);
+  return 0;
+}
+
+int cmd_check(const Options& o) {
+  if (!o.resume.empty()) return cmd_resume(o);
+  Sweep s;
+  s.spec.base = launch_spec_from(o);
+  const Counters counters = resolve_counters(o.counters.empty() ? default_counters() : o.counters, o.allow_missing);
+  for (const auto& d : counters.dropped) s.warnings.push_back("dropped (--allow-missing): " + d);
+  s.spec.events = counters.events;
+  s.spec.item_events = counters.item_events;
+  s.spec.mode = counting_mode_from_string(o.mode);
+  s.spec.ignore_failure = o.ignore_failure;
+  if (s.spec.mode == CountingMode::inprocess) s.spec.probe_library = probe_library_path();
+
+  PlanSpec ps;
+  ps.counters = counters.items;
+  ps.levels = counter_levels(counters.items);
+  ps.layouts = layouts_for(s.spec.mode);
+  // A seed the user did not give is drawn once and recorded, so the run can be replayed.
+  ps.seed = o.seed_given ? o.seed : (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+  if (o.runs > 0) ps.fixed_blocks = static_cast<std::size_t>(o.runs);
+  if (o.max_runs > 0) ps.max_blocks = static_cast<std::size_t>(o.max_runs);
+  ps.warmup_blocks = static_cast<std::size_t>(o.warmup);
+  s.plan = make_plan(ps);
+
+  s.host = read_host();
+  ManifestInput mi;
+  mi.obscheck_version = OBSCHECK_VERSION;
+  mi.created = std::chrono::system_clock::now();
+  mi.host = s.host;
+  mi.options = options_json(o, counters.items, counters.dropped);
+  mi.target = TargetInfo{s.spec.base.path, s.spec.base.argv, sha256_file(s.spec.base.path)};
+  mi.env = s.spec.base.env.vars();
+  const nlohmann::json manifest = make_manifest(mi, s.plan);
+  JournalWriter journal = o.journal.empty() ? JournalWriter::create_default("", mi.created, manifest)
+                                            : JournalWriter::create(o.journal, manifest);
+  s.journal_path = journal.path();
+  return finish_sweep(o, s, journal);
+}
+
+}  // namespace obscheck
+
+namespace obscheck {
+namespace {
+
+CheckContext context_from_manifest(const JournalData& d, const Plan& plan, const Findings&) {
+  const nlohmann::json& m = d.manifest;
+  CheckContext ctx;
+  ctx.argv = m.at("target").at("argv").get<std::vector<std::string>>();
+  ctx.mode = m.at("options").value("mode", "external");
+  ctx.seed = plan.seed();
+  ctx.journal_path = d.path;
+  ctx.host = m.value("host", nlohmann::json::object());
+  HostInfo host;
+  from_json(ctx.host, host);
+  for (const Finding& f : doctor_checks(host)) ctx.doctor.push_back(f);
+  std::size_t env_bytes = 0;
+  for (const auto& e : m.value("env", nlohmann::json::array())) env_bytes += e.value("bytes", std::size_t{0});
+  ctx.env_bytes = env_bytes;
+  const auto looks = plan_looks(plan);
+  ctx.runs_planned = end_block_for(plan, looks.back()) * plan.block_size();
+  ctx.runs_done = d.runs.size();
+  // The last word of the sweep decides: a resumed sweep that finished is complete.
+  const std::string last = d.notes.empty() ? "" : d.notes.back().value("kind", "");
+  const bool interrupted = last == "interrupted";
+  ctx.complete = last == "finished";
+  for (const auto& w : m.at("options").value("dropped_counters", std::vector<std::string>{}))
+    ctx.warnings.push_back("dropped (--allow-missing): " + w);
+  if (interrupted) ctx.warnings.push_back("interrupted: continue with obscheck --resume " + d.path);
+  return ctx;
+}
+
+}  // namespace
+
+int cmd_report(const Options& o) {
+  const JournalData d = load_journal(o.report_file);
+  const Plan plan = plan_from_journal(d);
+  const double margin = o.margin_given ? o.margin : d.manifest.at("options").value("margin", 0.01);
+  const Findings findings = analyse_check(plan, d.runs, {margin, 0.05, plan_looks(plan).size(), plan.seed()});
+  CheckContext ctx = context_from_manifest(d, plan, findings);
+  if (d.torn_tail) ctx.warnings.push_back("the journal's last line is incomplete (a run cut off mid-write); it was ignored");
+  emit(o, o.json ? check_json(plan, findings, ctx)
+          : o.csv ? check_csv(plan, findings)
+                  : check_text(plan, findings, ctx, o.color));
+  return 0;
+}
+
+int cmd_resume(const Options& o) {
+  ResumedJournal r = JournalWriter::open_for_resume(o.resume);
+  const nlohmann::json& m = r.data.manifest;
+  const nlohmann::json& opt = m.at("options");
+  // The continuation runs exactly as the interrupted sweep did: its options come from
+  // the journal, not from this command line (only output options are taken from it).
+  Options eff = o;
+  eff.mode = opt.at("mode").get<std::string>();
+  eff.margin = opt.at("margin").get<double>();
+  eff.runs = opt.at("runs").get<int>();
+  eff.max_runs = opt.at("max_runs").get<int>();
+  eff.warmup = opt.at("warmup").get<int>();
+  eff.aslr = opt.at("aslr").get<bool>();
+  eff.cpu = opt.at("cpu").get<int>();
+  eff.env_pad.reset();
+  if (!opt.at("env_pad").is_null()) eff.env_pad = opt.at("env_pad").get<std::size_t>();
+  eff.timeout_s = opt.at("timeout").get<double>();
+  eff.ignore_failure = opt.at("ignore_failure").get<bool>();
+  eff.show_output = opt.at("show_output").get<bool>();
+  eff.target = m.at("target").at("argv").get<std::vector<std::string>>();
+
+  Sweep s;
+  s.plan = plan_from_journal(r.data);
+  s.runs = r.data.runs;
+  s.journal_path = r.writer.path();
+  s.host = m.value("host", nlohmann::json::object());
+  s.spec.base = launch_spec_from(eff);
+  const std::string recorded = m.at("target").at("sha256").get<std::string>();
+  if (sha256_file(s.spec.base.path) != recorded)
+    throw Error(ErrorKind::usage, s.spec.base.path + " has changed since the journal was started (sha256 differs)",
+                "a resumed check must run the same binary; start a new check instead");
+  if (env_summary(s.spec.base.env.vars()) != m.at("env"))
+    throw Error(ErrorKind::usage,
+                "this environment differs from the journal's (names or sizes): the target's layout would move",
+                "resume from the same shell environment the check was started in");
+  const Counters counters = resolve_counters(fmt::format("{}", fmt::join(s.plan.spec.counters, ",")), false);
+  s.spec.events = counters.events;
+  s.spec.item_events = counters.item_events;
+  s.spec.mode = counting_mode_from_string(eff.mode);
+  s.spec.ignore_failure = eff.ignore_failure;
+  if (s.spec.mode == CountingMode::inprocess) s.spec.probe_library = probe_library_path();
+  if (r.data.torn_tail)
+    s.warnings.push_back("the journal's last line was incomplete (cut off mid-write) and was removed; that run is run again");
+  return finish_sweep(eff, s, r.writer);
+}
+
+}  // namespace obscheck
