@@ -295,11 +295,26 @@ std::string verdict_table(const Plan& plan, const Findings& f, const Palette& pa
 std::string aa_section(const Plan& plan, const Findings& f, const Palette& pal) {
   const auto aa = aa_comparisons(f);
   std::string out = (f.aa.ok ? aa_line(f) : pal.paint(pal.red, aa_line(f))) + "\n";
-  std::size_t name_w = 0;
-  for (const Comparison* c : aa) name_w = std::max(name_w, metric_name(f, c->metric).size());
-  for (const Comparison* c : aa)
-    out += fmt::format("    {}  {}  ({} vs {}, {} blocks)\n", pad(metric_name(f, c->metric), name_w), cell_text(c),
-                       config_id(plan, c->config), config_id(plan, c->baseline), c->n);
+  std::size_t name_w = 0, cell_w = 0;
+  for (const Comparison* c : aa) {
+    name_w = std::max(name_w, display_width(metric_name(f, c->metric)));
+    cell_w = std::max(cell_w, display_width(cell_text(c)));
+  }
+  // Every A/A comparison is normally the same pair of configurations: name it once.
+  const bool one_pair = std::all_of(aa.begin(), aa.end(), [&](const Comparison* c) {
+    return c->config == aa.front()->config && c->baseline == aa.front()->baseline && c->n == aa.front()->n;
+  });
+  if (!aa.empty() && one_pair)
+    out += pal.paint(pal.dim, fmt::format("    {} against {}, {} paired blocks", config_id(plan, aa.front()->config),
+                                          config_id(plan, aa.front()->baseline), aa.front()->n)) + "\n";
+  for (const Comparison* c : aa) {
+    std::string line = fmt::format("    {}  {}", pad(metric_name(f, c->metric), name_w), pad(cell_text(c), cell_w));
+    if (!one_pair)
+      line += fmt::format("  ({} against {}, {} paired blocks)", config_id(plan, c->config),
+                          config_id(plan, c->baseline), c->n);
+    while (line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
   return out;
 }
 

@@ -286,6 +286,8 @@ TEST_CASE("check text report: table first, every verdict named, plots per compar
     CHECK(text.find(std::string(m) + ": effect vs dose") != std::string::npos);
   CHECK(text.find("run 37 (counters=1[page-faults]/held): exited with code 1 (baseline exits 0)") != std::string::npos);
   CHECK(text.find("A/A control: baseline against its duplicate — within ±1% on every metric") != std::string::npos);
+  CHECK(text.find("    counters=1[task-clock]/natural#aa against counters=1[task-clock]/natural, 20 paired blocks\n"
+                  "    task-clock  +0.12% [-0.31, +0.55]\n") != std::string::npos);
   CHECK(text.find("obscheck: ./compute 1000000 'two words'") == 0);
   CHECK(text.find("mode inprocess; 20 measured blocks × 10 configurations = 200 runs; seed 42") != std::string::npos);
   // Doctor: warnings with their fix, info left out.
