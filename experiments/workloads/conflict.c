@@ -4,9 +4,9 @@
  * direct-mapped L1 data cache the two lines share a set exactly when their addresses
  * agree modulo the cache size: then every touch evicts the other line and misses (two
  * misses per iteration); otherwise the loop misses nothing after its first touch.
- * Example: under --backend sim --sim-cache D1=1024,1,64 (16 sets) an environment
- * sweep in steps of 64 bytes over 1 KiB meets the conflict at one size in sixteen.
- * Usage: conflict [ITERATIONS]   (default 200000) */
+ * Example: under --backend sim --sim-cache D1=4096,1,64 (64 sets) an environment
+ * sweep in steps of 64 bytes over 4 KiB meets the conflict at one size in 64.
+ * Usage: conflict [ITERATIONS]   (default 100000) */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -27,7 +27,7 @@ static __attribute__((noinline)) void touch_alternately(long iterations) {
 }
 
 int main(int argc, char **argv) {
-  long iterations = argc > 1 ? strtol(argv[1], NULL, 10) : 200000;
+  long iterations = argc > 1 ? strtol(argv[1], NULL, 10) : 100000;
   touch_alternately(iterations);
   return 0;
 }
