@@ -65,7 +65,8 @@ std::string bias_table(const BiasAnalysis& b, const SweepReport& r, const Style&
     out += fmt::format("  {:<22} {:<40} {:>12}  {:<27} {:>7.4f}  {}\n", c.label, what_context(r.contexts.at(c.id)),
                        format_value(c.mean, u), ci, c.ratio, rci);
   }
-  for (const ContextSeries& f : b.failed) out += fmt::format("  {:<22} failed: {}\n", f.label, f.failure);
+  for (const ContextSeries& f : b.failed)
+    out += fmt::format("  {:<22} failed: {}\n", f.label, f.failure.substr(0, f.failure.find('\n')));
   out += fmt::format("  ratios over {} contexts: min {:.4f}  q1 {:.4f}  median {:.4f}  q3 {:.4f}  max {:.4f}\n",
                      b.contexts.size(), b.ratio_min, b.ratio_q1, b.ratio_median, b.ratio_q3, b.ratio_max);
   out += fmt::format("  extremes: {} ({:.4f}) and {} ({:.4f}): a swing of {:.2f}%\n",

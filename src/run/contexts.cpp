@@ -149,7 +149,7 @@ SweepResult run_sweep(const SweepSpec& spec, const SweepProgress& progress) {
         RunOutcome out = measure(launch, spec.events);
         run.exit = std::move(out.exit);
         run.readings = std::move(out.readings);
-        if (!run.exit.ok()) run.failure = "the target " + describe_exit(run.exit, launch.timeout_s);
+        if (!run.exit.ok()) run.failure = describe_exit(run.exit, launch.timeout_s);
       } catch (const Error& e) {
         if (e.kind() == ErrorKind::event) throw;
         run.failure = e.what();

@@ -69,7 +69,7 @@ struct SweepRun {
   std::vector<Reading> readings;
   std::string first_line;    // the target's first line of output (captured only)
   std::optional<std::uint64_t> stack_address;  // parsed from "stack=0x..." in the first line
-  std::string failure;       // set when the run failed: exit status, signal, exec error
+  std::string failure;       // set when the run failed: "exited with code 1", a signal, an exec error
 };
 
 // How one run is measured. The default opens spec.events as perf counters on the
