@@ -1,0 +1,69 @@
+// run/link_order and run/contexts: the pure parts — word splitting of the link
+// template, its expansion, seeded permutations, the visiting order of a sweep and the
+// launch spec of a context.
+#include <catch2/catch.hpp>
+#include <set>
+
+#include "run/contexts.h"
+#include "run/link_order.h"
+#include "util/error.h"
+
+using namespace obscheck;
+
+TEST_CASE("link_order: templates split as sh splits plain words, without expansion") {
+  CHECK(split_command("cc  -O2\t{objects} -o {out}") ==
+        std::vector<std::string>{"cc", "-O2", "{objects}", "-o", "{out}"});
+  CHECK(split_command(R"(cc -DNAME='a b' "-DQ=\"x\"" a\ b $HOME)") ==
+        std::vector<std::string>{"cc", "-DNAME=a b", "-DQ=\"x\"", "a b", "$HOME"});
+  CHECK(split_command("  ").empty());
+  CHECK_THROWS_AS(split_command("cc 'open"), Error);
+  CHECK_THROWS_AS(split_command("cc \"open"), Error);
+  CHECK_THROWS_AS(split_command("cc \\"), Error);
+}
+
+TEST_CASE("link_order: {objects} becomes one word per object and {out} is replaced inside words") {
+  const auto words = split_command("cc {objects} -o {out} -Wl,-Map={out}.map");
+  CHECK(expand_link_command(words, {"b.o", "a.o"}, "/t/order-1") ==
+        std::vector<std::string>{"cc", "b.o", "a.o", "-o", "/t/order-1", "-Wl,-Map=/t/order-1.map"});
+  CHECK_THROWS_AS(expand_link_command(split_command("cc -o {out}"), {"a.o"}, "x"), Error);
+  CHECK_THROWS_AS(expand_link_command(split_command("cc {objects}"), {"a.o"}, "x"), Error);
+}
+
+TEST_CASE("link_order: permutations are distinct, seeded, and start with the given order") {
+  const auto p = link_permutations(4, 24, 7);  // all 4! orders
+  REQUIRE(p.size() == 24);
+  CHECK(p[0] == std::vector<std::size_t>{0, 1, 2, 3});
+  CHECK(std::set<std::vector<std::size_t>>(p.begin(), p.end()).size() == 24);
+  CHECK(link_permutations(4, 5, 7) == std::vector<std::vector<std::size_t>>(p.begin(), p.begin() + 5));
+  CHECK(link_permutations(6, 5, 8) != link_permutations(6, 5, 9));
+  CHECK_THROWS_AS(link_permutations(3, 7, 1), Error);  // only 3! = 6 exist
+  CHECK_THROWS_AS(link_permutations(3, 0, 1), Error);
+  CHECK(tail_lines("a\nb\nc\nd\n", 2) == "c\nd");
+  CHECK(tail_lines("only", 3) == "only");
+}
+
+TEST_CASE("contexts: every round visits every (context, variant) once, in a seeded order") {
+  const auto r0 = round_order(5, 2, 42, 0), r1 = round_order(5, 2, 42, 1);
+  REQUIRE(r0.size() == 10);
+  CHECK(std::set<std::pair<std::size_t, std::size_t>>(r0.begin(), r0.end()).size() == 10);
+  // A context's variants run back to back (the pair shares the moment).
+  for (std::size_t i = 0; i < r0.size(); i += 2) CHECK(r0[i].first == r0[i + 1].first);
+  CHECK(r0 == round_order(5, 2, 42, 0));
+  CHECK(r0 != r1);
+}
+
+TEST_CASE("contexts: the environment pad's value has exactly the context's size") {
+  VariantSpec v;
+  v.launch.path = "/bin/true";
+  v.launch.argv = {"true", "x"};
+  v.launch.env = EnvBlock({"A=1", "OBSCHECK_PAD=old"});  // an inherited pad is replaced
+  ContextSpec c;
+  c.env_pad = 2;
+  c.argv0_pad = 3;
+  const LaunchSpec l = context_launch(v, c);
+  CHECK(l.env.vars() == std::vector<std::string>{"A=1", "OBSCHECK_PAD=xx"});
+  CHECK(l.env.size_bytes() == 4 + 16);  // "A=1\0" + "OBSCHECK_PAD=xx\0"
+  CHECK(l.argv == std::vector<std::string>{"////bin/true", "x"});
+  CHECK(parse_stack_address("stack=0x7fffffffe63c environ=0x1") == 0x7fffffffe63cull);
+  CHECK_FALSE(parse_stack_address("42").has_value());
+}
