@@ -5,12 +5,17 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <map>
 #include <filesystem>
 #include <random>
 
 #include "analysis/check.h"
 #include "cli/commands.h"
+#include "cli/html_out.h"
 #include "events/event.h"
+#include "observe/probes.h"
+#include "observe/variants.h"
+#include "observe/wrap.h"
 #include "host/doctor.h"
 #include "host/host_info.h"
 #include "record/journal.h"
@@ -26,6 +31,8 @@ namespace {
 // Linux host has, plus the TSC; hosts with a PMU add the paper's cycles/l1d/l1i.
 constexpr const char* kDefaultCheckCounters = "task-clock,page-faults,ctx-switches,tsc";
 constexpr const char* kDefaultPmuCounters = "cycles,instructions,l1d,l1i";
+// The metrics of a check of any other observer, when --counters is not given.
+constexpr const char* kDefaultObserverMetrics = "task-clock,page-faults";
 
 // The counter list as plan items (top-level entries; a {group} is one item) with the
 // events of each, after dropping what this host cannot count (--allow-missing) or
@@ -107,6 +114,135 @@ std::string probe_library_path() {
               "build it (tools/bootstrap build) or use --mode external");
 }
 
+namespace {
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    const std::size_t end = std::min(s.find(',', start), s.size());
+    if (end > start) out.push_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+std::uint64_t parse_frequency(const std::string& w) {
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(w.c_str(), &end, 10);
+  if (w.empty() || *end != '\0') throw Error(ErrorKind::usage, "--sample-freq: '" + w + "' is not a frequency in Hz");
+  return v;
+}
+
+std::string default_sample_event() {
+  EventSet cycles = parse_events("cycles");
+  return probe_event_set(cycles).front().available ? "cycles" : "cpu-clock";
+}
+
+// The doses of the chosen observer as plan levels: every level programs all the
+// counters (they are the metrics) and names its dose in `extra`; also fills the
+// runner's ObserverSpec. The counter observer's levels are plan/'s counter_levels.
+std::vector<Level> observer_levels(const Options& o, const std::vector<std::string>& items, const LaunchSpec& base,
+                                   ObserverSpec& obs, std::vector<std::string>& notes) {
+  if (o.probes.empty() && o.breakpoints.empty() && o.sample_freq.empty() && o.observer_cmd.empty() &&
+      o.build.empty()) {
+    obs.kind = ObserverKind::counters;
+    return counter_levels(items);
+  }
+  std::vector<std::size_t> all(items.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  auto level = [&](int dose, std::string label, nlohmann::json extra) {
+    Level l;
+    l.dose = dose;
+    l.label = std::move(label);
+    l.programmed = all;
+    l.announced = all;
+    l.extra = std::move(extra);
+    return l;
+  };
+  std::vector<Level> levels;
+  if (!o.probes.empty() || !o.breakpoints.empty()) {
+    const bool uprobes = !o.probes.empty();
+    const std::string spec = uprobes ? o.probes : o.breakpoints;
+    std::vector<std::string> syms = spec.rfind("auto:", 0) == 0
+                                        ? auto_probe_symbols(base.path, std::stoul(spec.substr(5)))
+                                        : split_commas(spec);
+    obs.kind = uprobes ? ObserverKind::probes : ObserverKind::breakpoints;
+    obs.probes = probe_events(base.path, syms, uprobes ? ProbeKind::uprobe : ProbeKind::breakpoint);
+    require_openable_together(obs.probes);
+    std::string names;
+    for (std::size_t k = 0; k <= syms.size(); ++k) {
+      if (k > 0) names += (k > 1 ? "," : "") + syms[k - 1];
+      levels.push_back(level(static_cast<int>(k), std::to_string(k) + "[" + (k ? names : "none") + "]",
+                             {{"probes", k}}));
+    }
+  } else if (!o.sample_freq.empty()) {
+    obs.kind = ObserverKind::sampling;
+    obs.sample_event = parse_events(o.sample_event.empty() ? default_sample_event() : o.sample_event).events.at(0);
+    for (const std::string& w : split_commas(o.sample_freq)) {
+      const std::uint64_t f = parse_frequency(w);
+      levels.push_back(level(static_cast<int>(f), f == 0 ? "0Hz[none]" : std::to_string(f) + "Hz", {{"freq", f}}));
+    }
+  } else if (!o.observer_cmd.empty()) {
+    obs.kind = ObserverKind::command;
+    obs.command = o.observer_cmd;
+    int i = 0;
+    for (const std::string& w : split_commas(o.levels)) {
+      char* end = nullptr;
+      const long v = std::strtol(w.c_str(), &end, 10);
+      const int dose = (*end == '\0') ? static_cast<int>(v) : i;
+      levels.push_back(level(dose, w == "0" ? "0[bare]" : w, {{"wrap", w}}));
+      if (w != "0") {
+        const WrapperChanges ch = describe_wrapper_changes(wrap_command(o.observer_cmd, w, base.argv), base.argv);
+        for (const auto& a : ch.aspects)
+          if (!a.held) notes.push_back("level " + w + ": " + a.note);
+      }
+      ++i;
+    }
+  } else {
+    obs.kind = ObserverKind::build;
+    const std::string dir = ".obscheck-variants";
+    for (const BuildVariant& v : build_variants(o.build, o.probe_sites, dir)) {
+      obs.variants.push_back(v.path);
+      levels.push_back(level(v.dose, std::to_string(v.dose) + "[mask " + std::to_string(v.mask) + "]",
+                             {{"variant", obs.variants.size() - 1}, {"sha256", v.digest}}));
+    }
+  }
+  std::stable_sort(levels.begin(), levels.end(), [](const Level& a, const Level& b) { return a.dose < b.dose; });
+  return levels;
+}
+
+}  // namespace
+
+// What the observer itself recorded, per level, for the report: probe hit counts
+// (exact counts: the same in every run, or their range) and samples taken and lost.
+std::vector<std::string> observations(const Plan& plan, const std::vector<RunRecord>& runs) {
+  struct Range {
+    double lo = 1e300, hi = -1e300, sum = 0;
+    std::size_t n = 0;
+    void add(double v) { lo = std::min(lo, v); hi = std::max(hi, v); sum += v; ++n; }
+    std::string text() const {
+      return lo == hi ? fmt::format("{:.0f}", lo) : fmt::format("{:.0f}..{:.0f} (mean {:.0f})", lo, hi, sum / n);
+    }
+  };
+  std::map<std::size_t, std::map<std::string, Range>> per_level;
+  for (const RunRecord& r : runs) {
+    if (r.warmup) continue;
+    const std::size_t level = plan.configs.at(r.config).level_index;
+    if (r.extra.contains("probe_hits"))
+      for (const auto& [name, hits] : r.extra.at("probe_hits").items()) per_level[level][name + " hits"].add(hits.get<double>());
+    if (r.extra.contains("sampling")) {
+      per_level[level]["samples taken"].add(r.extra.at("sampling").value("samples", 0.0));
+      per_level[level]["samples lost"].add(r.extra.at("sampling").value("lost", 0.0));
+    }
+  }
+  std::vector<std::string> out;
+  for (const auto& [level, items] : per_level)
+    for (const auto& [what, range] : items)
+      out.push_back(fmt::format("{}: {} per run = {}", plan.spec.levels.at(level).label, what, range.text()));
+  return out;
+}
+
 nlohmann::json options_json(const Options& o, const std::vector<std::string>& items,
                             const std::vector<std::string>& dropped) {
   nlohmann::json j;
@@ -123,6 +259,9 @@ nlohmann::json options_json(const Options& o, const std::vector<std::string>& it
   j["timeout"] = o.timeout_s;
   j["ignore_failure"] = o.ignore_failure;
   j["show_output"] = o.show_output;
+  j["observer"] = {{"probes", o.probes},           {"breakpoints", o.breakpoints}, {"sample_freq", o.sample_freq},
+                   {"sample_event", o.sample_event}, {"observer_cmd", o.observer_cmd}, {"levels", o.levels},
+                   {"build", o.build},             {"probe_sites", o.probe_sites}};
   return j;
 }
 
@@ -185,6 +324,7 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
   ctx.runs_planned = total_planned;
   ctx.complete = !interrupted && failure.empty();
   ctx.warnings = s.warnings;
+  ctx.observations = observations(s.plan, s.runs);
   if (interrupted) ctx.warnings.push_back("interrupted: continue with obscheck --resume " + s.journal_path);
   if (!failure.empty()) ctx.warnings.push_back(failure);
 
@@ -202,11 +342,26 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
   return 0;
 }
 
-int cmd_check(const Options& o) {
-  if (!o.resume.empty()) return cmd_resume(o);
+int cmd_check(const Options& given) {
+  if (!given.resume.empty()) return cmd_resume(given);
+  Options o = given;
+  // With --build the program is the variant: "{out}" (or nothing) stands for it.
+  if (!o.build.empty() && (o.target.empty() || o.target.front() == "{out}")) {
+    const auto variants = build_variants(o.build, o.probe_sites, ".obscheck-variants");
+    if (o.target.empty()) o.target.push_back(variants.front().path);
+    o.target.front() = variants.front().path;
+  }
   Sweep s;
   s.spec.base = launch_spec_from(o);
-  const Counters counters = resolve_counters(o.counters.empty() ? default_counters() : o.counters, o.allow_missing);
+  const bool other_observer = !o.probes.empty() || !o.breakpoints.empty() || !o.sample_freq.empty() ||
+                              !o.observer_cmd.empty() || !o.build.empty();
+  if (other_observer && o.mode == "inprocess")
+    throw Error(ErrorKind::usage, "--mode inprocess goes with the counter observer only",
+                "probes, breakpoints, sampling, profiler commands and builds are checked with --mode external");
+  // With another observer the counters are the metrics: the time a run takes and its
+  // page faults by default.
+  const std::string wanted = !o.counters.empty() ? o.counters : other_observer ? kDefaultObserverMetrics : default_counters();
+  const Counters counters = resolve_counters(wanted, o.allow_missing);
   for (const auto& d : counters.dropped) s.warnings.push_back("dropped (--allow-missing): " + d);
   s.spec.events = counters.events;
   s.spec.item_events = counters.item_events;
@@ -216,8 +371,12 @@ int cmd_check(const Options& o) {
 
   PlanSpec ps;
   ps.counters = counters.items;
-  ps.levels = counter_levels(counters.items);
-  ps.layouts = layouts_for(s.spec.mode);
+  ps.levels = observer_levels(o, counters.items, s.spec.base, s.spec.observer, s.warnings);
+  ps.observer = std::string(to_string(s.spec.observer.kind));
+  // Only the counter observer's list reaches the target's environment in process;
+  // every other observer leaves the environment alone, so its layout is held.
+  ps.layouts = s.spec.observer.kind == ObserverKind::counters ? layouts_for(s.spec.mode)
+                                                              : std::vector<Layout>{Layout::held};
   // A seed the user did not give is drawn once and recorded, so the run can be replayed.
   ps.seed = o.seed_given ? o.seed : (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
   if (o.runs > 0) ps.fixed_blocks = static_cast<std::size_t>(o.runs);
@@ -274,16 +433,25 @@ CheckContext context_from_manifest(const JournalData& d, const Plan& plan, const
 
 }  // namespace
 
+CheckContext check_context_from_journal(const JournalData& d, const Plan& plan) {
+  CheckContext ctx = context_from_manifest(d, plan, Findings{});
+  if (d.torn_tail) ctx.warnings.push_back("the journal's last line is incomplete (a run cut off mid-write); it was ignored");
+  return ctx;
+}
+
 int cmd_report(const Options& o) {
   const JournalData d = load_journal(o.report_file);
   const Plan plan = plan_from_journal(d);
   const double margin = o.margin_given ? o.margin : d.manifest.at("options").value("margin", 0.01);
   const Findings findings = analyse_check(plan, d.runs, {margin, 0.05, plan_looks(plan).size(), plan.seed()});
   CheckContext ctx = context_from_manifest(d, plan, findings);
+  ctx.observations = observations(plan, d.runs);
   if (d.torn_tail) ctx.warnings.push_back("the journal's last line is incomplete (a run cut off mid-write); it was ignored");
   emit(o, o.json ? check_json(plan, findings, ctx)
           : o.csv ? check_csv(plan, findings)
+          : o.markdown ? check_markdown(plan, findings, ctx)
                   : check_text(plan, findings, ctx, o.color));
+  write_report_files(o, plan, findings, ctx, d.runs);
   return 0;
 }
 
@@ -307,6 +475,17 @@ int cmd_resume(const Options& o) {
   eff.ignore_failure = opt.at("ignore_failure").get<bool>();
   eff.show_output = opt.at("show_output").get<bool>();
   eff.target = m.at("target").at("argv").get<std::vector<std::string>>();
+  if (opt.contains("observer")) {
+    const nlohmann::json& ob = opt.at("observer");
+    eff.probes = ob.value("probes", "");
+    eff.breakpoints = ob.value("breakpoints", "");
+    eff.sample_freq = ob.value("sample_freq", "");
+    eff.sample_event = ob.value("sample_event", "");
+    eff.observer_cmd = ob.value("observer_cmd", "");
+    eff.levels = ob.value("levels", "");
+    eff.build = ob.value("build", "");
+    eff.probe_sites = ob.value("probe_sites", 8);
+  }
 
   Sweep s;
   s.plan = plan_from_journal(r.data);
@@ -328,6 +507,11 @@ int cmd_resume(const Options& o) {
   s.spec.mode = counting_mode_from_string(eff.mode);
   s.spec.ignore_failure = eff.ignore_failure;
   if (s.spec.mode == CountingMode::inprocess) s.spec.probe_library = probe_library_path();
+  std::vector<std::string> observer_notes;
+  const std::vector<Level> levels = observer_levels(eff, s.plan.spec.counters, s.spec.base, s.spec.observer, observer_notes);
+  if (levels != s.plan.spec.levels)
+    throw Error(ErrorKind::usage, "the observer's doses differ from the journal's (a rebuilt variant, a changed symbol?)",
+                "start a new check");
   if (r.data.torn_tail)
     s.warnings.push_back("the journal's last line was incomplete (cut off mid-write) and was removed; that run is run again");
   return finish_sweep(eff, s, r.writer);

@@ -83,6 +83,22 @@ po::options_description check_options() {
   return d;
 }
 
+// The observers other than the counters (DESIGN.md "Observers: the doses"). The
+// counters named with --counters are then the metrics, counted at every dose.
+po::options_description observer_options() {
+  po::options_description d("Observers (dose something other than the counter list)");
+  d.add_options()
+      ("probes", po::value<std::string>(), "uprobes on SYM[,SYM...] (or LIB:SYM, or auto:N); dose = 0..N probes")
+      ("breakpoints", po::value<std::string>(), "hardware execution breakpoints on SYM[,...]; dose = 0..N")
+      ("sample-freq", po::value<std::string>(), "sampling frequencies in Hz, e.g. 0,100,1000,10000")
+      ("sample-event", po::value<std::string>(), "the sampled event (default: cycles with a PMU, else cpu-clock)")
+      ("observer-cmd", po::value<std::string>(), "wrap the target in this profiler command; {level} is replaced")
+      ("levels", po::value<std::string>(), "--observer-cmd levels, e.g. 0,99,999,9999 (0 = not wrapped)")
+      ("build", po::value<std::string>(), "build one variant per dose: a command with {mask} and {out} (compile-time probes)")
+      ("probe-sites", po::value<int>(), "--build doses 0..N probe sites (default 8)");
+  return d;
+}
+
 // bias / compare: the measurement contexts to sweep (seeds/004 §4.2, §5.2).
 po::options_description context_options(bool compare) {
   po::options_description d("Measurement contexts (bias / compare)");
@@ -112,7 +128,8 @@ po::options_description options_for(Command c) {
       break;
     case Command::check:
     case Command::demo:
-      all.add(counting_options(0)).add(check_options()).add(target_options()).add(output_options());
+      all.add(counting_options(0)).add(check_options()).add(observer_options()).add(target_options())
+          .add(output_options());
       break;
     case Command::events: {
       po::options_description d("Events");
@@ -122,7 +139,10 @@ po::options_description options_for(Command c) {
     }
     case Command::report: {
       po::options_description d("Report");
-      d.add_options()("csv", po::bool_switch(), "write CSV")("margin", po::value<double>(), "re-judge with this ε");
+      d.add_options()("csv", po::bool_switch(), "write CSV")("margin", po::value<double>(), "re-judge with this ε")
+          ("markdown", po::bool_switch(), "write the verdict table as Markdown, for an issue or a lab report")
+          ("html", po::value<std::string>(), "also write the report with its figures as one self-contained HTML FILE")
+          ("svg", po::value<std::string>(), "also write every figure as an SVG file into DIR");
       all.add(d).add(output_options());
       break;
     }
@@ -262,6 +282,26 @@ Parsed parse_command_line(int argc, const char* const* argv) {
   take(vm, "mode", o.mode);
   take(vm, "margin", o.margin);
   o.margin_given = vm.count("margin") > 0;
+  take(vm, "probes", o.probes);
+  take(vm, "breakpoints", o.breakpoints);
+  take(vm, "sample-freq", o.sample_freq);
+  take(vm, "sample-event", o.sample_event);
+  take(vm, "observer-cmd", o.observer_cmd);
+  take(vm, "levels", o.levels);
+  take(vm, "build", o.build);
+  take(vm, "probe-sites", o.probe_sites);
+  {
+    const int observers = !o.probes.empty() + !o.breakpoints.empty() + !o.sample_freq.empty() +
+                          !o.observer_cmd.empty() + !o.build.empty();
+    if (observers > 1)
+      throw Error(ErrorKind::usage, "one observer at a time: --probes, --breakpoints, --sample-freq, --observer-cmd, --build",
+                  "run one check per observer");
+    if (!o.observer_cmd.empty() && o.levels.empty())
+      throw Error(ErrorKind::usage, "--observer-cmd needs --levels (e.g. --levels 0,99,999; 0 = not wrapped)");
+    if (o.observer_cmd.empty() && !o.levels.empty())
+      throw Error(ErrorKind::usage, "--levels goes with --observer-cmd");
+    if (o.probe_sites < 1 || o.probe_sites > 64) throw Error(ErrorKind::usage, "--probe-sites is 1..64");
+  }
   take(vm, "cpu", o.cpu);
   if (vm.count("env-pad")) o.env_pad = vm["env-pad"].as<std::size_t>();
   take(vm, "timeout", o.timeout_s);
@@ -269,6 +309,9 @@ Parsed parse_command_line(int argc, const char* const* argv) {
   take(vm, "journal", o.journal);
   take(vm, "resume", o.resume);
   take(vm, "journal-file", o.report_file);
+  take(vm, "html", o.html);
+  take(vm, "svg", o.svg_dir);
+  if (vm.count("markdown")) o.markdown = vm["markdown"].as<bool>();
   for (auto [flag, field] : {std::pair{"aslr", &o.aslr}, {"show-output", &o.show_output},
                              {"ignore-failure", &o.ignore_failure}, {"json", &o.json}, {"csv", &o.csv},
                              {"allow-missing", &o.allow_missing}, {"all", &o.all}})
@@ -293,9 +336,10 @@ Parsed parse_command_line(int argc, const char* const* argv) {
   if (o.mode != "external" && o.mode != "inprocess")
     throw Error(ErrorKind::usage, "--mode must be external or inprocess, not '" + o.mode + "'");
   if (o.json && o.csv) throw Error(ErrorKind::usage, "--json and --csv: choose one");
+  if (o.markdown && (o.json || o.csv)) throw Error(ErrorKind::usage, "--markdown, --json and --csv: choose one");
 
   o.target = std::move(rest);
-  if (takes_target && o.target.empty() && o.resume.empty())
+  if (takes_target && o.target.empty() && o.resume.empty() && o.build.empty())
     throw Error(ErrorKind::usage, std::string("obscheck ") + command_name(o.command) + ": no program to run",
                 "usage: obscheck " + std::string(o.command == Command::measure ? "measure " : "") +
                     "[options] [--] PROG [ARGS...]");

@@ -37,6 +37,9 @@ struct Options {
   // Output.
   bool json = false;                // --json: machine-readable on stdout (or -o)
   bool csv = false;                 // --csv
+  bool markdown = false;            // report --markdown: the verdict table as GFM
+  std::string html;                 // report --html FILE: one self-contained HTML page
+  std::string svg_dir;              // report --svg DIR: every figure as its own .svg
   std::string output;               // -o/--output FILE
   std::string journal;              // --journal FILE
   std::string resume;               // --resume FILE
@@ -44,6 +47,16 @@ struct Options {
   bool color = true;                // off with NO_COLOR or when stdout is not a tty
   bool progress = true;             // stderr is a terminal
   bool all = false;                 // events --all
+
+  // The observer the check doses (one at a time; default: the counters themselves).
+  std::string probes;               // --probes SYM[,SYM...] | auto:N  (uprobes)
+  std::string breakpoints;          // --breakpoints SYM[,...]          (hardware breakpoints)
+  std::string sample_freq;          // --sample-freq 0,100,1000,10000   (Hz)
+  std::string sample_event;         // --sample-event EV (default cpu-clock, cycles with a PMU)
+  std::string observer_cmd;         // --observer-cmd 'perf record -F {level} -o /dev/null --'
+  std::string levels;               // --levels 0,99,999 (profiler command levels; 0 = bare)
+  std::string build;                // --build 'cc -O2 -DOBS_PROBES={mask} prog.c -o {out}'
+  int probe_sites = 8;              // --probe-sites N: build doses 0..N
 
   // bias / compare: measurement contexts (seeds/004 §4.2, §5.2)
   std::string env_sizes;            // --env-sizes FROM:TO:STEP or a,b,c (the dummy variable's value bytes)

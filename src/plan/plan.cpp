@@ -224,7 +224,13 @@ std::size_t end_block_for(const Plan& plan, std::size_t measured_blocks) {
 std::optional<std::size_t> comparison_baseline(const Plan& plan, Metric metric, std::size_t config) {
   const Configuration& c = plan.configs.at(config);
   std::optional<std::size_t> ref;
-  if (!metric.counter) {
+  // Only the counter observer varies which counters are programmed; every other
+  // observer (probes, sampling, a profiler command, build variants) programs the same
+  // counters at every dose, so each is compared with the least-observed level.
+  if (!metric.counter || plan.spec.observer != "counters") {
+    if (metric.counter && std::find(c.level.programmed.begin(), c.level.programmed.end(), *metric.counter) ==
+                              c.level.programmed.end())
+      return {};
     ref = baseline_for(plan, c.layout);
   } else {
     const auto& counted = c.level.programmed;

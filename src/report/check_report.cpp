@@ -499,6 +499,7 @@ std::string check_text(const Plan& plan, const Findings& f, const CheckContext& 
   out += incomparable_section(plan, f, pal);
   for (const auto& n : f.notes) out += "note: " + n + "\n";
   for (const auto& w : ctx.warnings) out += pal.paint(pal.yellow, "warning:") + " " + w + "\n";
+  for (const auto& w : ctx.observations) out += "observer: " + w + "\n";
   for (std::size_t m = 0; m < f.metrics.size(); ++m) {
     const std::string plot = metric_plot(plan, f, m, pal);
     if (!plot.empty()) out += "\n" + plot;
@@ -523,6 +524,7 @@ std::string check_json(const Plan& plan, const Findings& f, const CheckContext& 
                   {"runs_planned", ctx.runs_planned},
                   {"runs_done", ctx.runs_done},
                   {"warnings", ctx.warnings},
+                  {"observations", ctx.observations},
                   {"host", ctx.host},
                   {"doctor", ctx.doctor}};
 

@@ -37,6 +37,8 @@ struct CheckContext {
   bool complete = true;                            // false: interrupted or stopped by a failure
   std::size_t runs_planned = 0, runs_done = 0;     // journalled runs, warm-ups included
   std::vector<std::string> warnings;               // e.g. counters dropped with --allow-missing
+  std::vector<std::string> observations;           // what the observer itself recorded per level
+                                                   // (probe hit counts, samples taken and lost)
 };
 
 // Terminal text, in this order: a header (command, mode, blocks × configurations,

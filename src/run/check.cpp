@@ -1,9 +1,13 @@
 #include "run/check.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "observe/counters.h"
 #include "observe/inprocess.h"
+#include "observe/probes.h"
+#include "observe/sampling.h"
+#include "observe/wrap.h"
 #include "run/measure.h"
 #include "run/signals.h"
 #include "util/error.h"
@@ -54,7 +58,30 @@ EnvBlock environment_for(const Plan&, const CheckSpec& spec, const Configuration
   return env;
 }
 
-EventSet events_for(const CheckSpec& spec, const Configuration& c) {
+std::string_view to_string(ObserverKind k) {
+  switch (k) {
+    case ObserverKind::counters: return "counters";
+    case ObserverKind::probes: return "probes";
+    case ObserverKind::breakpoints: return "breakpoints";
+    case ObserverKind::sampling: return "sampling";
+    case ObserverKind::command: return "command";
+    case ObserverKind::build: return "build";
+  }
+  return "counters";
+}
+
+LaunchSpec launch_for(const CheckSpec& spec, const Configuration& c) {
+  LaunchSpec l = spec.base;
+  if (spec.observer.kind == ObserverKind::command) {
+    l = wrap_launch(spec.base, spec.observer.command, c.level.extra.at("wrap").get<std::string>());
+  } else if (spec.observer.kind == ObserverKind::build) {
+    l.path = spec.observer.variants.at(c.level.extra.at("variant").get<std::size_t>());
+    l.argv.at(0) = l.path;
+  }
+  return l;
+}
+
+EventSet events_for(const CheckSpec& spec, const Configuration& c, std::vector<std::size_t>* probe_index) {
   EventSet out;
   for (std::size_t item : c.level.programmed) {
     std::vector<std::size_t> group;
@@ -64,6 +91,17 @@ EventSet events_for(const CheckSpec& spec, const Configuration& c) {
     }
     out.groups.push_back(std::move(group));
   }
+  if (c.level.extra.contains("probes")) {
+    const std::size_t k = c.level.extra.at("probes").get<std::size_t>();
+    EventSet first;
+    for (std::size_t i = 0; i < k; ++i) {
+      first.groups.push_back({first.events.size()});
+      first.events.push_back(spec.observer.probes.events.at(i));
+    }
+    std::vector<std::size_t> idx;
+    out = concat_events(out, first, &idx);
+    if (probe_index) *probe_index = std::move(idx);
+  }
   return out;
 }
 
@@ -72,23 +110,25 @@ SweepResult run_sweep(const Plan& plan, const CheckSpec& spec, const std::vector
   SweepResult result;
   const std::size_t held_total = held_env_total(plan, spec);
   // Per-configuration work done once, not per run: the environment and event subset.
-  std::vector<EnvBlock> envs;
+  std::vector<LaunchSpec> launches;
   std::vector<EventSet> sets;
-  std::vector<std::vector<std::size_t>> programmed;
+  std::vector<std::vector<std::size_t>> programmed, probe_index;
   for (const Configuration& c : plan.configs) {
-    envs.push_back(environment_for(plan, spec, c, held_total));
-    sets.push_back(events_for(spec, c));
+    launches.push_back(launch_for(spec, c));
+    launches.back().env = environment_for(plan, spec, c, held_total);
+    probe_index.emplace_back();
+    sets.push_back(events_for(spec, c, &probe_index.back()));
     programmed.push_back(event_indexes(spec, c.level.programmed));
   }
 
   InterruptGuard guard;
-  LaunchSpec launch = spec.base;
   for (std::size_t i = 0; i < trials.size(); ++i) {
     if (InterruptGuard::interrupted()) break;
     const Trial& t = trials[i];
     const Configuration& c = plan.configs.at(t.config);
     if (progress) progress({i, trials.size(), &c});
-    launch.env = envs[t.config];
+    LaunchSpec& launch = launches[t.config];
+    const std::uint64_t freq = c.level.extra.value("freq", std::uint64_t{0});
 
     ResultPipe pipe;
     launch.pass_fds.clear();
@@ -101,9 +141,21 @@ SweepResult run_sweep(const Plan& plan, const CheckSpec& spec, const std::vector
     InterruptGuard::set_current_group(child.pid());
     CounterSet counters;
     if (spec.mode == CountingMode::external) counters = CounterSet::open(child.pid(), sets[t.config]);
-    child.release();
+    Sampler sampler;
+    if (spec.observer.kind == ObserverKind::sampling) sampler = Sampler::open(child.pid(), spec.observer.sample_event, freq);
     RunRecord rec = run_record_for(plan, t);
-    rec.exit = child.wait();
+    {
+      // The ring is drained while the target runs, on a helper thread, as a profiler does.
+      std::optional<SamplerThread> drainer;
+      if (sampler.active()) drainer.emplace(sampler);
+      child.release();
+      rec.exit = child.wait();
+    }
+    if (sampler.active()) {
+      const SamplingStats st = sampler.stats();
+      rec.extra["sampling"] = {{"freq", st.frequency}, {"samples", st.samples}, {"lost", st.lost},
+                               {"throttles", st.throttles}};
+    }
     InterruptGuard::set_current_group(-1);
     if (InterruptGuard::interrupted()) break;  // killed by us mid-run: not a measurement
     rec.env_bytes = launch.env.size_bytes();
@@ -113,6 +165,14 @@ SweepResult run_sweep(const Plan& plan, const CheckSpec& spec, const std::vector
       rec.extra["output_head"] = rec.exit.output.substr(0, std::min(rec.exit.output.find('\n'), kOutputHeadBytes));
     if (spec.mode == CountingMode::external) {
       rec.readings = counters.read();
+      if (!probe_index[t.config].empty()) {
+        // Probe hit counts go beside the metrics, not among them: they are the dose.
+        nlohmann::json hits = nlohmann::json::object();
+        for (const ProbeHit& h : probe_hits(rec.readings, sets[t.config], probe_index[t.config]))
+          hits[h.name] = h.hits;
+        rec.extra["probe_hits"] = std::move(hits);
+        rec.readings.resize(probe_index[t.config].front());
+      }
     } else if (const std::string text = drain_result(pipe.read_end.get()); rec.exit.ok() || !text.empty()) {
       // A failed run without a result has nothing to read; a successful one must have one.
       rec.readings = match_inprocess_readings(parse_inprocess_result(text, spec.base.argv.at(0)), spec.events,

@@ -19,6 +19,20 @@
 
 namespace obscheck {
 
+// What is dosed. The counter observer doses the counters themselves; every other
+// observer programs the same counters at every level and doses something else,
+// named in each Level's `extra` (DESIGN.md "Observers: the doses").
+enum class ObserverKind { counters, probes, breakpoints, sampling, command, build };
+std::string_view to_string(ObserverKind k);
+
+struct ObserverSpec {
+  ObserverKind kind = ObserverKind::counters;
+  EventSet probes;                     // probes / breakpoints: level k attaches the first k ("probes": k)
+  EventDesc sample_event;              // sampling: the event sampled at level "freq" Hz
+  std::string command;                 // command: the wrapper template, level "wrap"
+  std::vector<std::string> variants;   // build: the executable of each level ("variant": k)
+};
+
 struct CheckSpec {
   LaunchSpec base;             // the target in its base context (environment before any observer)
   EventSet events;             // every event of the --counters list, parsed
@@ -27,6 +41,7 @@ struct CheckSpec {
   CountingMode mode = CountingMode::external;
   std::string probe_library;   // inprocess: libobsprobe.so
   bool ignore_failure = false;
+  ObserverSpec observer;
 };
 
 // The environment block size every held configuration is padded to: the largest
@@ -38,8 +53,13 @@ std::size_t held_env_total(const Plan& plan, const CheckSpec& spec);
 EnvBlock environment_for(const Plan& plan, const CheckSpec& spec, const Configuration& c,
                          std::size_t held_total);
 
-// The events a configuration counts: the programmed items' events, groups kept.
-EventSet events_for(const CheckSpec& spec, const Configuration& c);
+// The events a configuration counts: the programmed items' events, groups kept, then
+// (probe observers) the level's probes, whose indexes go to *probe_index.
+EventSet events_for(const CheckSpec& spec, const Configuration& c, std::vector<std::size_t>* probe_index = nullptr);
+
+// The target as this configuration starts it: wrapped in the profiler command, or the
+// level's build variant (argv[0] becomes the variant's path).
+LaunchSpec launch_for(const CheckSpec& spec, const Configuration& c);
 
 struct SweepProgress {
   std::size_t done = 0, total = 0;
