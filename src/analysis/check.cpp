@@ -364,6 +364,7 @@ struct Context {
   const Findings& f;
   const std::vector<Judged>& judged;
   const std::vector<std::string>& aa_failed;      // per metric: non-empty = the reason
+  const std::vector<double>& aa_discrepancy;      // per metric: the failed A/A's largest |CI bound|
   const std::map<std::size_t, std::string>& level_incomparable;  // instructions moved
   double margin;
 };
@@ -391,7 +392,18 @@ Judgement judge_level(const Context& x, std::size_t metric, std::size_t level,
   if (auto it = x.level_incomparable.find(level); it != x.level_incomparable.end())
     return {Verdict::incomparable, it->second};
 
-  if (!x.aa_failed[metric].empty()) return {Verdict::inconclusive, x.aa_failed[metric]};
+  if (!x.aa_failed[metric].empty()) {
+    // A failed A/A measures a systematic error between identical configurations (order,
+    // drift). It voids every claim that error could produce, but not an effect that
+    // lies wholly beyond it: a held effect whose CI clears ±(ε + the A/A's largest
+    // bound) cannot be that error.
+    const double floor = x.margin + x.aa_discrepancy[metric];
+    for (std::size_t i : idx)
+      if (cs[i].layout == Layout::held && cs[i].significant && (cs[i].ci_lo > floor || cs[i].ci_hi < -floor))
+        return {Verdict::perturbed,
+                fmt::format("{}; beyond the failed A/A control's own ±{:.1f}%", effect_with_p(cs[i]), 100 * floor)};
+    return {Verdict::inconclusive, x.aa_failed[metric]};
+  }
   for (std::size_t i : idx)
     if (cs[i].n < kMinPairedBlocks)
       return {Verdict::inconclusive,
@@ -643,11 +655,13 @@ Findings analyse_check(const Plan& plan, const std::vector<RunRecord>& runs, con
   // while an A/A that is only noisy already keeps every level's TOST from claiming
   // equivalence, so no verdict it should veto can be reached anyway.
   std::vector<std::string> aa_failed(f.metrics.size());
+  std::vector<double> aa_discrepancy(f.metrics.size(), 0.0);
   for (std::size_t i = 0; i < f.comparisons.size(); ++i) {
     const Comparison& c = f.comparisons[i];
     if (!c.aa) continue;
     f.aa.comparisons.push_back(i);
     if (!c.significant) continue;
+    aa_discrepancy[c.metric] = std::max(std::fabs(c.ci_lo), std::fabs(c.ci_hi));
     aa_failed[c.metric] =
         fmt::format("A/A control failed: baseline vs its duplicate differ by {}, p = {:.2g}", estimate_text(c), c.p_value);
     f.aa.ok = false;
@@ -682,7 +696,7 @@ Findings analyse_check(const Plan& plan, const std::vector<RunRecord>& runs, con
             [](const IncomparableRun& a, const IncomparableRun& b) { return a.run_index < b.run_index; });
 
   // One verdict per metric and level that has comparisons.
-  const Context ctx{f, judged, aa_failed, level_incomparable, o.margin};
+  const Context ctx{f, judged, aa_failed, aa_discrepancy, level_incomparable, o.margin};
   f.metric_verdicts.assign(f.metrics.size(), Verdict::inconclusive);
   std::vector<bool> any(f.metrics.size(), false);
   bool unsettled = false;

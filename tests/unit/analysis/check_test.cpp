@@ -426,6 +426,25 @@ TEST_CASE("Page's trend: growing with the dose gives a small p, shrinking a smal
   }
 }
 
+TEST_CASE("a failed A/A voids what its error could produce, not an effect far beyond it") {
+  // The A/A copy is 5% off (a systematic error between identical configurations);
+  // level 2 is 50% slower under held: that cannot be a 5% error, so it stays
+  // perturbed, with the floor it cleared (ε 1% + the A/A's largest CI bound) named.
+  const Plan plan = counter_plan({"a", "b"}, CountingMode::external);
+  Synth s;
+  s.factor = [](std::size_t, const Plan&, const Configuration& c, const std::string& m) {
+    if (m != "wall-time") return 1.0;
+    if (c.aa_duplicate) return 1.05;
+    return c.level.label == "2[a,b]" ? 1.5 : 1.0;
+  };
+  const Findings f = analyse_check(plan, synth_runs(plan, 30, s), kOptions);
+  CHECK_FALSE(f.aa.ok);
+  const LevelVerdict& big = verdict_of(f, "wall-time", "2[a,b]");
+  CHECK(big.verdict == Verdict::perturbed);
+  CHECK(big.reason.find("beyond the failed A/A control's own") != std::string::npos);
+  CHECK(verdict_of(f, "wall-time", "1[b]").verdict == Verdict::inconclusive);
+}
+
 TEST_CASE("Holm-adjusted p-values are stats::holm_adjust over every comparison but the A/A") {
   const Plan plan = counter_plan({"a", "b", "c"}, CountingMode::external);
   Synth s;

@@ -1,0 +1,187 @@
+// The observers of issue "more observers", run end to end on this host: uprobes on a
+// hot function perturb task-clock (10 of 10 seeds) and on a function called once
+// never do; hit counts are exact; sampling takes about frequency × task-clock
+// samples; a profiler command and compile-time probe builds produce verdict tables;
+// bad input gets its message and exit code.
+#include <sys/stat.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "run_cli.h"
+
+using obscheck::test::run_cli;
+using obscheck::test::workload;
+using nlohmann::json;
+
+namespace {
+
+std::string tmp_path(const std::string& name) {
+  return "/tmp/obscheck-observers-test-" + std::to_string(getpid()) + "-" + name;
+}
+
+std::vector<json> runs_of(const std::string& journal) {
+  std::ifstream in(journal);
+  std::vector<json> out;
+  for (std::string line; std::getline(in, line);) {
+    json j = json::parse(line);
+    if (j.at("type") == "run") out.push_back(std::move(j));
+  }
+  return out;
+}
+
+const json* verdict(const json& report, const std::string& metric, const std::string& level) {
+  for (const auto& v : report.at("verdicts"))
+    if (v.at("metric_name") == metric && v.at("level") == level) return &v;
+  return nullptr;
+}
+
+// hot N calls hot_step() N times: each uprobe hit is a trap (tens of µs in a VM).
+constexpr const char* kHotCalls = "1000";
+
+}  // namespace
+
+TEST_CASE("observers: uprobes on a hot function perturb task-clock in 10 of 10 seeds with exact hit counts") {
+  for (int seed = 1; seed <= 10; ++seed) {
+    const std::string journal = tmp_path("hot-" + std::to_string(seed) + ".jsonl");
+    auto r = run_cli({"--json", "--probes", "hot_step", "--counters", "task-clock", "--seed", std::to_string(seed),
+                      "--max-runs", "20", "--journal", journal, "--", workload("hot"), kHotCalls});
+    REQUIRE(r.code == 1);  // 1: a finding
+    const json j = json::parse(r.out);
+    const json* v = verdict(j, "task-clock", "1[hot_step]");
+    REQUIRE(v != nullptr);
+    INFO("seed " << seed << ": " << v->at("reason"));
+    CHECK(v->at("verdict") == "perturbed");
+    const json& c = j.at("comparisons").at(v->at("comparisons").at(0).get<std::size_t>());
+    CHECK(c.at("effect").get<double>() > 0);
+    CHECK(c.at("ci").at("lo").get<double>() > 0);
+    for (const json& run : runs_of(journal)) {
+      if (!run.at("extra").contains("probe_hits")) continue;
+      for (const auto& [name, hits] : run.at("extra").at("probe_hits").items()) CHECK(hits.get<long>() == 1000);
+    }
+    unlink(journal.c_str());
+  }
+}
+
+TEST_CASE("observers: a uprobe on a function called once never perturbs") {
+  for (int seed = 1; seed <= 5; ++seed) {
+    const std::string journal = tmp_path("cold-" + std::to_string(seed) + ".jsonl");
+    auto r = run_cli({"--json", "--probes", "cold_setup", "--counters", "task-clock", "--margin", "0.05", "--seed",
+                      std::to_string(seed), "--max-runs", "20", "--journal", journal, "--", workload("hot"),
+                      kHotCalls});
+    REQUIRE((r.code == 0 || r.code == 1));
+    const json j = json::parse(r.out);
+    const json* v = verdict(j, "task-clock", "1[cold_setup]");
+    REQUIRE(v != nullptr);
+    INFO("seed " << seed << ": " << v->at("reason"));
+    CHECK(v->at("verdict") != "perturbed");
+    for (const json& run : runs_of(journal))
+      if (run.at("extra").contains("probe_hits"))
+        for (const auto& [name, hits] : run.at("extra").at("probe_hits").items()) CHECK(hits.get<long>() == 1);
+    unlink(journal.c_str());
+  }
+}
+
+TEST_CASE("observers: breakpoints count exactly, and a fifth is explained") {
+  const std::string journal = tmp_path("bp.jsonl");
+  auto r = run_cli({"--json", "--breakpoints", "hot_step,cold_setup", "--counters", "task-clock", "--runs", "3",
+                    "--journal", journal, "--", workload("hot"), "500"});
+  REQUIRE((r.code == 0 || r.code == 1));
+  int checked = 0;
+  for (const json& run : runs_of(journal)) {
+    if (!run.at("extra").contains("probe_hits")) continue;
+    for (const auto& [name, hits] : run.at("extra").at("probe_hits").items()) {
+      CHECK(hits.get<long>() == (name.find("hot_step") != std::string::npos ? 500 : 1));
+      ++checked;
+    }
+  }
+  CHECK(checked > 0);
+  unlink(journal.c_str());
+  auto five = run_cli({"--breakpoints", "hot_step,cold_setup,main,hot_step,cold_setup", "--runs", "2", "--",
+                       workload("hot"), "10"});
+  CHECK(five.code == 4);
+  CHECK_THAT(five.err, Catch::Contains("4 debug registers"));
+}
+
+TEST_CASE("observers: sampling at 10 kHz takes about frequency × task-clock samples") {
+  const std::string journal = tmp_path("sampling.jsonl");
+  auto r = run_cli({"--json", "--sample-freq", "0,10000", "--counters", "task-clock", "--runs", "3", "--journal",
+                    journal, "--", workload("compute"), "3000"});
+  REQUIRE((r.code == 0 || r.code == 1));
+  int checked = 0;
+  for (const json& run : runs_of(journal)) {
+    if (!run.at("extra").contains("sampling") || run.at("warmup").get<bool>()) continue;
+    const double samples = run.at("extra").at("sampling").at("samples").get<double>() +
+                           run.at("extra").at("sampling").at("lost").get<double>();
+    double task_ns = 0;
+    for (const auto& rd : run.at("readings"))
+      if (rd.at("name") == "task-clock") task_ns = rd.at("value").get<double>();
+    const double expected = 10000 * task_ns * 1e-9;
+    INFO("samples " << samples << " expected " << expected);
+    CHECK(std::fabs(samples - expected) <= 0.2 * expected);
+    ++checked;
+  }
+  CHECK(checked == 3);
+  CHECK_THAT(json::parse(r.out).at("context").at("observations").dump(), Catch::Contains("10000Hz: samples taken"));
+  unlink(journal.c_str());
+}
+
+TEST_CASE("observers: a profiler command produces a verdict table") {
+  if (access("/usr/bin/perf", X_OK) != 0) {
+    WARN("perf is not installed (tools/bootstrap installs linux-perf)");
+    return;
+  }
+  const std::string journal = tmp_path("cmd.jsonl");
+  auto r = run_cli({"--observer-cmd", "perf stat -e task-clock -o /dev/null --", "--levels", "0,1", "--runs", "6",
+                    "--journal", journal, "--", workload("compute"), "100"});
+  CHECK((r.code == 0 || r.code == 1));
+  CHECK_THAT(r.out, Catch::Contains("verdicts:"));
+  CHECK_THAT(r.out, Catch::Contains("task-clock (ns):"));
+  CHECK_THAT(r.out, Catch::Contains("the target runs as a child of perf"));
+  unlink(journal.c_str());
+}
+
+TEST_CASE("observers: compile-time probe builds 0..2 produce a verdict table") {
+  const std::string src = std::string(OBSCHECK_SOURCE_DIR) + "/experiments/workloads/probed.c";
+  const std::string inc = std::string(OBSCHECK_SOURCE_DIR) + "/probes";
+  const std::string journal = tmp_path("build.jsonl");
+  auto r = run_cli({"--json", "--build", "cc -O2 -I" + inc + " -DOBS_PROBES={mask} " + src + " -o {out}",
+                    "--probe-sites", "2", "--counters", "task-clock", "--runs", "4", "--journal", journal, "--",
+                    "{out}", "20000"});
+  CHECK((r.code == 0 || r.code == 1));
+  const json j = json::parse(r.out);
+  CHECK(j.at("plan").dump().find("mask 3") != std::string::npos);
+  CHECK(j.at("verdicts").size() >= 2);
+  unlink(journal.c_str());
+}
+
+TEST_CASE("observers: bad input is named with its exit code") {
+  SECTION("a symbol that does not exist") {
+    auto r = run_cli({"--probes", "hot_stpe", "--", workload("hot")});
+    CHECK(r.code == 4);
+    CHECK_THAT(r.err, Catch::Contains("did you mean 'hot_step'"));
+  }
+  SECTION("a script target") {
+    const std::string script = tmp_path("script.sh");
+    std::ofstream(script) << "#!/bin/sh\ntrue\n";
+    chmod(script.c_str(), 0755);
+    auto r = run_cli({"--probes", "main", "--", script});
+    CHECK(r.code == 3);
+    CHECK_THAT(r.err, Catch::Contains("ELF"));
+    unlink(script.c_str());
+  }
+  SECTION("a profiler command that fails") {
+    const std::string journal = tmp_path("fail.jsonl");
+    auto r = run_cli({"--observer-cmd", "false", "--levels", "0,1", "--runs", "2", "--journal", journal, "--",
+                      "/bin/true"});
+    CHECK(r.code == 5);
+    CHECK_THAT(r.err, Catch::Contains("exited with code 1"));
+    unlink(journal.c_str());
+  }
+  SECTION("two observers at once") {
+    auto r = run_cli({"--probes", "main", "--sample-freq", "100", "--", "/bin/true"});
+    CHECK(r.code == 2);
+  }
+}
