@@ -11,6 +11,7 @@
 
 #include "analysis/check.h"
 #include "cli/commands.h"
+#include "cli/html_out.h"
 #include "events/event.h"
 #include "observe/probes.h"
 #include "observe/variants.h"

@@ -19,6 +19,12 @@ int cmd_demo(const Options& o);
 int cmd_bias(const Options& o);     // measurement bias across contexts
 int cmd_compare(const Options& o);  // two variants over sampled contexts
 
+// The report context of a journal, as `obscheck report` builds it (cmd_check.cpp).
+struct CheckContext;
+struct JournalData;
+struct Plan;
+CheckContext check_context_from_journal(const JournalData& d, const Plan& plan);
+
 // libobsprobe.so beside the driver (build tree) or where it is installed.
 std::string probe_library_path();
 

@@ -1,0 +1,627 @@
+#include "report/html_report.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+
+#include "analysis/check.h"
+#include "host/host_info.h"
+#include "report/doctor_report.h"
+#include "report/measure_report.h"
+#include "report/svg.h"
+
+namespace obscheck {
+namespace {
+
+using svg::escape;
+
+// Wide enough for three series dodged in up to eight dose slots with readable labels,
+// small enough that two charts sit side by side on a 1280 px screen.
+constexpr double kChartWidth = 600;
+constexpr double kChartHeight = 340;
+// Enough to show which configuration fails and how; the JSON report lists every run.
+constexpr std::size_t kIncomparableListed = 50;
+// SVG cannot measure text (svg.h); about 7 px per glyph at 12 px.
+constexpr double kGlyphWidth = 7;
+
+double pct(double fraction) { return fraction * 100 + 0.0; }
+
+std::string format_margin(double margin) { return fmt::format("±{:g}%", pct(margin)); }
+
+std::string format_p(double p) {
+  if (!std::isfinite(p)) return "n/a";
+  if (p < 1e-4) return "&lt; 0.0001";
+  return fmt::format("{:.4f}", p);
+}
+
+// The layout conditions keep one colour and one marker shape everywhere on the page.
+struct LayoutStyle {
+  const char* colour;
+  svg::Marker shape;
+};
+LayoutStyle style_of(Layout l) {
+  switch (l) {
+    case Layout::natural: return {svg::kVermillion, svg::Marker::circle};
+    case Layout::held: return {svg::kBlue, svg::Marker::square};
+    case Layout::sham: return {svg::kGreen, svg::Marker::triangle};
+  }
+  return {svg::kGrey, svg::Marker::diamond};
+}
+
+// A level is on the dose axis when it counts a prefix of the counter list (any level
+// of an observer without counters); the others are counters measured alone.
+bool on_dose_axis(const Level& level) {
+  for (std::size_t i = 0; i < level.programmed.size(); ++i)
+    if (level.programmed[i] != i) return false;
+  return true;
+}
+
+std::vector<std::size_t> dose_axis(const Plan& plan) {
+  std::vector<std::size_t> axis;
+  for (std::size_t i = 0; i < plan.spec.levels.size(); ++i)
+    if (on_dose_axis(plan.spec.levels[i])) axis.push_back(i);
+  std::stable_sort(axis.begin(), axis.end(),
+                   [&](std::size_t a, std::size_t b) { return plan.spec.levels[a].dose < plan.spec.levels[b].dose; });
+  return axis;
+}
+
+std::vector<const Comparison*> comparisons_of(const Findings& f, std::size_t metric) {
+  std::vector<const Comparison*> out;
+  for (const Comparison& c : f.comparisons)
+    if (!c.aa && c.metric == metric) out.push_back(&c);
+  return out;
+}
+
+std::string level_label(const Plan& plan, std::size_t level) {
+  return level < plan.spec.levels.size() ? plan.spec.levels[level].label : fmt::format("level {}", level);
+}
+
+std::string config_id(const Plan& plan, std::size_t config) {
+  return config < plan.configs.size() ? plan.configs[config].id : fmt::format("config {}", config);
+}
+
+std::string metric_name(const Findings& f, std::size_t m) {
+  return m < f.metrics.size() ? f.metrics[m].name : fmt::format("metric {}", m);
+}
+
+std::string cell_text(const Comparison* c) {
+  if (!c) return "";
+  if (c->n == 0) return "no pairs";
+  return format_effect_ci(c->effect, c->ci_lo, c->ci_hi);
+}
+
+const Comparison* cell(const Findings& f, const LevelVerdict& v, Layout layout) {
+  for (std::size_t i : v.comparisons)
+    if (i < f.comparisons.size() && f.comparisons[i].layout == layout) return &f.comparisons[i];
+  for (const Comparison& c : f.comparisons)
+    if (!c.aa && c.metric == v.metric && c.level_index == v.level_index && c.layout == layout) return &c;
+  return nullptr;
+}
+
+std::string shell_word(const std::string& a) {
+  if (!a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") ==
+                        std::string::npos)
+    return a;
+  std::string out = "'";
+  for (char c : a) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string command_line(const CheckContext& ctx) {
+  std::string out;
+  for (const std::string& a : ctx.argv) out += (out.empty() ? "" : " ") + shell_word(a);
+  return out.empty() ? "(target not recorded)" : out;
+}
+
+std::vector<std::string> slugs(const Findings& f) {
+  std::vector<std::string> out;
+  for (const MetricInfo& m : f.metrics) {
+    std::string s;
+    for (char c : m.name) {
+      const char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if ((l >= 'a' && l <= 'z') || (l >= '0' && l <= '9')) s += l;
+      else if (!s.empty() && s.back() != '-') s += '-';
+    }
+    while (!s.empty() && s.back() == '-') s.pop_back();
+    if (s.empty()) s = "metric";
+    std::string unique = s;
+    for (int k = 2; std::find(out.begin(), out.end(), unique) != out.end(); ++k) unique = fmt::format("{}-{}", s, k);
+    out.push_back(unique);
+  }
+  return out;
+}
+
+// Raw values are drawn in a unit that keeps tick labels short: ns as µs, ms or s;
+// counts in thousands, millions or billions; KiB as MiB.
+struct DisplayUnit {
+  double divisor = 1;
+  std::string unit;  // appended to tick labels
+  std::string name;  // for the axis title
+};
+DisplayUnit display_unit(const std::string& unit, double magnitude) {
+  if (unit == "ns") {
+    if (magnitude >= 1e9) return {1e9, " s", "s"};
+    if (magnitude >= 1e6) return {1e6, " ms", "ms"};
+    if (magnitude >= 1e3) return {1e3, " µs", "µs"};
+    return {1, " ns", "ns"};
+  }
+  if (unit == "KiB") return magnitude >= 1024 * 10 ? DisplayUnit{1024, " MiB", "MiB"} : DisplayUnit{1, " KiB", "KiB"};
+  if (magnitude >= 1e10) return {1e9, " G", "billions"};
+  if (magnitude >= 1e7) return {1e6, " M", "millions"};
+  if (magnitude >= 1e4) return {1e3, " k", "thousands"};
+  return {1, "", unit};
+}
+
+// The x label of a configuration in the strip plot: its dose (or the counter measured
+// alone), its layout, and "A/A" for the duplicate baseline.
+std::string strip_label(const Plan& plan, const Configuration& c) {
+  std::string first;
+  if (on_dose_axis(c.level)) first = fmt::format("dose {}", c.level.dose);
+  else if (c.solo_of && *c.solo_of < plan.spec.counters.size()) first = plan.spec.counters[*c.solo_of] + " alone";
+  else first = c.level.label;
+  return first + "\n" + std::string(to_string(c.layout)) + (c.aa_duplicate ? "\nA/A copy" : "");
+}
+
+// ---- page sections ----------------------------------------------------------------
+
+constexpr const char* kStyle = R"(
+:root { --fg:#1b1b1b; --muted:#5f5f5f; --rule:#d9d9d9; }
+* { box-sizing: border-box; }
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; color: var(--fg);
+       margin: 0 auto; padding: 1.5rem; max-width: 1280px; line-height: 1.45; }
+h1 { font-size: 1.5rem; margin: 0 0 .25rem; }
+h2 { font-size: 1.2rem; border-bottom: 1px solid var(--rule); padding-bottom: .2rem; margin-top: 2rem; }
+h3 { font-size: 1.05rem; margin: 1.2rem 0 .4rem; }
+code, pre { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .9em; }
+pre { background: #f6f6f6; padding: .6rem .8rem; overflow-x: auto; white-space: pre-wrap; }
+.meta { color: var(--muted); margin: .2rem 0; }
+table { border-collapse: collapse; margin: .5rem 0; font-size: .92rem; }
+th, td { border-bottom: 1px solid var(--rule); padding: .3rem .6rem; text-align: left; vertical-align: top; }
+th { background: #f2f2f2; }
+td.num { font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.reason { color: var(--muted); font-size: .88rem; }
+.badge { display: inline-block; padding: .05rem .45rem; border-radius: .25rem; font-weight: 600; white-space: nowrap; }
+.verdict-perturbed { background: #fde0dc; color: #a1241a; }
+.verdict-layout { background: #fff1cc; color: #7a4f00; }
+.verdict-not-perturbed { background: #dff1e6; color: #1c623f; }
+.verdict-incomparable { background: #f1e0f6; color: #6e1c91; }
+.verdict-inconclusive { background: #ececec; color: #4a4a4a; }
+tr.metric-head td { background: #fafafa; font-weight: 600; }
+.warn { color: #7a4f00; }
+.bad { color: #a1241a; }
+.figures { display: flex; flex-wrap: wrap; gap: 1rem; align-items: flex-start; }
+figure { margin: 0; }
+figure svg { max-width: 100%; height: auto; }
+figcaption { color: var(--muted); font-size: .85rem; max-width: 600px; }
+ul.summary { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: .4rem 1.2rem; }
+@media print {
+  body { max-width: none; padding: 0; font-size: 10pt; }
+  * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+  section.metric, figure, table { break-inside: avoid; page-break-inside: avoid; }
+  h2 { break-after: avoid; page-break-after: avoid; }
+  details > summary { list-style: none; }
+}
+)";
+
+std::string badge(Verdict v) {
+  return fmt::format("<span class=\"badge verdict-{}\">{}</span>", verdict_key(v), escape(verdict_text(v)));
+}
+
+std::string header_section(const Plan& plan, const Findings& f, const CheckContext& ctx) {
+  std::string out = "<header>\n<h1>obscheck: does measuring change what is measured?</h1>\n";
+  out += fmt::format("<p class=\"meta\">target <code>{}</code></p>\n", escape(command_line(ctx)));
+  out += fmt::format(
+      "<p class=\"meta\">mode {}; {} measured blocks × {} configurations = {} runs; seed {}; margin ε = {}</p>\n",
+      escape(ctx.mode.empty() ? "external" : ctx.mode), f.measured_blocks, plan.block_size(),
+      f.measured_blocks * plan.block_size(), ctx.seed, format_margin(f.margin));
+  out += fmt::format(
+      "<p class=\"meta\">journal <code>{}</code>; {} runs analysed, {} warm-up runs dropped; {} of {} planned runs "
+      "done{}</p>\n",
+      escape(ctx.journal_path.empty() ? "(none)" : ctx.journal_path), f.runs, f.warmup_runs_dropped, ctx.runs_done,
+      ctx.runs_planned, ctx.complete ? "" : " <strong class=\"warn\">(incomplete)</strong>");
+  if (!ctx.warnings.empty()) {
+    out += "<ul class=\"warnings\">\n";
+    for (const std::string& w : ctx.warnings) out += fmt::format("<li class=\"warn\">{}</li>\n", escape(w));
+    out += "</ul>\n";
+  }
+  return out + "</header>\n";
+}
+
+std::string summary_section(const Findings& f) {
+  std::string items;
+  for (std::size_t m = 0; m < f.metrics.size() && m < f.metric_verdicts.size(); ++m) {
+    if (comparisons_of(f, m).empty()) continue;
+    items += fmt::format("<li><a href=\"#metric-{}\">{}</a> {}</li>\n", escape(slugs(f)[m]), escape(f.metrics[m].name),
+                         badge(f.metric_verdicts[m]));
+  }
+  if (items.empty()) return "";
+  return "<section id=\"summary\">\n<h2>Summary</h2>\n<ul class=\"summary\">\n" + items + "</ul>\n</section>\n";
+}
+
+std::string verdict_section(const Plan& plan, const Findings& f) {
+  std::string out = "<section id=\"verdicts\">\n<h2>Verdicts</h2>\n";
+  if (f.verdicts.empty()) return out + "<p>No verdicts yet: no measured block has completed.</p>\n</section>\n";
+  out += fmt::format(
+      "<p class=\"meta\">Effect of each level against its reference, with its confidence interval; margin ε = "
+      "{}.</p>\n",
+      format_margin(f.margin));
+  out += "<table class=\"verdicts\">\n<thead><tr><th>metric</th><th>level</th>";
+  for (Layout l : plan.spec.layouts) out += fmt::format("<th>{}</th>", to_string(l));
+  out += "<th>verdict</th><th>reason</th></tr></thead>\n<tbody>\n";
+  const std::size_t columns = plan.spec.layouts.size() + 4;
+  for (std::size_t m = 0; m < f.metrics.size(); ++m) {
+    bool first = true;
+    for (const LevelVerdict& v : f.verdicts) {
+      if (v.metric != m) continue;
+      if (first && m < f.metric_verdicts.size())
+        out += fmt::format("<tr class=\"metric-head\"><td colspan=\"{}\">{} ({}) {}</td></tr>\n", columns,
+                           escape(f.metrics[m].name), escape(f.metrics[m].unit), badge(f.metric_verdicts[m]));
+      first = false;
+      out += fmt::format("<tr class=\"verdict-row verdict-{}\" data-metric=\"{}\" data-level=\"{}\"><td>{}</td><td>{}</td>",
+                         verdict_key(v.verdict), escape(f.metrics[m].name), escape(v.level_label),
+                         escape(f.metrics[m].name), escape(v.level_label));
+      for (Layout l : plan.spec.layouts) out += fmt::format("<td class=\"num\">{}</td>", escape(cell_text(cell(f, v, l))));
+      out += fmt::format("<td>{}</td><td class=\"reason\">{}</td></tr>\n", badge(v.verdict), escape(v.reason));
+    }
+  }
+  return out + "</tbody>\n</table>\n</section>\n";
+}
+
+std::string aa_section(const Plan& plan, const Findings& f) {
+  std::string out = "<section id=\"aa\">\n<h2>A/A control</h2>\n";
+  std::vector<const Comparison*> aa;
+  for (const Comparison& c : f.comparisons)
+    if (c.aa) aa.push_back(&c);
+  if (aa.empty()) return out + "<p>No paired blocks yet.</p>\n</section>\n";
+  out += f.aa.ok ? fmt::format("<p>The baseline against its duplicate: within {} on every metric.</p>\n",
+                               format_margin(f.margin))
+                 : fmt::format("<p class=\"bad\"><strong>FAILED</strong>: {}</p>\n",
+                               escape(f.aa.reason.empty() ? "a difference between identical runs" : f.aa.reason));
+  out += "<table class=\"aa\">\n<thead><tr><th>metric</th><th>configuration</th><th>effect [CI]</th><th>n</th>"
+         "<th>p</th><th>within ε</th></tr></thead>\n<tbody>\n";
+  for (const Comparison* c : aa)
+    out += fmt::format("<tr><td>{}</td><td><code>{}</code></td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+                       "<td class=\"num\">{}</td><td>{}</td></tr>\n",
+                       escape(metric_name(f, c->metric)), escape(config_id(plan, c->config)), escape(cell_text(c)),
+                       c->n, format_p(c->p_value), c->equivalent ? "yes" : "no");
+  return out + "</tbody>\n</table>\n</section>\n";
+}
+
+std::string incomparable_section(const Plan& plan, const Findings& f) {
+  if (f.incomparable.empty()) return "";
+  std::string out = fmt::format("<section id=\"incomparable\">\n<h2>Incomparable runs ({})</h2>\n", f.incomparable.size());
+  out += "<table>\n<thead><tr><th>run</th><th>configuration</th><th>why</th></tr></thead>\n<tbody>\n";
+  for (std::size_t i = 0; i < f.incomparable.size() && i < kIncomparableListed; ++i) {
+    const IncomparableRun& r = f.incomparable[i];
+    out += fmt::format("<tr><td class=\"num\">{}</td><td><code>{}</code></td><td>{}</td></tr>\n", r.run_index,
+                       escape(config_id(plan, r.config)), escape(r.why));
+  }
+  out += "</tbody>\n</table>\n";
+  if (f.incomparable.size() > kIncomparableListed)
+    out += fmt::format("<p class=\"meta\">… and {} more (see the JSON report).</p>\n",
+                       f.incomparable.size() - kIncomparableListed);
+  return out + "</section>\n";
+}
+
+std::string notes_section(const Findings& f) {
+  if (f.notes.empty()) return "";
+  std::string out = "<section id=\"notes\">\n<h2>Notes</h2>\n<ul>\n";
+  for (const std::string& n : f.notes) out += fmt::format("<li>{}</li>\n", escape(n));
+  return out + "</ul>\n</section>\n";
+}
+
+// Under the effect curve: what each dose is, the levels measured alone, the medians
+// behind the effects, and the trend test.
+std::string metric_details(const Plan& plan, const Findings& f, std::size_t m) {
+  const auto cs = comparisons_of(f, m);
+  const MetricInfo& info = f.metrics[m];
+  std::string out = "<figcaption>";
+  std::vector<std::string> doses;
+  for (std::size_t li : dose_axis(plan))
+    doses.push_back(fmt::format("{} = <code>{}</code>", plan.spec.levels[li].dose, escape(plan.spec.levels[li].label)));
+  const std::size_t ref = cs.front()->baseline < plan.configs.size() ? plan.configs[cs.front()->baseline].level_index
+                                                                     : plan.spec.levels.size();
+  out += "Dose ";
+  for (std::size_t i = 0; i < doses.size(); ++i) out += (i ? ", " : "") + doses[i];
+  out += fmt::format(". Reference (0 by definition): <code>{}</code>. Bars: the {} interval; shaded: ±ε = {}.",
+                     escape(level_label(plan, ref)), escape(cs.front()->ci_method), format_margin(f.margin));
+  out += "</figcaption>\n";
+
+  // Medians: one row per level with a comparison (the reference first), one column per layout.
+  std::vector<std::size_t> levels{ref};
+  for (const Comparison* c : cs)
+    if (std::find(levels.begin(), levels.end(), c->level_index) == levels.end()) levels.push_back(c->level_index);
+  out += "<table class=\"medians\">\n<thead><tr><th>level</th>";
+  for (Layout l : plan.spec.layouts) out += fmt::format("<th>{} median</th><th>{} effect [CI]</th>", to_string(l), to_string(l));
+  out += "</tr></thead>\n<tbody>\n";
+  const auto axis = dose_axis(plan);
+  for (std::size_t li : levels) {
+    const bool alone = std::find(axis.begin(), axis.end(), li) == axis.end() && li != ref;
+    out += fmt::format("<tr><td><code>{}</code>{}{}</td>", escape(level_label(plan, li)), li == ref ? " (reference)" : "",
+                       alone ? " (alone, off the dose axis)" : "");
+    for (Layout l : plan.spec.layouts) {
+      const Comparison* hit = nullptr;
+      for (const Comparison* c : cs)
+        if (c->layout == l && (li == ref ? c->n > 0 : c->level_index == li)) {
+          hit = c;
+          break;
+        }
+      if (!hit || hit->n == 0) {
+        out += "<td></td><td></td>";
+        continue;
+      }
+      const double median = li == ref ? hit->median_baseline : hit->median_config;
+      out += fmt::format("<td class=\"num\">{}</td><td class=\"num\">{}</td>", escape(format_value(median, info.unit)),
+                         li == ref ? "0 (reference)" : escape(cell_text(hit)));
+    }
+    out += "</tr>\n";
+  }
+  out += "</tbody>\n</table>\n";
+  for (const Trend& t : f.trends)
+    if (t.metric == m)
+      out += fmt::format(
+          "<p class=\"meta trend\">Trend with the dose, {}: L = {:g}, p(increasing) = {}, p(decreasing) = {} over {} "
+          "levels × {} blocks ({}).</p>\n",
+          to_string(t.layout), t.L, format_p(t.p_value), format_p(t.p_decreasing), t.levels, t.blocks,
+          escape(t.method));
+  return out;
+}
+
+std::string metric_section(const Plan& plan, const Findings& f, std::size_t m, const std::string& slug,
+                           const std::vector<RunRecord>& runs) {
+  const MetricInfo& info = f.metrics[m];
+  std::string out = fmt::format("<section class=\"metric\" id=\"metric-{}\">\n<h3>{} ({}){}</h3>\n", escape(slug),
+                                escape(info.name), escape(info.unit),
+                                m < f.metric_verdicts.size() ? " " + badge(f.metric_verdicts[m]) : "");
+  out += "<div class=\"figures\">\n<figure class=\"effect\">\n" + effect_curve_svg(plan, f, m);
+  out += metric_details(plan, f, m) + "</figure>\n";
+  const std::string strip = runs_strip_svg(plan, f, m, runs);
+  if (!strip.empty())
+    out += "<figure class=\"runs\">\n" + strip +
+           "<figcaption>Every measured run's value per configuration (warm-ups excluded): points jittered sideways "
+           "only, the bar is the median, the outline a Gaussian kernel density (Silverman's bandwidth).</figcaption>\n"
+           "</figure>\n";
+  return out + "</div>\n</section>\n";
+}
+
+std::string host_section(const CheckContext& ctx) {
+  std::string out = "<section id=\"host\">\n<h2>Host</h2>\n";
+  if (!ctx.host.is_object() || ctx.host.empty()) {
+    out += "<p>Host: not recorded.</p>\n";
+  } else {
+    try {
+      HostInfo host;
+      from_json(ctx.host, host);
+      out += "<pre class=\"host-summary\">" + escape(host_summary_text(host)) + "</pre>\n";
+    } catch (const nlohmann::json::exception&) {
+      out += fmt::format("<p>Host {} (the recorded host description is malformed).</p>\n",
+                         escape(ctx.host.value("hostname", std::string("unknown"))));
+    }
+  }
+  out += fmt::format("<p>Target environment: {} bytes.</p>\n",
+                     escape(format_value(static_cast<double>(ctx.env_bytes), "count")));
+  std::string rows;
+  std::size_t info = 0;
+  for (const nlohmann::json& d : ctx.doctor) {
+    const std::string severity = d.value("severity", std::string("info"));
+    if (severity == "info") {
+      ++info;
+      continue;
+    }
+    rows += fmt::format("<tr class=\"doctor-{}\"><td class=\"{}\">{}</td><td><code>{}</code></td><td>{}</td>"
+                        "<td class=\"reason\">{}</td><td><code>{}</code></td></tr>\n",
+                        escape(severity), severity == "blocking" ? "bad" : "warn", escape(severity),
+                        escape(d.value("id", std::string("?"))), escape(d.value("what", std::string())),
+                        escape(d.value("why", std::string())), escape(d.value("fix", std::string())));
+  }
+  if (!rows.empty())
+    out += "<h3>Doctor warnings</h3>\n<table class=\"doctor\">\n<thead><tr><th>severity</th><th>check</th><th>what</th>"
+           "<th>why it matters</th><th>fix</th></tr></thead>\n<tbody>\n" +
+           rows + "</tbody>\n</table>\n";
+  if (info > 0) out += fmt::format("<p class=\"meta\">{} informational doctor findings (obscheck doctor lists them).</p>\n", info);
+  if (ctx.host.is_object() && !ctx.host.empty())
+    out += "<details><summary>Full host record</summary>\n<pre>" + escape(ctx.host.dump(2)) + "</pre>\n</details>\n";
+  return out + "</section>\n";
+}
+
+std::string methods_section(const Plan& plan, const Findings& f) {
+  // Each distinct method, in first-use order, with how many comparisons used it.
+  std::vector<std::pair<std::string, std::size_t>> ci, p;
+  auto count = [](std::vector<std::pair<std::string, std::size_t>>& v, const std::string& method) {
+    if (method.empty()) return;
+    for (auto& [name, n] : v)
+      if (name == method) {
+        ++n;
+        return;
+      }
+    v.emplace_back(method, 1);
+  };
+  std::vector<std::string> log1p;
+  std::size_t family = 0;
+  for (const Comparison& c : f.comparisons) {
+    count(ci, c.ci_method);
+    count(p, c.p_method);
+    if (!c.aa) ++family;
+    if (c.log1p && std::find(log1p.begin(), log1p.end(), metric_name(f, c.metric)) == log1p.end())
+      log1p.push_back(metric_name(f, c.metric));
+  }
+  std::string out = "<section id=\"methods\">\n<h2>Methods</h2>\n<table class=\"methods\">\n"
+                    "<thead><tr><th>what</th><th>method</th><th>comparisons</th></tr></thead>\n<tbody>\n";
+  auto row = [&](const std::string& what, const std::string& method, const std::string& n) {
+    out += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td></tr>\n", escape(what), escape(method), n);
+  };
+  row("effect", "exp(mean d) − 1, d = ln(x_level) − ln(x_reference) per measured block", "");
+  for (const auto& [method, n] : ci) row("interval", method, std::to_string(n));
+  for (const auto& [method, n] : p) row("p-value", method, std::to_string(n));
+  row("multiplicity", fmt::format("Holm over the comparisons (levels × layouts × metrics; the A/A control apart), α = {:g}", f.alpha),
+      std::to_string(family));
+  row("equivalence", fmt::format("TOST within {}, α = {:g}", format_margin(f.margin), f.alpha), "");
+  std::string at;
+  for (std::size_t n : plan_looks(plan)) at += (at.empty() ? "" : ", ") + std::to_string(n);
+  row("sequential", fmt::format("α split across {} look{} (at {} measured blocks)", f.looks_planned,
+                                f.looks_planned == 1 ? "" : "s", at),
+      "");
+  std::vector<std::string> trend;
+  for (const Trend& t : f.trends)
+    if (std::find(trend.begin(), trend.end(), t.method) == trend.end()) trend.push_back(t.method);
+  for (const std::string& t : trend) row("trend with the dose", t, "");
+  if (!log1p.empty()) {
+    std::string names;
+    for (const std::string& n : log1p) names += (names.empty() ? "" : ", ") + n;
+    row("zeros in the data", "ln(x + 1) used for " + names, "");
+  }
+  row("figures", "SVG written by obscheck (report/svg.h); violin: Gaussian KDE, Silverman's rule-of-thumb bandwidth", "");
+  return out + "</tbody>\n</table>\n</section>\n";
+}
+
+}  // namespace
+
+std::string effect_curve_svg(const Plan& plan, const Findings& f, std::size_t m) {
+  if (m >= f.metrics.size()) return "";
+  const auto cs = comparisons_of(f, m);
+  if (cs.empty()) return "";
+  const MetricInfo& info = f.metrics[m];
+  const auto axis = dose_axis(plan);
+  const auto& layouts = plan.spec.layouts;
+
+  svg::IntervalChart chart;
+  chart.root = {{"class", "plot effect-curve"}, {"data-metric", info.name}};
+  chart.title = info.name + ": effect against the dose";
+  chart.x_label = plan.spec.observer == "counters" ? "dose: counters programmed" : "dose (" + plan.spec.observer + ")";
+  chart.y_label = "effect on " + info.name + " (%)";
+  chart.unit = "%";
+  chart.width = kChartWidth;
+  chart.height = kChartHeight;
+  for (std::size_t li : axis) chart.slots.push_back(std::to_string(plan.spec.levels[li].dose));
+  for (Layout l : layouts) {
+    const LayoutStyle st = style_of(l);
+    chart.series.push_back({std::string(to_string(l)), st.colour, st.shape, {{"data-layout", std::string(to_string(l))}}});
+  }
+  chart.band = std::make_pair(-pct(f.margin), pct(f.margin));
+  chart.band_label = "±ε = " + format_margin(f.margin);
+
+  const std::size_t ref = cs.front()->baseline < plan.configs.size() ? plan.configs[cs.front()->baseline].level_index
+                                                                     : plan.spec.levels.size();
+  std::vector<bool> has_series(layouts.size(), false);
+  std::vector<std::vector<bool>> occupied(layouts.size(), std::vector<bool>(axis.size(), false));
+  for (const Comparison* c : cs) {
+    const auto slot = std::find(axis.begin(), axis.end(), c->level_index);
+    const auto series = std::find(layouts.begin(), layouts.end(), c->layout);
+    if (slot == axis.end() || series == layouts.end() || c->n == 0 || !std::isfinite(c->effect)) continue;
+    const auto si = static_cast<std::size_t>(series - layouts.begin());
+    const auto xi = static_cast<std::size_t>(slot - axis.begin());
+    has_series[si] = occupied[si][xi] = true;
+    chart.points.push_back({xi, si, pct(c->effect), pct(c->ci_lo), pct(c->ci_hi),
+                            fmt::format("{}, {}: {} ({} interval), n = {}, Holm p = {:.4g}", to_string(c->layout),
+                                        c->level_label, format_effect_ci(c->effect, c->ci_lo, c->ci_hi), c->ci_method,
+                                        c->n, c->p_holm)});
+  }
+  // The reference level sits at 0 by definition, at the slot of its dose, so each curve
+  // starts where the paper's do (the reference of a counter is the counter alone, dose 1).
+  if (ref < plan.spec.levels.size()) {
+    const int ref_dose = plan.spec.levels[ref].dose;
+    for (std::size_t xi = 0; xi < axis.size(); ++xi) {
+      if (plan.spec.levels[axis[xi]].dose != ref_dose) continue;
+      for (std::size_t si = 0; si < layouts.size(); ++si)
+        if (has_series[si] && !occupied[si][xi])
+          chart.points.push_back({xi, si, 0.0, std::nan(""), std::nan(""),
+                                  fmt::format("{}, {}: the reference, 0 by definition", to_string(layouts[si]),
+                                              level_label(plan, ref))});
+      break;
+    }
+  }
+  return svg::render(chart);
+}
+
+std::string runs_strip_svg(const Plan& plan, const Findings& f, std::size_t m, const std::vector<RunRecord>& runs) {
+  if (m >= f.metrics.size() || comparisons_of(f, m).empty()) return "";
+  const MetricInfo& info = f.metrics[m];
+  std::vector<std::vector<double>> values(plan.configs.size());
+  double magnitude = 0;
+  for (const RunRecord& r : runs) {
+    if (r.warmup || r.config >= plan.configs.size()) continue;
+    const std::optional<double> v = metric_value(info, r);
+    if (!v || !std::isfinite(*v)) continue;
+    values[r.config].push_back(*v);
+    magnitude = std::max(magnitude, std::abs(*v));
+  }
+  const DisplayUnit du = display_unit(info.unit, magnitude);
+
+  svg::DistributionChart chart;
+  chart.root = {{"class", "plot runs-strip"}, {"data-metric", info.name}};
+  chart.title = info.name + ": every run, per configuration";
+  chart.y_label = info.name + " (" + du.name + ")";
+  chart.unit = du.unit;
+  chart.seed = plan.seed();
+  chart.width = kChartWidth;
+  chart.height = kChartHeight;
+  double longest = 0;
+  for (const Configuration& c : plan.configs) {
+    if (values[c.index].empty()) continue;
+    svg::DistributionGroup g;
+    g.label = strip_label(plan, c);
+    for (double v : values[c.index]) g.values.push_back(v / du.divisor);
+    g.colour = c.aa_duplicate ? svg::kGrey : style_of(c.layout).colour;
+    g.attrs = {{"data-config", c.id}, {"data-layout", std::string(to_string(c.layout))}};
+    std::size_t start = 0;
+    for (;;) {
+      const std::size_t nl = g.label.find('\n', start);
+      longest = std::max(longest, static_cast<double>(g.label.substr(start, nl - start).size()));
+      if (nl == std::string::npos) break;
+      start = nl + 1;
+    }
+    chart.groups.push_back(std::move(g));
+  }
+  if (chart.groups.empty()) return "";
+  // Each group as wide as its longest label line, so labels never run into each other.
+  chart.width = std::max(chart.width, 80 + static_cast<double>(chart.groups.size()) * (longest * kGlyphWidth + 10));
+  return svg::render(chart);
+}
+
+std::vector<std::pair<std::string, std::string>> check_svgs(const Plan& plan, const Findings& f,
+                                                            const std::vector<RunRecord>& runs) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const auto names = slugs(f);
+  for (std::size_t m = 0; m < f.metrics.size(); ++m) {
+    std::string curve = effect_curve_svg(plan, f, m);
+    if (curve.empty()) continue;
+    out.emplace_back("effect-" + names[m] + ".svg", std::move(curve));
+    std::string strip = runs_strip_svg(plan, f, m, runs);
+    if (!strip.empty()) out.emplace_back("runs-" + names[m] + ".svg", std::move(strip));
+  }
+  return out;
+}
+
+std::string check_html(const Plan& plan, const Findings& f, const CheckContext& ctx, const std::vector<RunRecord>& runs) {
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  out += fmt::format("<title>obscheck: {}</title>\n", escape(command_line(ctx)));
+  out += fmt::format("<style>{}</style>\n</head>\n<body>\n", kStyle);
+  out += header_section(plan, f, ctx);
+  out += summary_section(f);
+  out += verdict_section(plan, f);
+  out += aa_section(plan, f);
+  out += incomparable_section(plan, f);
+  out += notes_section(f);
+  const auto names = slugs(f);
+  std::string figures;
+  for (std::size_t m = 0; m < f.metrics.size(); ++m)
+    if (!comparisons_of(f, m).empty()) figures += metric_section(plan, f, m, names[m], runs);
+  if (!figures.empty())
+    out += "<section id=\"figures\">\n<h2>Effect against the dose, and every run</h2>\n"
+           "<p class=\"meta\">Each metric's effect at each dose against its reference level, per layout: "
+           "<strong>natural</strong> (the target sees what the observer does to it), <strong>held</strong> "
+           "(environment padded to one size), <strong>sham</strong> (the observer announced, one counter "
+           "programmed). A curve that rises under natural but stays inside the band under held is the layout "
+           "talking, not the measurement.</p>\n" +
+           figures + "</section>\n";
+  out += host_section(ctx);
+  out += methods_section(plan, f);
+  out += "</body>\n</html>\n";
+  return out;
+}
+
+}  // namespace obscheck

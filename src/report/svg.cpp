@@ -1,0 +1,525 @@
+#include "report/svg.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+#include <stdexcept>
+
+#include "stats/descriptive.h"
+#include "stats/rng.h"
+
+namespace obscheck::svg {
+namespace {
+
+// A system sans-serif stack: every browser and printer has one of these, and none has
+// to be fetched (the report works offline).
+constexpr const char* kFontFamily = "system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', sans-serif";
+constexpr double kFontSize = 12;
+// SVG cannot measure text; an average glyph of a 12 px sans-serif is about 7 px wide,
+// enough to lay out a legend without overlaps.
+constexpr double kCharWidth = 7;
+constexpr double kLineHeight = 14;
+
+constexpr double kMarginLeft = 64;   // room for "-10.00%" tick labels and the rotated y title
+constexpr double kMarginRight = 16;
+constexpr double kTitleRow = 28;
+constexpr double kLegendRow = 22;
+constexpr double kMarkerSize = 9;
+constexpr double kCapWidth = 8;
+// Series are dodged by at most this much, and by no more than 60% of a slot in total.
+constexpr double kMaxDodge = 16;
+constexpr double kDodgeShare = 0.6;
+constexpr std::size_t kTargetTicks = 6;
+
+// Distribution charts: a group needs about this much width to show its violin and
+// points apart from the next; the violin's half width is 40% of the slot, at most 40 px.
+constexpr double kMinGroupWidth = 44;
+constexpr double kViolinShare = 0.4;
+constexpr double kMaxViolinHalf = 40;
+// Points spread over 60% of the violin's half width each side: the cloud stays inside it.
+constexpr double kJitterShare = 0.6;
+constexpr double kPointRadius = 2.5;
+// Grid for the violin outline: 48 steps draw a smooth curve at report sizes.
+constexpr std::size_t kViolinGrid = 48;
+// IQR / 1.34 estimates sigma under normality (1.34 ≈ 2 Φ⁻¹(3/4)), Silverman 1986.
+constexpr double kIqrToSigma = 1.34;
+constexpr double kSilvermanFactor = 0.9;
+
+constexpr const char* kAxisColour = "#333333";
+constexpr const char* kGridColour = "#e3e3e3";
+constexpr const char* kBandColour = "#8c8c8c";
+
+std::string attrs_text(const Attrs& attrs) {
+  std::string out;
+  for (const Attr& a : attrs) out += fmt::format(" {}=\"{}\"", a.name, escape(a.value));
+  return out;
+}
+
+const std::string* find_attr(const Attrs& attrs, std::string_view name) {
+  for (const Attr& a : attrs)
+    if (a.name == name) return &a.value;
+  return nullptr;
+}
+
+std::vector<std::string> split_lines(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t nl = s.find('\n', start);
+    out.push_back(s.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
+    if (nl == std::string::npos) return out;
+    start = nl + 1;
+  }
+}
+
+double text_width(std::string_view s) {
+  std::size_t glyphs = 0;
+  for (char c : s)
+    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++glyphs;
+  return static_cast<double>(glyphs) * kCharWidth;
+}
+
+// A linear map from a value range onto a pixel range (the pixel range may run downwards).
+struct Scale {
+  double d0 = 0, d1 = 1, r0 = 0, r1 = 1;
+  double operator()(double v) const { return d1 == d0 ? r0 : r0 + (v - d0) / (d1 - d0) * (r1 - r0); }
+};
+
+struct Frame {
+  double x0, x1, y0, y1;  // the plot area
+};
+
+void title_and_label(Writer& w, const std::string& title, double x) {
+  if (!title.empty())
+    w.text_element("text", {{"class", "chart-title"}, {"x", num(x)}, {"y", "18"}, {"font-size", "14"},
+                            {"font-weight", "bold"}},
+                   title);
+}
+
+// Horizontal grid lines, y tick labels and the y axis title.
+void y_axis(Writer& w, const Frame& fr, const Ticks& t, const Scale& ys, const std::string& unit,
+            const std::string& label) {
+  w.open("g", {{"class", "axis y-axis"}});
+  for (double v : t.values) {
+    const std::string y = num(ys(v));
+    w.element("line", {{"class", "grid"}, {"x1", num(fr.x0)}, {"x2", num(fr.x1)}, {"y1", y}, {"y2", y},
+                       {"stroke", kGridColour}});
+    w.text_element("text", {{"class", "tick-label"}, {"x", num(fr.x0 - 6)}, {"y", y}, {"dy", "0.35em"},
+                            {"text-anchor", "end"}},
+                   tick_label(v, t.step, unit));
+  }
+  w.element("line", {{"class", "axis-line"}, {"x1", num(fr.x0)}, {"x2", num(fr.x0)}, {"y1", num(fr.y0)},
+                     {"y2", num(fr.y1)}, {"stroke", kAxisColour}});
+  if (!label.empty()) {
+    const double cy = (fr.y0 + fr.y1) / 2;
+    w.text_element("text", {{"class", "axis-label"}, {"x", "14"}, {"y", num(cy)}, {"text-anchor", "middle"},
+                            {"transform", fmt::format("rotate(-90 14 {})", num(cy))}},
+                   label);
+  }
+  w.close();
+}
+
+// The x axis line with one tick and label per slot centre.
+void x_axis(Writer& w, const Frame& fr, const std::vector<std::string>& slots, const std::string& label,
+            double height) {
+  w.open("g", {{"class", "axis x-axis"}});
+  w.element("line", {{"class", "axis-line"}, {"x1", num(fr.x0)}, {"x2", num(fr.x1)}, {"y1", num(fr.y1)},
+                     {"y2", num(fr.y1)}, {"stroke", kAxisColour}});
+  const double slot_w = slots.empty() ? 0 : (fr.x1 - fr.x0) / static_cast<double>(slots.size());
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    const std::string x = num(fr.x0 + (static_cast<double>(i) + 0.5) * slot_w);
+    w.element("line", {{"class", "tick"}, {"x1", x}, {"x2", x}, {"y1", num(fr.y1)}, {"y2", num(fr.y1 + 4)},
+                       {"stroke", kAxisColour}});
+    w.text_element("text", {{"class", "tick-label"}, {"x", x}, {"y", num(fr.y1 + 17)}, {"text-anchor", "middle"}},
+                   slots[i]);
+  }
+  if (!label.empty())
+    w.text_element("text", {{"class", "axis-label"}, {"x", num((fr.x0 + fr.x1) / 2)}, {"y", num(height - 8)},
+                            {"text-anchor", "middle"}},
+                   label);
+  w.close();
+}
+
+void no_data(Writer& w, const Frame& fr) {
+  w.text_element("text", {{"class", "no-data"}, {"x", num((fr.x0 + fr.x1) / 2)}, {"y", num((fr.y0 + fr.y1) / 2)},
+                          {"text-anchor", "middle"}, {"fill", kGrey}},
+                 "no data");
+}
+
+// The range a chart's y axis must show: every finite value given, widened to ticks.
+struct Extent {
+  double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity();
+  void take(double v) {
+    if (!std::isfinite(v)) return;
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  bool empty() const { return lo > hi; }
+};
+
+void legend(Writer& w, const IntervalChart& c, double x, double y) {
+  w.open("g", {{"class", "legend"}});
+  for (const IntervalSeries& s : c.series) {
+    w.open("g", {{"class", "legend-entry"}});
+    marker(w, s.shape, x + kMarkerSize / 2, y, kMarkerSize, s.colour);
+    w.text_element("text", {{"x", num(x + kMarkerSize + 5)}, {"y", num(y)}, {"dy", "0.35em"}}, s.name);
+    w.close();
+    x += kMarkerSize + 5 + text_width(s.name) + 18;
+  }
+  if (c.band && !c.band_label.empty()) {
+    w.open("g", {{"class", "legend-entry"}});
+    w.element("rect", {{"x", num(x)}, {"y", num(y - 5)}, {"width", "14"}, {"height", "10"}, {"fill", kBandColour},
+                       {"fill-opacity", "0.25"}});
+    w.text_element("text", {{"x", num(x + 19)}, {"y", num(y)}, {"dy", "0.35em"}}, c.band_label);
+    w.close();
+  }
+  w.close();
+}
+
+void series_points(Writer& w, const IntervalChart& c, std::size_t s, const Frame& fr, const Scale& ys) {
+  const std::size_t n_series = std::max<std::size_t>(c.series.size(), 1);
+  const double slot_w = (fr.x1 - fr.x0) / static_cast<double>(c.slots.size());
+  const double dodge = std::min(kMaxDodge, slot_w * kDodgeShare / static_cast<double>(n_series));
+  const double offset = (static_cast<double>(s) - static_cast<double>(n_series - 1) / 2) * dodge;
+  const IntervalSeries& series = c.series[s];
+
+  std::vector<const IntervalPoint*> pts;
+  for (const IntervalPoint& p : c.points)
+    if (p.series == s && p.slot < c.slots.size() && std::isfinite(p.y)) pts.push_back(&p);
+  std::stable_sort(pts.begin(), pts.end(), [](auto* a, auto* b) { return a->slot < b->slot; });
+  auto x_of = [&](const IntervalPoint& p) {
+    return fr.x0 + (static_cast<double>(p.slot) + 0.5) * slot_w + offset;
+  };
+
+  Attrs group{{"class", "series"}};
+  group.insert(group.end(), series.attrs.begin(), series.attrs.end());
+  w.open("g", group);
+  if (c.connect && pts.size() >= 2) {
+    std::string points;
+    for (const IntervalPoint* p : pts)
+      points += fmt::format("{}{},{}", points.empty() ? "" : " ", num(x_of(*p)), num(ys(p->y)));
+    w.element("polyline", {{"class", "series-line"}, {"points", points}, {"fill", "none"}, {"stroke", series.colour},
+                           {"stroke-width", "1.5"}, {"stroke-opacity", "0.7"}});
+  }
+  for (const IntervalPoint* p : pts) {
+    const double x = x_of(*p);
+    w.open("g", {{"class", "point"}, {"data-slot", std::to_string(p->slot)}});
+    if (!p->tooltip.empty()) w.text_element("title", {}, p->tooltip);
+    if (std::isfinite(p->lo) && std::isfinite(p->hi)) {
+      const std::string lo = num(ys(p->lo)), hi = num(ys(p->hi));
+      w.element("line", {{"class", "ci-bar"}, {"x1", num(x)}, {"x2", num(x)}, {"y1", lo}, {"y2", hi},
+                         {"stroke", series.colour}, {"stroke-width", "1.5"}});
+      for (const std::string& y : {lo, hi})
+        w.element("line", {{"class", "ci-cap"}, {"x1", num(x - kCapWidth / 2)}, {"x2", num(x + kCapWidth / 2)},
+                           {"y1", y}, {"y2", y}, {"stroke", series.colour}, {"stroke-width", "1.5"}});
+    }
+    marker(w, series.shape, x, ys(p->y), kMarkerSize, series.colour);
+    w.close();
+  }
+  w.close();
+}
+
+std::string short_number(double v, const std::string& unit) {
+  return fmt::format("{:.4g}{}{}", v + 0.0, unit.empty() ? "" : " ", unit);
+}
+
+}  // namespace
+
+std::string escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') break;
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string num(double v) {
+  if (!std::isfinite(v)) return "0";
+  std::string s = fmt::format("{:.2f}", v);
+  s.erase(s.find_last_not_of('0') + 1);
+  if (s.back() == '.') s.pop_back();
+  if (s == "-0") s = "0";
+  return s;
+}
+
+Writer::Writer(double width, double height, const Attrs& root) {
+  out_ = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" role=\"img\" "
+      "font-family=\"{2}\" font-size=\"{3}\"{4}>\n",
+      num(width), num(height), escape(kFontFamily), num(kFontSize), attrs_text(root));
+  open_.push_back("svg");
+}
+
+void Writer::open(std::string_view tag, const Attrs& attrs) {
+  out_ += fmt::format("<{}{}>\n", tag, attrs_text(attrs));
+  open_.emplace_back(tag);
+}
+
+void Writer::close() {
+  if (open_.empty()) return;
+  out_ += fmt::format("</{}>\n", open_.back());
+  open_.pop_back();
+}
+
+void Writer::element(std::string_view tag, const Attrs& attrs) { out_ += fmt::format("<{}{}/>\n", tag, attrs_text(attrs)); }
+
+void Writer::text_element(std::string_view tag, const Attrs& attrs, std::string_view text) {
+  const std::string s(text);
+  if (tag != "text" || s.find('\n') == std::string::npos) {
+    out_ += fmt::format("<{0}{1}>{2}</{0}>\n", tag, attrs_text(attrs), escape(s));
+    return;
+  }
+  const std::string* x = find_attr(attrs, "x");
+  std::string body;
+  bool first = true;
+  for (const std::string& line : split_lines(s)) {
+    body += fmt::format("<tspan x=\"{}\" dy=\"{}\">{}</tspan>", x ? escape(*x) : "0", first ? "0" : "1.2em",
+                        escape(line));
+    first = false;
+  }
+  out_ += fmt::format("<{0}{1}>{2}</{0}>\n", tag, attrs_text(attrs), body);
+}
+
+std::string Writer::finish() {
+  while (!open_.empty()) close();
+  return std::move(out_);
+}
+
+Ticks nice_ticks(double lo, double hi, std::size_t target) {
+  if (!std::isfinite(lo) || !std::isfinite(hi)) lo = 0, hi = 1;
+  if (lo > hi) std::swap(lo, hi);
+  if (lo == hi) {
+    const double pad = std::max(1.0, std::abs(lo) / 10);
+    lo -= pad;
+    hi += pad;
+  }
+  target = std::max<std::size_t>(target, 2);
+  // Heckbert's nicenum: the nice number near x, rounded (for the step) or taken as
+  // the ceiling (for the range).
+  auto nicenum = [](double x, bool round) {
+    const double e = std::floor(std::log10(x));
+    const double f = x / std::pow(10.0, e);
+    double nf;
+    if (round) nf = f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10;
+    else nf = f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10;
+    return nf * std::pow(10.0, e);
+  };
+  const double range = nicenum(hi - lo, false);
+  Ticks t;
+  t.step = nicenum(range / static_cast<double>(target - 1), true);
+  t.lo = std::floor(lo / t.step) * t.step;
+  t.hi = std::ceil(hi / t.step) * t.step;
+  const auto n = static_cast<std::size_t>(std::llround((t.hi - t.lo) / t.step));
+  for (std::size_t i = 0; i <= n; ++i) {
+    // lo + i·step, snapped to the step's decimals so 0.1 + 0.2 prints as 0.3.
+    const double v = t.lo + static_cast<double>(i) * t.step;
+    const double snap = std::pow(10.0, std::max(0.0, -std::floor(std::log10(t.step))) + 1);
+    t.values.push_back(std::round(v * snap) / snap + 0.0);
+  }
+  t.lo = t.values.front();
+  t.hi = t.values.back();
+  return t;
+}
+
+std::string tick_label(double v, double step, std::string_view unit) {
+  const int decimals =
+      step > 0 && std::isfinite(step) ? std::max(0, static_cast<int>(-std::floor(std::log10(step) + 1e-9))) : 0;
+  // Steps like 0.25 or 2.5 need one decimal more than their power of ten.
+  const double scaled = step * std::pow(10.0, decimals);
+  const int extra = std::abs(scaled - std::round(scaled)) > 1e-9 ? 1 : 0;
+  std::string s = fmt::format("{:.{}f}", v, decimals + extra);
+  if (s.find_first_not_of("-0.") == std::string::npos) s = std::string(s.begin() + (s[0] == '-' ? 1 : 0), s.end());
+  return s + std::string(unit);
+}
+
+std::vector<double> jitter(std::size_t n, std::uint64_t seed) {
+  std::vector<double> out;
+  out.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    stats::Rng rng(seed + i);
+    out.push_back(2 * rng.uniform() - 1);
+  }
+  return out;
+}
+
+double silverman_bandwidth(std::span<const double> x) {
+  if (x.size() < 2) throw std::invalid_argument("silverman_bandwidth: needs at least 2 values");
+  const double sd = stats::stddev(x);
+  double lo = std::min(sd, stats::iqr(x) / kIqrToSigma);
+  if (!(lo > 0)) lo = sd;
+  if (!(lo > 0)) lo = std::abs(x[0]);
+  if (!(lo > 0)) lo = 1;
+  return kSilvermanFactor * lo * std::pow(static_cast<double>(x.size()), -0.2);
+}
+
+std::vector<double> kde(std::span<const double> x, double h, std::span<const double> at) {
+  std::vector<double> out(at.size(), 0.0);
+  if (x.empty() || !(h > 0)) return out;
+  const double norm = 1 / (static_cast<double>(x.size()) * h * std::sqrt(2 * std::numbers::pi));
+  for (std::size_t k = 0; k < at.size(); ++k) {
+    double sum = 0;
+    for (double xi : x) {
+      const double u = (at[k] - xi) / h;
+      sum += std::exp(-0.5 * u * u);
+    }
+    out[k] = sum * norm;
+  }
+  return out;
+}
+
+void marker(Writer& w, Marker shape, double x, double y, double size, const std::string& colour, const Attrs& extra) {
+  const double r = size / 2;
+  Attrs a{{"class", "marker"}};
+  switch (shape) {
+    case Marker::circle:
+      a.insert(a.end(), {{"cx", num(x)}, {"cy", num(y)}, {"r", num(r)}});
+      break;
+    case Marker::square:
+      // A square of the same area reads as the same weight as the circle.
+      a.insert(a.end(), {{"x", num(x - r * 0.9)}, {"y", num(y - r * 0.9)}, {"width", num(size * 0.9)},
+                         {"height", num(size * 0.9)}});
+      break;
+    case Marker::triangle:
+      a.push_back({"d", fmt::format("M{},{}L{},{}L{},{}Z", num(x), num(y - r * 1.15), num(x + r * 1.1),
+                                    num(y + r * 0.85), num(x - r * 1.1), num(y + r * 0.85))});
+      break;
+    case Marker::diamond:
+      a.push_back({"d", fmt::format("M{},{}L{},{}L{},{}L{},{}Z", num(x), num(y - r * 1.2), num(x + r * 1.2), num(y),
+                                    num(x), num(y + r * 1.2), num(x - r * 1.2), num(y))});
+      break;
+  }
+  a.insert(a.end(), {{"fill", colour}, {"stroke", "#ffffff"}, {"stroke-width", "0.8"}});
+  a.insert(a.end(), extra.begin(), extra.end());
+  const char* tag = shape == Marker::circle ? "circle" : shape == Marker::square ? "rect" : "path";
+  w.element(tag, a);
+}
+
+std::string render(const IntervalChart& c) {
+  Writer w(c.width, c.height, c.root);
+  if (!c.title.empty()) w.text_element("title", {}, c.title);
+  const double top = kTitleRow + kLegendRow + 8;
+  const double bottom = 24 + (c.x_label.empty() ? 0 : kLineHeight + 6);
+  const Frame fr{kMarginLeft, c.width - kMarginRight, top, c.height - bottom};
+  title_and_label(w, c.title, kMarginLeft);
+  legend(w, c, kMarginLeft, kTitleRow + kLegendRow / 2);
+
+  Extent e;
+  if (c.zero_line) e.take(0);
+  if (c.band) {
+    e.take(c.band->first);
+    e.take(c.band->second);
+  }
+  for (const IntervalPoint& p : c.points) {
+    if (p.slot >= c.slots.size() || !std::isfinite(p.y)) continue;
+    e.take(p.y);
+    e.take(p.lo);
+    e.take(p.hi);
+  }
+  const Ticks t = e.empty() ? nice_ticks(0, 1, kTargetTicks) : nice_ticks(e.lo, e.hi, kTargetTicks);
+  const Scale ys{t.lo, t.hi, fr.y1, fr.y0};
+
+  w.open("g", {{"class", "plot-area"}});
+  if (c.band) {
+    const double y_hi = ys(std::max(c.band->first, c.band->second));
+    const double y_lo = ys(std::min(c.band->first, c.band->second));
+    w.element("rect", {{"class", "band"}, {"x", num(fr.x0)}, {"y", num(y_hi)}, {"width", num(fr.x1 - fr.x0)},
+                       {"height", num(y_lo - y_hi)}, {"fill", kBandColour}, {"fill-opacity", "0.25"}});
+  }
+  y_axis(w, fr, t, ys, c.unit, c.y_label);
+  if (c.zero_line)
+    w.element("line", {{"class", "zero-line"}, {"x1", num(fr.x0)}, {"x2", num(fr.x1)}, {"y1", num(ys(0))},
+                       {"y2", num(ys(0))}, {"stroke", kAxisColour}, {"stroke-width", "1"}});
+  x_axis(w, fr, c.slots, c.x_label, c.height);
+  if (c.slots.empty()) no_data(w, fr);
+  else
+    for (std::size_t s = 0; s < c.series.size(); ++s) series_points(w, c, s, fr, ys);
+  w.close();
+  return w.finish();
+}
+
+std::string render(const DistributionChart& c) {
+  std::size_t label_lines = 1;
+  for (const DistributionGroup& g : c.groups) label_lines = std::max(label_lines, split_lines(g.label).size());
+  const double width =
+      std::max(c.width, kMarginLeft + kMarginRight + kMinGroupWidth * static_cast<double>(c.groups.size()));
+  Writer w(width, c.height, c.root);
+  if (!c.title.empty()) w.text_element("title", {}, c.title);
+  const Frame fr{kMarginLeft, width - kMarginRight, kTitleRow + 8,
+                 c.height - (12 + kLineHeight * static_cast<double>(label_lines))};
+  title_and_label(w, c.title, kMarginLeft);
+
+  Extent e;
+  for (const DistributionGroup& g : c.groups)
+    for (double v : g.values) e.take(v);
+  const Ticks t = e.empty() ? nice_ticks(0, 1, kTargetTicks) : nice_ticks(e.lo, e.hi, kTargetTicks);
+  const Scale ys{t.lo, t.hi, fr.y1, fr.y0};
+  std::vector<std::string> labels;
+  for (const DistributionGroup& g : c.groups) labels.push_back(g.label);
+
+  w.open("g", {{"class", "plot-area"}});
+  y_axis(w, fr, t, ys, c.unit, c.y_label);
+  x_axis(w, fr, labels, "", c.height);
+  if (e.empty()) no_data(w, fr);
+  const double slot_w = c.groups.empty() ? 0 : (fr.x1 - fr.x0) / static_cast<double>(c.groups.size());
+  const double half = std::min(slot_w * kViolinShare, kMaxViolinHalf);
+  for (std::size_t gi = 0; gi < c.groups.size(); ++gi) {
+    const DistributionGroup& g = c.groups[gi];
+    std::vector<double> v;
+    for (double x : g.values)
+      if (std::isfinite(x)) v.push_back(x);
+    const double cx = fr.x0 + (static_cast<double>(gi) + 0.5) * slot_w;
+    Attrs group{{"class", "group"}};
+    group.insert(group.end(), g.attrs.begin(), g.attrs.end());
+    w.open("g", group);
+    if (v.empty()) {
+      w.text_element("title", {}, g.label + ": no values");
+      w.close();
+      continue;
+    }
+    const double med = stats::median(v);
+    w.text_element("title", {}, fmt::format("{}: n = {}, median {}", g.label, v.size(), short_number(med, c.unit)));
+    const auto [mn, mx] = std::minmax_element(v.begin(), v.end());
+    if (c.violin && v.size() >= kMinViolinPoints && *mx > *mn) {
+      const double h = silverman_bandwidth(v);
+      std::vector<double> grid;
+      for (std::size_t k = 0; k <= kViolinGrid; ++k)
+        grid.push_back(*mn + (*mx - *mn) * static_cast<double>(k) / static_cast<double>(kViolinGrid));
+      const std::vector<double> dens = kde(v, h, grid);
+      const double dmax = *std::max_element(dens.begin(), dens.end());
+      std::string d;
+      for (std::size_t k = 0; k < grid.size(); ++k)
+        d += fmt::format("{}{},{}", k == 0 ? "M" : "L", num(cx + dens[k] / dmax * half), num(ys(grid[k])));
+      for (std::size_t k = grid.size(); k-- > 0;)
+        d += fmt::format("L{},{}", num(cx - dens[k] / dmax * half), num(ys(grid[k])));
+      w.element("path", {{"class", "violin"}, {"d", d + "Z"}, {"fill", g.colour}, {"fill-opacity", "0.15"},
+                         {"stroke", g.colour}, {"stroke-opacity", "0.6"}});
+    }
+    std::uint64_t state = c.seed + gi;
+    const std::vector<double> jit = jitter(v.size(), stats::splitmix64(state));
+    for (std::size_t i = 0; i < v.size(); ++i)
+      w.element("circle", {{"class", "run-point"}, {"cx", num(cx + jit[i] * half * kJitterShare)},
+                           {"cy", num(ys(v[i]))}, {"r", num(kPointRadius)}, {"fill", g.colour},
+                           {"fill-opacity", "0.6"}});
+    const std::string my = num(ys(med));
+    w.element("line", {{"class", "median"}, {"x1", num(cx - half * 0.7)}, {"x2", num(cx + half * 0.7)}, {"y1", my},
+                       {"y2", my}, {"stroke", "#222222"}, {"stroke-width", "2"}});
+    w.close();
+  }
+  w.close();
+  return w.finish();
+}
+
+}  // namespace obscheck::svg
