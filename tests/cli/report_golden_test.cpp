@@ -1,0 +1,60 @@
+// `obscheck report` reproduces a check's report from its journal alone: a journal
+// recorded once by the real driver (tests/golden/check/journal.jsonl: in-process
+// mode, task-clock and page-faults, 10 blocks, seed 2026, compute 50) must give
+// exactly the checked-in text and JSON. The analysis is seeded by the plan's seed,
+// the host and doctor findings come from the manifest, so nothing depends on the
+// machine the test runs on. OBSCHECK_UPDATE_GOLDEN=1 rewrites the golden files.
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "run_cli.h"
+
+using obscheck::test::run_cli;
+
+namespace {
+
+const std::string kDir = std::string(OBSCHECK_GOLDEN_DIR) + "/check";
+
+// The journal's path is printed as given; the golden files say "journal.jsonl".
+std::string normalised(std::string out) {
+  const std::string abs = kDir + "/journal.jsonl";
+  for (std::size_t p; (p = out.find(abs)) != std::string::npos;) out.replace(p, abs.size(), "journal.jsonl");
+  return out;
+}
+
+void compare_golden(const std::string& actual, const std::string& file) {
+  const std::string path = kDir + "/" + file;
+  if (const char* u = std::getenv("OBSCHECK_UPDATE_GOLDEN"); u && std::string(u) == "1") {
+    std::ofstream(path) << actual;
+    WARN("rewrote " << path);
+    return;
+  }
+  std::ifstream in(path);
+  REQUIRE(in);
+  std::stringstream expected;
+  expected << in.rdbuf();
+  CHECK(actual == expected.str());
+}
+
+}  // namespace
+
+TEST_CASE("report: the text report of a recorded journal matches its golden file") {
+  auto r = run_cli({"report", kDir + "/journal.jsonl"}, {"NO_COLOR=1"});
+  REQUIRE(r.code == 0);
+  compare_golden(normalised(r.out), "report.txt");
+}
+
+TEST_CASE("report: the JSON report of a recorded journal matches its golden file") {
+  auto r = run_cli({"report", "--json", kDir + "/journal.jsonl"});
+  REQUIRE(r.code == 0);
+  compare_golden(normalised(r.out), "report.json");
+}
+
+TEST_CASE("report: a journal that is not one is refused with exit code 6") {
+  auto r = run_cli({"report", std::string(OBSCHECK_SOURCE_DIR) + "/README.md"});
+  CHECK(r.code == 6);
+  auto missing = run_cli({"report", "/nonexistent/journal.jsonl"});
+  CHECK(missing.code == 6);
+}
