@@ -397,9 +397,14 @@ Judgement judge_level(const Context& x, std::size_t metric, std::size_t level,
     // drift). It voids every claim that error could produce, but not an effect that
     // lies wholly beyond it: a held effect whose CI clears ±(ε + the A/A's largest
     // bound) cannot be that error.
+    // Only where nothing else would leave the level inconclusive (too few runs, a rare
+    // metric, drift): the exception must not skip those rules.
+    const bool sound = std::all_of(idx.begin(), idx.end(), [&](std::size_t i) {
+      return cs[i].n >= kMinPairedBlocks && !x.judged[i].rare && cs[i].drift.empty();
+    });
     const double floor = x.margin + x.aa_discrepancy[metric];
     for (std::size_t i : idx)
-      if (cs[i].layout == Layout::held && cs[i].significant && (cs[i].ci_lo > floor || cs[i].ci_hi < -floor))
+      if (sound && cs[i].layout == Layout::held && cs[i].significant && (cs[i].ci_lo > floor || cs[i].ci_hi < -floor))
         return {Verdict::perturbed,
                 fmt::format("{}; beyond the failed A/A control's own ±{:.1f}%", effect_with_p(cs[i]), 100 * floor)};
     return {Verdict::inconclusive, x.aa_failed[metric]};

@@ -445,6 +445,22 @@ TEST_CASE("a failed A/A voids what its error could produce, not an effect far be
   CHECK(verdict_of(f, "wall-time", "1[b]").verdict == Verdict::inconclusive);
 }
 
+TEST_CASE("the failed A/A exception does not skip drift: the level stays inconclusive") {
+  const Plan plan = counter_plan({"a", "b"}, CountingMode::external);
+  Synth s;
+  s.factor = [](std::size_t block, const Plan&, const Configuration& c, const std::string& m) {
+    if (m != "wall-time") return 1.0;
+    if (c.aa_duplicate) return 1.05;
+    return c.level.label == "2[a,b]" && block > 15 ? 1.5 : 1.0;
+  };
+  const Findings f = analyse_check(plan, synth_runs(plan, 30, s), kOptions);
+  CHECK_FALSE(f.aa.ok);
+  CHECK_FALSE(comparison_of(f, "wall-time", "2[a,b]", Layout::held).drift.empty());
+  const LevelVerdict& v = verdict_of(f, "wall-time", "2[a,b]");
+  CHECK(v.verdict == Verdict::inconclusive);
+  CHECK(starts_with(v.reason, "A/A control failed: "));
+}
+
 TEST_CASE("Holm-adjusted p-values are stats::holm_adjust over every comparison but the A/A") {
   const Plan plan = counter_plan({"a", "b", "c"}, CountingMode::external);
   Synth s;
