@@ -15,8 +15,10 @@
 //   incomparable   a run exited differently from the baseline's runs, the modal output
 //                  digest differs, the counter was multiplexed in a paired run, or (counter
 //                  observer) "instructions" moved beyond ±margin under held layout;
-//   inconclusive   the metric's A/A control failed, fewer than kMinPairedBlocks pairs,
-//                  the baseline's median is below the rare-metric floor, or drift in d;
+//   inconclusive   the metric's A/A control failed (unless a held effect's CI clears
+//                  ±(margin + the A/A's largest |CI bound|) and no rule below applies:
+//                  then perturbed), fewer than kMinPairedBlocks pairs, the baseline's
+//                  median is below the rare-metric floor, or drift in d;
 //   perturbed      held: Holm-significant and the whole CI beyond ±margin;
 //   explained by layout  natural or sham: significant and beyond ±margin, held: TOST-equivalent;
 //   not perturbed  every layout's comparison TOST-equivalent within ±margin;
