@@ -184,11 +184,18 @@ th { background: #f2f2f2; }
 td.num { font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.reason { color: var(--muted); font-size: .88rem; }
 .badge { display: inline-block; padding: .05rem .45rem; border-radius: .25rem; font-weight: 600; white-space: nowrap; }
-.verdict-perturbed { background: #fde0dc; color: #a1241a; }
-.verdict-layout { background: #fff1cc; color: #7a4f00; }
-.verdict-not-perturbed { background: #dff1e6; color: #1c623f; }
-.verdict-incomparable { background: #f1e0f6; color: #6e1c91; }
-.verdict-inconclusive { background: #ececec; color: #4a4a4a; }
+.badge.verdict-perturbed { background: #fde0dc; color: #a1241a; }
+.badge.verdict-layout { background: #fff1cc; color: #7a4f00; }
+.badge.verdict-not-perturbed { background: #dff1e6; color: #1c623f; }
+.badge.verdict-incomparable { background: #f1e0f6; color: #6e1c91; }
+.badge.verdict-inconclusive { background: #ececec; color: #4a4a4a; }
+tr.verdict-row td:first-child { border-left: 4px solid #bdbdbd; white-space: nowrap; }
+tr.verdict-perturbed td:first-child { border-left-color: #d55e00; }
+tr.verdict-layout td:first-child { border-left-color: #e69f00; }
+tr.verdict-not-perturbed td:first-child { border-left-color: #009e73; }
+tr.verdict-incomparable td:first-child { border-left-color: #cc79a7; }
+table.verdicts { width: 100%; }
+table.doctor code { white-space: nowrap; }
 tr.metric-head td { background: #fafafa; font-weight: 600; }
 .warn { color: #7a4f00; }
 .bad { color: #a1241a; }
@@ -248,10 +255,10 @@ std::string verdict_section(const Plan& plan, const Findings& f) {
       "<p class=\"meta\">Effect of each level against its reference, with its confidence interval; margin ε = "
       "{}.</p>\n",
       format_margin(f.margin));
-  out += "<table class=\"verdicts\">\n<thead><tr><th>metric</th><th>level</th>";
+  out += "<table class=\"verdicts\">\n<thead><tr><th>level</th>";
   for (Layout l : plan.spec.layouts) out += fmt::format("<th>{}</th>", to_string(l));
   out += "<th>verdict</th><th>reason</th></tr></thead>\n<tbody>\n";
-  const std::size_t columns = plan.spec.layouts.size() + 4;
+  const std::size_t columns = plan.spec.layouts.size() + 3;
   for (std::size_t m = 0; m < f.metrics.size(); ++m) {
     bool first = true;
     for (const LevelVerdict& v : f.verdicts) {
@@ -260,9 +267,9 @@ std::string verdict_section(const Plan& plan, const Findings& f) {
         out += fmt::format("<tr class=\"metric-head\"><td colspan=\"{}\">{} ({}) {}</td></tr>\n", columns,
                            escape(f.metrics[m].name), escape(f.metrics[m].unit), badge(f.metric_verdicts[m]));
       first = false;
-      out += fmt::format("<tr class=\"verdict-row verdict-{}\" data-metric=\"{}\" data-level=\"{}\"><td>{}</td><td>{}</td>",
+      out += fmt::format("<tr class=\"verdict-row verdict-{}\" data-metric=\"{}\" data-level=\"{}\"><td><code>{}</code></td>",
                          verdict_key(v.verdict), escape(f.metrics[m].name), escape(v.level_label),
-                         escape(f.metrics[m].name), escape(v.level_label));
+                         escape(v.level_label));
       for (Layout l : plan.spec.layouts) out += fmt::format("<td class=\"num\">{}</td>", escape(cell_text(cell(f, v, l))));
       out += fmt::format("<td>{}</td><td class=\"reason\">{}</td></tr>\n", badge(v.verdict), escape(v.reason));
     }
@@ -313,11 +320,9 @@ std::string notes_section(const Findings& f) {
   return out + "</ul>\n</section>\n";
 }
 
-// Under the effect curve: what each dose is, the levels measured alone, the medians
-// behind the effects, and the trend test.
-std::string metric_details(const Plan& plan, const Findings& f, std::size_t m) {
+// Under the effect curve: what each dose is, the reference, the interval drawn.
+std::string metric_caption(const Plan& plan, const Findings& f, std::size_t m) {
   const auto cs = comparisons_of(f, m);
-  const MetricInfo& info = f.metrics[m];
   std::string out = "<figcaption>";
   std::vector<std::string> doses;
   for (std::size_t li : dose_axis(plan))
@@ -329,7 +334,17 @@ std::string metric_details(const Plan& plan, const Findings& f, std::size_t m) {
   out += fmt::format(". Reference (0 by definition): <code>{}</code>. Bars: the {} interval; shaded: ±ε = {}.",
                      escape(level_label(plan, ref)), escape(cs.front()->ci_method), format_margin(f.margin));
   out += "</figcaption>\n";
+  return out;
+}
 
+// Below the figures: the medians behind the effects, the levels measured alone, and
+// the trend test.
+std::string metric_tables(const Plan& plan, const Findings& f, std::size_t m) {
+  const auto cs = comparisons_of(f, m);
+  const MetricInfo& info = f.metrics[m];
+  const std::size_t ref = cs.front()->baseline < plan.configs.size() ? plan.configs[cs.front()->baseline].level_index
+                                                                     : plan.spec.levels.size();
+  std::string out;
   // Medians: one row per level with a comparison (the reference first), one column per layout.
   std::vector<std::size_t> levels{ref};
   for (const Comparison* c : cs)
@@ -377,14 +392,14 @@ std::string metric_section(const Plan& plan, const Findings& f, std::size_t m, c
                                 escape(info.name), escape(info.unit),
                                 m < f.metric_verdicts.size() ? " " + badge(f.metric_verdicts[m]) : "");
   out += "<div class=\"figures\">\n<figure class=\"effect\">\n" + effect_curve_svg(plan, f, m);
-  out += metric_details(plan, f, m) + "</figure>\n";
+  out += metric_caption(plan, f, m) + "</figure>\n";
   const std::string strip = runs_strip_svg(plan, f, m, runs);
   if (!strip.empty())
     out += "<figure class=\"runs\">\n" + strip +
            "<figcaption>Every measured run's value per configuration (warm-ups excluded): points jittered sideways "
            "only, the bar is the median, the outline a Gaussian kernel density (Silverman's bandwidth).</figcaption>\n"
            "</figure>\n";
-  return out + "</div>\n</section>\n";
+  return out + "</div>\n" + metric_tables(plan, f, m) + "</section>\n";
 }
 
 std::string host_section(const CheckContext& ctx) {

@@ -33,9 +33,9 @@ namespace obscheck::svg {
 // forbids) are dropped. Other bytes, UTF-8 included, pass through unchanged.
 std::string escape(std::string_view text);
 
-// A coordinate or length: fixed two decimals with trailing zeros (and a trailing '.')
-// removed, "-0" printed as "0"; 12.5 -> "12.5", 3 -> "3", 0.125 -> "0.13" (round half
-// to even is not promised: fmt's shortest correctly rounded %.2f). Non-finite -> "0".
+// A coordinate or length: fixed two decimals (fmt's correctly rounded "{:.2f}") with
+// trailing zeros and a trailing '.' removed, "-0" printed as "0"; 12.5 -> "12.5",
+// 3 -> "3", 1/3 -> "0.33", -0.001 -> "0". Non-finite -> "0".
 std::string num(double v);
 
 struct Attr {

@@ -1,0 +1,192 @@
+// The SVG writer: exact small outputs, nice ticks, escaping, deterministic jitter,
+// Silverman's bandwidth and the KDE against hand calculations.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "report/svg.h"
+
+using namespace obscheck;
+
+namespace {
+
+std::size_t count(const std::string& hay, const std::string& needle) {
+  std::size_t n = 0;
+  for (std::size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + needle.size())) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("svg escape turns markup characters into entities and drops control characters") {
+  CHECK(svg::escape("a<b & \"c\" 'd'>") == "a&lt;b &amp; &quot;c&quot; &#39;d&#39;&gt;");
+  CHECK(svg::escape(std::string("x\x01y\tz\n", 6)) == "xy\tz\n");
+  CHECK(svg::escape("±ε µs") == "±ε µs");  // UTF-8 passes through
+  CHECK(svg::escape("") == "");
+}
+
+TEST_CASE("svg num prints at most two decimals without trailing zeros") {
+  CHECK(svg::num(12.5) == "12.5");
+  CHECK(svg::num(3) == "3");
+  CHECK(svg::num(1.0 / 3) == "0.33");
+  CHECK(svg::num(-0.001) == "0");
+  CHECK(svg::num(-2.25) == "-2.25");
+  CHECK(svg::num(100) == "100");
+  CHECK(svg::num(std::nan("")) == "0");
+}
+
+TEST_CASE("svg writer output is exact, escaped, and closes what is open") {
+  svg::Writer w(10, 20, {{"class", "a&b"}});
+  w.open("g", {{"data-x", "<1>"}});
+  w.element("line", {{"x1", "0"}, {"y1", "1"}});
+  w.text_element("text", {{"x", "4"}}, "a<b");
+  const std::string out = w.finish();
+  const std::string head =
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" height=\"20\" viewBox=\"0 0 10 20\" role=\"img\" "
+      "font-family=\"system-ui, -apple-system, &#39;Segoe UI&#39;, Roboto, &#39;DejaVu Sans&#39;, sans-serif\" "
+      "font-size=\"12\" class=\"a&amp;b\">\n";
+  CHECK(out == head +
+                   "<g data-x=\"&lt;1&gt;\">\n"
+                   "<line x1=\"0\" y1=\"1\"/>\n"
+                   "<text x=\"4\">a&lt;b</text>\n"
+                   "</g>\n"
+                   "</svg>\n");
+}
+
+TEST_CASE("svg text with line breaks becomes one tspan per line") {
+  svg::Writer w(1, 1, {});
+  w.text_element("text", {{"x", "7"}, {"y", "3"}}, "dose 1\nheld");
+  const std::string out = w.finish();
+  CHECK(out.find("<text x=\"7\" y=\"3\"><tspan x=\"7\" dy=\"0\">dose 1</tspan><tspan x=\"7\" dy=\"1.2em\">held</tspan>"
+                 "</text>\n") != std::string::npos);
+}
+
+TEST_CASE("svg nice ticks follow Heckbert's 1-2-5 steps and cover the range") {
+  // range 100 -> nice 100; 100 / 4 = 25 rounds to 20.
+  const svg::Ticks a = svg::nice_ticks(0, 100, 5);
+  CHECK(a.step == 20);
+  CHECK(a.values == std::vector<double>{0, 20, 40, 60, 80, 100});
+  // range 8.3 -> nice 10; 10 / 4 = 2.5 rounds to 2; floor(-3.2/2) = -2, ceil(5.1/2) = 3.
+  const svg::Ticks b = svg::nice_ticks(-3.2, 5.1, 5);
+  CHECK(b.step == 2);
+  CHECK(b.values == std::vector<double>{-4, -2, 0, 2, 4, 6});
+  // range 0.074 -> nice 0.1; 0.1 / 5 = 0.02; the values print as their decimals.
+  const svg::Ticks c = svg::nice_ticks(0.013, 0.087, 6);
+  CHECK(c.step == Approx(0.02));
+  REQUIRE(c.values.size() == 6);
+  CHECK(c.values[3] == 0.06);
+  CHECK(svg::tick_label(c.values[3], c.step, "%") == "0.06%");
+  // lo == hi is widened by 1 each side: range 2, 2 / 5 = 0.4 rounds to 0.5.
+  const svg::Ticks d = svg::nice_ticks(5, 5, 6);
+  CHECK(d.values == std::vector<double>{4, 4.5, 5, 5.5, 6});
+  // reversed bounds are swapped
+  CHECK(svg::nice_ticks(100, 0, 5).values == a.values);
+}
+
+TEST_CASE("svg tick labels carry the decimals of the step") {
+  CHECK(svg::tick_label(40, 20, "") == "40");
+  CHECK(svg::tick_label(0.5, 0.25, "%") == "0.50%");
+  CHECK(svg::tick_label(7.5, 2.5, " ms") == "7.5 ms");
+  CHECK(svg::tick_label(-0.0001, 1, "%") == "0%");
+  CHECK(svg::tick_label(-4, 2, "%") == "-4%");
+}
+
+TEST_CASE("svg jitter is deterministic, bounded and stable under appending") {
+  const auto a = svg::jitter(50, 7);
+  CHECK(a == svg::jitter(50, 7));
+  const auto prefix = svg::jitter(10, 7);
+  CHECK(std::vector<double>(a.begin(), a.begin() + 10) == prefix);
+  CHECK(a != svg::jitter(50, 8));
+  for (double v : a) {
+    CHECK(v >= -1);
+    CHECK(v <= 1);
+  }
+  // Both sides are used: 50 uniform draws all on one side has probability 2^-49.
+  CHECK(std::count_if(a.begin(), a.end(), [](double v) { return v < 0; }) > 0);
+  CHECK(std::count_if(a.begin(), a.end(), [](double v) { return v > 0; }) > 0);
+}
+
+TEST_CASE("svg Silverman bandwidth matches R's bw.nrd0") {
+  // x = 1..10: sd = sqrt(55/6) = 3.02765, IQR (type 7) = 7.75 - 3.25 = 4.5, 4.5/1.34 = 3.35821;
+  // h = 0.9 * 3.02765 * 10^(-1/5) = 1.7192864 (R: bw.nrd0(1:10) = 1.719286).
+  std::vector<double> x{1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  CHECK(svg::silverman_bandwidth(x) == Approx(1.719286404692283).epsilon(1e-12));
+  // All equal: sd = 0, so bw.nrd0 falls back to |x_0|: 0.9 * 4 * 2^(-1/5).
+  std::vector<double> same{4, 4};
+  CHECK(svg::silverman_bandwidth(same) == Approx(0.9 * 4 * std::pow(2.0, -0.2)));
+  std::vector<double> one{1};
+  CHECK_THROWS_AS(svg::silverman_bandwidth(one), std::invalid_argument);
+}
+
+TEST_CASE("svg kde is the Gaussian kernel density") {
+  std::vector<double> x{0}, at{0};
+  CHECK(svg::kde(x, 1, at)[0] == Approx(0.3989422804014327));  // φ(0)
+  std::vector<double> two{-1, 1};
+  CHECK(svg::kde(two, 1, at)[0] == Approx(0.24197072451914337));  // (φ(1) + φ(1)) / 2
+  std::vector<double> half_h{0};
+  CHECK(svg::kde(half_h, 0.5, at)[0] == Approx(2 * 0.3989422804014327));
+  CHECK(svg::kde(std::vector<double>{}, 1, at)[0] == 0);
+}
+
+TEST_CASE("svg interval chart draws one bar per finite interval, series grouped, band and zero line") {
+  svg::IntervalChart c;
+  c.root = {{"class", "plot effect-curve"}, {"data-metric", "m"}};
+  c.slots = {"1", "2", "3"};
+  c.series = {{"natural", svg::kVermillion, svg::Marker::circle, {{"data-layout", "natural"}}},
+              {"held", svg::kBlue, svg::Marker::square, {{"data-layout", "held"}}}};
+  c.points = {{0, 0, 0, std::nan(""), std::nan(""), "ref"},
+              {1, 0, 2, 1, 3, ""},
+              {2, 0, 4, 3, 5, ""},
+              {1, 1, 0.1, -0.5, 0.7, ""},
+              {2, 1, std::nan(""), 0, 1, ""}};  // not drawn
+  c.band = std::make_pair(-1.0, 1.0);
+  c.band_label = "±ε";
+  const std::string out = svg::render(c);
+  CHECK(out.rfind("<svg ", 0) == 0);
+  CHECK(count(out, "class=\"ci-bar\"") == 3);
+  CHECK(count(out, "class=\"ci-cap\"") == 6);
+  CHECK(count(out, "class=\"series\"") == 2);
+  CHECK(count(out, "data-layout=\"natural\"") == 1);
+  CHECK(count(out, "data-layout=\"held\"") == 1);
+  CHECK(count(out, "class=\"point\"") == 4);
+  CHECK(count(out, "class=\"series-line\"") == 1);  // held has one drawn point only
+  CHECK(count(out, "class=\"band\"") == 1);
+  CHECK(count(out, "class=\"zero-line\"") == 1);
+  CHECK(count(out, "<circle class=\"marker\"") == 3 + 1);  // natural's points + its legend marker
+  CHECK(count(out, "<rect class=\"marker\"") == 1 + 1);
+  CHECK(out.find("<title>ref</title>") != std::string::npos);
+  CHECK(out == svg::render(c));
+  // y covers -1 (band) to 5 (a CI's top): range 6 -> nice 10, 10 / 5 = 2: ticks -2, 0, ..., 6.
+  CHECK(out.find(">6</text>") != std::string::npos);
+  CHECK(out.find(">-2</text>") != std::string::npos);
+  CHECK(out.find(">-1</text>") == std::string::npos);
+}
+
+TEST_CASE("svg interval chart without slots says no data") {
+  svg::IntervalChart c;
+  const std::string out = svg::render(c);
+  CHECK(out.find(">no data</text>") != std::string::npos);
+  CHECK(count(out, "class=\"ci-bar\"") == 0);
+}
+
+TEST_CASE("svg distribution chart: one point per finite value, violin only with spread and enough points") {
+  svg::DistributionChart c;
+  c.root = {{"class", "plot runs-strip"}};
+  c.seed = 3;
+  c.groups = {{"a", {1, 2, 3, 4, 5, 6}, svg::kBlue, {{"data-config", "a"}}},
+              {"b\nsecond line", {2, 2, 2, 2, 2, std::nan("")}, svg::kGreen, {{"data-config", "b"}}},
+              {"c", {1, 9}, svg::kGrey, {{"data-config", "c"}}}};
+  const std::string out = svg::render(c);
+  CHECK(count(out, "class=\"run-point\"") == 6 + 5 + 2);
+  CHECK(count(out, "class=\"violin\"") == 1);  // b has no spread, c too few points
+  CHECK(count(out, "class=\"median\"") == 3);
+  CHECK(count(out, "class=\"group\"") == 3);
+  CHECK(out.find("<title>a: n = 6, median 3.5</title>") != std::string::npos);
+  CHECK(out.find("<title>b\nsecond line: n = 5, median 2</title>") != std::string::npos);
+  CHECK(out == svg::render(c));  // deterministic jitter
+  c.seed = 4;
+  CHECK(out != svg::render(c));
+}
