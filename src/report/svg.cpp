@@ -23,7 +23,7 @@ constexpr double kFontSize = 12;
 constexpr double kCharWidth = 7;
 constexpr double kLineHeight = 14;
 
-constexpr double kMarginLeft = 64;   // room for "-10.00%" tick labels and the rotated y title
+constexpr double kMarginLeft = 64;   // the least room for tick labels and the rotated y title
 constexpr double kMarginRight = 16;
 constexpr double kTitleRow = 28;
 constexpr double kLegendRow = 22;
@@ -141,6 +141,13 @@ void x_axis(Writer& w, const Frame& fr, const std::vector<std::string>& slots, c
                             {"text-anchor", "middle"}},
                    label);
   w.close();
+}
+
+// Room for the widest tick label, the gap to the axis and the rotated y title.
+double left_margin(const Ticks& t, const std::string& unit) {
+  double widest = 0;
+  for (double v : t.values) widest = std::max(widest, text_width(tick_label(v, t.step, unit)));
+  return std::max(kMarginLeft, 30 + widest);
 }
 
 void no_data(Writer& w, const Frame& fr) {
@@ -410,12 +417,6 @@ void marker(Writer& w, Marker shape, double x, double y, double size, const std:
 std::string render(const IntervalChart& c) {
   Writer w(c.width, c.height, c.root);
   if (!c.title.empty()) w.text_element("title", {}, c.title);
-  const double top = kTitleRow + kLegendRow + 8;
-  const double bottom = 24 + (c.x_label.empty() ? 0 : kLineHeight + 6);
-  const Frame fr{kMarginLeft, c.width - kMarginRight, top, c.height - bottom};
-  title_and_label(w, c.title, kMarginLeft);
-  legend(w, c, kMarginLeft, kTitleRow + kLegendRow / 2);
-
   Extent e;
   if (c.zero_line) e.take(0);
   if (c.band) {
@@ -429,6 +430,12 @@ std::string render(const IntervalChart& c) {
     e.take(p.hi);
   }
   const Ticks t = e.empty() ? nice_ticks(0, 1, kTargetTicks) : nice_ticks(e.lo, e.hi, kTargetTicks);
+  const double left = left_margin(t, c.unit);
+  const double top = kTitleRow + kLegendRow + 8;
+  const double bottom = 24 + (c.x_label.empty() ? 0 : kLineHeight + 6);
+  const Frame fr{left, c.width - kMarginRight, top, c.height - bottom};
+  title_and_label(w, c.title, left);
+  legend(w, c, left, kTitleRow + kLegendRow / 2);
   const Scale ys{t.lo, t.hi, fr.y1, fr.y0};
 
   w.open("g", {{"class", "plot-area"}});
@@ -454,17 +461,17 @@ std::string render(const DistributionChart& c) {
   std::size_t label_lines = 1;
   for (const DistributionGroup& g : c.groups) label_lines = std::max(label_lines, split_lines(g.label).size());
   const double width =
-      std::max(c.width, kMarginLeft + kMarginRight + kMinGroupWidth * static_cast<double>(c.groups.size()));
+      std::max(c.width, 2 * kMarginLeft + kMarginRight + kMinGroupWidth * static_cast<double>(c.groups.size()));
   Writer w(width, c.height, c.root);
   if (!c.title.empty()) w.text_element("title", {}, c.title);
-  const Frame fr{kMarginLeft, width - kMarginRight, kTitleRow + 8,
-                 c.height - (12 + kLineHeight * static_cast<double>(label_lines))};
-  title_and_label(w, c.title, kMarginLeft);
-
   Extent e;
   for (const DistributionGroup& g : c.groups)
     for (double v : g.values) e.take(v);
   const Ticks t = e.empty() ? nice_ticks(0, 1, kTargetTicks) : nice_ticks(e.lo, e.hi, kTargetTicks);
+  const double left = left_margin(t, c.unit);
+  const Frame fr{left, width - kMarginRight, kTitleRow + 8,
+                 c.height - (12 + kLineHeight * static_cast<double>(label_lines))};
+  title_and_label(w, c.title, left);
   const Scale ys{t.lo, t.hi, fr.y1, fr.y0};
   std::vector<std::string> labels;
   for (const DistributionGroup& g : c.groups) labels.push_back(g.label);
