@@ -332,6 +332,7 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
                     : o.csv ? check_csv(s.plan, findings)
                             : check_text(s.plan, findings, ctx, o.color);
   emit(o, out);
+  write_report_files(o, s.plan, findings, ctx, s.runs);
   if (interrupted) return static_cast<int>(ExitCode::interrupted);
   if (!failure.empty())
     throw Error(ErrorKind::target_failed, failure + " (journal: " + s.journal_path + ")",

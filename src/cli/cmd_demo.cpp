@@ -19,6 +19,7 @@ constexpr int kDemoBlocks = 10;
 // compute 300 runs for about 6 ms: long enough for task-clock to resolve 1% effects
 // in ten blocks on a quiet machine, short enough that the demo takes seconds.
 constexpr const char* kDemoScale = "300";
+constexpr const char* kDemoHtml = "obscheck-demo.html";
 
 std::string find_workload(const std::string& name) {
   std::error_code ec;
@@ -40,6 +41,8 @@ int cmd_demo(const Options& given) {
   if (o.target.empty()) o.target = {find_workload("compute"), kDemoScale};
   if (o.runs == 0) o.runs = kDemoBlocks;
   if (given.mode == "external") o.mode = "inprocess";
+  // The demo leaves its figures behind as one page a browser opens without a network.
+  if (o.html.empty()) o.html = kDemoHtml;
   if (!o.json && !o.csv)
     fmt::print(stderr,
                "obscheck demo: does counting more events change {}?\n"

@@ -79,7 +79,8 @@ po::options_description check_options() {
       ("allow-missing", po::bool_switch(), "drop counters this host cannot count (with a warning)")
       ("journal", po::value<std::string>(), "journal FILE (default: a new file in the current directory)")
       ("resume", po::value<std::string>(), "continue the interrupted check recorded in FILE")
-      ("csv", po::bool_switch(), "write CSV");
+      ("csv", po::bool_switch(), "write CSV")
+      ("html", po::value<std::string>(), "also write the report with its figures as one self-contained HTML FILE");
   return d;
 }
 

@@ -182,7 +182,9 @@ table { border-collapse: collapse; margin: .5rem 0; font-size: .92rem; }
 th, td { border-bottom: 1px solid var(--rule); padding: .3rem .6rem; text-align: left; vertical-align: top; }
 th { background: #f2f2f2; }
 td.num { font-variant-numeric: tabular-nums; white-space: nowrap; }
-td.reason { color: var(--muted); font-size: .88rem; }
+td.reason { color: var(--muted); font-size: .88rem; padding-top: 0; }
+tr.verdict-row td { border-bottom: none; }
+td code { overflow-wrap: anywhere; }
 .badge { display: inline-block; padding: .05rem .45rem; border-radius: .25rem; font-weight: 600; white-space: nowrap; }
 .badge.verdict-perturbed { background: #fde0dc; color: #a1241a; }
 .badge.verdict-layout { background: #fff1cc; color: #7a4f00; }
@@ -257,8 +259,8 @@ std::string verdict_section(const Plan& plan, const Findings& f) {
       format_margin(f.margin));
   out += "<table class=\"verdicts\">\n<thead><tr><th>level</th>";
   for (Layout l : plan.spec.layouts) out += fmt::format("<th>{}</th>", to_string(l));
-  out += "<th>verdict</th><th>reason</th></tr></thead>\n<tbody>\n";
-  const std::size_t columns = plan.spec.layouts.size() + 3;
+  out += "<th>verdict</th></tr></thead>\n<tbody>\n";
+  const std::size_t columns = plan.spec.layouts.size() + 2;  // level, the layouts, verdict
   for (std::size_t m = 0; m < f.metrics.size(); ++m) {
     bool first = true;
     for (const LevelVerdict& v : f.verdicts) {
@@ -271,7 +273,9 @@ std::string verdict_section(const Plan& plan, const Findings& f) {
                          verdict_key(v.verdict), escape(f.metrics[m].name), escape(v.level_label),
                          escape(v.level_label));
       for (Layout l : plan.spec.layouts) out += fmt::format("<td class=\"num\">{}</td>", escape(cell_text(cell(f, v, l))));
-      out += fmt::format("<td>{}</td><td class=\"reason\">{}</td></tr>\n", badge(v.verdict), escape(v.reason));
+      // The reason gets a full-width row of its own: a column of it squeezes the table.
+      out += fmt::format("<td>{}</td></tr>\n<tr class=\"reason-row\"><td colspan=\"{}\" class=\"reason\">{}</td></tr>\n",
+                         badge(v.verdict), columns, escape(v.reason));
     }
   }
   return out + "</tbody>\n</table>\n</section>\n";
