@@ -71,10 +71,6 @@ std::string pad(const std::string& s, std::size_t width) {
   return w >= width ? s : s + std::string(width - w, ' ');
 }
 
-// -0.0 prints as "-0.0"; adding +0.0 turns it into +0.0.
-double pct(double fraction) { return fraction * 100 + 0.0; }
-
-std::string format_margin(double margin) { return fmt::format("±{:g}%", pct(margin)); }
 
 // "= 0.0123", "< 0.0001", "= n/a": the relation and the value, ready after "p".
 std::string p_clause(double p) {
@@ -479,6 +475,11 @@ std::string md_cell(const std::string& s) {
 }
 
 }  // namespace
+
+// -0.0 prints as "-0.0"; adding +0.0 turns it into +0.0.
+double pct(double fraction) { return fraction * 100 + 0.0; }
+
+std::string format_margin(double margin) { return fmt::format("±{:g}%", pct(margin)); }
 
 std::string format_effect_ci(double effect, double lo, double hi) {
   if (!std::isfinite(effect)) return "n/a";

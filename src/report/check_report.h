@@ -75,4 +75,8 @@ std::string check_markdown(const Plan& plan, const Findings& f, const CheckConte
 // when the effect is not finite, the CI part omitted when the CI is not.
 std::string format_effect_ci(double effect, double lo, double hi);
 
+// A fraction as percent, -0 folded into +0 (so "-0.0" never prints); "±1%" for ε.
+double pct(double fraction);
+std::string format_margin(double margin);
+
 }  // namespace obscheck

@@ -27,9 +27,6 @@ constexpr std::size_t kIncomparableListed = 50;
 // SVG cannot measure text (svg.h); about 7 px per glyph at 12 px.
 constexpr double kGlyphWidth = 7;
 
-double pct(double fraction) { return fraction * 100 + 0.0; }
-
-std::string format_margin(double margin) { return fmt::format("±{:g}%", pct(margin)); }
 
 std::string format_p(double p) {
   if (!std::isfinite(p)) return "n/a";
