@@ -287,7 +287,7 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
   for (std::size_t look : looks) {
     JournalData so_far;
     so_far.runs = s.runs;
-    const auto todo = remaining_trials(s.plan, so_far, end_block_for(s.plan, look));
+    const auto pending = remaining_trials(s.plan, so_far, end_block_for(s.plan, look));
     SweepProgressFn progress;
     if (o.progress && !o.json && !o.csv) {
       progress = [&](const SweepProgress& p) {
@@ -295,10 +295,10 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
         const std::size_t done = s.runs.size() + p.done - done_before;
         const double rate = p.done > 0 ? elapsed / static_cast<double>(p.done) : 0;
         fmt::print(stderr, "\r\x1b[K  run {}/{} (look at {} blocks)  {}  ETA {:.0f} s", done, total_planned, look,
-                   p.config ? p.config->id : "", rate * static_cast<double>(todo.size() - p.done));
+                   p.config ? p.config->id : "", rate * static_cast<double>(pending.size() - p.done));
       };
     }
-    SweepResult r = run_sweep(s.plan, s.spec, todo, journal, progress);
+    SweepResult r = run_sweep(s.plan, s.spec, pending, journal, progress);
     if (progress) fmt::print(stderr, "\r\x1b[K");
     done_before += r.appended.size();
     for (auto& rec : r.appended) s.runs.push_back(std::move(rec));

@@ -206,10 +206,10 @@ TEST_CASE("resume cuts a torn last line and appends after it") {
     CHECK(resumed.data.torn_tail);
     CHECK(resumed.data.runs.size() == 3);
     CHECK(slurp(path) == intact);  // the torn bytes are gone before anything is appended
-    const auto todo = remaining_trials(plan, resumed.data, 1);
-    REQUIRE(todo.size() == 1);
-    CHECK(todo[0].index == 3);
-    resumed.writer.append(run_record_for(plan, todo[0]));
+    const auto pending = remaining_trials(plan, resumed.data, 1);
+    REQUIRE(pending.size() == 1);
+    CHECK(pending[0].index == 3);
+    resumed.writer.append(run_record_for(plan, pending[0]));
   }
   const JournalData d = load_journal(path);
   CHECK_FALSE(d.torn_tail);
@@ -346,10 +346,10 @@ TEST_CASE("resume computes the missing trials and refuses a journal of another p
   const JournalData d = load_journal(path);
   CHECK(completed_indexes(d) == std::set<std::size_t>{0, 1, 2, 3, 4, 5});
   CHECK(completed_blocks(plan, d) == 1);
-  const auto todo = remaining_trials(plan, d, 3);
-  REQUIRE(todo.size() == 6);  // 3 blocks x 4 configurations - 6 done
+  const auto pending = remaining_trials(plan, d, 3);
+  REQUIRE(pending.size() == 6);  // 3 blocks x 4 configurations - 6 done
   const auto all = trials(plan, 0, 3);
-  CHECK(todo == std::vector<Trial>(all.begin() + 6, all.end()));
+  CHECK(pending == std::vector<Trial>(all.begin() + 6, all.end()));
   CHECK(remaining_trials(plan, d, 1).empty());
 
   PlanSpec other = plan.spec;
