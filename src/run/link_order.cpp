@@ -8,56 +8,16 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <set>
 
 #include "launch/launcher.h"
 #include "run/measure.h"
 #include "stats/rng.h"
 #include "util/digest.h"
+#include "observe/wrap.h"
 #include "util/error.h"
 
 namespace obscheck {
-
-std::vector<std::string> split_command(std::string_view text) {
-  std::vector<std::string> words;
-  std::string word;
-  bool in_word = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == ' ' || c == '\t' || c == '\n') {
-      if (in_word) words.push_back(std::move(word));
-      word.clear();
-      in_word = false;
-      continue;
-    }
-    in_word = true;
-    if (c == '\\') {
-      if (i + 1 == text.size()) throw Error(ErrorKind::usage, "link command ends with a lone backslash");
-      word += text[++i];
-    } else if (c == '\'') {
-      const std::size_t end = text.find('\'', i + 1);
-      if (end == std::string_view::npos)
-        throw Error(ErrorKind::usage, "link command has an unterminated ' quote", std::string(text));
-      word.append(text.substr(i + 1, end - i - 1));
-      i = end;
-    } else if (c == '"') {
-      std::size_t j = i + 1;
-      for (; j < text.size() && text[j] != '"'; ++j) {
-        // Inside double quotes a backslash escapes only these, as in sh.
-        if (text[j] == '\\' && j + 1 < text.size() && std::strchr("\"\\$`", text[j + 1])) ++j;
-        word += text[j];
-      }
-      if (j >= text.size())
-        throw Error(ErrorKind::usage, "link command has an unterminated \" quote", std::string(text));
-      i = j;
-    } else {
-      word += c;
-    }
-  }
-  if (in_word) words.push_back(std::move(word));
-  return words;
-}
 
 std::vector<std::string> expand_link_command(const std::vector<std::string>& words,
                                              const std::vector<std::string>& objects,
@@ -182,7 +142,7 @@ std::string link_one(const LinkSpec& spec, const std::vector<std::string>& argv)
 }  // namespace
 
 std::vector<LinkVariant> build_link_variants(const LinkSpec& spec) {
-  const std::vector<std::string> words = split_command(spec.command);
+  const std::vector<std::string> words = split_command_words(spec.command);
   if (words.empty()) throw Error(ErrorKind::usage, "--link is empty", "e.g. --link 'cc -O2 {objects} -o {out}'");
   if (spec.objects.empty()) throw Error(ErrorKind::usage, "--link needs --objects a.o,b.o,...");
   expand_link_command(words, spec.objects, "x");  // validate the template once, up front

@@ -12,12 +12,8 @@
 
 namespace obscheck {
 
-// Splits a command template into words as a POSIX shell would for plain words:
-// blanks separate words; '...' keeps everything literally; "..." keeps everything
-// but lets \" \\ \$ \` escape; a backslash outside quotes escapes the next character.
-// No expansion of any kind ($, globs, ~). Throws Error(usage) on an unterminated
-// quote or a trailing backslash. Empty or blank input -> no words.
-std::vector<std::string> split_command(std::string_view text);
+// Link templates are split into words by observe/wrap.h's split_command_words
+// (as sh splits plain words; no shell, no expansion).
 
 // The link command for one order: every word that is exactly "{objects}" becomes
 // the objects (one word each, in `objects` order); "{out}" inside any word becomes

@@ -5,28 +5,29 @@
 #include <set>
 
 #include "run/contexts.h"
+#include "observe/wrap.h"
 #include "run/link_order.h"
 #include "util/error.h"
 
 using namespace obscheck;
 
 TEST_CASE("link_order: templates split as sh splits plain words, without expansion") {
-  CHECK(split_command("cc  -O2\t{objects} -o {out}") ==
+  CHECK(split_command_words("cc  -O2\t{objects} -o {out}") ==
         std::vector<std::string>{"cc", "-O2", "{objects}", "-o", "{out}"});
-  CHECK(split_command(R"(cc -DNAME='a b' "-DQ=\"x\"" a\ b $HOME)") ==
+  CHECK(split_command_words(R"(cc -DNAME='a b' "-DQ=\"x\"" a\ b $HOME)") ==
         std::vector<std::string>{"cc", "-DNAME=a b", "-DQ=\"x\"", "a b", "$HOME"});
-  CHECK(split_command("  ").empty());
-  CHECK_THROWS_AS(split_command("cc 'open"), Error);
-  CHECK_THROWS_AS(split_command("cc \"open"), Error);
-  CHECK_THROWS_AS(split_command("cc \\"), Error);
+  CHECK(split_command_words("  ").empty());
+  CHECK_THROWS_AS(split_command_words("cc 'open"), Error);
+  CHECK_THROWS_AS(split_command_words("cc \"open"), Error);
+  CHECK_THROWS_AS(split_command_words("cc \\"), Error);
 }
 
 TEST_CASE("link_order: {objects} becomes one word per object and {out} is replaced inside words") {
-  const auto words = split_command("cc {objects} -o {out} -Wl,-Map={out}.map");
+  const auto words = split_command_words("cc {objects} -o {out} -Wl,-Map={out}.map");
   CHECK(expand_link_command(words, {"b.o", "a.o"}, "/t/order-1") ==
         std::vector<std::string>{"cc", "b.o", "a.o", "-o", "/t/order-1", "-Wl,-Map=/t/order-1.map"});
-  CHECK_THROWS_AS(expand_link_command(split_command("cc -o {out}"), {"a.o"}, "x"), Error);
-  CHECK_THROWS_AS(expand_link_command(split_command("cc {objects}"), {"a.o"}, "x"), Error);
+  CHECK_THROWS_AS(expand_link_command(split_command_words("cc -o {out}"), {"a.o"}, "x"), Error);
+  CHECK_THROWS_AS(expand_link_command(split_command_words("cc {objects}"), {"a.o"}, "x"), Error);
 }
 
 TEST_CASE("link_order: permutations are distinct, seeded, and start with the given order") {
