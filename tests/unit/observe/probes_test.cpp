@@ -2,6 +2,8 @@
 // hot_step() exactly N times and cold_setup() exactly once: the hit counts must be
 // exactly that, under both mechanisms.
 #include <catch2/catch.hpp>
+
+#include "error_of.h"
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -18,6 +20,8 @@
 using namespace obscheck;
 using Catch::Matchers::Contains;
 namespace fs = std::filesystem;
+
+using obscheck::test::error_of;
 
 namespace {
 
@@ -57,16 +61,6 @@ std::vector<ProbeHit> run_hot(const EventSet& probes, const std::vector<std::str
   const auto readings = counters.read();
   CHECK(readings.at(0).value > 0);  // task-clock counted beside the probes
   return probe_hits(readings, all, idx);
-}
-
-Error error_of(auto&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e;
-  }
-  FAIL("no error thrown");
-  return Error(ErrorKind::internal, "");
 }
 
 }  // namespace

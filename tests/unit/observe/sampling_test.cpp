@@ -4,6 +4,8 @@
 // never drained during the run loses samples and says how many.
 #include <catch2/catch.hpp>
 
+#include "error_of.h"
+
 #include <string>
 
 #include "events/event.h"
@@ -14,6 +16,8 @@
 
 using namespace obscheck;
 using Catch::Matchers::Contains;
+
+using obscheck::test::error_of;
 
 namespace {
 
@@ -34,16 +38,6 @@ CorkedChild spawn_compute(const std::string& scale) {
 EventDesc cpu_clock() { return parse_events("cpu-clock").events.at(0); }
 
 double task_clock_seconds(const CounterSet& c) { return c.read().at(0).value / 1e9; }
-
-Error error_of(auto&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e;
-  }
-  FAIL("no error thrown");
-  return Error(ErrorKind::internal, "");
-}
 
 }  // namespace
 

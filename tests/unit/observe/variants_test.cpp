@@ -2,6 +2,8 @@
 // probed.c, whose site i runs on every (i+1)-th of N iterations, i.e. exactly
 // floor((N-1)/(i+1)) + 1 times; the counts each variant dumps must be exactly that.
 #include <catch2/catch.hpp>
+
+#include "error_of.h"
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -16,6 +18,8 @@
 using namespace obscheck;
 using Catch::Matchers::Contains;
 namespace fs = std::filesystem;
+
+using obscheck::test::error_of;
 
 namespace {
 
@@ -45,16 +49,6 @@ ExitInfo run_with_dump(const std::string& path) {
   CorkedChild c = CorkedChild::spawn(s);
   c.release();
   return c.wait();
-}
-
-Error error_of(auto&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e;
-  }
-  FAIL("no error thrown");
-  return Error(ErrorKind::internal, "");
 }
 
 }  // namespace
