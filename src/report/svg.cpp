@@ -48,6 +48,14 @@ constexpr std::size_t kViolinGrid = 48;
 constexpr double kIqrToSigma = 1.34;
 constexpr double kSilvermanFactor = 0.9;
 
+// Slot labels closer than this (px) read as one.
+constexpr double kLabelGap = 6;
+// Raw values behind interval points: small and hollow so the points and bars stay legible.
+constexpr double kRawRadius = 2;
+constexpr const char* kRawColour = "#9a9a9a";
+// An estimate sits this far right of its group's violin.
+constexpr double kEstimateGap = 12;
+
 constexpr const char* kAxisColour = "#333333";
 constexpr const char* kGridColour = "#e3e3e3";
 constexpr const char* kBandColour = "#8c8c8c";
@@ -122,17 +130,31 @@ void y_axis(Writer& w, const Frame& fr, const Ticks& t, const Scale& ys, const s
   w.close();
 }
 
-// The x axis line with one tick and label per slot centre.
+// Every k-th slot label fits when k slots are at least as wide as the widest label
+// plus a gap; 1 when they all fit.
+std::size_t label_stride(const std::vector<std::string>& slots, double slot_w) {
+  double widest = 0;
+  for (const std::string& s : slots)
+    for (const std::string& line : split_lines(s)) widest = std::max(widest, text_width(line));
+  std::size_t k = 1;
+  if (slot_w > 0)
+    while (static_cast<double>(k) * slot_w < widest + kLabelGap && k < slots.size()) ++k;
+  return k;
+}
+
+// The x axis line with one tick per slot centre and a label on every `stride`-th.
 void x_axis(Writer& w, const Frame& fr, const std::vector<std::string>& slots, const std::string& label,
-            double height) {
+            double height, bool thin_labels = false) {
   w.open("g", {{"class", "axis x-axis"}});
   w.element("line", {{"class", "axis-line"}, {"x1", num(fr.x0)}, {"x2", num(fr.x1)}, {"y1", num(fr.y1)},
                      {"y2", num(fr.y1)}, {"stroke", kAxisColour}});
   const double slot_w = slots.empty() ? 0 : (fr.x1 - fr.x0) / static_cast<double>(slots.size());
+  const std::size_t stride = thin_labels ? label_stride(slots, slot_w) : 1;
   for (std::size_t i = 0; i < slots.size(); ++i) {
     const std::string x = num(fr.x0 + (static_cast<double>(i) + 0.5) * slot_w);
     w.element("line", {{"class", "tick"}, {"x1", x}, {"x2", x}, {"y1", num(fr.y1)}, {"y2", num(fr.y1 + 4)},
                        {"stroke", kAxisColour}});
+    if (i % stride != 0) continue;
     w.text_element("text", {{"class", "tick-label"}, {"x", x}, {"y", num(fr.y1 + 17)}, {"text-anchor", "middle"}},
                    slots[i]);
   }
@@ -167,6 +189,31 @@ struct Extent {
   bool empty() const { return lo > hi; }
 };
 
+// A legend entry for a reference line: a short stroke in its style, then its label.
+// Returns the x after it.
+double line_entry(Writer& w, const RefLine& l, double x, double y) {
+  w.open("g", {{"class", "legend-entry"}});
+  Attrs a{{"x1", num(x)}, {"x2", num(x + 18)}, {"y1", num(y)}, {"y2", num(y)}, {"stroke", l.colour},
+          {"stroke-width", "2"}};
+  if (l.dashed) a.push_back({"stroke-dasharray", "5 3"});
+  w.element("line", a);
+  w.text_element("text", {{"x", num(x + 23)}, {"y", num(y)}, {"dy", "0.35em"}}, l.label);
+  w.close();
+  return x + 23 + text_width(l.label) + 18;
+}
+
+void ref_lines(Writer& w, const std::vector<RefLine>& lines, const Frame& fr, const Scale& ys) {
+  for (const RefLine& l : lines) {
+    if (!std::isfinite(l.y)) continue;
+    const std::string y = num(ys(l.y));
+    Attrs a{{"class", "ref-line"}, {"x1", num(fr.x0)}, {"x2", num(fr.x1)}, {"y1", y}, {"y2", y},
+            {"stroke", l.colour}, {"stroke-width", "1.5"}};
+    if (l.dashed) a.push_back({"stroke-dasharray", "5 3"});
+    a.insert(a.end(), l.attrs.begin(), l.attrs.end());
+    w.element("line", a);
+  }
+}
+
 void legend(Writer& w, const IntervalChart& c, double x, double y) {
   w.open("g", {{"class", "legend"}});
   for (const IntervalSeries& s : c.series) {
@@ -182,6 +229,36 @@ void legend(Writer& w, const IntervalChart& c, double x, double y) {
                        {"fill-opacity", "0.25"}});
     w.text_element("text", {{"x", num(x + 19)}, {"y", num(y)}, {"dy", "0.35em"}}, c.band_label);
     w.close();
+    x += 19 + text_width(c.band_label) + 18;
+  }
+  if (!c.raw.empty() && !c.raw_label.empty()) {
+    w.open("g", {{"class", "legend-entry"}});
+    w.element("circle", {{"cx", num(x + 4)}, {"cy", num(y)}, {"r", num(kRawRadius + 0.5)}, {"fill", "none"},
+                         {"stroke", kRawColour}});
+    w.text_element("text", {{"x", num(x + 12)}, {"y", num(y)}, {"dy", "0.35em"}}, c.raw_label);
+    w.close();
+    x += 12 + text_width(c.raw_label) + 18;
+  }
+  for (const RefLine& l : c.lines)
+    if (!l.label.empty() && std::isfinite(l.y)) x = line_entry(w, l, x, y);
+  w.close();
+}
+
+// Raw values jittered within their slot: over the dodge width of the series, so they
+// sit behind the points they summarise.
+void raw_values(Writer& w, const IntervalChart& c, const Frame& fr, const Scale& ys) {
+  if (c.raw.empty()) return;
+  const double slot_w = (fr.x1 - fr.x0) / static_cast<double>(c.slots.size());
+  const double spread = std::min(kMaxDodge, slot_w * kDodgeShare / 2);
+  const std::vector<double> jit = jitter(c.raw.size(), c.raw_seed);
+  w.open("g", {{"class", "raw-values"}});
+  for (std::size_t i = 0; i < c.raw.size(); ++i) {
+    const SlotValue& v = c.raw[i];
+    if (v.slot >= c.slots.size() || !std::isfinite(v.y)) continue;
+    w.element("circle", {{"class", "raw-point"}, {"cx", num(fr.x0 + (static_cast<double>(v.slot) + 0.5) * slot_w +
+                                                             jit[i] * spread)},
+                         {"cy", num(ys(v.y))}, {"r", num(kRawRadius)}, {"fill", "none"}, {"stroke", kRawColour},
+                         {"stroke-width", "1"}});
   }
   w.close();
 }
@@ -429,6 +506,9 @@ std::string render(const IntervalChart& c) {
     e.take(p.lo);
     e.take(p.hi);
   }
+  for (const SlotValue& v : c.raw)
+    if (v.slot < c.slots.size()) e.take(v.y);
+  for (const RefLine& l : c.lines) e.take(l.y);
   const Ticks t = e.empty() ? nice_ticks(0, 1, kTargetTicks) : nice_ticks(e.lo, e.hi, kTargetTicks);
   const double left = left_margin(t, c.unit);
   const double top = kTitleRow + kLegendRow + 8;
@@ -449,10 +529,13 @@ std::string render(const IntervalChart& c) {
   if (c.zero_line)
     w.element("line", {{"class", "zero-line"}, {"x1", num(fr.x0)}, {"x2", num(fr.x1)}, {"y1", num(ys(0))},
                        {"y2", num(ys(0))}, {"stroke", kAxisColour}, {"stroke-width", "1"}});
-  x_axis(w, fr, c.slots, c.x_label, c.height);
+  ref_lines(w, c.lines, fr, ys);
+  x_axis(w, fr, c.slots, c.x_label, c.height, true);
   if (c.slots.empty()) no_data(w, fr);
-  else
+  else {
+    raw_values(w, c, fr, ys);
     for (std::size_t s = 0; s < c.series.size(); ++s) series_points(w, c, s, fr, ys);
+  }
   w.close();
   return w.finish();
 }
@@ -465,19 +548,48 @@ std::string render(const DistributionChart& c) {
   Writer w(width, c.height, c.root);
   if (!c.title.empty()) w.text_element("title", {}, c.title);
   Extent e;
-  for (const DistributionGroup& g : c.groups)
+  bool estimates = false;
+  for (const DistributionGroup& g : c.groups) {
     for (double v : g.values) e.take(v);
+    if (!g.estimate) continue;
+    estimates = true;
+    e.take(g.estimate->y);
+    e.take(g.estimate->lo);
+    e.take(g.estimate->hi);
+  }
+  // Lines alone do not make a chart with data, but they are in its range when it has some.
+  const bool has_values = !e.empty();
+  if (has_values)
+    for (const RefLine& l : c.lines) e.take(l.y);
+  bool legend_row = estimates;
+  for (const RefLine& l : c.lines) legend_row = legend_row || (has_values && !l.label.empty() && std::isfinite(l.y));
   const Ticks t = e.empty() ? nice_ticks(0, 1, kTargetTicks) : nice_ticks(e.lo, e.hi, kTargetTicks);
   const double left = left_margin(t, c.unit);
-  const Frame fr{left, width - kMarginRight, kTitleRow + 8,
+  const Frame fr{left, width - kMarginRight, kTitleRow + (legend_row ? kLegendRow : 0) + 8,
                  c.height - (12 + kLineHeight * static_cast<double>(label_lines))};
   title_and_label(w, c.title, left);
+  if (legend_row) {
+    double x = left;
+    const double y = kTitleRow + kLegendRow / 2;
+    w.open("g", {{"class", "legend"}});
+    if (estimates && !c.estimate_label.empty()) {
+      w.open("g", {{"class", "legend-entry"}});
+      marker(w, Marker::diamond, x + kMarkerSize / 2, y, kMarkerSize, "#222222");
+      w.text_element("text", {{"x", num(x + kMarkerSize + 5)}, {"y", num(y)}, {"dy", "0.35em"}}, c.estimate_label);
+      w.close();
+      x += kMarkerSize + 5 + text_width(c.estimate_label) + 18;
+    }
+    for (const RefLine& l : c.lines)
+      if (has_values && !l.label.empty() && std::isfinite(l.y)) x = line_entry(w, l, x, y);
+    w.close();
+  }
   const Scale ys{t.lo, t.hi, fr.y1, fr.y0};
   std::vector<std::string> labels;
   for (const DistributionGroup& g : c.groups) labels.push_back(g.label);
 
   w.open("g", {{"class", "plot-area"}});
   y_axis(w, fr, t, ys, c.unit, c.y_label);
+  if (has_values) ref_lines(w, c.lines, fr, ys);
   x_axis(w, fr, labels, "", c.height);
   if (e.empty()) no_data(w, fr);
   const double slot_w = c.groups.empty() ? 0 : (fr.x1 - fr.x0) / static_cast<double>(c.groups.size());
@@ -523,6 +635,22 @@ std::string render(const DistributionChart& c) {
     const std::string my = num(ys(med));
     w.element("line", {{"class", "median"}, {"x1", num(cx - half * 0.7)}, {"x2", num(cx + half * 0.7)}, {"y1", my},
                        {"y2", my}, {"stroke", "#222222"}, {"stroke-width", "2"}});
+    if (g.estimate && std::isfinite(g.estimate->y)) {
+      const GroupEstimate& est = *g.estimate;
+      const double ex = cx + std::min(half + kEstimateGap, slot_w / 2 - kCapWidth);
+      w.open("g", {{"class", "estimate"}});
+      if (!est.tooltip.empty()) w.text_element("title", {}, est.tooltip);
+      if (std::isfinite(est.lo) && std::isfinite(est.hi)) {
+        const std::string lo = num(ys(est.lo)), hi = num(ys(est.hi));
+        w.element("line", {{"class", "ci-bar"}, {"x1", num(ex)}, {"x2", num(ex)}, {"y1", lo}, {"y2", hi},
+                           {"stroke", "#222222"}, {"stroke-width", "1.5"}});
+        for (const std::string& y : {lo, hi})
+          w.element("line", {{"class", "ci-cap"}, {"x1", num(ex - kCapWidth / 2)}, {"x2", num(ex + kCapWidth / 2)},
+                             {"y1", y}, {"y2", y}, {"stroke", "#222222"}, {"stroke-width", "1.5"}});
+      }
+      marker(w, Marker::diamond, ex, ys(est.y), kMarkerSize, "#222222");
+      w.close();
+    }
     w.close();
   }
   w.close();

@@ -111,7 +111,25 @@ inline constexpr const char* kGrey = "#666666";
 void marker(Writer& w, Marker shape, double x, double y, double size, const std::string& colour,
             const Attrs& extra = {});
 
+// A horizontal reference line across the plot area — a median, the ratio 1, an overall
+// estimate — listed in the legend with its label ("" keeps it out of the legend).
+// Drawn as <line class="ref-line" ...attrs>; a non-finite y is not drawn. The y range
+// of the chart always covers it.
+struct RefLine {
+  double y = 0;
+  std::string label;
+  std::string colour = kGrey;
+  bool dashed = false;
+  Attrs attrs;  // e.g. data-ref="median"
+};
+
 // ---- points with interval bars over categorical slots --------------------------------
+
+// One raw value behind a slot's point (every run of a context, say).
+struct SlotValue {
+  std::size_t slot = 0;
+  double y = 0;  // non-finite: not drawn
+};
 
 struct IntervalSeries {
   std::string name;  // legend text
@@ -140,6 +158,10 @@ struct IntervalChart {
   bool zero_line = true;  // a line at y = 0 (and 0 inside the y range)
   bool connect = true;    // a polyline through each series' points in slot order
   double width = 640, height = 360;
+  std::vector<RefLine> lines;   // horizontal reference lines
+  std::vector<SlotValue> raw;   // raw values, drawn behind the series
+  std::string raw_label;        // their legend text ("" = not in the legend)
+  std::uint64_t raw_seed = 0;   // their sideways jitter
 };
 
 // Structure (classes): <svg ...root> <title>; <g class="legend"> entries;
@@ -151,15 +173,30 @@ struct IntervalChart {
 // <line class="ci-cap">, the marker and its <title>. Series are dodged side by side
 // within a slot so their bars never overlap. The y range covers every finite y, lo, hi,
 // the band and zero. No slots: a chart with axes and the text "no data".
+// Reference lines (class "ref-line", after the zero line) and raw values (one hollow
+// <circle class="raw-point"> each, jittered sideways within the slot, never vertically,
+// in <g class="raw-values"> before the series) are in the y range too and add legend
+// entries after the band's. When the slot labels would run into each other (SVG cannot
+// measure text, so a glyph is taken as 7 px), only every k-th label is written, k the
+// smallest that leaves room, counting from the first; every slot keeps its tick.
 std::string render(const IntervalChart& chart);
 
 // ---- distributions of raw values per group --------------------------------------------
+
+// A group's overall estimate with its interval (e.g. the ratio over all contexts and
+// its confidence interval), drawn beside the group's points.
+struct GroupEstimate {
+  double y = 0;
+  double lo = 0, hi = 0;  // non-finite: no bar
+  std::string tooltip;    // its <title>
+};
 
 struct DistributionGroup {
   std::string label;          // x label; '\n' splits it over lines
   std::vector<double> values;  // non-finite values are skipped
   std::string colour = kBlue;
   Attrs attrs;                // on the group's <g class="group">, e.g. data-config="..."
+  std::optional<GroupEstimate> estimate;
 };
 
 // Below this many points a KDE outline says more about the bandwidth than the data.
@@ -172,12 +209,19 @@ struct DistributionChart {
   bool violin = true;        // a KDE outline behind the points (n >= kMinViolinPoints, spread > 0)
   std::uint64_t seed = 0;    // the jitter's seed
   double width = 640, height = 360;  // width grows to give each group at least 44 px
+  std::vector<RefLine> lines;        // horizontal reference lines
+  std::string estimate_label;        // legend text of the groups' estimates
 };
 
 // Structure: <svg ...root> <title>; axes as in IntervalChart; per group
 // <g class="group" ...attrs> with <path class="violin"> (when drawn), one
 // <circle class="run-point"> per finite value (jittered horizontally, never
 // vertically), <line class="median"> and a <title> with n and the median.
+// A group with an estimate adds <g class="estimate"> right of its points: a diamond
+// marker, <line class="ci-bar"> and two <line class="ci-cap">, with its <title>.
+// Reference lines are drawn as in IntervalChart. With reference lines or estimates the
+// chart has a legend row (<g class="legend">) under the title; without, none, and the
+// output is as before these existed. The y range covers values, estimates and lines.
 std::string render(const DistributionChart& chart);
 
 }  // namespace obscheck::svg

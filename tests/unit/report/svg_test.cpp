@@ -190,3 +190,72 @@ TEST_CASE("svg distribution chart: one point per finite value, violin only with 
   c.seed = 4;
   CHECK(out != svg::render(c));
 }
+
+TEST_CASE("svg interval chart: reference lines and raw values are drawn, in the legend and in the y range") {
+  svg::IntervalChart c;
+  c.slots = {"a", "b"};
+  c.series = {{"mean", svg::kBlue, svg::Marker::circle, {}}};
+  c.points = {{0, 0, 10, 9, 11, ""}, {1, 0, 12, 11, 13, ""}};
+  c.zero_line = false;
+  c.raw = {{0, 9.5}, {0, 10.5}, {1, 12}, {1, 30}, {2, 99} /* no such slot */, {1, std::nan("")}};
+  c.raw_label = "every run";
+  c.lines = {{11, "median", svg::kVermillion, true, {{"data-ref", "median"}}}, {std::nan(""), "gone", svg::kGrey, false, {}}};
+  const std::string out = svg::render(c);
+  CHECK(count(out, "class=\"raw-point\"") == 4);
+  CHECK(count(out, "class=\"ref-line\"") == 1);
+  CHECK(count(out, "data-ref=\"median\"") == 1);
+  CHECK(count(out, "stroke-dasharray=\"5 3\"") == 2);  // the line and its legend swatch
+  CHECK(out.find(">every run</text>") != std::string::npos);
+  CHECK(out.find(">median</text>") != std::string::npos);
+  CHECK(out.find(">gone</text>") == std::string::npos);
+  CHECK(count(out, "class=\"zero-line\"") == 0);
+  // y covers 9 .. 30 (a raw value): range 21 -> nice 50, 50 / 5 = 10: ticks 0 .. 30.
+  CHECK(out.find(">30</text>") != std::string::npos);
+  CHECK(out.find(">40</text>") == std::string::npos);
+  CHECK(out == svg::render(c));
+}
+
+TEST_CASE("svg interval chart writes every k-th slot label when they would collide, and keeps every tick") {
+  svg::IntervalChart c;
+  c.width = 640;
+  for (int i = 0; i < 22; ++i) c.slots.push_back(std::to_string(10000 + i));  // 5 glyphs = 35 px each
+  const std::string out = svg::render(c);
+  // Plot width 640 - 64 - 16 = 560, 22 slots of 25.45 px: a 35 px label plus the 6 px gap
+  // needs 2 slots, so labels 0, 2, ..., 20 are written.
+  CHECK(count(out, "class=\"tick\"") == 22);
+  CHECK(out.find(">10000</text>") != std::string::npos);
+  CHECK(out.find(">10001</text>") == std::string::npos);
+  CHECK(out.find(">10020</text>") != std::string::npos);
+  CHECK(out.find(">10021</text>") == std::string::npos);
+  svg::IntervalChart few;
+  few.slots = {"10000", "10001", "10002"};
+  const std::string all = svg::render(few);
+  CHECK(all.find(">10001</text>") != std::string::npos);
+}
+
+TEST_CASE("svg distribution chart: estimates beside the groups, reference lines, and a legend only then") {
+  svg::DistributionChart c;
+  c.groups = {{"a", {1.0, 1.1, 1.2, 1.05, 1.15}, svg::kBlue, {{"data-comparison", "main"}}, std::nullopt},
+              {"b", {0.99, 1.0, 1.01}, svg::kGrey, {}, std::nullopt}};
+  const std::string plain = svg::render(c);
+  CHECK(count(plain, "class=\"legend\"") == 0);
+  c.groups[0].estimate = svg::GroupEstimate{1.1, 1.05, 1.15, "ratio 1.1"};
+  c.groups[1].estimate = svg::GroupEstimate{1.0, std::nan(""), std::nan(""), ""};
+  c.lines = {{1.0, "1 = no difference", "#333333", true, {{"data-ref", "one"}}}};
+  c.estimate_label = "overall, 95% CI";
+  const std::string out = svg::render(c);
+  CHECK(count(out, "class=\"legend\"") == 1);
+  CHECK(count(out, "class=\"estimate\"") == 2);
+  CHECK(count(out, "class=\"ci-bar\"") == 1);  // b's estimate has no interval
+  CHECK(count(out, "class=\"ci-cap\"") == 2);
+  CHECK(count(out, "class=\"ref-line\"") == 1);
+  CHECK(count(out, "data-ref=\"one\"") == 1);
+  CHECK(out.find("<title>ratio 1.1</title>") != std::string::npos);
+  CHECK(out.find(">overall, 95% CI</text>") != std::string::npos);
+  CHECK(count(out, "class=\"run-point\"") == 8);
+  // Lines alone draw nothing in a chart without values.
+  svg::DistributionChart empty;
+  empty.lines = c.lines;
+  const std::string none = svg::render(empty);
+  CHECK(count(none, "class=\"ref-line\"") == 0);
+}
