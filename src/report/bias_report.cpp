@@ -13,10 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string unit_of(const std::string& metric) {
-  return metric == "task-clock" || metric == "cpu-clock" || metric == "wall-time" ? "ns" : "count";
-}
-
 json num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 std::string join_words(const std::vector<std::string>& w, const char* sep = " ") {
@@ -50,7 +46,7 @@ std::string what_context(const SweepContextRecord& c) {
 }
 
 std::string bias_table(const BiasAnalysis& b, const SweepReport& r, const Style& st) {
-  const std::string u = unit_of(b.metric);
+  const std::string u = sweep_metric_unit(b.metric);
   std::string out = fmt::format("\n  {}{}{}: mean per context with its {:g}% t interval; ratio = mean / median "
                                 "of the context means ({})\n",
                                 st.bold, b.metric, st.reset, 100 * (1 - b.alpha),
@@ -170,6 +166,11 @@ std::string csv_field(const std::string& s) {
 }
 
 }  // namespace
+
+std::string sweep_metric_unit(const std::string& metric) {
+  return metric == "task-clock" || metric == "cpu-clock" || metric == "wall-time" || metric == "user-time" ? "ns"
+                                                                                                           : "count";
+}
 
 std::string bias_text(const SweepReport& r, bool color) {
   const Style st = style(color);

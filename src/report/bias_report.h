@@ -66,6 +66,10 @@ struct SweepReport {
   std::vector<std::string> notes;         // interrupted, failed contexts, ...
 };
 
+// The unit of a sweep metric for format_value: "ns" for the clocks (task-clock,
+// cpu-clock, wall-time, user-time), "count" for everything else.
+std::string sweep_metric_unit(const std::string& metric);
+
 std::string bias_text(const SweepReport& r, bool color);
 std::string compare_text(const SweepReport& r, bool color);
 std::string sweep_json(const SweepReport& r);

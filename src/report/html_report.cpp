@@ -10,6 +10,7 @@
 #include "analysis/check.h"
 #include "host/host_info.h"
 #include "report/doctor_report.h"
+#include "report/html_page.h"
 #include "report/measure_report.h"
 #include "report/svg.h"
 
@@ -403,7 +404,7 @@ std::string metric_section(const Plan& plan, const Findings& f, std::size_t m, c
   return out + "</div>\n" + metric_tables(plan, f, m) + "</section>\n";
 }
 
-std::string host_section(const CheckContext& ctx) {
+std::string host_section(const CheckContext& ctx, bool env_line = true) {
   std::string out = "<section id=\"host\">\n<h2>Host</h2>\n";
   if (!ctx.host.is_object() || ctx.host.empty()) {
     out += "<p>Host: not recorded.</p>\n";
@@ -417,8 +418,9 @@ std::string host_section(const CheckContext& ctx) {
                          escape(ctx.host.value("hostname", std::string("unknown"))));
     }
   }
-  out += fmt::format("<p>Target environment: {} bytes.</p>\n",
-                     escape(format_value(static_cast<double>(ctx.env_bytes), "count")));
+  if (env_line)
+    out += fmt::format("<p>Target environment: {} bytes.</p>\n",
+                       escape(format_value(static_cast<double>(ctx.env_bytes), "count")));
   std::string rows;
   std::size_t info = 0;
   for (const nlohmann::json& d : ctx.doctor) {
@@ -494,6 +496,15 @@ std::string methods_section(const Plan& plan, const Findings& f) {
 }
 
 }  // namespace
+
+std::string html_stylesheet() { return kStyle; }
+
+std::string html_host_section(const nlohmann::json& host, const std::vector<nlohmann::json>& doctor) {
+  CheckContext ctx;
+  ctx.host = host;
+  ctx.doctor = doctor;
+  return host_section(ctx, false);
+}
 
 std::string effect_curve_svg(const Plan& plan, const Findings& f, std::size_t m) {
   if (m >= f.metrics.size()) return "";

@@ -1,0 +1,24 @@
+// report/: what every HTML page of obscheck shares — the check's page (html_report.h)
+// and the pages of bias and compare (sweep_html.h) — declared apart from both, because
+// the check's Comparison (analysis/findings.h) and the sweep's (analysis/compare.h)
+// cannot meet in one translation unit. Defined in html_report.cpp, beside the check
+// page that uses the same pieces.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace obscheck {
+
+// The stylesheet of every page: the text to put inside <style>. Includes the @media
+// print rules (figures kept whole, colours exact).
+std::string html_stylesheet();
+
+// <section id="host">: the host summary from `host` (HostInfo as JSON; an empty or
+// non-object value gives "Host: not recorded."), the non-info doctor findings (`doctor`,
+// host Finding JSON) as a table, a count of the informational ones, and the full host
+// record collapsed. No line on the target's environment size: a sweep has no one size.
+std::string html_host_section(const nlohmann::json& host, const std::vector<nlohmann::json>& doctor);
+
+}  // namespace obscheck
