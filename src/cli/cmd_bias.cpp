@@ -9,6 +9,7 @@
 #include "analysis/bias.h"
 #include "cli/commands.h"
 #include "cli/sweep_common.h"
+#include "cli/sweep_html_out.h"
 #include "report/bias_report.h"
 #include "util/error.h"
 
@@ -76,6 +77,7 @@ int cmd_bias(const Options& o) {
     }
   }
   emit(o, o.json ? sweep_json(report) : o.csv ? sweep_csv(report) : bias_text(report, o.color));
+  write_sweep_files(o, report);
   if (result.interrupted) return static_cast<int>(ExitCode::interrupted);
   return biased || any_failed ? static_cast<int>(ExitCode::findings) : 0;
 }

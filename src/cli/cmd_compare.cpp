@@ -8,6 +8,7 @@
 #include "analysis/compare.h"
 #include "cli/commands.h"
 #include "cli/sweep_common.h"
+#include "cli/sweep_html_out.h"
 #include "report/bias_report.h"
 #include "util/error.h"
 
@@ -82,6 +83,7 @@ int cmd_compare(const Options& o) {
   report.comparison = compare_variants(pairs_of(spec, result, setup.metric, 0, 1), co);
 
   emit(o, o.json ? sweep_json(report) : o.csv ? sweep_csv(report) : compare_text(report, o.color));
+  write_sweep_files(o, report);
   if (result.interrupted) return static_cast<int>(ExitCode::interrupted);
   const auto untrustworthy = [](const Comparison& c) {
     return c.outcome == Outcome::better || c.outcome == Outcome::worse || c.outcome == Outcome::incomparable;

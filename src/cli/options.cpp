@@ -113,7 +113,9 @@ po::options_description context_options(bool compare) {
       ("metric", po::value<std::string>(), "the metric the analysis is on (default: the first counter)")
       ("confidence", po::value<double>(), "confidence level of intervals and tests (default 0.95)")
       ("seed", po::value<std::uint64_t>(), "seed for the context order and sample (default: drawn and reported)")
-      ("csv", po::bool_switch(), "write CSV, one row per run");
+      ("csv", po::bool_switch(), "write CSV, one row per run")
+      ("html", po::value<std::string>(), "also write the report with its figures as one self-contained HTML FILE")
+      ("svg", po::value<std::string>(), "also write every figure as an SVG file into DIR");
   if (compare)
     d.add_options()
         ("margin", po::value<double>(), "ε: \"no significant difference\" is backed by equivalence within ±ε (default 0.01)")

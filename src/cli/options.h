@@ -38,8 +38,8 @@ struct Options {
   bool json = false;                // --json: machine-readable on stdout (or -o)
   bool csv = false;                 // --csv
   bool markdown = false;            // report --markdown: the verdict table as GFM
-  std::string html;                 // report --html FILE: one self-contained HTML page
-  std::string svg_dir;              // report --svg DIR: every figure as its own .svg
+  std::string html;                 // report/check/bias/compare --html FILE: one self-contained HTML page
+  std::string svg_dir;              // report/bias/compare --svg DIR: every figure as its own .svg
   std::string output;               // -o/--output FILE
   std::string journal;              // --journal FILE
   std::string resume;               // --resume FILE
