@@ -17,7 +17,8 @@ if can_count cycles; then counters=cycles,task-clock
 elif has_option --backend bias; then counters=cycles,l1i; backend=(--backend sim)
 fi
 obscheck bias "${backend[@]}" --link "cc {objects} -o {out}" --objects "$list" --link-orders 8 \
-  --counters "$counters" --runs 5 --seed 8 -- "{out}" 200000 > "$out/report.txt"
+  --counters "$counters" --runs 5 --seed 8 --html "$out/report.html" --svg "$out/figures" \
+  -- "{out}" 200000 > "$out/report.txt"
 obscheck bias "${backend[@]}" --link "cc {objects} -o {out}" --objects "$list" --link-orders 8 \
   --counters "$counters" --runs 5 --seed 8 --csv -- "{out}" 200000 > "$out/runs.csv"
 finish
