@@ -112,6 +112,10 @@ struct Findings {
   std::vector<Verdict> metric_verdicts;
   // True when every level verdict is decisive (not inconclusive): the sweep may stop.
   bool decisive = false;
+  // The counts came from a deterministic source (the simulated PMU): effects are exact
+  // ratios of one run per configuration, with no interval and no p-value (those fields
+  // are NaN and their methods say why); see analysis/deterministic.h.
+  bool deterministic = false;
 };
 
 }  // namespace obscheck

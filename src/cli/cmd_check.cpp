@@ -10,8 +10,10 @@
 #include <random>
 
 #include "analysis/check.h"
+#include "analysis/deterministic.h"
 #include "cli/commands.h"
 #include "cli/html_out.h"
+#include "cli/sim_backend.h"
 #include "events/event.h"
 #include "observe/probes.h"
 #include "observe/variants.h"
@@ -33,6 +35,13 @@ constexpr const char* kDefaultCheckCounters = "task-clock,page-faults,ctx-switch
 constexpr const char* kDefaultPmuCounters = "cycles,instructions,l1d,l1i";
 // The metrics of a check of any other observer, when --counters is not given.
 constexpr const char* kDefaultObserverMetrics = "task-clock,page-faults";
+// Under --backend sim: the paper's counters, simulated (cycles estimated).
+constexpr const char* kDefaultSimCounters = "cycles,instructions,l1d,l1i";
+constexpr const char* kDefaultSimObserverMetrics = "instructions,cycles,l1d";
+// Under --backend sim a configuration's counts are exact: one measured block decides
+// and a second confirms that they repeat (analysis/deterministic.h). No warm-up: the
+// simulated caches start cold in every run, so there is nothing to settle.
+constexpr std::size_t kSimBlocks = 2;
 
 // The counter list as plan items (top-level entries; a {group} is one item) with the
 // events of each, after dropping what this host cannot count (--allow-missing) or
@@ -85,6 +94,18 @@ Counters resolve_counters(const std::string& spec, bool allow_missing) {
   if (c.items.empty())
     throw Error(ErrorKind::event, "none of the counters can be counted here: " + fmt::format("{}", fmt::join(c.dropped, "; ")),
                 "see obscheck events");
+  return c;
+}
+
+// The simulated counterpart of resolve_counters: every simulated event exists on any
+// host, so nothing is dropped; each name is its own plan item.
+Counters resolve_sim_counters(const std::string& spec, std::vector<SimEvent>& events) {
+  events = resolve_sim_events(spec);
+  Counters c;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    c.items.push_back(events[i].name);
+    c.item_events.push_back({i});
+  }
   return c;
 }
 
@@ -244,8 +265,10 @@ std::vector<std::string> observations(const Plan& plan, const std::vector<RunRec
 }
 
 nlohmann::json options_json(const Options& o, const std::vector<std::string>& items,
-                            const std::vector<std::string>& dropped) {
+                            const std::vector<std::string>& dropped, const std::optional<SimGeometry>& sim) {
   nlohmann::json j;
+  j["backend"] = sim ? "sim" : "native";
+  j["sim_geometry"] = sim ? sim_geometry_json(*sim) : nlohmann::json(nullptr);
   j["counters"] = items;
   j["dropped_counters"] = dropped;
   j["mode"] = o.mode;
@@ -279,6 +302,9 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
   const auto looks = plan_looks(s.plan);
   const std::size_t total_planned = end_block_for(s.plan, looks.back()) * s.plan.block_size();
   AnalysisOptions aopt{o.margin, 0.05, looks.size(), s.plan.seed()};
+  const auto analyse = [&] {
+    return s.spec.sim ? analyse_deterministic(s.plan, s.runs, o.margin) : analyse_check(s.plan, s.runs, aopt);
+  };
   Findings findings;
   bool interrupted = false;
   std::string failure;
@@ -304,7 +330,7 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
     for (auto& rec : r.appended) s.runs.push_back(std::move(rec));
     interrupted = r.interrupted;
     failure = r.failure;
-    findings = analyse_check(s.plan, s.runs, aopt);
+    findings = analyse();
     if (interrupted || !failure.empty() || findings.decisive) break;
   }
   if (interrupted) journal.append_note({{"kind", "interrupted"}, {"runs", s.runs.size()}});
@@ -325,6 +351,7 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
   ctx.complete = !interrupted && failure.empty();
   ctx.warnings = s.warnings;
   ctx.observations = observations(s.plan, s.runs);
+  if (s.spec.sim) ctx.backend = sim_backend_lines(*s.spec.sim, s.spec.sim_events);
   if (interrupted) ctx.warnings.push_back("interrupted: continue with obscheck --resume " + s.journal_path);
   if (!failure.empty()) ctx.warnings.push_back(failure);
 
@@ -359,16 +386,22 @@ int cmd_check(const Options& given) {
   if (other_observer && o.mode == "inprocess")
     throw Error(ErrorKind::usage, "--mode inprocess goes with the counter observer only",
                 "probes, breakpoints, sampling, profiler commands and builds are checked with --mode external");
+  const bool sim = sim_backend(o);
+  if (sim) require_sim_observer_of(o);
   // With another observer the counters are the metrics: the time a run takes and its
   // page faults by default.
-  const std::string wanted = !o.counters.empty() ? o.counters : other_observer ? kDefaultObserverMetrics : default_counters();
-  const Counters counters = resolve_counters(wanted, o.allow_missing);
+  const std::string wanted = !o.counters.empty() ? o.counters
+                             : sim               ? (other_observer ? kDefaultSimObserverMetrics : kDefaultSimCounters)
+                             : other_observer    ? kDefaultObserverMetrics
+                                                 : default_counters();
+  const Counters counters = sim ? resolve_sim_counters(wanted, s.spec.sim_events) : resolve_counters(wanted, o.allow_missing);
+  if (sim) s.spec.sim = sim_geometry_from(o);
   for (const auto& d : counters.dropped) s.warnings.push_back("dropped (--allow-missing): " + d);
   s.spec.events = counters.events;
   s.spec.item_events = counters.item_events;
   s.spec.mode = counting_mode_from_string(o.mode);
   s.spec.ignore_failure = o.ignore_failure;
-  if (s.spec.mode == CountingMode::inprocess) s.spec.probe_library = probe_library_path();
+  if (s.spec.mode == CountingMode::inprocess && !sim) s.spec.probe_library = probe_library_path();
 
   PlanSpec ps;
   ps.counters = counters.items;
@@ -383,6 +416,10 @@ int cmd_check(const Options& given) {
   if (o.runs > 0) ps.fixed_blocks = static_cast<std::size_t>(o.runs);
   if (o.max_runs > 0) ps.max_blocks = static_cast<std::size_t>(o.max_runs);
   ps.warmup_blocks = static_cast<std::size_t>(o.warmup);
+  if (sim) {
+    ps.fixed_blocks = o.runs > 0 ? static_cast<std::size_t>(o.runs) : kSimBlocks;
+    ps.warmup_blocks = o.warmup_given ? static_cast<std::size_t>(o.warmup) : 0;
+  }
   s.plan = make_plan(ps);
 
   s.host = read_host();
@@ -390,7 +427,7 @@ int cmd_check(const Options& given) {
   mi.obscheck_version = OBSCHECK_VERSION;
   mi.created = std::chrono::system_clock::now();
   mi.host = s.host;
-  mi.options = options_json(o, counters.items, counters.dropped);
+  mi.options = options_json(o, counters.items, counters.dropped, s.spec.sim);
   mi.target = TargetInfo{s.spec.base.path, s.spec.base.argv, sha256_file(s.spec.base.path)};
   mi.env = s.spec.base.env.vars();
   const nlohmann::json manifest = make_manifest(mi, s.plan);
@@ -428,6 +465,9 @@ CheckContext context_from_manifest(const JournalData& d, const Plan& plan, const
   ctx.complete = last == "finished";
   for (const auto& w : m.at("options").value("dropped_counters", std::vector<std::string>{}))
     ctx.warnings.push_back("dropped (--allow-missing): " + w);
+  if (m.at("options").value("backend", "native") == "sim")
+    ctx.backend = sim_backend_lines(sim_geometry_from_json(m.at("options").at("sim_geometry")),
+                                    resolve_sim_events(fmt::format("{}", fmt::join(plan.spec.counters, ","))));
   if (interrupted) ctx.warnings.push_back("interrupted: continue with obscheck --resume " + d.path);
   return ctx;
 }
@@ -444,7 +484,9 @@ int cmd_report(const Options& o) {
   const JournalData d = load_journal(o.report_file);
   const Plan plan = plan_from_journal(d);
   const double margin = o.margin_given ? o.margin : d.manifest.at("options").value("margin", 0.01);
-  const Findings findings = analyse_check(plan, d.runs, {margin, 0.05, plan_looks(plan).size(), plan.seed()});
+  const bool simulated = d.manifest.at("options").value("backend", "native") == "sim";
+  const Findings findings = simulated ? analyse_deterministic(plan, d.runs, margin)
+                                      : analyse_check(plan, d.runs, {margin, 0.05, plan_looks(plan).size(), plan.seed()});
   CheckContext ctx = context_from_manifest(d, plan, findings);
   ctx.observations = observations(plan, d.runs);
   if (d.torn_tail) ctx.warnings.push_back("the journal's last line is incomplete (a run cut off mid-write); it was ignored");
@@ -476,6 +518,7 @@ int cmd_resume(const Options& o) {
   eff.ignore_failure = opt.at("ignore_failure").get<bool>();
   eff.show_output = opt.at("show_output").get<bool>();
   eff.target = m.at("target").at("argv").get<std::vector<std::string>>();
+  eff.backend = opt.value("backend", "native");
   if (opt.contains("observer")) {
     const nlohmann::json& ob = opt.at("observer");
     eff.probes = ob.value("probes", "");
@@ -502,12 +545,18 @@ int cmd_resume(const Options& o) {
     throw Error(ErrorKind::usage,
                 "this environment differs from the journal's (names or sizes): the target's layout would move",
                 "resume from the same shell environment the check was started in");
-  const Counters counters = resolve_counters(fmt::format("{}", fmt::join(s.plan.spec.counters, ",")), false);
+  const std::string counter_list = fmt::format("{}", fmt::join(s.plan.spec.counters, ","));
+  const bool sim = sim_backend(eff);
+  const Counters counters = sim ? resolve_sim_counters(counter_list, s.spec.sim_events) : resolve_counters(counter_list, false);
+  if (sim) {
+    find_valgrind();
+    s.spec.sim = sim_geometry_from_json(opt.at("sim_geometry"));
+  }
   s.spec.events = counters.events;
   s.spec.item_events = counters.item_events;
   s.spec.mode = counting_mode_from_string(eff.mode);
   s.spec.ignore_failure = eff.ignore_failure;
-  if (s.spec.mode == CountingMode::inprocess) s.spec.probe_library = probe_library_path();
+  if (s.spec.mode == CountingMode::inprocess && !sim) s.spec.probe_library = probe_library_path();
   std::vector<std::string> observer_notes;
   const std::vector<Level> levels = observer_levels(eff, s.plan.spec.counters, s.spec.base, s.spec.observer, observer_notes);
   if (levels != s.plan.spec.levels)

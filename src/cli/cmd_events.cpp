@@ -1,10 +1,28 @@
 #include "cli/commands.h"
+#include "cli/sim_backend.h"
 #include "events/event.h"
 #include "report/events_report.h"
+#include "util/error.h"
 
 namespace obscheck {
 
 int cmd_events(const Options& o) {
+  if (sim_backend(o)) {
+    // The catalog does not depend on the host; the geometry a check would use does.
+    const auto catalog = sim_catalog();
+    std::vector<std::string> notes;
+    try {
+      const SimGeometry g = sim_geometry_from(o);
+      notes.push_back("geometry a check would simulate here: " + format_sim_geometry(g) + " (" + g.source + ")");
+      for (const std::string& n : g.notes) notes.push_back("  " + n);
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::usage) throw;  // a bad --sim-cache is the user's to fix
+      notes.push_back(std::string("cannot simulate on this host yet: ") + e.what() +
+                      (e.hint().empty() ? "" : " (" + e.hint() + ")"));
+    }
+    emit(o, o.json ? events_json(catalog) : events_sim_text(catalog, notes, o.color));
+    return 0;
+  }
   const auto catalog = event_catalog(o.all);
   emit(o, o.json ? events_json(catalog) : events_text(catalog, o.color));
   return 0;

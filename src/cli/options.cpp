@@ -60,6 +60,15 @@ po::options_description counting_options(int default_runs) {
   return d;
 }
 
+// Where the counts come from: the host's perf_event (native) or a simulated PMU.
+po::options_description backend_options() {
+  po::options_description d("Backend");
+  d.add_options()
+      ("backend", po::value<std::string>(), "native (perf_event on this host, default) | sim (valgrind cachegrind: a simulated PMU, deterministic)")
+      ("sim-cache", po::value<std::string>(), "--backend sim geometry: D1=SIZE,ASSOC,LINE[,I1=...][,LL=...] (default: this host's caches)");
+  return d;
+}
+
 po::options_description output_options() {
   po::options_description d("Output");
   d.add_options()
@@ -127,17 +136,17 @@ po::options_description options_for(Command c) {
   po::options_description all;
   switch (c) {
     case Command::measure:
-      all.add(counting_options(kDefaultMeasureRuns)).add(target_options()).add(output_options());
+      all.add(counting_options(kDefaultMeasureRuns)).add(backend_options()).add(target_options()).add(output_options());
       break;
     case Command::check:
     case Command::demo:
-      all.add(counting_options(0)).add(check_options()).add(observer_options()).add(target_options())
-          .add(output_options());
+      all.add(counting_options(0)).add(check_options()).add(observer_options()).add(backend_options())
+          .add(target_options()).add(output_options());
       break;
     case Command::events: {
       po::options_description d("Events");
       d.add_options()("all", po::bool_switch(), "every event of every PMU, not only obscheck's names");
-      all.add(d).add(output_options());
+      all.add(d).add(backend_options()).add(output_options());
       break;
     }
     case Command::report: {
@@ -151,8 +160,8 @@ po::options_description options_for(Command c) {
     }
     case Command::bias:
     case Command::compare:
-      all.add(counting_options(5)).add(context_options(c == Command::compare)).add(target_options())
-          .add(output_options());
+      all.add(counting_options(5)).add(context_options(c == Command::compare)).add(backend_options())
+          .add(target_options()).add(output_options());
       break;
     default:
       all.add(output_options());
@@ -277,12 +286,16 @@ Parsed parse_command_line(int argc, const char* const* argv) {
   }
   take(vm, "runs", o.runs);
   take(vm, "warmup", o.warmup);
+  o.runs_given = vm.count("runs") > 0;
+  o.warmup_given = vm.count("warmup") > 0;
   take(vm, "max-runs", o.max_runs);
   if (vm.count("seed")) {
     o.seed = vm["seed"].as<std::uint64_t>();
     o.seed_given = true;
   }
   take(vm, "mode", o.mode);
+  take(vm, "backend", o.backend);
+  take(vm, "sim-cache", o.sim_cache);
   take(vm, "margin", o.margin);
   o.margin_given = vm.count("margin") > 0;
   take(vm, "probes", o.probes);
@@ -338,6 +351,11 @@ Parsed parse_command_line(int argc, const char* const* argv) {
     throw Error(ErrorKind::usage, "--margin is a fraction between 0 and 1 (0.01 = 1%)");
   if (o.mode != "external" && o.mode != "inprocess")
     throw Error(ErrorKind::usage, "--mode must be external or inprocess, not '" + o.mode + "'");
+  if (o.backend != "native" && o.backend != "sim")
+    throw Error(ErrorKind::usage, "--backend must be native or sim, not '" + o.backend + "'",
+                "sim runs the target under valgrind's cachegrind: a simulated PMU for hosts without one");
+  if (!o.sim_cache.empty() && o.backend != "sim")
+    throw Error(ErrorKind::usage, "--sim-cache goes with --backend sim");
   if (o.json && o.csv) throw Error(ErrorKind::usage, "--json and --csv: choose one");
   if (o.markdown && (o.json || o.csv)) throw Error(ErrorKind::usage, "--markdown, --json and --csv: choose one");
 

@@ -18,6 +18,8 @@ struct Options {
   std::string counters;             // -e/--counters/--events
   int runs = 0;                     // -r/--runs: 0 = the command's default
   int warmup = 1;                   // -w/--warmup
+  bool warmup_given = false;        // -w given (--backend sim runs none by default)
+  bool runs_given = false;          // -r given (measure --backend sim runs two by default)
   int max_runs = 0;                 // --max-runs (check): cap on measured blocks
   std::uint64_t seed = 0;           // --seed; 0 = draw one (and record it)
   bool seed_given = false;
@@ -26,6 +28,8 @@ struct Options {
   bool margin_given = false;        // report: re-judge with a new ε, else the journal's
   bool allow_missing = false;       // --allow-missing
   bool ignore_failure = false;      // -i/--ignore-failure
+  std::string backend = "native";   // --backend native|sim (sim: cachegrind, DESIGN.md "simulated PMU")
+  std::string sim_cache;            // --sim-cache D1=SIZE,ASSOC,LINE[,LL=...] (default: the host's geometry)
 
   // How the target is started (the held-constant measurement context).
   bool aslr = false;                // --aslr: leave ASLR on

@@ -7,7 +7,9 @@
 #include <limits>
 #include <random>
 
+#include "cli/sim_backend.h"
 #include "run/measure.h"
+#include "run/signals.h"
 #include "stats/rng.h"
 #include "util/digest.h"
 #include "util/error.h"
@@ -18,6 +20,10 @@ namespace {
 // The metric analysed when neither --counters nor --metric says otherwise: task-clock
 // is a software event every Linux host can count (there is no PMU here to give cycles).
 constexpr const char* kDefaultSweepEvents = "task-clock";
+// Under --backend sim: the paper's metric (cycles, here estimated) and the simulated
+// counts it is made of. Two runs per context: one measures exactly, one confirms.
+constexpr const char* kDefaultSimSweepEvents = "cycles,instructions,l1d";
+constexpr int kSimContextRuns = 2;
 
 std::vector<std::string> split_commas(const std::string& s) {
   std::vector<std::string> out;
@@ -91,12 +97,32 @@ SweepSetup prepare_sweep(const Options& o) {
   if (o.env_pad) throw Error(ErrorKind::usage, "--env-pad holds the environment constant; bias and compare vary it",
                              "use --env-sizes to choose the environment contexts");
   s.runs = o.runs > 0 ? o.runs : kDefaultContextRuns;
+  s.warmup = o.warmup;
   s.seed = o.seed_given ? o.seed : std::random_device{}() * 0x100000001ull + std::random_device{}();
-  s.events = parse_events(o.counters.empty() ? kDefaultSweepEvents : o.counters);
-  require_available(s.events);
-  s.metric = o.metric.empty() ? s.events.events.at(0).name : o.metric;
+  std::vector<std::string> names;
+  if (sim_backend(o)) {
+    s.sim_events = resolve_sim_events(o.counters.empty() ? kDefaultSimSweepEvents : o.counters);
+    s.sim = sim_geometry_from(o);
+    if (o.runs <= 0) s.runs = kSimContextRuns;
+    if (!o.warmup_given) s.warmup = 0;
+    s.measurer = [geometry = *s.sim, events = s.sim_events](const LaunchSpec& launch, const EventSet&) {
+      struct ClearGroup {
+        ~ClearGroup() { InterruptGuard::set_current_group(-1); }
+      } clear_group;
+      SimRun run = run_sim(launch, geometry, events, [](pid_t pid) { InterruptGuard::set_current_group(pid); });
+      return RunOutcome{std::move(run.exit), std::move(run.readings)};
+    };
+    s.backend_notes = sim_backend_lines(*s.sim, s.sim_events);
+    s.backend_notes.push_back("wall-time and user-time are the simulator's under --backend sim, not the program's");
+    for (const SimEvent& e : s.sim_events) names.push_back(e.name);
+  } else {
+    s.events = parse_events(o.counters.empty() ? kDefaultSweepEvents : o.counters);
+    require_available(s.events);
+    for (const auto& e : s.events.events) names.push_back(e.name);
+  }
+  s.metric = o.metric.empty() ? names.at(0) : o.metric;
   bool known = s.metric == "wall-time";
-  for (const auto& e : s.events.events) known = known || e.name == s.metric;
+  for (const auto& n : names) known = known || n == s.metric;
   if (!known)
     throw Error(ErrorKind::usage, fmt::format("--metric {} is neither a counter in the list nor wall-time", s.metric),
                 "add it to --counters");
@@ -220,6 +246,8 @@ SweepReport make_report(const std::string& command, const SweepSetup& setup, con
   r.metric = setup.metric;
   r.pad_name = kPadName;
   for (const auto& e : setup.events.events) r.events += (r.events.empty() ? "" : ",") + e.spec;
+  for (const auto& e : setup.sim_events) r.events += (r.events.empty() ? "" : ",") + e.name;
+  for (const std::string& n : setup.backend_notes) r.notes.push_back(n);
   for (const VariantSpec& v : spec.variants) r.variants.push_back({v.name, v.launch.argv, v.sha256});
   for (const ContextSpec& c : spec.contexts) {
     SweepContextRecord cr;

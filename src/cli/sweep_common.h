@@ -11,6 +11,7 @@
 #include "events/event.h"
 #include "report/bias_report.h"
 #include "run/contexts.h"
+#include "observe/sim.h"
 #include "run/link_order.h"
 
 namespace obscheck {
@@ -28,10 +29,19 @@ struct SweepSetup {
   std::string metric;
   std::uint64_t seed = 0;
   int runs = kDefaultContextRuns;
+  int warmup = 1;
+  // --backend sim: the runs go through the simulated PMU (measurer), counting
+  // sim_events; `events` stays empty. backend_notes: what the report says about it.
+  std::optional<SimGeometry> sim;
+  std::vector<SimEvent> sim_events;
+  RunMeasurer measurer;                   // empty: perf_event counters (run/contexts.h)
+  std::vector<std::string> backend_notes;
 };
 
 // Parses and checks the counters (every one must be countable here: Error(event)
-// once, before any run), builds the link variants, crosses the context dimensions
+// once, before any run; under --backend sim the simulated events, with kSimContextRuns
+// runs per context unless --runs says otherwise, since one run measures exactly and
+// a second confirms it, and no warm-up unless -w asks), builds the link variants, crosses the context dimensions
 // (environment sizes x argv[0] pads x link orders; the paper's environment sizes
 // when no dimension is given) and samples --contexts of them.
 SweepSetup prepare_sweep(const Options& o);

@@ -397,7 +397,8 @@ class TempDir {
 
 }  // namespace
 
-SimRun run_sim(const LaunchSpec& target, const SimGeometry& geometry, const std::vector<SimEvent>& wanted) {
+SimRun run_sim(const LaunchSpec& target, const SimGeometry& geometry, const std::vector<SimEvent>& wanted,
+               const std::function<void(pid_t)>& started) {
   TempDir dir;
   const std::string out_file = (dir.path() / "cachegrind.out").string();
   const std::string log_file = (dir.path() / "valgrind.log").string();
@@ -405,6 +406,7 @@ SimRun run_sim(const LaunchSpec& target, const SimGeometry& geometry, const std:
   if (spec.out == Stdio::discard) spec.out = Stdio::capture;
 
   CorkedChild child = CorkedChild::spawn(spec);
+  if (started) started(child.pid());
   child.release();
   SimRun run;
   run.exit = child.wait();

@@ -33,8 +33,11 @@
 //    backends fail alike.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -157,9 +160,11 @@ struct SimRun {
 // Throws Error(target) when valgrind did not run the target to its end (no output
 // file: valgrind could not execute it, refused an option, or was killed), quoting
 // valgrind's own message; Error(target_failed) when it timed out; else as
-// sim_launch_spec and CorkedChild.
+// sim_launch_spec and CorkedChild. `started`, when set, is called with valgrind's pid
+// (the leader of the target's process group) once it is spawned, before it runs: a
+// caller that must be able to kill the run (Ctrl-C) takes it from there.
 SimRun run_sim(const LaunchSpec& target, const SimGeometry& geometry,
-               const std::vector<SimEvent>& wanted);
+               const std::vector<SimEvent>& wanted, const std::function<void(pid_t)>& started = {});
 
 // Observers other than counters and compile-time probes cannot act on a simulated
 // program: uprobes and breakpoints need perf_event on the real process (valgrind's

@@ -207,6 +207,16 @@ std::vector<std::string> methods_lines(const Plan& plan, const Findings& f) {
   trend = distinct(trend);
   log1p = distinct(log1p);
   std::vector<std::string> out;
+  if (f.deterministic) {
+    // Exact counts: no sampling error to estimate, so no interval, test or look.
+    out.push_back("effect: x_level / x_reference − 1, from one run of each (exact simulated counts)");
+    out.push_back("intervals and p-values: none; the counts are deterministic");
+    out.push_back("determinism: every further run of a configuration, and the A/A copy, must repeat its counts exactly");
+    out.push_back(fmt::format("verdict: beyond {} under held layout is perturbed; within it, not perturbed",
+                              format_margin(f.margin)));
+    if (!log1p.empty()) out.push_back("zeros in the data: (x + 1) / (y + 1) − 1 used for " + join(log1p, ", "));
+    return out;
+  }
   out.push_back("effect: exp(mean d) − 1, d = ln(x_level) − ln(x_reference) per block");
   if (!ci.empty()) out.push_back("intervals: " + join(ci, "; "));
   if (!p.empty()) out.push_back("p-values: " + join(p, "; "));
@@ -234,6 +244,7 @@ std::string text_header(const Plan& plan, const Findings& f, const CheckContext&
   out += fmt::format("  journal {}; {} runs analysed, {} warm-up runs dropped; {} of {} planned runs done{}\n",
                      ctx.journal_path.empty() ? "(none)" : ctx.journal_path, f.runs, f.warmup_runs_dropped,
                      ctx.runs_done, ctx.runs_planned, ctx.complete ? "" : pal.paint(pal.yellow, " (incomplete)"));
+  for (const std::string& line : ctx.backend) out += "  " + line + "\n";
   return out;
 }
 
@@ -248,8 +259,8 @@ std::string verdict_table(const Plan& plan, const Findings& f, const Palette& pa
     for (std::size_t k = 0; k < layouts.size(); ++k)
       col_w[k] = std::max(col_w[k], display_width(cell_text(cell(f, v, layouts[k]))));
   }
-  std::string out = fmt::format("verdicts: effect of each level against its reference, with its CI (margin ε = {})\n",
-                                format_margin(f.margin));
+  std::string out = fmt::format("verdicts: effect of each level against its reference, {} (margin ε = {})\n",
+                                f.deterministic ? "exact" : "with its CI", format_margin(f.margin));
   std::string head = "    " + pad("level", level_w);
   for (std::size_t k = 0; k < layouts.size(); ++k) head += "  " + pad(std::string(to_string(layouts[k])), col_w[k]);
   std::size_t verdict_w = 0;
@@ -526,6 +537,9 @@ std::string check_json(const Plan& plan, const Findings& f, const CheckContext& 
                   {"runs_done", ctx.runs_done},
                   {"warnings", ctx.warnings},
                   {"observations", ctx.observations},
+                  {"backend", ctx.backend.empty() ? "native" : "sim"},
+                  {"backend_notes", ctx.backend},
+                  {"deterministic", f.deterministic},
                   {"host", ctx.host},
                   {"doctor", ctx.doctor}};
 
@@ -677,6 +691,8 @@ std::string check_markdown(const Plan& plan, const Findings& f, const CheckConte
   out += fmt::format("mode {}, {} measured blocks × {} configurations, seed {}, margin ε = {}{}\n\n",
                      ctx.mode.empty() ? "external" : ctx.mode, f.measured_blocks, plan.block_size(), ctx.seed,
                      format_margin(f.margin), ctx.complete ? "" : " (incomplete)");
+  for (const std::string& line : ctx.backend) out += "- " + md_cell(line) + "\n";
+  if (!ctx.backend.empty()) out += "\n";
   std::string head = "| metric | level |", rule = "|---|---|";
   for (Layout l : plan.spec.layouts) {
     head += fmt::format(" {} |", to_string(l));

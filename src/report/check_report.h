@@ -39,6 +39,9 @@ struct CheckContext {
   std::vector<std::string> warnings;               // e.g. counters dropped with --allow-missing
   std::vector<std::string> observations;           // what the observer itself recorded per level
                                                    // (probe hit counts, samples taken and lost)
+  // Empty for the host's own counters; under --backend sim one line each: the
+  // simulator and its determinism, the geometry and its source, the cycle model.
+  std::vector<std::string> backend;
 };
 
 // Terminal text, in this order: a header (command, mode, blocks × configurations,

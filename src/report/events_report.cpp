@@ -31,6 +31,22 @@ std::string events_text(const std::vector<CatalogEntry>& catalog, bool color) {
   return out;
 }
 
+std::string events_sim_text(const std::vector<CatalogEntry>& catalog, const std::vector<std::string>& notes,
+                            bool color) {
+  const char* green = color ? "\x1b[32m" : "";
+  const char* dim = color ? "\x1b[2m" : "";
+  const char* reset = color ? "\x1b[0m" : "";
+  std::string out = fmt::format("Simulated events (--backend sim: valgrind cachegrind, on any host) ({}):\n", catalog.size());
+  for (const CatalogEntry& e : catalog)
+    out += fmt::format("  {}{:<22}{} {}\n", green, e.name, reset, e.description);
+  out += "\n";
+  for (const std::string& n : notes) out += fmt::format("{}{}{}\n", dim, n, reset);
+  out += "\nUse the names on the left with --backend sim --counters, e.g.\n"
+         "  obscheck --backend sim --counters cycles,l1d ./prog\n"
+         "The counts are exact and repeat run after run: one run per configuration suffices.\n";
+  return out;
+}
+
 std::string events_json(const std::vector<CatalogEntry>& catalog) {
   nlohmann::json arr = nlohmann::json::array();
   for (const CatalogEntry& e : catalog)

@@ -229,6 +229,11 @@ std::string header_section(const Plan& plan, const Findings& f, const CheckConte
       "done{}</p>\n",
       escape(ctx.journal_path.empty() ? "(none)" : ctx.journal_path), f.runs, f.warmup_runs_dropped, ctx.runs_done,
       ctx.runs_planned, ctx.complete ? "" : " <strong class=\"warn\">(incomplete)</strong>");
+  if (!ctx.backend.empty()) {
+    out += "<ul class=\"backend\">\n";
+    for (const std::string& line : ctx.backend) out += fmt::format("<li>{}</li>\n", escape(line));
+    out += "</ul>\n";
+  }
   if (!ctx.warnings.empty()) {
     out += "<ul class=\"warnings\">\n";
     for (const std::string& w : ctx.warnings) out += fmt::format("<li class=\"warn\">{}</li>\n", escape(w));
@@ -252,8 +257,8 @@ std::string verdict_section(const Plan& plan, const Findings& f) {
   std::string out = "<section id=\"verdicts\">\n<h2>Verdicts</h2>\n";
   if (f.verdicts.empty()) return out + "<p>No verdicts yet: no measured block has completed.</p>\n</section>\n";
   out += fmt::format(
-      "<p class=\"meta\">Effect of each level against its reference, with its confidence interval; margin ε = "
-      "{}.</p>\n",
+      "<p class=\"meta\">Effect of each level against its reference, {}; margin ε = {}.</p>\n",
+      f.deterministic ? "exact (deterministic simulated counts: no interval)" : "with its confidence interval",
       format_margin(f.margin));
   out += "<table class=\"verdicts\">\n<thead><tr><th>level</th>";
   for (Layout l : plan.spec.layouts) out += fmt::format("<th>{}</th>", to_string(l));
@@ -333,8 +338,11 @@ std::string metric_caption(const Plan& plan, const Findings& f, std::size_t m) {
                                                                      : plan.spec.levels.size();
   out += "Dose ";
   for (std::size_t i = 0; i < doses.size(); ++i) out += (i ? ", " : "") + doses[i];
-  out += fmt::format(". Reference (0 by definition): <code>{}</code>. Bars: the {} interval; shaded: ±ε = {}.",
-                     escape(level_label(plan, ref)), escape(cs.front()->ci_method), format_margin(f.margin));
+  out += fmt::format(". Reference (0 by definition): <code>{}</code>. {}; shaded: ±ε = {}.",
+                     escape(level_label(plan, ref)),
+                     f.deterministic ? "Exact counts, so no interval bars"
+                                     : "Bars: the " + escape(cs.front()->ci_method) + " interval",
+                     format_margin(f.margin));
   out += "</figcaption>\n";
   return out;
 }
@@ -471,6 +479,15 @@ std::string methods_section(const Plan& plan, const Findings& f) {
   auto row = [&](const std::string& what, const std::string& method, const std::string& n) {
     out += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td></tr>\n", escape(what), escape(method), n);
   };
+  if (f.deterministic) {
+    // Exact simulated counts: no interval, test or look to name.
+    row("effect", "x_level / x_reference − 1, from one run of each (exact simulated counts)", "");
+    row("interval, p-value", "none: the counts are deterministic", std::to_string(f.comparisons.size()));
+    row("determinism", "every further run of a configuration, and the A/A copy, must repeat its counts exactly", "");
+    row("verdict", fmt::format("beyond {} under held layout: perturbed; within it: not perturbed", format_margin(f.margin)), "");
+    row("figures", "SVG written by obscheck (report/svg.h)", "");
+    return out + "</tbody>\n</table>\n</section>\n";
+  }
   row("effect", "exp(mean d) − 1, d = ln(x_level) − ln(x_reference) per measured block", "");
   for (const auto& [method, n] : ci) row("interval", method, std::to_string(n));
   for (const auto& [method, n] : p) row("p-value", method, std::to_string(n));

@@ -30,6 +30,13 @@ std::vector<std::size_t> event_indexes(const CheckSpec& spec, const std::vector<
 EnvBlock natural_environment(const CheckSpec& spec, const Configuration& c) {
   EnvBlock env = spec.base.env;
   if (spec.mode != CountingMode::inprocess) return env;
+  if (spec.sim) {
+    std::string names;
+    for (std::size_t e : event_indexes(spec, c.level.announced))
+      names += (names.empty() ? "" : ",") + spec.sim_events.at(e).name;
+    env.set(kInprocessEventsVar, names);
+    return env;
+  }
   // The preloaded library goes first so that it wraps main before any other preload.
   std::string preload = spec.probe_library;
   for (const std::string& v : env.vars())
@@ -39,6 +46,25 @@ EnvBlock natural_environment(const CheckSpec& spec, const Configuration& c) {
   const std::vector<std::size_t> programmed = event_indexes(spec, c.level.programmed);
   set_inprocess_env(env, spec.events, announced, programmed.size());
   return env;
+}
+
+// What every run line carries whatever counted it, then the line itself, durable
+// before the next trial starts. True when the sweep must stop (a failed run).
+bool finish_run(const CheckSpec& spec, const Configuration& c, const Trial& t, const LaunchSpec& launch,
+                RunRecord rec, JournalWriter& journal, SweepResult& result) {
+  rec.env_bytes = launch.env.size_bytes();
+  // The first line of what the target printed, so a journal shows *how* outputs
+  // differ when their digests do (and layout workloads show their stack address).
+  if (!rec.exit.output.empty())
+    rec.extra["output_head"] = rec.exit.output.substr(0, std::min(rec.exit.output.find('\n'), kOutputHeadBytes));
+  journal.append(rec);
+  const bool failed = !rec.exit.ok();
+  const ExitInfo exit = rec.exit;
+  result.appended.push_back(std::move(rec));
+  if (!failed || spec.ignore_failure) return false;
+  result.failure = "the target " + describe_exit(exit, spec.base.timeout_s) + " in run " + std::to_string(t.index) +
+                   " (" + c.id + ")";
+  return true;
 }
 
 }  // namespace
@@ -113,12 +139,19 @@ SweepResult run_sweep(const Plan& plan, const CheckSpec& spec, const std::vector
   std::vector<LaunchSpec> launches;
   std::vector<EventSet> sets;
   std::vector<std::vector<std::size_t>> programmed, probe_index;
+  std::vector<std::vector<SimEvent>> simulated;
   for (const Configuration& c : plan.configs) {
     launches.push_back(launch_for(spec, c));
     launches.back().env = environment_for(plan, spec, c, held_total);
     probe_index.emplace_back();
-    sets.push_back(events_for(spec, c, &probe_index.back()));
     programmed.push_back(event_indexes(spec, c.level.programmed));
+    if (spec.sim) {
+      simulated.emplace_back();
+      for (std::size_t e : programmed.back()) simulated.back().push_back(spec.sim_events.at(e));
+      sets.emplace_back();
+    } else {
+      sets.push_back(events_for(spec, c, &probe_index.back()));
+    }
   }
 
   InterruptGuard guard;
@@ -130,6 +163,27 @@ SweepResult run_sweep(const Plan& plan, const CheckSpec& spec, const std::vector
     LaunchSpec& launch = launches[t.config];
     const std::uint64_t freq = c.level.extra.value("freq", std::uint64_t{0});
 
+    if (spec.sim) {
+      RunRecord rec = run_record_for(plan, t);
+      try {
+        SimRun run = run_sim(launch, *spec.sim, simulated[t.config],
+                             [](pid_t pid) { InterruptGuard::set_current_group(pid); });
+        rec.exit = std::move(run.exit);
+        rec.readings = std::move(run.readings);
+      } catch (const Error& e) {
+        InterruptGuard::set_current_group(-1);
+        if (InterruptGuard::interrupted()) break;  // valgrind killed by us: no counts, not a failure
+        if (e.kind() != ErrorKind::target_failed) throw;
+        // A simulation that timed out is journalled as a native one would be: a failed
+        // run without counts, which ends the sweep unless failures are ignored.
+        rec.exit.timed_out = true;
+        rec.exit.wall_ns = static_cast<std::uint64_t>(spec.base.timeout_s * 1e9);
+      }
+      InterruptGuard::set_current_group(-1);
+      if (InterruptGuard::interrupted()) break;  // killed by us mid-run: not a measurement
+      if (finish_run(spec, c, t, launch, std::move(rec), journal, result)) break;
+      continue;
+    }
     ResultPipe pipe;
     launch.pass_fds.clear();
     if (spec.mode == CountingMode::inprocess) {
@@ -158,11 +212,6 @@ SweepResult run_sweep(const Plan& plan, const CheckSpec& spec, const std::vector
     }
     InterruptGuard::set_current_group(-1);
     if (InterruptGuard::interrupted()) break;  // killed by us mid-run: not a measurement
-    rec.env_bytes = launch.env.size_bytes();
-    // The first line of what the target printed, so a journal shows *how* outputs
-    // differ when their digests do (and layout workloads show their stack address).
-    if (!rec.exit.output.empty())
-      rec.extra["output_head"] = rec.exit.output.substr(0, std::min(rec.exit.output.find('\n'), kOutputHeadBytes));
     if (spec.mode == CountingMode::external) {
       rec.readings = counters.read();
       if (!probe_index[t.config].empty()) {
@@ -178,15 +227,7 @@ SweepResult run_sweep(const Plan& plan, const CheckSpec& spec, const std::vector
       rec.readings = match_inprocess_readings(parse_inprocess_result(text, spec.base.argv.at(0)), spec.events,
                                               programmed[t.config]);
     }
-    journal.append(rec);
-    const bool failed = !rec.exit.ok();
-    const ExitInfo exit = rec.exit;
-    result.appended.push_back(std::move(rec));
-    if (failed && !spec.ignore_failure) {
-      result.failure = "the target " + describe_exit(exit, spec.base.timeout_s) + " in run " +
-                       std::to_string(t.index) + " (" + c.id + ")";
-      break;
-    }
+    if (finish_run(spec, c, t, launch, std::move(rec), journal, result)) break;
   }
   if (progress) progress({result.appended.size(), trials.size(), nullptr});
   result.interrupted = InterruptGuard::interrupted();

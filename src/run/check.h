@@ -8,11 +8,13 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "events/event.h"
 #include "launch/launcher.h"
+#include "observe/sim.h"
 #include "plan/plan.h"
 #include "record/journal.h"
 #include "record/run_record.h"
@@ -42,6 +44,13 @@ struct CheckSpec {
   std::string probe_library;   // inprocess: libobsprobe.so
   bool ignore_failure = false;
   ObserverSpec observer;
+  // --backend sim: every run goes through the simulated PMU (observe/sim.h) instead of
+  // perf_event; item_events then index sim_events and `events` stays empty. Under
+  // inprocess mode the announced events' names reach the target's environment in
+  // OBSCHECK_EVENTS, as the in-process library's list would (the paper's PAPI_EVENTS
+  // set-up), so natural layout grows with the dose while the simulator counts.
+  std::optional<SimGeometry> sim;
+  std::vector<SimEvent> sim_events;
 };
 
 // The environment block size every held configuration is padded to: the largest

@@ -6,6 +6,7 @@
 
 #include "observe/counters.h"
 #include "run/signals.h"
+#include "util/error.h"
 
 namespace obscheck {
 
@@ -22,17 +23,32 @@ MeasureResult run_measure(const MeasureSpec& spec, const Progress& progress) {
   InterruptGuard guard;
   for (int i = 0; i < total; ++i) {
     if (InterruptGuard::interrupted()) break;
-    CorkedChild child = CorkedChild::spawn(spec.launch);
-    InterruptGuard::set_current_group(child.pid());
-    CounterSet counters = CounterSet::open(child.pid(), spec.events);
-    child.release();
     MeasuredRun run;
     run.index = i;
     run.warmup = i < spec.warmup;
-    run.exit = child.wait();
-    InterruptGuard::set_current_group(-1);
-    if (InterruptGuard::interrupted()) break;  // killed by us: not a measurement
-    run.readings = counters.read();
+    if (spec.sim) {
+      try {
+        SimRun sim = run_sim(spec.launch, *spec.sim, spec.sim_events,
+                             [](pid_t pid) { InterruptGuard::set_current_group(pid); });
+        run.exit = std::move(sim.exit);
+        run.readings = std::move(sim.readings);
+      } catch (const Error&) {
+        InterruptGuard::set_current_group(-1);
+        if (InterruptGuard::interrupted()) break;  // valgrind killed by us: no counts
+        throw;
+      }
+      InterruptGuard::set_current_group(-1);
+      if (InterruptGuard::interrupted()) break;
+    } else {
+      CorkedChild child = CorkedChild::spawn(spec.launch);
+      InterruptGuard::set_current_group(child.pid());
+      CounterSet counters = CounterSet::open(child.pid(), spec.events);
+      child.release();
+      run.exit = child.wait();
+      InterruptGuard::set_current_group(-1);
+      if (InterruptGuard::interrupted()) break;  // killed by us: not a measurement
+      run.readings = counters.read();
+    }
     const bool failed = !run.exit.ok();
     result.runs.push_back(std::move(run));
     if (progress) progress(i + 1, total);

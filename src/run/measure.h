@@ -6,12 +6,14 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "events/event.h"
 #include "launch/launcher.h"
 #include "observe/reading.h"
+#include "observe/sim.h"
 
 namespace obscheck {
 
@@ -21,6 +23,10 @@ struct MeasureSpec {
   int runs = 10;
   int warmup = 1;
   bool ignore_failure = false;  // record failing runs and go on (else stop at the first)
+  // --backend sim: each run is simulated (observe/sim.h) and counts sim_events;
+  // `events` is then unused.
+  std::optional<SimGeometry> sim;
+  std::vector<SimEvent> sim_events;
 };
 
 struct MeasuredRun {

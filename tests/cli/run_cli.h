@@ -22,7 +22,14 @@ struct CliResult {
 
 inline CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::string>& extra_env = {}) {
   std::vector<std::string> env_store;
-  for (char** e = environ; *e; ++e) env_store.emplace_back(*e);
+  // extra_env entries replace the inherited variables of the same name.
+  const auto overridden = [&](const std::string& var) {
+    for (const auto& e : extra_env)
+      if (var.compare(0, e.find('=') + 1, e, 0, e.find('=') + 1) == 0) return true;
+    return false;
+  };
+  for (char** e = environ; *e; ++e)
+    if (!overridden(*e)) env_store.emplace_back(*e);
   for (const auto& e : extra_env) env_store.push_back(e);
   std::vector<char*> envp;
   for (auto& e : env_store) envp.push_back(e.data());

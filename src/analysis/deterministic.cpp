@@ -1,0 +1,288 @@
+#include "analysis/deterministic.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "analysis/check.h"
+#include "util/error.h"
+
+namespace obscheck {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// As in analysis/check: the counter the counter observer's dose must not move.
+constexpr const char* kInstructionsMetric = "instructions";
+
+std::string pct(double fraction) {
+  if (!std::isfinite(fraction)) return "n/a";
+  std::string s = fmt::format("{:+.2f}%", 100.0 * fraction);
+  return s == "-0.00%" ? "+0.00%" : s;
+}
+
+std::string count_text(double v) { return fmt::format("{:.0f}", v); }
+
+// The measured runs of each configuration, in block order (the first decides).
+using ConfigRuns = std::vector<std::vector<const RunRecord*>>;
+
+// The runs that must repeat one another: a configuration's own, and for a baseline
+// also its A/A copy's (the same configuration run again).
+std::vector<const RunRecord*> repeats_of(const Plan& plan, const ConfigRuns& by_config, std::size_t config) {
+  std::vector<const RunRecord*> out = by_config[config];
+  if (config == plan.baselines.front() || config == plan.aa) {
+    const std::size_t other = config == plan.aa ? plan.baselines.front() : plan.aa;
+    out.insert(out.end(), by_config[other].begin(), by_config[other].end());
+  }
+  return out;
+}
+
+// Empty when every repeat counted the same; else which runs differ and how.
+std::string repeat_problem(const Plan& plan, const MetricInfo& m, const std::vector<const RunRecord*>& runs) {
+  std::optional<double> first;
+  const RunRecord* first_run = nullptr;
+  for (const RunRecord* r : runs) {
+    const auto v = metric_value(m, *r);
+    if (!v) continue;
+    if (!first) {
+      first = v, first_run = r;
+      continue;
+    }
+    if (*v != *first)
+      return fmt::format("not deterministic: {} counted {} in run {} ({}) and {} in run {} ({})", m.name,
+                         count_text(*first), first_run->index, plan.configs[first_run->config].id, count_text(*v),
+                         r->index, plan.configs[r->config].id);
+  }
+  return {};
+}
+
+std::string exit_problem(const Plan& plan, const std::vector<const RunRecord*>& xs,
+                         const std::vector<const RunRecord*>& ys, std::vector<IncomparableRun>& named) {
+  if (xs.empty() || ys.empty()) return {};
+  const ExitInfo& ref = ys.front()->exit;
+  for (const RunRecord* r : xs) {
+    const ExitInfo& e = r->exit;
+    if (e.timed_out != ref.timed_out || e.signal != ref.signal || e.exit_code != ref.exit_code) {
+      const std::string why = fmt::format("exit status differs from the baseline's (code {} signal {} vs code {} signal {})",
+                                          e.exit_code, e.signal, ref.exit_code, ref.signal);
+      named.push_back({r->index, r->config, why});
+      return fmt::format("{}: run {} {}", plan.configs[r->config].id, r->index, why);
+    }
+    if (!e.output_digest.empty() && !ref.output_digest.empty() && e.output_digest != ref.output_digest) {
+      const std::string why = fmt::format("output digest differs from the baseline's (sha256 {}… vs {}…)",
+                                          e.output_digest.substr(0, 12), ref.output_digest.substr(0, 12));
+      named.push_back({r->index, r->config, why});
+      return fmt::format("{}: run {} {}", plan.configs[r->config].id, r->index, why);
+    }
+  }
+  return {};
+}
+
+int severity(Verdict v) {
+  switch (v) {
+    case Verdict::perturbed: return 4;
+    case Verdict::explained_by_layout: return 3;
+    case Verdict::incomparable: return 2;
+    case Verdict::inconclusive: return 1;
+    case Verdict::not_perturbed: return 0;
+  }
+  return 1;
+}
+
+std::string exact_text(const Comparison& c) {
+  return fmt::format("{}: {} ({} vs {})", to_string(c.layout), pct(c.effect), count_text(c.median_config),
+                     count_text(c.median_baseline));
+}
+
+}  // namespace
+
+Findings analyse_deterministic(const Plan& plan, const std::vector<RunRecord>& runs, double margin) {
+  if (!(margin > 0 && margin < 1))
+    throw Error(ErrorKind::usage, fmt::format("margin {:g} is outside (0, 1)", margin),
+                "give --margin as a fraction, e.g. 0.01 for ±1%");
+  Findings f;
+  f.deterministic = true;
+  f.margin = margin;
+  f.alpha = kNaN;
+  f.looks_planned = 1;
+
+  ConfigRuns by_config(plan.configs.size());
+  std::map<std::size_t, std::size_t> per_block;
+  for (const RunRecord& r : runs) {
+    if (r.config >= plan.configs.size())
+      throw Error(ErrorKind::io,
+                  fmt::format("run {} names configuration {}, but the plan has {}", r.index, r.config,
+                              plan.configs.size()),
+                  "the journal was written for another plan");
+    if (r.warmup) {
+      ++f.warmup_runs_dropped;
+      continue;
+    }
+    ++f.runs;
+    ++per_block[r.block];
+    by_config[r.config].push_back(&r);
+  }
+  for (auto& v : by_config)
+    std::stable_sort(v.begin(), v.end(), [](const RunRecord* a, const RunRecord* b) { return a->block < b->block; });
+  for (const auto& [block, n] : per_block)
+    if (n >= plan.block_size()) ++f.measured_blocks;
+
+  for (const MetricInfo& m : check_metrics(plan, runs))
+    if (!m.driver) f.metrics.push_back(m);
+  f.notes.push_back(
+      "deterministic: the counts are simulated, so one run per configuration measures them exactly; effects are "
+      "exact ratios, without confidence intervals or p-values");
+  f.notes.push_back("wall time and rusage are the simulator's under --backend sim, not the program's: not compared");
+
+  // Comparisons and what makes each incomparable.
+  std::vector<std::string> problem;
+  std::map<std::size_t, std::string> level_incomparable;
+  std::size_t confirmed = 0, unconfirmed = 0;
+  for (std::size_t mi = 0; mi < f.metrics.size(); ++mi) {
+    const MetricInfo& m = f.metrics[mi];
+    if (!m.counter) {
+      f.notes.push_back(fmt::format("{}: no counter of the plan yields this reading; not compared", m.name));
+      continue;
+    }
+    for (const Configuration& c : plan.configs) {
+      const auto base = comparison_baseline(plan, Metric::of_counter(*m.counter), c.index);
+      if (!base) continue;
+      Comparison cmp;
+      cmp.metric = mi;
+      cmp.config = c.index;
+      cmp.baseline = *base;
+      cmp.level_index = c.level_index;
+      cmp.dose = plan.spec.levels[c.level_index].dose;
+      cmp.level_label = plan.spec.levels[c.level_index].label;
+      cmp.layout = c.layout;
+      cmp.aa = c.aa_duplicate;
+      cmp.ci_lo = cmp.ci_hi = cmp.p_value = cmp.p_holm = kNaN;
+      cmp.ci_method = cmp.p_method = kDeterministicMethod;
+      cmp.effect = cmp.median_config = cmp.median_baseline = kNaN;
+      const auto& xs = by_config[c.index];
+      const auto& ys = by_config[*base];
+      std::size_t both = 0;
+      for (const RunRecord* x : xs)
+        for (const RunRecord* y : ys)
+          if (x->block == y->block) ++both;
+      cmp.n = both;
+      const std::optional<double> vx = xs.empty() ? std::nullopt : metric_value(m, *xs.front());
+      const std::optional<double> vy = ys.empty() ? std::nullopt : metric_value(m, *ys.front());
+      if (vx && vy) {
+        const double x = vx.value_or(kNaN), y = vy.value_or(kNaN);
+        cmp.log1p = x <= 0 || y <= 0;
+        cmp.effect = cmp.log1p ? (x + 1) / (y + 1) - 1 : x / y - 1;
+        cmp.median_config = x;
+        cmp.median_baseline = y;
+        cmp.significant = x != y;
+        cmp.outside_margin = std::fabs(cmp.effect) > margin;
+        cmp.equivalent = !cmp.outside_margin;
+      }
+      std::string why = exit_problem(plan, xs, ys, f.incomparable);
+      if (why.empty()) why = repeat_problem(plan, m, repeats_of(plan, by_config, c.index));
+      if (why.empty()) why = repeat_problem(plan, m, repeats_of(plan, by_config, *base));
+      if (vx && vy && why.empty()) {
+        const bool repeated = repeats_of(plan, by_config, c.index).size() > 1 &&
+                              repeats_of(plan, by_config, *base).size() > 1;
+        ++(repeated ? confirmed : unconfirmed);
+      }
+      if (plan.spec.observer == "counters" && m.name == kInstructionsMetric && !cmp.aa &&
+          cmp.layout == Layout::held && cmp.outside_margin && !level_incomparable.count(c.level_index))
+        level_incomparable[c.level_index] =
+            fmt::format("instruction count moved by {} where the dose adds no instructions ({})", pct(cmp.effect),
+                        exact_text(cmp));
+      problem.push_back(std::move(why));
+      f.comparisons.push_back(std::move(cmp));
+    }
+  }
+  if (unconfirmed > 0)
+    f.notes.push_back(fmt::format("{} comparison{} rest on configurations run once: determinism assumed there, "
+                                  "not confirmed by a second run",
+                                  unconfirmed, unconfirmed == 1 ? "" : "s"));
+  if (confirmed > 0)
+    f.notes.push_back(fmt::format("determinism confirmed: both sides of {} comparison{} counted exactly the same "
+                                  "again in a second run",
+                                  confirmed, confirmed == 1 ? "" : "s"));
+
+  // The A/A control: the baseline's duplicate must count exactly what the baseline did.
+  for (std::size_t i = 0; i < f.comparisons.size(); ++i) {
+    const Comparison& c = f.comparisons[i];
+    if (!c.aa) continue;
+    f.aa.comparisons.push_back(i);
+    if (!c.significant) continue;
+    f.aa.ok = false;
+    f.aa.reason += fmt::format("{}{}: {} vs {}", f.aa.reason.empty() ? "" : "; ", f.metrics[c.metric].name,
+                               count_text(c.median_config), count_text(c.median_baseline));
+  }
+  std::sort(f.incomparable.begin(), f.incomparable.end(),
+            [](const IncomparableRun& a, const IncomparableRun& b) { return a.run_index < b.run_index; });
+  f.incomparable.erase(std::unique(f.incomparable.begin(), f.incomparable.end(),
+                                   [](const IncomparableRun& a, const IncomparableRun& b) {
+                                     return a.run_index == b.run_index && a.why == b.why;
+                                   }),
+                       f.incomparable.end());
+
+  // One verdict per metric and level.
+  const std::string eps = fmt::format("±{:g}%", 100.0 * margin);
+  f.metric_verdicts.assign(f.metrics.size(), Verdict::inconclusive);
+  std::vector<bool> any(f.metrics.size(), false);
+  bool unsettled = false;
+  for (std::size_t mi = 0; mi < f.metrics.size(); ++mi)
+    for (std::size_t li = 0; li < plan.spec.levels.size(); ++li) {
+      std::vector<std::size_t> idx;
+      for (std::size_t i = 0; i < f.comparisons.size(); ++i)
+        if (f.comparisons[i].metric == mi && f.comparisons[i].level_index == li && !f.comparisons[i].aa)
+          idx.push_back(i);
+      if (idx.empty()) continue;
+      const auto& cs = f.comparisons;
+      Verdict verdict = Verdict::inconclusive;
+      std::string reason;
+      const Comparison* held = nullptr;
+      for (std::size_t i : idx)
+        if (cs[i].layout == Layout::held) held = &cs[i];
+      const auto missing = std::find_if(idx.begin(), idx.end(), [&](std::size_t i) { return !std::isfinite(cs[i].effect); });
+      const auto odd = std::find_if(idx.begin(), idx.end(), [&](std::size_t i) { return !problem[i].empty(); });
+      if (odd != idx.end()) {
+        verdict = Verdict::incomparable, reason = problem[*odd];
+      } else if (auto it = level_incomparable.find(li); it != level_incomparable.end()) {
+        verdict = Verdict::incomparable, reason = it->second;
+      } else if (missing != idx.end()) {
+        reason = fmt::format("{}: not run yet", to_string(cs[*missing].layout));
+      } else if (held && held->outside_margin) {
+        verdict = Verdict::perturbed, reason = exact_text(*held) + ", exact";
+      } else if (const auto beyond = std::find_if(idx.begin(), idx.end(),
+                                                  [&](std::size_t i) { return cs[i].outside_margin; });
+                 beyond != idx.end() && held) {
+        verdict = Verdict::explained_by_layout;
+        reason = fmt::format("{}; held: {} within {}", exact_text(cs[*beyond]), pct(held->effect), eps);
+      } else if (beyond == idx.end()) {
+        verdict = Verdict::not_perturbed;
+        std::string list;
+        for (std::size_t i : idx) list += fmt::format("{}{} {}", list.empty() ? "" : ", ", to_string(cs[i].layout), pct(cs[i].effect));
+        reason = fmt::format("within {} under {}, exact", eps, list);
+      } else {
+        reason = fmt::format("{} beyond {}, but no held comparison tells layout from measurement",
+                             exact_text(cs[*beyond]), eps);
+      }
+      if (verdict == Verdict::inconclusive) unsettled = true;
+      LevelVerdict v;
+      v.metric = mi;
+      v.level_index = li;
+      v.dose = plan.spec.levels[li].dose;
+      v.level_label = plan.spec.levels[li].label;
+      v.verdict = verdict;
+      v.reason = std::move(reason);
+      v.comparisons = std::move(idx);
+      if (!any[mi] || severity(verdict) > severity(f.metric_verdicts[mi])) f.metric_verdicts[mi] = verdict;
+      any[mi] = true;
+      f.verdicts.push_back(std::move(v));
+    }
+  f.decisive = !f.verdicts.empty() && !unsettled;
+  return f;
+}
+
+}  // namespace obscheck
