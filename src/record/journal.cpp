@@ -13,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <utility>
 
 #include "util/error.h"
 
@@ -263,6 +264,7 @@ JournalWriter JournalWriter::create(const std::string& path, const nlohmann::jso
                 "choose a writable place with --journal FILE");
   JournalWriter w(std::move(fd), path);
   w.write_line(manifest);
+  w.sync();
   sync_parent_dir(path);
   return w;
 }
@@ -297,13 +299,46 @@ ResumedJournal JournalWriter::open_for_resume(const std::string& path) {
   return ResumedJournal{JournalWriter(std::move(fd), path), std::move(data)};
 }
 
-void JournalWriter::append(const RunRecord& run) { write_line(nlohmann::json(run)); }
+JournalWriter& JournalWriter::operator=(JournalWriter&& o) noexcept {
+  if (this != &o) {
+    sync_quietly();
+    fd_ = std::move(o.fd_);
+    path_ = std::move(o.path_);
+    unsynced_ = std::exchange(o.unsynced_, 0);
+    last_sync_ = o.last_sync_;
+    sync_interval_ = o.sync_interval_;
+  }
+  return *this;
+}
+
+JournalWriter::~JournalWriter() { sync_quietly(); }
+
+void JournalWriter::sync_quietly() noexcept {
+  if (!fd_ || unsynced_ == 0) return;
+  while (::fdatasync(fd_.get()) != 0 && errno == EINTR) {
+  }
+  unsynced_ = 0;
+}
+
+void JournalWriter::sync() {
+  if (!fd_) throw Error(ErrorKind::internal, fmt::format("journal {} is not open", path_));
+  if (unsynced_ == 0) return;
+  sync_fd(fd_.get(), path_);
+  unsynced_ = 0;
+  last_sync_ = std::chrono::steady_clock::now();
+}
+
+void JournalWriter::append(const RunRecord& run) {
+  write_line(nlohmann::json(run));
+  if (std::chrono::steady_clock::now() - last_sync_ >= sync_interval_) sync();
+}
 
 void JournalWriter::append_note(const nlohmann::json& note) {
   if (!note.is_object()) throw Error(ErrorKind::internal, "a journal note must be a JSON object");
   nlohmann::json line = note;
   line["type"] = "note";
   write_line(line);
+  sync();
 }
 
 void JournalWriter::write_line(const nlohmann::json& line) {
@@ -325,7 +360,7 @@ void JournalWriter::write_line(const nlohmann::json& line) {
     }
     done += static_cast<std::size_t>(n);
   }
-  sync_fd(fd_.get(), path_);
+  ++unsynced_;
 }
 
 }  // namespace obscheck

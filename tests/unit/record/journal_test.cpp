@@ -166,6 +166,44 @@ TEST_CASE("the run line uses the documented schema") {
   CHECK(nlohmann::json(not_captured).at("output_sha256").is_null());
 }
 
+TEST_CASE("each line is written at once and synced in batches until a note or sync()") {
+  TempDir dir;
+  const Plan plan = small_plan();
+  const std::string path = dir.file("j.jsonl");
+  auto w = JournalWriter::create(path, manifest_for(plan));
+  CHECK(w.unsynced_lines() == 0);  // the manifest is synced by create
+
+  // An interval no test run reaches: lines wait for a note or sync(), but each is in
+  // the file (another reader sees it) as soon as append returns.
+  w.set_sync_interval(std::chrono::hours{1});
+  w.append(sample_run(plan, 0));
+  w.append(sample_run(plan, 1));
+  CHECK(w.unsynced_lines() == 2);
+  CHECK(load_journal(path).runs.size() == 2);
+  w.append_note({{"kind", "look"}});
+  CHECK(w.unsynced_lines() == 0);
+  w.append(sample_run(plan, 2));
+  CHECK(w.unsynced_lines() == 1);
+  w.sync();
+  CHECK(w.unsynced_lines() == 0);
+
+  // Interval 0: every line synced as it is appended (the unbatched behaviour).
+  w.set_sync_interval(std::chrono::nanoseconds{0});
+  w.append(sample_run(plan, 3));
+  CHECK(w.unsynced_lines() == 0);
+
+  // A writer moved into another keeps its unsynced lines; the file holds every line.
+  w.set_sync_interval(std::chrono::hours{1});
+  w.append(sample_run(plan, 4));
+  JournalWriter moved = std::move(w);
+  CHECK(moved.unsynced_lines() == 1);
+  moved.append(sample_run(plan, 5));
+  CHECK(moved.unsynced_lines() == 2);
+  const JournalData d = load_journal(path);
+  CHECK(d.runs.size() == 6);
+  CHECK(d.notes.size() == 1);
+}
+
 TEST_CASE("create never overwrites an existing journal") {
   TempDir dir;
   const Plan plan = small_plan();
