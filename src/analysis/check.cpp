@@ -200,8 +200,15 @@ bool compute(Comparison& c, Series& s, stats::PairedOptions po, std::size_t fine
   stats::PairedEffect e = stats::paired_log_effect(x, y, po);
   const bool refine = !e.p_exact && e.p_value < po.alpha && fine_resamples > po.sign_flip_resamples;
   if (refine) {
-    po.sign_flip_resamples = fine_resamples;
-    e = stats::paired_log_effect(x, y, po);
+    // Only the p-value changes with more flips: the same test on the same d and seed
+    // paired_log_effect used, without recomputing its bootstrap and t intervals.
+    stats::SignFlipOptions so;
+    so.exact_max_n = po.sign_flip_exact_max_n;
+    so.resamples = fine_resamples;
+    so.seed = po.seed;
+    const stats::SignFlipResult sf = stats::sign_flip_test(s.d, so);
+    e.p_value = sf.p_value;
+    e.p_method = fmt::format("sign-flip Monte Carlo (B={})", sf.patterns);
   }
   c.effect = e.effect;
   c.ci_lo = e.ci_ratio.lo - 1;
