@@ -168,16 +168,20 @@ double hierarchical_replicate(std::span<const std::vector<double>> groups, Rng& 
   return s / static_cast<double>(n);
 }
 
-// Definition-7 quantile by selection (two nth_element passes instead of a sort).
-double selected_quantile(std::vector<double>& v, double p) {
+// Definition-7 quantile of all of v by selection (one nth_element and one min_element
+// pass instead of a sort), where v[0, first) is already known to hold only elements
+// no greater than any in v[first, end) and the quantile's position is >= first.
+double selected_quantile_from(std::vector<double>& v, std::ptrdiff_t first, double p) {
   const double h = static_cast<double>(v.size() - 1) * p;
   const auto lo = static_cast<std::size_t>(std::floor(h));
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(lo), v.end());
+  std::nth_element(v.begin() + first, v.begin() + static_cast<std::ptrdiff_t>(lo), v.end());
   const double a = v[lo];
   if (lo + 1 >= v.size()) return a;
   const double b = *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(lo) + 1, v.end());
   return a + (h - static_cast<double>(lo)) * (b - a);
 }
+
+double selected_quantile(std::vector<double>& v, double p) { return selected_quantile_from(v, 0, p); }
 
 }  // namespace
 
@@ -185,7 +189,15 @@ Interval percentile_interval(std::vector<double>& replicates, double level) {
   require_level(level, "percentile_interval");
   require_sample(replicates, 1, "percentile_interval", "replicates");
   const double tail = (1.0 - level) / 2.0;
-  return {selected_quantile(replicates, tail), selected_quantile(replicates, 1.0 - tail)};
+  const double lo = selected_quantile(replicates, tail);
+  // The first selection left every element above the lower quantile's position after
+  // it: the upper one is selected among those alone (the same order statistic).
+  const double h = static_cast<double>(replicates.size() - 1) * tail;
+  const auto split = static_cast<std::ptrdiff_t>(std::floor(h)) + 1;
+  const double h_up = static_cast<double>(replicates.size() - 1) * (1.0 - tail);
+  if (static_cast<double>(split) > h_up || split >= static_cast<std::ptrdiff_t>(replicates.size()))
+    return {lo, selected_quantile(replicates, 1.0 - tail)};
+  return {lo, selected_quantile_from(replicates, split, 1.0 - tail)};
 }
 
 BootstrapResult bootstrap(std::span<const double> x, Statistic statistic,
@@ -257,13 +269,20 @@ BlockBootstrapResult circular_block_bootstrap_mean(std::span<const double> x,
   for (std::size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + x[i];
   const std::size_t full = n / b;
   const std::size_t rest = n - full * b;
+  // There are only n windows of each length: their sums are taken once here, so a
+  // replicate is one table lookup per drawn start (the same values window_sum gives).
+  std::vector<double> block_sum(n), rest_sum(rest > 0 ? n : 0);
+  for (std::size_t start = 0; start < n; ++start) {
+    block_sum[start] = window_sum(prefix, n, start, b);
+    if (rest > 0) rest_sum[start] = window_sum(prefix, n, start, rest);
+  }
 
   Rng rng(options.seed);
   std::vector<double> reps(options.resamples);
   for (double& r : reps) {
     double s = 0.0;
-    for (std::size_t k = 0; k < full; ++k) s += window_sum(prefix, n, rng.index(n), b);
-    if (rest > 0) s += window_sum(prefix, n, rng.index(n), rest);
+    for (std::size_t k = 0; k < full; ++k) s += block_sum[rng.index(n)];
+    if (rest > 0) s += rest_sum[rng.index(n)];
     r = s / static_cast<double>(n);
   }
   BlockBootstrapResult res{};
