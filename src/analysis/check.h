@@ -44,6 +44,9 @@ struct AnalysisOptions {
   double alpha = 0.05;             // family-wise, over all looks; 0 < alpha < 1
   std::size_t looks_planned = 1;   // each look tests at alpha / looks_planned (stats/sequential.h)
   std::uint64_t seed = 0;          // drives the sign flips and bootstraps
+  // Comparisons are computed on this many threads (0: one per hardware thread). Each
+  // comparison is seeded on its own, so the findings never depend on it.
+  std::size_t threads = 0;
 };
 
 // Below five pairs the sign-flip test cannot reach p < 0.05 at all (its smallest

@@ -527,3 +527,28 @@ TEST_CASE("the analysis is a pure function of its inputs and seed") {
   CHECK_THROWS_AS(analyse_check(plan, runs, {0.0, 0.05, 1, 0}), Error);
   CHECK_THROWS_AS(analyse_check(plan, runs, {0.01, 0.05, 0, 0}), Error);
 }
+
+TEST_CASE("the findings do not depend on how many threads compute the comparisons") {
+  const Plan plan = counter_plan({"a", "b"}, CountingMode::inprocess);
+  Synth s;
+  s.noise = 0.02;  // noisy enough that the intervals come from the resampling
+  const std::vector<RunRecord> runs = synth_runs(plan, 24, s);
+  AnalysisOptions one = kOptions, four = kOptions;
+  one.threads = 1;
+  four.threads = 4;
+  const Findings f1 = analyse_check(plan, runs, one);
+  const Findings f4 = analyse_check(plan, runs, four);
+  REQUIRE(f1.comparisons.size() == f4.comparisons.size());
+  REQUIRE(f1.comparisons.size() >= 16);  // enough that four threads share the work
+  for (std::size_t i = 0; i < f1.comparisons.size(); ++i) {
+    CHECK(f1.comparisons[i].ci_lo == f4.comparisons[i].ci_lo);
+    CHECK(f1.comparisons[i].ci_hi == f4.comparisons[i].ci_hi);
+    CHECK(f1.comparisons[i].ci_method == f4.comparisons[i].ci_method);
+    CHECK(f1.comparisons[i].p_value == f4.comparisons[i].p_value);
+    CHECK(f1.comparisons[i].p_holm == f4.comparisons[i].p_holm);
+    CHECK(f1.comparisons[i].equivalent == f4.comparisons[i].equivalent);
+  }
+  REQUIRE(f1.verdicts.size() == f4.verdicts.size());
+  for (std::size_t i = 0; i < f1.verdicts.size(); ++i) CHECK(f1.verdicts[i].reason == f4.verdicts[i].reason);
+  CHECK(f1.notes == f4.notes);
+}
