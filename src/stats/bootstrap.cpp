@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -183,19 +184,56 @@ double selected_quantile_from(std::vector<double>& v, std::ptrdiff_t first, doub
 
 double selected_quantile(std::vector<double>& v, double p) { return selected_quantile_from(v, 0, p); }
 
+// The tails are taken with heaps when each needs at most 1/kHeapTailFraction of the
+// replicates (a 90% or wider interval of >= ~40 replicates): then most replicates
+// fail one comparison with the heap's top and the pass is nearly branch-predictable.
+constexpr std::size_t kHeapTailFraction = 8;
+
+// The k most extreme elements of v in order of `before` (std::less: the k smallest,
+// ascending), 1 <= k <= v.size(). v is not reordered.
+template <typename Before>
+std::vector<double> extreme_sorted(const std::vector<double>& v, std::size_t k, Before before) {
+  std::vector<double> heap(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k));
+  std::make_heap(heap.begin(), heap.end(), before);  // its front is the least extreme kept
+  for (std::size_t i = k; i < v.size(); ++i) {
+    if (!before(v[i], heap.front())) continue;
+    std::pop_heap(heap.begin(), heap.end(), before);
+    heap.back() = v[i];
+    std::push_heap(heap.begin(), heap.end(), before);
+  }
+  std::sort_heap(heap.begin(), heap.end(), before);
+  return heap;
+}
+
 }  // namespace
 
 Interval percentile_interval(std::vector<double>& replicates, double level) {
   require_level(level, "percentile_interval");
   require_sample(replicates, 1, "percentile_interval", "replicates");
   const double tail = (1.0 - level) / 2.0;
+  const std::size_t n = replicates.size();
+  const double h_lo = static_cast<double>(n - 1) * tail;
+  const double h_hi = static_cast<double>(n - 1) * (1.0 - tail);
+  // Each limit needs two neighbouring order statistics: positions floor(h) and the
+  // next. When both tails are small, the tails' extreme elements are kept in two heaps
+  // in one pass over the replicates, far cheaper than selecting in all of them.
+  const std::size_t k_lo = static_cast<std::size_t>(std::floor(h_lo)) + 2;
+  const std::size_t k_hi = n - static_cast<std::size_t>(std::floor(h_hi));
+  if (k_lo * kHeapTailFraction <= n && k_hi * kHeapTailFraction <= n) {
+    const std::vector<double> low = extreme_sorted(replicates, k_lo, std::less<>());      // v_(0), v_(1), ...
+    const std::vector<double> high = extreme_sorted(replicates, k_hi, std::greater<>());  // v_(n-1), v_(n-2), ...
+    const auto at = [&](std::size_t i) { return i < k_lo ? low[i] : high[n - 1 - i]; };
+    const auto quantile = [&](double h) {
+      const auto lo = static_cast<std::size_t>(std::floor(h));
+      return lo + 1 >= n ? at(lo) : at(lo) + (h - static_cast<double>(lo)) * (at(lo + 1) - at(lo));
+    };
+    return {quantile(h_lo), quantile(h_hi)};
+  }
   const double lo = selected_quantile(replicates, tail);
   // The first selection left every element above the lower quantile's position after
   // it: the upper one is selected among those alone (the same order statistic).
-  const double h = static_cast<double>(replicates.size() - 1) * tail;
-  const auto split = static_cast<std::ptrdiff_t>(std::floor(h)) + 1;
-  const double h_up = static_cast<double>(replicates.size() - 1) * (1.0 - tail);
-  if (static_cast<double>(split) > h_up || split >= static_cast<std::ptrdiff_t>(replicates.size()))
+  const auto split = static_cast<std::ptrdiff_t>(std::floor(h_lo)) + 1;
+  if (static_cast<double>(split) > h_hi || split >= static_cast<std::ptrdiff_t>(n))
     return {lo, selected_quantile(replicates, 1.0 - tail)};
   return {lo, selected_quantile_from(replicates, split, 1.0 - tail)};
 }
