@@ -315,13 +315,23 @@ BlockBootstrapResult circular_block_bootstrap_mean(std::span<const double> x,
     if (rest > 0) rest_sum[start] = window_sum(prefix, n, start, rest);
   }
 
-  Rng rng(options.seed);
-  std::vector<double> reps(options.resamples);
-  for (double& r : reps) {
+  const auto replicate = [&](auto&& draw) {
     double s = 0.0;
-    for (std::size_t k = 0; k < full; ++k) s += block_sum[rng.index(n)];
-    if (rest > 0) s += rest_sum[rng.index(n)];
-    r = s / static_cast<double>(n);
+    for (std::size_t k = 0; k < full; ++k) s += block_sum[draw()];
+    if (rest > 0) s += rest_sum[draw()];
+    return s / static_cast<double>(n);
+  };
+  std::vector<double> reps(options.resamples);
+  const auto all_equal = [](const std::vector<double>& v) {
+    return std::all_of(v.begin(), v.end(), [&](double w) { return w == v.front(); });
+  };
+  if (all_equal(block_sum) && (rest_sum.empty() || all_equal(rest_sum))) {
+    // Every window has the same sum (a constant series, e.g. a counter that never
+    // differs): whatever starts are drawn, each replicate is this one value.
+    std::fill(reps.begin(), reps.end(), replicate([] { return std::size_t{0}; }));
+  } else {
+    Rng rng(options.seed);
+    for (double& r : reps) r = replicate([&] { return rng.index(n); });
   }
   BlockBootstrapResult res{};
   res.estimate = mean(x);

@@ -106,8 +106,18 @@ SignFlipResult sign_flip_test(std::span<const double> d, const SignFlipOptions& 
   }
   const double threshold = std::fabs(observed) - 1e-12 * scale;
   SignFlipResult r{observed, 1.0, false, 0};
+  const bool exact = n <= std::min(options.exact_max_n, kSignFlipHardExactLimit);
+  if (scale == 0.0) {
+    // Every d is 0: every pattern's |sum| is 0 >= the threshold 0, so p is 1, as the
+    // enumeration or the draws would find.
+    if (!exact && options.resamples == 0)
+      throw std::invalid_argument(std::string(where) + ": resamples must be at least 1");
+    r.exact = exact;
+    r.patterns = exact ? static_cast<std::size_t>(std::uint64_t{1} << n) : options.resamples;
+    return r;
+  }
 
-  if (n <= std::min(options.exact_max_n, kSignFlipHardExactLimit)) {
+  if (exact) {
     // Gray-code walk: each step flips one sign, O(1) per pattern.
     const std::uint64_t patterns = std::uint64_t{1} << n;
     std::uint64_t negative = 0;  // bit i set: sign of d_i is -

@@ -187,6 +187,16 @@ TEST_CASE("circular block bootstrap: b = n reproduces the mean, b = 1 is the iid
   CHECK(whole.percentile.lo == Approx(18.0));
   CHECK(whole.percentile.hi == Approx(18.0));
   CHECK(whole.block_length == 6);
+  // A constant series: every window sums to the same value, so every replicate mean
+  // is that value (exactly 0 for zeros, 2.5 for 2.5s: sums of 2.5 are exact).
+  const auto zeros = circular_block_bootstrap_mean(std::vector<double>(7, 0.0), {500, 0.95, 1}, 2);
+  CHECK(zeros.percentile.lo == 0.0);
+  CHECK(zeros.percentile.hi == 0.0);
+  CHECK(zeros.se == 0.0);
+  const auto halves = circular_block_bootstrap_mean(std::vector<double>(7, 2.5), {500, 0.95, 1}, 3);
+  CHECK(halves.percentile.lo == 2.5);
+  CHECK(halves.percentile.hi == 2.5);
+  CHECK(halves.resamples == 500);
   // b = 1: plug-in SE sd_n / sqrt(n); sd_n^2 = sum (x - 18)^2 / 6 = (196+100+9+4+25+576) / 6 = 910 / 6.
   const auto iid = circular_block_bootstrap_mean(x, {40000, 0.95, 2}, 1);
   CHECK(iid.se == Approx(std::sqrt(910.0 / 6.0 / 6.0)).epsilon(0.03));

@@ -52,6 +52,17 @@ TEST_CASE("sign-flip test: Monte Carlo p = (1 + #)/(B + 1) and agreement with ex
   const auto approx = sign_flip_test(d, {0, 200000, 2});
   REQUIRE(exact.exact);
   CHECK(approx.p_value == Approx(exact.p_value).margin(0.004));
+  // All differences 0: every pattern ties the observed |T| = 0, so p = 1 whether
+  // enumerated (2^5 patterns) or drawn (B of them).
+  const auto zeros_exact = sign_flip_test(std::vector<double>(5, 0.0));
+  CHECK(zeros_exact.exact);
+  CHECK(zeros_exact.patterns == 32);
+  CHECK(zeros_exact.p_value == 1.0);
+  const auto zeros_mc = sign_flip_test(std::vector<double>(20, 0.0), {16, 300, 1});
+  CHECK_FALSE(zeros_mc.exact);
+  CHECK(zeros_mc.patterns == 300);
+  CHECK(zeros_mc.p_value == 1.0);
+  CHECK_THROWS_AS(sign_flip_test(std::vector<double>(20, 0.0), {16, 0, 1}), std::invalid_argument);
   CHECK_THROWS_AS(sign_flip_test(std::vector<double>{}), std::invalid_argument);
   CHECK_THROWS_WITH(sign_flip_test(std::vector<double>{1.0, std::numeric_limits<double>::infinity()}),
                     Contains("d[1]"));
