@@ -62,8 +62,8 @@ std::string paper_form(double estimate, double half_width) {
   return fmt::format("{:.{}f} ± {:.{}f}", estimate, decimals, half_width, decimals);
 }
 
-Comparison compare_variants(std::span<const ContextPair> contexts, const CompareOptions& options) {
-  Comparison c;
+VariantComparison compare_variants(std::span<const ContextPair> contexts, const CompareOptions& options) {
+  VariantComparison c;
   std::vector<std::vector<double>> base_runs, cont_runs;
   std::vector<double> d;
   std::size_t unchecked_digests = 0;

@@ -51,7 +51,7 @@ struct ContextRatio {
   double ratio = 0;       // contender_mean / baseline_mean
 };
 
-struct Comparison {
+struct VariantComparison {
   Outcome outcome = Outcome::incomparable;
   std::string verdict;                   // one line, e.g. "worse: the contender takes 10.2% longer"
   std::vector<std::string> reasons;      // why incomparable, one per broken assumption
@@ -85,7 +85,7 @@ struct Comparison {
 //   no_difference otherwise: "no significant difference (not shown equivalent within
 //                 +-margin: more contexts would tell)".
 // A context in which both variants failed alike is left out with a note.
-Comparison compare_variants(std::span<const ContextPair> contexts, const CompareOptions& options = {});
+VariantComparison compare_variants(std::span<const ContextPair> contexts, const CompareOptions& options = {});
 
 // The paper's form: "1.007 ± 0.003" (three decimals, more when the half-width would
 // round to 0).

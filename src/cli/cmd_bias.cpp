@@ -16,7 +16,7 @@
 namespace obscheck {
 namespace {
 
-std::vector<ContextSeries> series_of(const SweepSpec& spec, const SweepResult& result, const std::string& metric) {
+std::vector<ContextSeries> series_of(const SweepSpec& spec, const ContextSweepResult& result, const std::string& metric) {
   std::vector<ContextSeries> out;
   for (const ContextSpec& c : spec.contexts) out.push_back({c.id, c.label, {}, c.failure});
   std::vector<std::string> run_failure(spec.contexts.size());
@@ -42,9 +42,10 @@ int cmd_bias(const Options& o) {
   spec.contexts = setup.contexts;
   spec.events = setup.events;
   spec.runs = setup.runs;
-  spec.warmup = o.warmup;
+  spec.warmup = setup.warmup;
+  spec.measurer = setup.measurer;  // empty: perf_event; --backend sim: the simulator
   spec.seed = setup.seed;
-  const SweepResult result = run_sweep_with_progress(o, spec);
+  const ContextSweepResult result = run_sweep_with_progress(o, spec);
 
   SweepReport report = make_report("bias", setup, spec, result);
   report.alpha = 1 - o.confidence;

@@ -18,7 +18,7 @@ namespace {
 // Separates BASELINE ARGS from CONTENDER ARGS, as GNU parallel's ":::" does.
 constexpr const char* kVariantSeparator = ":::";
 
-std::vector<ContextPair> pairs_of(const SweepSpec& spec, const SweepResult& result, const std::string& metric,
+std::vector<ContextPair> pairs_of(const SweepSpec& spec, const ContextSweepResult& result, const std::string& metric,
                                   std::size_t baseline, std::size_t contender) {
   std::vector<ContextPair> out;
   for (const ContextSpec& c : spec.contexts) out.push_back({c.id, c.label, {}, {}, c.failure});
@@ -68,9 +68,10 @@ int cmd_compare(const Options& o) {
   spec.contexts = setup.contexts;
   spec.events = setup.events;
   spec.runs = setup.runs;
-  spec.warmup = o.warmup;
+  spec.warmup = setup.warmup;
+  spec.measurer = setup.measurer;  // empty: perf_event; --backend sim: the simulator
   spec.seed = setup.seed;
-  const SweepResult result = run_sweep_with_progress(o, spec);
+  const ContextSweepResult result = run_sweep_with_progress(o, spec);
 
   SweepReport report = make_report("compare", setup, spec, result);
   report.margin = o.margin;
@@ -85,7 +86,7 @@ int cmd_compare(const Options& o) {
   emit(o, o.json ? sweep_json(report) : o.csv ? sweep_csv(report) : compare_text(report, o.color));
   write_sweep_files(o, report);
   if (result.interrupted) return static_cast<int>(ExitCode::interrupted);
-  const auto untrustworthy = [](const Comparison& c) {
+  const auto untrustworthy = [](const VariantComparison& c) {
     return c.outcome == Outcome::better || c.outcome == Outcome::worse || c.outcome == Outcome::incomparable;
   };
   if ((report.aa && untrustworthy(*report.aa)) || report.comparison->outcome == Outcome::incomparable)

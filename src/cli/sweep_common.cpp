@@ -216,11 +216,11 @@ VariantSpec make_variant(const Options& o, const std::vector<std::string>& words
   return v;
 }
 
-SweepResult run_sweep_with_progress(const Options& o, const SweepSpec& spec) {
-  SweepProgress progress;
+ContextSweepResult run_sweep_with_progress(const Options& o, const SweepSpec& spec) {
+  ContextSweepProgress progress;
   if (o.progress && !o.json && !o.csv)
     progress = [](std::size_t done, std::size_t total) { fmt::print(stderr, "\r  run {}/{}", done, total); };
-  SweepResult r = run_sweep(spec, progress);
+  ContextSweepResult r = run_sweep(spec, progress);
   if (progress) fmt::print(stderr, "\r\x1b[K");
   return r;
 }
@@ -237,7 +237,7 @@ std::string run_status(const SweepRun& run) {
 }
 
 SweepReport make_report(const std::string& command, const SweepSetup& setup, const SweepSpec& spec,
-                        const SweepResult& result) {
+                        const ContextSweepResult& result) {
   SweepReport r;
   r.command = command;
   r.seed = setup.seed;

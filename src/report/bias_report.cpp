@@ -77,7 +77,7 @@ std::string bias_table(const BiasAnalysis& b, const SweepReport& r, const Style&
   return out;
 }
 
-std::string comparison_text(const Comparison& c, const SweepReport& r, const std::string& title, const Style& st) {
+std::string comparison_text(const VariantComparison& c, const SweepReport& r, const std::string& title, const Style& st) {
   std::string out = fmt::format("\n  {}{}{}\n", st.bold, title, st.reset);
   out += fmt::format("  verdict: {}{}{}\n", st.bold, c.verdict, st.reset);
   for (std::size_t i = 1; i < c.reasons.size(); ++i) out += fmt::format("           also {}\n", c.reasons[i]);
@@ -129,7 +129,7 @@ json analysis_json(const BiasAnalysis& b) {
   return j;
 }
 
-json comparison_json(const Comparison& c) {
+json comparison_json(const VariantComparison& c) {
   json j;
   j["outcome"] = outcome_name(c.outcome);
   j["equivalent"] = c.outcome == Outcome::equivalent;

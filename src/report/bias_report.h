@@ -60,8 +60,8 @@ struct SweepReport {
   // bias: one analysis per metric (the chosen metric first).
   std::vector<BiasAnalysis> bias;
   // compare: the A/A control (with --aa) and the comparison itself.
-  std::optional<Comparison> aa;
-  std::optional<Comparison> comparison;
+  std::optional<VariantComparison> aa;
+  std::optional<VariantComparison> comparison;
   double margin = 0.01, alpha = 0.05;
   std::vector<std::string> notes;         // interrupted, failed contexts, ...
 };

@@ -133,7 +133,7 @@ const char* bias_words(const BiasAnalysis& b) {
 // The check page's badge colours: red for what should worry the reader, green for a
 // clean result, grey for no conclusion, purple for incomparable. Badge words are short
 // (badges do not wrap); the verdict's full sentence is on the row below.
-std::pair<const char*, std::string> outcome_badge(const Comparison& c, bool aa) {
+std::pair<const char*, std::string> outcome_badge(const VariantComparison& c, bool aa) {
   switch (c.outcome) {
     case Outcome::incomparable: return {"incomparable", "incomparable"};
     case Outcome::better:
@@ -215,7 +215,7 @@ std::string bias_summary(const SweepReport& r) {
   return out + "</tbody>\n</table>\n</section>\n";
 }
 
-std::string comparison_row(const Comparison& c, bool aa) {
+std::string comparison_row(const VariantComparison& c, bool aa) {
   const auto [key, words] = outcome_badge(c, aa);
   std::string ratio = "n/a", speedup = "n/a", boot = "n/a", tost = "n/a";
   if (c.t) {
@@ -387,7 +387,7 @@ std::string methods_section(const SweepReport& r) {
                              level));
     row("speedup", "baseline / contender = 1 / ratio, ± half the width of its interval (the paper's form)");
     std::size_t resamples = 0;
-    for (const Comparison* c : {r.aa ? &*r.aa : nullptr, r.comparison ? &*r.comparison : nullptr})
+    for (const VariantComparison* c : {r.aa ? &*r.aa : nullptr, r.comparison ? &*r.comparison : nullptr})
       if (c && c->bootstrap) resamples = c->bootstrap->resamples;
     row("bootstrap", fmt::format("two-level bootstrap of mean(contender) / mean(baseline), contexts then runs within "
                                  "each (Kalibera & Jones 2013); {:g}% percentile interval{}",
@@ -459,7 +459,7 @@ std::string compare_ratios_svg(const SweepReport& r) {
   chart.width = kChartWidth;
   chart.height = kChartHeight;
   chart.estimate_label = fmt::format("over all contexts, {:g}% CI", level_pct(r.alpha));
-  auto add = [&](const Comparison& c, bool aa) {
+  auto add = [&](const VariantComparison& c, bool aa) {
     if (c.per_context.empty()) return;
     svg::DistributionGroup g;
     g.label = aa ? "A/A control\nbaseline / baseline" : "contender / baseline";
@@ -481,7 +481,7 @@ std::string compare_ratios_svg(const SweepReport& r) {
 
 std::string compare_contexts_svg(const SweepReport& r) {
   if (!r.comparison || r.comparison->per_context.empty()) return "";
-  const Comparison& c = *r.comparison;
+  const VariantComparison& c = *r.comparison;
   const ContextAxis axis = context_axis(r);
   svg::IntervalChart chart;
   chart.root = {{"class", "plot compare-contexts"}, {"data-metric", r.metric}};

@@ -100,7 +100,7 @@ std::optional<std::uint64_t> parse_stack_address(const std::string& line) {
   return static_cast<std::uint64_t>(v);
 }
 
-SweepResult run_sweep(const SweepSpec& spec, const SweepProgress& progress) {
+ContextSweepResult run_sweep(const SweepSpec& spec, const ContextSweepProgress& progress) {
   if (spec.variants.empty() || spec.contexts.empty() || spec.runs < 1)
     throw Error(ErrorKind::internal, "run_sweep needs a variant, a context and at least one run");
   const RunMeasurer measure = spec.measurer ? spec.measurer : RunMeasurer(measure_with_counters);
@@ -114,7 +114,7 @@ SweepResult run_sweep(const SweepSpec& spec, const SweepProgress& progress) {
   for (std::size_t c : live)
     for (const VariantSpec& v : spec.variants) launches[c].push_back(context_launch(v, spec.contexts[c]));
 
-  SweepResult result;
+  ContextSweepResult result;
   InterruptGuard guard;
   const std::size_t total = live.size() * spec.variants.size() * static_cast<std::size_t>(spec.runs);
   if (live.empty()) return result;

@@ -92,12 +92,12 @@ struct SweepSpec {
   RunMeasurer measurer;                // empty -> measure_with_counters
 };
 
-struct SweepResult {
+struct ContextSweepResult {
   std::vector<SweepRun> runs;   // time order
   bool interrupted = false;
 };
 
-using SweepProgress = std::function<void(std::size_t done, std::size_t total)>;
+using ContextSweepProgress = std::function<void(std::size_t done, std::size_t total)>;
 
 // The launch spec of `variant` in `context`: padded environment, argv[0] padded,
 // the linked binary for a link-order context. Throws Error(usage) when the
@@ -117,6 +117,6 @@ std::optional<std::uint64_t> parse_stack_address(const std::string& line);
 // and the sweep goes on: a context that breaks the program is a finding, not an
 // abort. Throws Error(event) when the counters cannot be opened (checked before any
 // run by the caller; this is the backstop).
-SweepResult run_sweep(const SweepSpec& spec, const SweepProgress& progress = {});
+ContextSweepResult run_sweep(const SweepSpec& spec, const ContextSweepProgress& progress = {});
 
 }  // namespace obscheck

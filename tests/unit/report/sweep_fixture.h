@@ -78,7 +78,7 @@ inline SweepReport compare_fixture() {
   r.margin = 0.01;
   r.alpha = 0.05;
   const std::vector<double> ratios = {1.04, 1.05, 1.06, 1.05, 1.05}, aa = {1.002, 0.998, 1.0, 1.003, 0.997};
-  Comparison main, control;
+  VariantComparison main, control;
   for (std::size_t c = 0; c < ratios.size(); ++c) {
     SweepContextRecord cr;
     cr.id = c;
