@@ -41,24 +41,34 @@ std::vector<const RunRecord*> repeats_of(const Plan& plan, const ConfigRuns& by_
   return out;
 }
 
-// Empty when every repeat counted the same; else which runs differ and how.
-std::string repeat_problem(const Plan& plan, const MetricInfo& m, const std::vector<const RunRecord*>& runs) {
-  std::optional<double> first;
-  const RunRecord* first_run = nullptr;
+// The counts the repeats of one configuration gave: lo == hi when they all agree.
+struct Spread {
+  double lo = kNaN, hi = kNaN;
+  std::string text;  // empty when they agree; else the first two runs that differ
+};
+
+Spread spread_of(const Plan& plan, const MetricInfo& m, const std::vector<const RunRecord*>& runs) {
+  Spread s;
+  const RunRecord* first = nullptr;
+  double first_value = 0;
   for (const RunRecord* r : runs) {
     const auto v = metric_value(m, *r);
     if (!v) continue;
+    const double x = v.value_or(kNaN);
     if (!first) {
-      first = v, first_run = r;
+      first = r, first_value = x, s.lo = s.hi = x;
       continue;
     }
-    if (*v != *first)
-      return fmt::format("not deterministic: {} counted {} in run {} ({}) and {} in run {} ({})", m.name,
-                         count_text(*first), first_run->index, plan.configs[first_run->config].id, count_text(*v),
-                         r->index, plan.configs[r->config].id);
+    s.lo = std::min(s.lo, x), s.hi = std::max(s.hi, x);
+    if (x != first_value && s.text.empty())
+      s.text = fmt::format("{} counted {} in run {} ({}) and {} in run {} ({})", m.name, count_text(first_value),
+                           first->index, plan.configs[first->config].id, count_text(x), r->index,
+                           plan.configs[r->config].id);
   }
-  return {};
+  return s;
 }
+
+double ratio_effect(double x, double y, bool log1p) { return log1p ? (x + 1) / (y + 1) - 1 : x / y - 1; }
 
 std::string exit_problem(const Plan& plan, const std::vector<const RunRecord*>& xs,
                          const std::vector<const RunRecord*>& ys, std::vector<IncomparableRun>& named) {
@@ -183,8 +193,28 @@ Findings analyse_deterministic(const Plan& plan, const std::vector<RunRecord>& r
         cmp.equivalent = !cmp.outside_margin;
       }
       std::string why = exit_problem(plan, xs, ys, f.incomparable);
-      if (why.empty()) why = repeat_problem(plan, m, repeats_of(plan, by_config, c.index));
-      if (why.empty()) why = repeat_problem(plan, m, repeats_of(plan, by_config, *base));
+      if (why.empty() && vx && vy) {
+        // Repeats that disagree: the verdict may stand only if it is the same at every
+        // combination of the two sides' counts (the effect's whole range on one side
+        // of ±margin); else the difference between runs decides it.
+        const Spread sx = spread_of(plan, m, repeats_of(plan, by_config, c.index));
+        const Spread sy = spread_of(plan, m, repeats_of(plan, by_config, *base));
+        if (!sx.text.empty() || !sy.text.empty()) {
+          const double lo = ratio_effect(sx.lo, sy.hi, cmp.log1p), hi = ratio_effect(sx.hi, sy.lo, cmp.log1p);
+          const bool within = std::fabs(lo) <= margin && std::fabs(hi) <= margin;
+          const bool beyond = lo > margin || hi < -margin;
+          const std::string what = !sx.text.empty() ? sx.text : sy.text;
+          if (within || beyond) {
+            f.notes.push_back(fmt::format("{} {}/{}: not deterministic ({}), but the effect is {} to {} over the "
+                                          "repeats, {} ±{:g}% either way",
+                                          m.name, cmp.level_label, to_string(cmp.layout), what, pct(lo), pct(hi),
+                                          within ? "within" : "beyond", 100.0 * margin));
+          } else {
+            why = fmt::format("not deterministic: {}; the effect is {} to {} over the repeats, across ±{:g}%", what,
+                              pct(lo), pct(hi), 100.0 * margin);
+          }
+        }
+      }
       if (vx && vy && why.empty()) {
         const bool repeated = repeats_of(plan, by_config, c.index).size() > 1 &&
                               repeats_of(plan, by_config, *base).size() > 1;
@@ -208,12 +238,20 @@ Findings analyse_deterministic(const Plan& plan, const std::vector<RunRecord>& r
                                   "again in a second run",
                                   confirmed, confirmed == 1 ? "" : "s"));
 
-  // The A/A control: the baseline's duplicate must count exactly what the baseline did.
+  // The A/A control: the baseline's duplicate should count exactly what the baseline did;
+  // it fails when the two differ beyond ±margin.
   for (std::size_t i = 0; i < f.comparisons.size(); ++i) {
     const Comparison& c = f.comparisons[i];
     if (!c.aa) continue;
     f.aa.comparisons.push_back(i);
     if (!c.significant) continue;
+    if (!c.outside_margin) {
+      f.notes.push_back(fmt::format("A/A control: {} counted {} in the duplicate and {} in the baseline: within ±{:g}%, "
+                                    "but not exactly deterministic",
+                                    f.metrics[c.metric].name, count_text(c.median_config), count_text(c.median_baseline),
+                                    100.0 * margin));
+      continue;
+    }
     f.aa.ok = false;
     f.aa.reason += fmt::format("{}{}: {} vs {}", f.aa.reason.empty() ? "" : "; ", f.metrics[c.metric].name,
                                count_text(c.median_config), count_text(c.median_baseline));

@@ -16,16 +16,22 @@
 // Verdict per metric and level, first rule that applies:
 //   incomparable   a run exited differently from the baseline's, the output digest
 //                  differs, a configuration's repeated runs (or the baseline's A/A copy)
-//                  counted differently — the source is not deterministic for this
-//                  program, so one run cannot stand for the configuration — or (counter
-//                  observer) "instructions" moved beyond ±margin under held layout;
+//                  counted differently and the difference decides the verdict (the
+//                  effect over every combination of the two sides' repeated counts
+//                  straddles ±margin: one run cannot stand for the configuration), or
+//                  (counter observer) "instructions" moved beyond ±margin under held;
 //   inconclusive   a configuration of the level has no measured run yet;
 //   perturbed      held: |effect| > margin;
 //   explained by layout  natural or sham beyond ±margin, held within it;
 //   not perturbed  every layout within ±margin;
 //   inconclusive   otherwise (beyond ±margin without a held comparison).
+// Repeats that differ without deciding anything are named in a note: cachegrind is
+// deterministic for a given address layout, yet at some environment sizes a few
+// misses in thousands were seen to vary between otherwise identical runs (valgrind
+// 3.19 here), and a verdict that holds at every repeat's count is still a verdict.
 // Findings::decisive: every configuration has a measured run. The A/A control fails
-// exactly when the duplicate counted differently from the baseline.
+// when the duplicate's count differs from the baseline's beyond ±margin; a smaller
+// difference is a note.
 #pragma once
 
 #include <vector>
