@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
+#include <optional>
+#include <utility>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -184,25 +185,64 @@ double selected_quantile_from(std::vector<double>& v, std::ptrdiff_t first, doub
 
 double selected_quantile(std::vector<double>& v, double p) { return selected_quantile_from(v, 0, p); }
 
-// The tails are taken with heaps when each needs at most 1/kHeapTailFraction of the
-// replicates (a 90% or wider interval of >= ~40 replicates): then most replicates
-// fail one comparison with the heap's top and the pass is nearly branch-predictable.
-constexpr std::size_t kHeapTailFraction = 8;
+// The tails are selected from a sample when there are at least this many replicates
+// (fewer: nth_element over all of them is already cheap) ...
+constexpr std::size_t kSampledSelectionMin = 1000;
+// ... and each tail holds at most 1/kSampledTailFraction of them.
+constexpr std::size_t kSampledTailFraction = 8;
+// Every kSampleStride-th replicate forms the sample; replicates are drawn
+// independently, so this is a random sample of them.
+constexpr std::size_t kSampleStride = 8;
+// The sample's cut-off rank is raised by this many binomial standard deviations above
+// its expected rank, so the cut-off almost always lies beyond the order statistics
+// wanted; when it does not, the exact selection over all replicates is used instead.
+constexpr double kCutoffSigmas = 4.0;
 
-// The k most extreme elements of v in order of `before` (std::less: the k smallest,
-// ascending), 1 <= k <= v.size(). v is not reordered.
-template <typename Before>
-std::vector<double> extreme_sorted(const std::vector<double>& v, std::size_t k, Before before) {
-  std::vector<double> heap(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k));
-  std::make_heap(heap.begin(), heap.end(), before);  // its front is the least extreme kept
-  for (std::size_t i = k; i < v.size(); ++i) {
-    if (!before(v[i], heap.front())) continue;
-    std::pop_heap(heap.begin(), heap.end(), before);
-    heap.back() = v[i];
-    std::push_heap(heap.begin(), heap.end(), before);
+// The sorted-order values at positions lo and lo + 1 (lo + 1 < n) of the whole of v,
+// given `part`, the multiset of every element of v at or below (ascending: `less`) a
+// cut-off, which holds at least lo + 2 elements; `offset` is the position in v of
+// part's first element in sorted order.
+std::pair<double, double> pair_at(std::vector<double>& part, std::size_t lo, std::size_t offset) {
+  const auto i = static_cast<std::ptrdiff_t>(lo - offset);
+  std::nth_element(part.begin(), part.begin() + i, part.end());
+  return {part[static_cast<std::size_t>(i)], *std::min_element(part.begin() + i + 1, part.end())};
+}
+
+// Definition-7 quantiles at h_lo and h_hi ((n-1)p for the two tails) found by
+// selecting only among the replicates beyond two cut-offs taken from a sample. The
+// values are those of a selection over all of v. nullopt when the shortcut does not
+// apply (too few replicates, wide tails, or a cut-off fell short).
+std::optional<Interval> sampled_tails(const std::vector<double>& v, double h_lo, double h_hi) {
+  const std::size_t n = v.size();
+  const auto lo = static_cast<std::size_t>(std::floor(h_lo));
+  const auto hi = static_cast<std::size_t>(std::floor(h_hi));
+  const std::size_t need_lo = lo + 2, need_hi = n - hi;  // elements each side must hold
+  if (n < kSampledSelectionMin || hi + 1 >= n || need_lo * kSampledTailFraction > n ||
+      need_hi * kSampledTailFraction > n)
+    return std::nullopt;
+  std::vector<double> sample;
+  sample.reserve(n / kSampleStride + 1);
+  for (std::size_t i = 0; i < n; i += kSampleStride) sample.push_back(v[i]);
+  const double m = static_cast<double>(sample.size());
+  const auto rank = [&](std::size_t need) {
+    const double expected = static_cast<double>(need) * m / static_cast<double>(n);
+    return std::min(sample.size() - 1, static_cast<std::size_t>(std::ceil(expected + kCutoffSigmas * std::sqrt(expected))));
+  };
+  const std::size_t r_lo = rank(need_lo), r_hi = sample.size() - 1 - rank(need_hi);
+  std::nth_element(sample.begin(), sample.begin() + static_cast<std::ptrdiff_t>(r_lo), sample.end());
+  const double cut_lo = sample[r_lo];
+  std::nth_element(sample.begin(), sample.begin() + static_cast<std::ptrdiff_t>(r_hi), sample.end());
+  const double cut_hi = sample[r_hi];
+  std::vector<double> below, above;
+  for (double x : v) {
+    if (x <= cut_lo) below.push_back(x);
+    if (x >= cut_hi) above.push_back(x);
   }
-  std::sort_heap(heap.begin(), heap.end(), before);
-  return heap;
+  if (below.size() < need_lo || above.size() < need_hi) return std::nullopt;
+  const auto [a_lo, b_lo] = pair_at(below, lo, 0);
+  const auto [a_hi, b_hi] = pair_at(above, hi, n - above.size());
+  return Interval{a_lo + (h_lo - static_cast<double>(lo)) * (b_lo - a_lo),
+                  a_hi + (h_hi - static_cast<double>(hi)) * (b_hi - a_hi)};
 }
 
 }  // namespace
@@ -214,21 +254,7 @@ Interval percentile_interval(std::vector<double>& replicates, double level) {
   const std::size_t n = replicates.size();
   const double h_lo = static_cast<double>(n - 1) * tail;
   const double h_hi = static_cast<double>(n - 1) * (1.0 - tail);
-  // Each limit needs two neighbouring order statistics: positions floor(h) and the
-  // next. When both tails are small, the tails' extreme elements are kept in two heaps
-  // in one pass over the replicates, far cheaper than selecting in all of them.
-  const std::size_t k_lo = static_cast<std::size_t>(std::floor(h_lo)) + 2;
-  const std::size_t k_hi = n - static_cast<std::size_t>(std::floor(h_hi));
-  if (k_lo * kHeapTailFraction <= n && k_hi * kHeapTailFraction <= n) {
-    const std::vector<double> low = extreme_sorted(replicates, k_lo, std::less<>());      // v_(0), v_(1), ...
-    const std::vector<double> high = extreme_sorted(replicates, k_hi, std::greater<>());  // v_(n-1), v_(n-2), ...
-    const auto at = [&](std::size_t i) { return i < k_lo ? low[i] : high[n - 1 - i]; };
-    const auto quantile = [&](double h) {
-      const auto lo = static_cast<std::size_t>(std::floor(h));
-      return lo + 1 >= n ? at(lo) : at(lo) + (h - static_cast<double>(lo)) * (at(lo + 1) - at(lo));
-    };
-    return {quantile(h_lo), quantile(h_hi)};
-  }
+  if (const auto fast = sampled_tails(replicates, h_lo, h_hi)) return *fast;
   const double lo = selected_quantile(replicates, tail);
   // The first selection left every element above the lower quantile's position after
   // it: the upper one is selected among those alone (the same order statistic).

@@ -102,7 +102,7 @@ HierarchicalResult hierarchical_bootstrap_ratio_of_means(
     std::span<const std::vector<double>> denominator, const BootstrapOptions& options = {});
 
 // Percentile interval of a set of replicates at the given level (definition-7
-// quantiles). Reorders `replicates`. At least 1 replicate.
+// quantiles). May reorder `replicates`. At least 1 replicate.
 Interval percentile_interval(std::vector<double>& replicates, double level);
 
 }  // namespace obscheck::stats
