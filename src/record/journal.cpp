@@ -225,23 +225,29 @@ std::set<std::size_t> completed_indexes(const JournalData& data) {
   return done;
 }
 
-std::vector<Trial> remaining_trials(const Plan& plan, const JournalData& data, std::size_t end_block) {
-  for (const RunRecord& r : data.runs) {
+std::vector<Trial> remaining_trials(const Plan& plan, std::span<const RunRecord> runs, const std::string& path,
+                                    std::size_t end_block) {
+  std::set<std::size_t> done;
+  for (const RunRecord& r : runs) {
     const Trial t = trial_at(plan, r.index);
     if (t.block != r.block || t.position != r.position || t.config != r.config ||
         plan.configs[t.config].id != r.config_id)
       throw Error(ErrorKind::io,
                   fmt::format("journal {}: run {} is block {} position {} config '{}', but the plan "
                               "puts config '{}' at block {} position {}",
-                              data.path, r.index, r.block, r.position, r.config_id,
+                              path, r.index, r.block, r.position, r.config_id,
                               plan.configs[t.config].id, t.block, t.position),
                   "the journal was not written with this plan; resume it with the obscheck that wrote it");
+    done.insert(r.index);
   }
-  const auto done = completed_indexes(data);
   std::vector<Trial> out;
   for (const Trial& t : trials(plan, 0, end_block))
     if (!done.count(t.index)) out.push_back(t);
   return out;
+}
+
+std::vector<Trial> remaining_trials(const Plan& plan, const JournalData& data, std::size_t end_block) {
+  return remaining_trials(plan, data.runs, data.path, end_block);
 }
 
 std::size_t completed_blocks(const Plan& plan, const JournalData& data) {

@@ -28,6 +28,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -107,6 +108,10 @@ std::set<std::size_t> completed_indexes(const JournalData& data);
 // the plan's trial at its index (another block, position, configuration or id): the
 // journal was not written with this plan.
 std::vector<Trial> remaining_trials(const Plan& plan, const JournalData& data, std::size_t end_block);
+// The same for runs held in memory (a sweep's runs so far), without copying them into
+// a JournalData; `path` names the journal in the error.
+std::vector<Trial> remaining_trials(const Plan& plan, std::span<const RunRecord> runs, const std::string& path,
+                                    std::size_t end_block);
 
 // How many blocks from block 0 on are fully recorded.
 std::size_t completed_blocks(const Plan& plan, const JournalData& data);

@@ -389,6 +389,8 @@ TEST_CASE("resume computes the missing trials and refuses a journal of another p
   const auto all = trials(plan, 0, 3);
   CHECK(pending == std::vector<Trial>(all.begin() + 6, all.end()));
   CHECK(remaining_trials(plan, d, 1).empty());
+  // The same from runs held in memory, as a sweep between looks has them.
+  CHECK(remaining_trials(plan, d.runs, path, 3) == pending);
 
   PlanSpec other = plan.spec;
   other.seed = 43;
@@ -403,6 +405,8 @@ TEST_CASE("resume computes the missing trials and refuses a journal of another p
     CHECK(e.kind() == ErrorKind::io);
     CHECK(std::string(e.what()).find("but the plan puts config") != std::string::npos);
   }
+  CHECK_THROWS_WITH(remaining_trials(reseeded, d.runs, "in-memory.jsonl", 3),
+                    Catch::Matchers::StartsWith("journal in-memory.jsonl: run "));
 }
 
 TEST_CASE("utc timestamps and env summaries") {
