@@ -221,3 +221,25 @@ TEST_CASE("sim compare: 10% more work is worse by exactly the instructions it ad
   CHECK(contains(r.out, "over 3 contexts"));
   CHECK(contains(r.out, "simulated PMU: valgrind --tool=cachegrind"));
 }
+
+TEST_CASE("sim check: compile-time probes apply under simulation and add exactly their instructions") {
+  const std::string src = std::string(OBSCHECK_SOURCE_DIR) + "/experiments/workloads/probed.c";
+  const std::string inc = std::string(OBSCHECK_SOURCE_DIR) + "/probes";
+  const std::string journal = tmp_path("build.jsonl");
+  auto r = run_cli({"--backend", "sim", "--json", "--build", "cc -O2 -I" + inc + " -DOBS_PROBES={mask} " + src + " -o {out}",
+                    "--probe-sites", "2", "--counters", "instructions", "--journal", journal, "--", "{out}", "20000"});
+  INFO(r.err);
+  REQUIRE(r.code == 1);  // the probes perturb the instruction count: a finding
+  const json j = json::parse(r.out);
+  CHECK(j.at("context").at("deterministic") == true);
+  std::size_t perturbed = 0;
+  for (const json& v : j.at("verdicts")) perturbed += v.at("verdict") == "perturbed";
+  CHECK(perturbed == 2);  // mask 1 and mask 3, each beyond ±1% under held
+  // Each configuration's instruction count is the same in both blocks.
+  std::map<std::string, std::set<double>> counts;
+  for (const json& line : journal_lines(journal))
+    if (line.at("type") == "run")
+      counts[line.at("config_id")].insert(line.at("readings").at(0).at("value").get<double>());
+  for (const auto& [id, values] : counts) CHECK(values.size() == 1);
+  unlink(journal.c_str());
+}
