@@ -190,18 +190,20 @@ double selected_quantile(std::vector<double>& v, double p) { return selected_qua
 constexpr std::size_t kSampledSelectionMin = 1000;
 // ... and each tail holds at most 1/kSampledTailFraction of them.
 constexpr std::size_t kSampledTailFraction = 8;
-// Every kSampleStride-th replicate forms the sample; replicates are drawn
-// independently, so this is a random sample of them.
+// Every kSampleStride-th replicate forms the sample. Replicates come in the order they
+// were drawn, so it is a random sample of them; only the speed depends on that, never
+// the result (a cut-off that falls short means the full selection).
 constexpr std::size_t kSampleStride = 8;
-// The sample's cut-off rank is raised by this many binomial standard deviations above
-// its expected rank, so the cut-off almost always lies beyond the order statistics
-// wanted; when it does not, the exact selection over all replicates is used instead.
+// Each cut-off is taken this many binomial standard deviations past the sample rank
+// expected for the order statistics wanted, towards the middle, so the tail beyond it
+// almost always holds them; when it does not, the exact selection over all replicates
+// is used instead.
 constexpr double kCutoffSigmas = 4.0;
 
-// The sorted-order values at positions lo and lo + 1 (lo + 1 < n) of the whole of v,
-// given `part`, the multiset of every element of v at or below (ascending: `less`) a
-// cut-off, which holds at least lo + 2 elements; `offset` is the position in v of
-// part's first element in sorted order.
+// The values at sorted positions lo and lo + 1 of all of v, given `part`: every
+// element of v on one side of a cut-off (v's part.size() smallest or largest, ties at
+// the cut-off included), holding both positions; `offset` is the sorted position in v
+// of part's smallest element (0 or n - part.size()).
 std::pair<double, double> pair_at(std::vector<double>& part, std::size_t lo, std::size_t offset) {
   const auto i = static_cast<std::ptrdiff_t>(lo - offset);
   std::nth_element(part.begin(), part.begin() + i, part.end());
