@@ -311,9 +311,7 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
   const auto started = std::chrono::steady_clock::now();
   std::size_t done_before = s.runs.size();
   for (std::size_t look : looks) {
-    JournalData so_far;
-    so_far.runs = s.runs;
-    const auto pending = remaining_trials(s.plan, so_far, end_block_for(s.plan, look));
+    const auto pending = remaining_trials(s.plan, s.runs, s.journal_path, end_block_for(s.plan, look));
     SweepProgressFn progress;
     if (o.progress && !o.json && !o.csv) {
       progress = [&](const SweepProgress& p) {
@@ -361,9 +359,11 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
   emit(o, out);
   write_report_files(o, s.plan, findings, ctx, s.runs);
   if (interrupted) return static_cast<int>(ExitCode::interrupted);
-  if (!failure.empty())
+  if (!failure.empty()) {
+    journal.sync();  // here, where a failure to sync can still be reported
     throw Error(ErrorKind::target_failed, failure + " (journal: " + s.journal_path + ")",
                 "use -i/--ignore-failure to record failing runs and go on");
+  }
   for (Verdict v : findings.metric_verdicts)
     if (v == Verdict::perturbed || v == Verdict::explained_by_layout || v == Verdict::incomparable)
       return static_cast<int>(ExitCode::findings);
