@@ -195,7 +195,8 @@ tr.verdict-layout td:first-child { border-left-color: #e69f00; }
 tr.verdict-not-perturbed td:first-child { border-left-color: #009e73; }
 tr.verdict-incomparable td:first-child { border-left-color: #cc79a7; }
 table.verdicts { width: 100%; }
-table.doctor code { white-space: nowrap; }
+table.doctor td:nth-child(2) code { white-space: nowrap; }
+table.doctor td:last-child code { white-space: pre-wrap; overflow-wrap: anywhere; }
 tr.metric-head td { background: #fafafa; font-weight: 600; }
 .warn { color: #7a4f00; }
 .bad { color: #a1241a; }

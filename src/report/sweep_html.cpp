@@ -151,10 +151,11 @@ std::string badge(const char* key, const std::string& text) {
   return fmt::format("<span class=\"badge verdict-{}\">{}</span>", key, escape(text));
 }
 
+// "p = 0.1011", or "p &lt; 0.0001" below what four decimals can show.
 std::string format_p(double p) {
-  if (!std::isfinite(p)) return "n/a";
-  if (p < 1e-4) return "&lt; 0.0001";
-  return fmt::format("{:.4f}", p);
+  if (!std::isfinite(p)) return "p n/a";
+  if (p < 1e-4) return "p &lt; 0.0001";
+  return fmt::format("p = {:.4f}", p);
 }
 
 // ---- page sections ------------------------------------------------------------------
@@ -197,7 +198,7 @@ std::string bias_summary(const SweepReport& r) {
   const auto names = slugs(r);
   for (std::size_t i = 0; i < r.bias.size(); ++i) {
     const BiasAnalysis& b = r.bias[i];
-    const std::string test = b.spread ? fmt::format("F({:g}, {:g}) = {:.3g}, p = {}", b.spread->df_between,
+    const std::string test = b.spread ? fmt::format("F({:g}, {:g}) = {:.3g}, {}", b.spread->df_between,
                                                     b.spread->df_within, b.spread->f, format_p(b.spread->p_value))
                                       : "n/a";
     out += fmt::format(
@@ -225,7 +226,7 @@ std::string comparison_row(const VariantComparison& c, bool aa) {
   if (c.bootstrap)
     boot = fmt::format("{:.4f} [{:.4f}, {:.4f}]", c.bootstrap->estimate, c.bootstrap->percentile.lo,
                        c.bootstrap->percentile.hi);
-  if (c.tost) tost = fmt::format("p = {}, {}", format_p(c.tost->p_value), c.tost->equivalent ? "shown" : "not shown");
+  if (c.tost) tost = fmt::format("{}, {}", format_p(c.tost->p_value), c.tost->equivalent ? "shown" : "not shown");
   std::string out = fmt::format(
       "<tr class=\"verdict-row verdict-{}\" data-comparison=\"{}\"><td>{}</td><td class=\"num\">{}</td>"
       "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
