@@ -422,16 +422,8 @@ std::string effect_with_p(const Comparison& c) {
   return fmt::format("{}: {}, Holm p = {:.2g}", layout_name(c), estimate_text(c), c.p_holm);
 }
 
-struct Judgement {
-  Verdict verdict;
-  std::string reason;
-  // Inconclusive because the metric is too rare: more runs cannot change that, so it
-  // does not keep the sweep going (Findings::decisive ignores it).
-  bool rare = false;
-};
-
 // The first rule that applies, in the order of the header's table.
-Judgement judge_level(const Context& x, std::size_t metric, std::size_t level,
+LevelJudgement judge_level(const Context& x, std::size_t metric, std::size_t level,
                                             const std::vector<std::size_t>& idx) {
   const auto& cs = x.f.comparisons;
   for (std::size_t i : idx)
@@ -502,17 +494,6 @@ Judgement judge_level(const Context& x, std::size_t metric, std::size_t level,
   return {Verdict::inconclusive,
           fmt::format("{} beyond {}, but no held comparison tells layout from measurement", effect_with_p(cs[idx[0]]),
                       m)};
-}
-
-int severity(Verdict v) {
-  switch (v) {
-    case Verdict::perturbed: return 4;
-    case Verdict::explained_by_layout: return 3;
-    case Verdict::incomparable: return 2;
-    case Verdict::inconclusive: return 1;
-    case Verdict::not_perturbed: return 0;
-  }
-  return 1;
 }
 
 // ---- trends ------------------------------------------------------------------------
@@ -754,31 +735,9 @@ Findings analyse_check(const Plan& plan, const std::vector<RunRecord>& runs, con
 
   // One verdict per metric and level that has comparisons.
   const Context ctx{f, judged, aa_failed, aa_discrepancy, level_incomparable, o.margin};
-  f.metric_verdicts.assign(f.metrics.size(), Verdict::inconclusive);
-  std::vector<bool> any(f.metrics.size(), false);
-  bool unsettled = false;
-  for (std::size_t mi = 0; mi < f.metrics.size(); ++mi)
-    for (std::size_t li = 0; li < plan.spec.levels.size(); ++li) {
-      std::vector<std::size_t> idx;
-      for (std::size_t i = 0; i < f.comparisons.size(); ++i)
-        if (f.comparisons[i].metric == mi && f.comparisons[i].level_index == li && !f.comparisons[i].aa)
-          idx.push_back(i);
-      if (idx.empty()) continue;
-      auto [verdict, reason, rare] = judge_level(ctx, mi, li, idx);
-      if (verdict == Verdict::inconclusive && !rare) unsettled = true;
-      LevelVerdict v;
-      v.metric = mi;
-      v.level_index = li;
-      v.dose = plan.spec.levels[li].dose;
-      v.level_label = plan.spec.levels[li].label;
-      v.verdict = verdict;
-      v.reason = std::move(reason);
-      v.comparisons = std::move(idx);
-      if (!any[mi] || severity(verdict) > severity(f.metric_verdicts[mi])) f.metric_verdicts[mi] = verdict;
-      any[mi] = true;
-      f.verdicts.push_back(std::move(v));
-    }
-  f.decisive = !f.verdicts.empty() && !unsettled;
+  judge_levels(plan, f, [&](std::size_t mi, std::size_t li, const std::vector<std::size_t>& idx) {
+    return judge_level(ctx, mi, li, idx);
+  });
 
   // Page's trend over the prefix levels, per metric and layout.
   const std::vector<std::size_t> prefixes = prefix_levels(plan);

@@ -92,17 +92,6 @@ std::string exit_problem(const Plan& plan, const std::vector<const RunRecord*>& 
   return {};
 }
 
-int severity(Verdict v) {
-  switch (v) {
-    case Verdict::perturbed: return 4;
-    case Verdict::explained_by_layout: return 3;
-    case Verdict::incomparable: return 2;
-    case Verdict::inconclusive: return 1;
-    case Verdict::not_perturbed: return 0;
-  }
-  return 1;
-}
-
 std::string exact_text(const Comparison& c) {
   return fmt::format("{}: {} ({} vs {})", to_string(c.layout), pct(c.effect), count_text(c.median_config),
                      count_text(c.median_baseline));
@@ -266,60 +255,36 @@ Findings analyse_deterministic(const Plan& plan, const std::vector<RunRecord>& r
 
   // One verdict per metric and level.
   const std::string eps = fmt::format("±{:g}%", 100.0 * margin);
-  f.metric_verdicts.assign(f.metrics.size(), Verdict::inconclusive);
-  std::vector<bool> any(f.metrics.size(), false);
-  bool unsettled = false;
-  for (std::size_t mi = 0; mi < f.metrics.size(); ++mi)
-    for (std::size_t li = 0; li < plan.spec.levels.size(); ++li) {
-      std::vector<std::size_t> idx;
-      for (std::size_t i = 0; i < f.comparisons.size(); ++i)
-        if (f.comparisons[i].metric == mi && f.comparisons[i].level_index == li && !f.comparisons[i].aa)
-          idx.push_back(i);
-      if (idx.empty()) continue;
-      const auto& cs = f.comparisons;
-      Verdict verdict = Verdict::inconclusive;
-      std::string reason;
-      const Comparison* held = nullptr;
-      for (std::size_t i : idx)
-        if (cs[i].layout == Layout::held) held = &cs[i];
-      const auto missing = std::find_if(idx.begin(), idx.end(), [&](std::size_t i) { return !std::isfinite(cs[i].effect); });
-      const auto odd = std::find_if(idx.begin(), idx.end(), [&](std::size_t i) { return !problem[i].empty(); });
-      if (odd != idx.end()) {
-        verdict = Verdict::incomparable, reason = problem[*odd];
-      } else if (auto it = level_incomparable.find(li); it != level_incomparable.end()) {
-        verdict = Verdict::incomparable, reason = it->second;
-      } else if (missing != idx.end()) {
-        reason = fmt::format("{}: not run yet", to_string(cs[*missing].layout));
-      } else if (held && held->outside_margin) {
-        verdict = Verdict::perturbed, reason = exact_text(*held) + ", exact";
-      } else if (const auto beyond = std::find_if(idx.begin(), idx.end(),
-                                                  [&](std::size_t i) { return cs[i].outside_margin; });
-                 beyond != idx.end() && held) {
-        verdict = Verdict::explained_by_layout;
-        reason = fmt::format("{}; held: {} within {}", exact_text(cs[*beyond]), pct(held->effect), eps);
-      } else if (beyond == idx.end()) {
-        verdict = Verdict::not_perturbed;
-        std::string list;
-        for (std::size_t i : idx) list += fmt::format("{}{} {}", list.empty() ? "" : ", ", to_string(cs[i].layout), pct(cs[i].effect));
-        reason = fmt::format("within {} under {}, exact", eps, list);
-      } else {
-        reason = fmt::format("{} beyond {}, but no held comparison tells layout from measurement",
+  judge_levels(plan, f, [&](std::size_t, std::size_t li, const std::vector<std::size_t>& idx) {
+    const auto& cs = f.comparisons;
+    LevelJudgement j;
+    const Comparison* held = nullptr;
+    for (std::size_t i : idx)
+      if (cs[i].layout == Layout::held) held = &cs[i];
+    const auto missing = std::find_if(idx.begin(), idx.end(), [&](std::size_t i) { return !std::isfinite(cs[i].effect); });
+    const auto odd = std::find_if(idx.begin(), idx.end(), [&](std::size_t i) { return !problem[i].empty(); });
+    const auto beyond = std::find_if(idx.begin(), idx.end(), [&](std::size_t i) { return cs[i].outside_margin; });
+    if (odd != idx.end()) {
+      j = {Verdict::incomparable, problem[*odd]};
+    } else if (auto it = level_incomparable.find(li); it != level_incomparable.end()) {
+      j = {Verdict::incomparable, it->second};
+    } else if (missing != idx.end()) {
+      j.reason = fmt::format("{}: not run yet", to_string(cs[*missing].layout));
+    } else if (held && held->outside_margin) {
+      j = {Verdict::perturbed, exact_text(*held) + ", exact"};
+    } else if (beyond != idx.end() && held) {
+      j = {Verdict::explained_by_layout,
+           fmt::format("{}; held: {} within {}", exact_text(cs[*beyond]), pct(held->effect), eps)};
+    } else if (beyond == idx.end()) {
+      std::string list;
+      for (std::size_t i : idx) list += fmt::format("{}{} {}", list.empty() ? "" : ", ", to_string(cs[i].layout), pct(cs[i].effect));
+      j = {Verdict::not_perturbed, fmt::format("within {} under {}, exact", eps, list)};
+    } else {
+      j.reason = fmt::format("{} beyond {}, but no held comparison tells layout from measurement",
                              exact_text(cs[*beyond]), eps);
-      }
-      if (verdict == Verdict::inconclusive) unsettled = true;
-      LevelVerdict v;
-      v.metric = mi;
-      v.level_index = li;
-      v.dose = plan.spec.levels[li].dose;
-      v.level_label = plan.spec.levels[li].label;
-      v.verdict = verdict;
-      v.reason = std::move(reason);
-      v.comparisons = std::move(idx);
-      if (!any[mi] || severity(verdict) > severity(f.metric_verdicts[mi])) f.metric_verdicts[mi] = verdict;
-      any[mi] = true;
-      f.verdicts.push_back(std::move(v));
     }
-  f.decisive = !f.verdicts.empty() && !unsettled;
+    return j;
+  });
   return f;
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -117,5 +118,24 @@ struct Findings {
   // are NaN and their methods say why); see analysis/deterministic.h.
   bool deterministic = false;
 };
+
+// One level's verdict as an analysis judges it.
+struct LevelJudgement {
+  Verdict verdict = Verdict::inconclusive;
+  std::string reason;
+  // Inconclusive for a reason more runs cannot change (a metric too rare to compare
+  // as a ratio): it does not keep the sweep going.
+  bool final = false;
+};
+// Judges one metric at one level from the indexes of its comparisons (A/A excluded).
+using LevelJudge =
+    std::function<LevelJudgement(std::size_t metric, std::size_t level, const std::vector<std::size_t>& comparisons)>;
+
+// Fills f.verdicts (metric-major, then level order; one per metric and level with a
+// comparison other than the A/A control), f.metric_verdicts (the worst per metric:
+// perturbed > layout > incomparable > inconclusive > not perturbed) and f.decisive
+// (there are verdicts, and none is inconclusive unless `final`), calling `judge`
+// once per metric and level. f.metrics and f.comparisons must be filled.
+void judge_levels(const Plan& plan, Findings& f, const LevelJudge& judge);
 
 }  // namespace obscheck
