@@ -265,7 +265,8 @@ TEST_CASE("compare: a workload against itself is no significant difference in at
   CHECK(same >= 19);
 }
 
-TEST_CASE("compare: 10% more work is worse in 20 of 20 seeded runs") {
+// [serial]: a timing check, run alone (see check_test.cpp's A/A test).
+TEST_CASE("compare: 10% more work is worse in 20 of 20 seeded runs", "[serial]") {
   // 5 runs per context (not 3): one disturbed run (another process's burst on a
   // 2-core host) then moves a context mean by a fifth of itself, not a third.
   int worse = 0;

@@ -34,7 +34,9 @@ std::vector<json> journal_lines(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("check: A/A — software counters on a compute workload are never 'perturbed' (20 seeds)") {
+// [serial]: a timing check, run alone so that the suite's valgrind sweeps on the other
+// core do not load one configuration of a block and not the next.
+TEST_CASE("check: A/A — software counters on a compute workload are never 'perturbed' (20 seeds)", "[serial]") {
   // Counting more software events from outside adds nothing the target executes, so a
   // sound pipeline must not call it perturbed, except where its own A/A control
   // failed (then every verdict of that metric is inconclusive by construction).
