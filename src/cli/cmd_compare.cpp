@@ -8,7 +8,7 @@
 #include "analysis/compare.h"
 #include "cli/commands.h"
 #include "cli/sweep_common.h"
-#include "cli/sweep_html_out.h"
+#include "cli/html_out.h"
 #include "report/bias_report.h"
 #include "util/error.h"
 

@@ -3,15 +3,21 @@
 #include <fmt/core.h>
 
 #include <filesystem>
+#include <functional>
+#include <string>
+#include <utility>
 
-#include "analysis/check.h"
 #include "cli/commands.h"
-#include "record/journal.h"
+#include "host/doctor.h"
+#include "host/host_info.h"
 #include "report/html_report.h"
+#include "report/sweep_html.h"
 #include "util/error.h"
 
 namespace obscheck {
 namespace {
+
+using Figures = std::vector<std::pair<std::string, std::string>>;  // file name, SVG bytes
 
 void write_file(const std::string& path, const std::string& bytes) {
   Options to_file;
@@ -19,30 +25,40 @@ void write_file(const std::string& path, const std::string& bytes) {
   emit(to_file, bytes);
 }
 
-}  // namespace
-
-void write_report_files(const Options& o, const Plan& plan, const Findings& f, const CheckContext& ctx,
-                        const std::vector<RunRecord>& runs) {
+// Builds only what is asked for: a page or figures nobody wants are never rendered.
+void write_page_files(const Options& o, const std::function<std::string()>& page,
+                      const std::function<Figures()>& figures) {
   if (!o.html.empty()) {
-    write_file(o.html, check_html(plan, f, ctx, runs));
+    write_file(o.html, page());
     fmt::print(stderr, "obscheck: wrote {}\n", o.html);
   }
   if (!o.svg_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(o.svg_dir, ec);
     if (ec) throw Error(ErrorKind::io, "cannot create " + o.svg_dir + ": " + ec.message());
-    const auto files = check_svgs(plan, f, runs);
+    const Figures files = figures();
     for (const auto& [name, svg] : files) write_file((std::filesystem::path(o.svg_dir) / name).string(), svg);
     fmt::print(stderr, "obscheck: wrote {} figure{} to {}\n", files.size(), files.size() == 1 ? "" : "s", o.svg_dir);
   }
 }
 
-void write_check_html(const std::string& journal_path, const std::string& out_path) {
-  const JournalData d = load_journal(journal_path);
-  const Plan plan = plan_from_journal(d);
-  const double margin = d.manifest.at("options").value("margin", 0.01);
-  const Findings findings = analyse_check(plan, d.runs, {margin, 0.05, plan_looks(plan).size(), plan.seed()});
-  write_file(out_path, check_html(plan, findings, check_context_from_journal(d, plan), d.runs));
+SweepPageContext page_context() {
+  SweepPageContext ctx;
+  const HostInfo host = read_host();
+  ctx.host = host;
+  for (const Finding& f : doctor_checks(host)) ctx.doctor.push_back(f);
+  return ctx;
+}
+
+}  // namespace
+
+void write_report_files(const Options& o, const Plan& plan, const Findings& f, const CheckContext& ctx,
+                        const std::vector<RunRecord>& runs) {
+  write_page_files(o, [&] { return check_html(plan, f, ctx, runs); }, [&] { return check_svgs(plan, f, runs); });
+}
+
+void write_sweep_files(const Options& o, const SweepReport& r) {
+  write_page_files(o, [&] { return sweep_html(r, page_context()); }, [&] { return sweep_svgs(r); });
 }
 
 }  // namespace obscheck

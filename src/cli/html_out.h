@@ -1,29 +1,29 @@
-// cli/: the report's picture files — `obscheck report FILE --html OUT --svg DIR`, and
-// the page `obscheck demo` leaves behind. The bytes come from report/html_report.h;
-// this file only decides where they go.
+// cli/: the picture files of a report — `--html FILE` (one self-contained page) and
+// `--svg DIR` (every figure as its own .svg) — for the check (`obscheck check|report|
+// demo`) and for the context sweeps (`obscheck bias|compare`). The bytes come from
+// report/html_report.h and report/sweep_html.h; this file decides where they go.
 #pragma once
 
-#include <string>
 #include <vector>
 
 #include "analysis/findings.h"
 #include "cli/options.h"
 #include "plan/plan.h"
 #include "record/run_record.h"
+#include "report/bias_report.h"
 #include "report/check_report.h"
 
 namespace obscheck {
 
-// Writes what o.html (one self-contained HTML page) and o.svg_dir (every figure as its
-// own .svg file, the directory created when missing) ask for; nothing when both are
-// empty. Each file is written atomically (a temporary, then rename). Says on stderr
-// what it wrote. Throws Error(io) naming the file that could not be written.
+// Writes what o.html and o.svg_dir ask for; nothing when both are empty. The SVG
+// directory is created when missing; each file is written atomically (a temporary,
+// then rename). Says on stderr what it wrote. Throws Error(io) naming the file or
+// directory that could not be written.
 void write_report_files(const Options& o, const Plan& plan, const Findings& f, const CheckContext& ctx,
                         const std::vector<RunRecord>& runs);
 
-// The journal at `journal_path`, analysed exactly as `obscheck report` does (the
-// journal's own margin), written as one HTML page to `out_path`. Throws Error(io) as
-// load_journal, or when `out_path` cannot be written.
-void write_check_html(const std::string& journal_path, const std::string& out_path);
+// The same for bias and compare. The host is read now (read_host) and judged by
+// doctor_checks for the page's host section: the sweep has just run on it.
+void write_sweep_files(const Options& o, const SweepReport& r);
 
 }  // namespace obscheck

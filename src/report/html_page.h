@@ -1,8 +1,7 @@
 // report/: what every HTML page of obscheck shares — the check's page (html_report.h)
-// and the pages of bias and compare (sweep_html.h) — declared apart from both, because
-// the check's Comparison (analysis/findings.h) and the sweep's (analysis/compare.h)
-// cannot meet in one translation unit. Defined in html_report.cpp, beside the check
-// page that uses the same pieces.
+// and the pages of bias and compare (sweep_html.h) — declared apart from both so that
+// neither page's header has to include the other's. Defined in html_report.cpp, beside
+// the check page that uses the same pieces.
 #pragma once
 
 #include <nlohmann/json.hpp>
