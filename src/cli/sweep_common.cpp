@@ -9,7 +9,6 @@
 
 #include "cli/sim_backend.h"
 #include "run/measure.h"
-#include "run/signals.h"
 #include "stats/rng.h"
 #include "util/digest.h"
 #include "util/error.h"
@@ -105,13 +104,7 @@ SweepSetup prepare_sweep(const Options& o) {
     s.sim = sim_geometry_from(o);
     if (o.runs <= 0) s.runs = kSimContextRuns;
     if (!o.warmup_given) s.warmup = 0;
-    s.measurer = [geometry = *s.sim, events = s.sim_events](const LaunchSpec& launch, const EventSet&) {
-      struct ClearGroup {
-        ~ClearGroup() { InterruptGuard::set_current_group(-1); }
-      } clear_group;
-      SimRun run = run_sim(launch, geometry, events, [](pid_t pid) { InterruptGuard::set_current_group(pid); });
-      return RunOutcome{std::move(run.exit), std::move(run.readings)};
-    };
+    s.measurer = sim_measurer(*s.sim, s.sim_events);
     s.backend_notes = sim_backend_lines(*s.sim, s.sim_events);
     s.backend_notes.push_back("wall-time and user-time are the simulator's under --backend sim, not the program's");
     for (const SimEvent& e : s.sim_events) names.push_back(e.name);

@@ -166,12 +166,10 @@ SweepResult run_sweep(const Plan& plan, const CheckSpec& spec, const std::vector
     if (spec.sim) {
       RunRecord rec = run_record_for(plan, t);
       try {
-        SimRun run = run_sim(launch, *spec.sim, simulated[t.config],
-                             [](pid_t pid) { InterruptGuard::set_current_group(pid); });
+        SimRun run = run_sim_interruptible(launch, *spec.sim, simulated[t.config]);
         rec.exit = std::move(run.exit);
         rec.readings = std::move(run.readings);
       } catch (const Error& e) {
-        InterruptGuard::set_current_group(-1);
         if (InterruptGuard::interrupted()) break;  // valgrind killed by us: no counts, not a failure
         if (e.kind() != ErrorKind::target_failed) throw;
         // A simulation that timed out is journalled as a native one would be: a failed
@@ -179,7 +177,6 @@ SweepResult run_sweep(const Plan& plan, const CheckSpec& spec, const std::vector
         rec.exit.timed_out = true;
         rec.exit.wall_ns = static_cast<std::uint64_t>(spec.base.timeout_s * 1e9);
       }
-      InterruptGuard::set_current_group(-1);
       if (InterruptGuard::interrupted()) break;  // killed by us mid-run: not a measurement
       if (finish_run(spec, c, t, launch, std::move(rec), journal, result)) break;
       continue;

@@ -54,6 +54,13 @@ RunOutcome measure_with_counters(const LaunchSpec& launch, const EventSet& event
   return out;
 }
 
+RunMeasurer sim_measurer(const SimGeometry& geometry, const std::vector<SimEvent>& events) {
+  return [geometry, events](const LaunchSpec& launch, const EventSet&) {
+    SimRun run = run_sim_interruptible(launch, geometry, events);
+    return RunOutcome{std::move(run.exit), std::move(run.readings)};
+  };
+}
+
 LaunchSpec context_launch(const VariantSpec& variant, const ContextSpec& context) {
   LaunchSpec l = variant.launch;
   if (!context.binary.empty()) l.path = context.binary;

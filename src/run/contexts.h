@@ -18,6 +18,7 @@
 #include "events/event.h"
 #include "launch/launcher.h"
 #include "observe/reading.h"
+#include "observe/sim.h"
 
 namespace obscheck {
 
@@ -81,6 +82,9 @@ struct RunOutcome {
 };
 using RunMeasurer = std::function<RunOutcome(const LaunchSpec&, const EventSet&)>;
 RunOutcome measure_with_counters(const LaunchSpec& launch, const EventSet& events);
+// The simulated backend's measurer: each run simulated with `geometry`, counting
+// `events` (the EventSet argument is unused), interruptible as measure_with_counters.
+RunMeasurer sim_measurer(const SimGeometry& geometry, const std::vector<SimEvent>& events);
 
 struct SweepSpec {
   std::vector<VariantSpec> variants;   // >= 1

@@ -16,6 +16,14 @@ std::string describe_exit(const ExitInfo& e, double timeout_s) {
   return fmt::format("exited with code {}", e.exit_code);
 }
 
+SimRun run_sim_interruptible(const LaunchSpec& target, const SimGeometry& geometry,
+                             const std::vector<SimEvent>& wanted) {
+  struct ClearGroup {
+    ~ClearGroup() { InterruptGuard::set_current_group(-1); }
+  } clear_group;
+  return run_sim(target, geometry, wanted, [](pid_t pid) { InterruptGuard::set_current_group(pid); });
+}
+
 MeasureResult run_measure(const MeasureSpec& spec, const Progress& progress) {
   MeasureResult result;
   result.env_bytes = spec.launch.env.size_bytes();
@@ -28,16 +36,13 @@ MeasureResult run_measure(const MeasureSpec& spec, const Progress& progress) {
     run.warmup = i < spec.warmup;
     if (spec.sim) {
       try {
-        SimRun sim = run_sim(spec.launch, *spec.sim, spec.sim_events,
-                             [](pid_t pid) { InterruptGuard::set_current_group(pid); });
+        SimRun sim = run_sim_interruptible(spec.launch, *spec.sim, spec.sim_events);
         run.exit = std::move(sim.exit);
         run.readings = std::move(sim.readings);
       } catch (const Error&) {
-        InterruptGuard::set_current_group(-1);
         if (InterruptGuard::interrupted()) break;  // valgrind killed by us: no counts
         throw;
       }
-      InterruptGuard::set_current_group(-1);
       if (InterruptGuard::interrupted()) break;
     } else {
       CorkedChild child = CorkedChild::spawn(spec.launch);

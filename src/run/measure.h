@@ -50,6 +50,12 @@ using Progress = std::function<void(int done, int total)>;
 // per run), Error(target) when the target cannot be executed.
 MeasureResult run_measure(const MeasureSpec& spec, const Progress& progress = {});
 
+// observe/'s run_sim with the simulation's process group registered with the
+// InterruptGuard while it runs (Ctrl-C kills valgrind and the program), cleared however
+// it ends. Throws as run_sim; after Ctrl-C the caller sees interrupted() and an Error.
+SimRun run_sim_interruptible(const LaunchSpec& target, const SimGeometry& geometry,
+                             const std::vector<SimEvent>& wanted);
+
 // "exited with code 3", "killed by signal 11 (Segmentation fault)", "timed out after 2 s"
 std::string describe_exit(const ExitInfo& e, double timeout_s);
 
