@@ -131,11 +131,7 @@ BlockRuns index_runs(const Plan& plan, const std::vector<RunRecord>& runs, Findi
   BlockRuns blocks;
   std::size_t duplicates = 0;
   for (const RunRecord& r : runs) {
-    if (r.config >= plan.configs.size())
-      throw Error(ErrorKind::io,
-                  fmt::format("run {} names configuration {}, but the plan has {}", r.index, r.config,
-                              plan.configs.size()),
-                  "the journal was written for another plan");
+    require_run_in_plan(plan, r);
     if (r.warmup) {
       ++f.warmup_runs_dropped;
       continue;
@@ -555,6 +551,14 @@ std::optional<Trend> trend_of(const Plan& plan, const BlockRuns& blocks, const M
 }
 
 }  // namespace
+
+void require_run_in_plan(const Plan& plan, const RunRecord& run) {
+  if (run.config >= plan.configs.size())
+    throw Error(ErrorKind::io,
+                fmt::format("run {} names configuration {}, but the plan has {}", run.index, run.config,
+                            plan.configs.size()),
+                "the journal was written for another plan");
+}
 
 std::optional<double> metric_value(const MetricInfo& metric, const RunRecord& run) {
   if (!metric.driver) {

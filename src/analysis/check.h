@@ -73,6 +73,10 @@ std::vector<MetricInfo> check_metrics(const Plan& plan, const std::vector<RunRec
 // its value is not finite (a counter that never ran).
 std::optional<double> metric_value(const MetricInfo& metric, const RunRecord& run);
 
+// Throws Error(io) when `run` names a configuration the plan does not have (a journal
+// written for another plan). Every analysis of a journal's runs checks each run so.
+void require_run_in_plan(const Plan& plan, const RunRecord& run);
+
 // Throws Error(usage) when margin or alpha is outside (0, 1) or looks_planned is 0.
 // Runs whose config is not in the plan are an Error(io) (a journal of another plan).
 Findings analyse_check(const Plan& plan, const std::vector<RunRecord>& runs, const AnalysisOptions& o);

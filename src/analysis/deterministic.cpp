@@ -112,11 +112,7 @@ Findings analyse_deterministic(const Plan& plan, const std::vector<RunRecord>& r
   ConfigRuns by_config(plan.configs.size());
   std::map<std::size_t, std::size_t> per_block;
   for (const RunRecord& r : runs) {
-    if (r.config >= plan.configs.size())
-      throw Error(ErrorKind::io,
-                  fmt::format("run {} names configuration {}, but the plan has {}", r.index, r.config,
-                              plan.configs.size()),
-                  "the journal was written for another plan");
+    require_run_in_plan(plan, r);
     if (r.warmup) {
       ++f.warmup_runs_dropped;
       continue;

@@ -15,6 +15,7 @@
 
 #include "run_cli.h"
 
+using obscheck::test::journal_lines;
 using obscheck::test::run_cli;
 using obscheck::test::workload;
 using nlohmann::json;
@@ -23,13 +24,6 @@ namespace {
 
 std::string tmp_path(const std::string& name) {
   return "/tmp/obscheck-check-test-" + std::to_string(getpid()) + "-" + name;
-}
-
-std::vector<json> journal_lines(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<json> out;
-  for (std::string line; std::getline(in, line);) out.push_back(json::parse(line));
-  return out;
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -74,6 +76,14 @@ inline CliResult run_cli(const std::vector<std::string>& args, const std::vector
   waitpid(pid, &st, 0);
   r.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
   return r;
+}
+
+// Every line of a journal, parsed.
+inline std::vector<nlohmann::json> journal_lines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<nlohmann::json> out;
+  for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line));
+  return out;
 }
 
 inline std::string workload(const std::string& name) { return std::string(OBSCHECK_WORKLOADS) + "/" + name; }
