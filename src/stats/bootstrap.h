@@ -77,7 +77,9 @@ struct BlockBootstrapResult {
 // Circular block bootstrap of the mean (Politis & Romano 1992): x is wrapped on a
 // circle, ceil(n/b) blocks of length b start at uniform positions, the last one is
 // cut so every resample has exactly n values. Each replicate costs O(n/b) using
-// circular prefix sums. block_length 0 -> politis_white_block_length(x).circular_blocks;
+// circular prefix sums, divided by k when the full blocks are drawn k at a time from
+// a table of the sums of every k-tuple of windows (n^k <= 16384 entries; the same
+// distribution of replicates). n < 2^32. block_length 0 -> politis_white_block_length(x).circular_blocks;
 // a given block_length is clamped to [1, n]. n >= 2.
 BlockBootstrapResult circular_block_bootstrap_mean(std::span<const double> x,
                                                    const BootstrapOptions& options = {},
