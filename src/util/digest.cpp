@@ -1,6 +1,6 @@
 #include "util/digest.h"
 
-#include <openssl/evp.h>
+#include <sha2.h>
 
 #include <fstream>
 
@@ -8,26 +8,27 @@
 
 namespace obscheck {
 
-Sha256::Sha256() : ctx_(EVP_MD_CTX_new()) {
-  EVP_DigestInit_ex(static_cast<EVP_MD_CTX*>(ctx_), EVP_sha256(), nullptr);
-}
+struct Sha256::State {
+  SHA2_CTX ctx;
+};
 
-Sha256::~Sha256() { EVP_MD_CTX_free(static_cast<EVP_MD_CTX*>(ctx_)); }
+Sha256::Sha256() : state_(std::make_unique<State>()) { SHA256Init(&state_->ctx); }
+
+Sha256::~Sha256() = default;
 
 void Sha256::update(const void* data, std::size_t n) {
-  EVP_DigestUpdate(static_cast<EVP_MD_CTX*>(ctx_), data, n);
+  SHA256Update(&state_->ctx, static_cast<const std::uint8_t*>(data), n);
 }
 
 std::string Sha256::hex() {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_DigestFinal_ex(static_cast<EVP_MD_CTX*>(ctx_), md, &len);
+  std::uint8_t md[SHA256_DIGEST_LENGTH];
+  SHA256Final(md, &state_->ctx);
   static const char* digits = "0123456789abcdef";
   std::string out;
-  out.reserve(2 * len);
-  for (unsigned i = 0; i < len; ++i) {
-    out += digits[md[i] >> 4];
-    out += digits[md[i] & 15];
+  out.reserve(2 * sizeof md);
+  for (std::uint8_t b : md) {
+    out += digits[b >> 4];
+    out += digits[b & 15];
   }
   return out;
 }

@@ -1,7 +1,10 @@
-// SHA-256 digests of files and byte streams (target binaries, captured output).
+// SHA-256 digests of files and byte streams (target binaries, captured output), by
+// libmd: about 320 MB/s here (a quarter of OpenSSL's speed with SHA-NI), but cheap to
+// load, which every start of the driver pays for.
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -17,7 +20,8 @@ class Sha256 {
   std::string hex();  // finishes the digest; lower-case hex, 64 chars
 
  private:
-  void* ctx_;
+  struct State;
+  std::unique_ptr<State> state_;
 };
 
 std::string sha256_hex(std::string_view bytes);
