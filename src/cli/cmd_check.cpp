@@ -55,17 +55,29 @@ struct Counters {
 };
 
 Counters resolve_counters(const std::string& spec, bool allow_missing) {
+  // Every item is parsed first and all are probed together on one child: one fork
+  // and one look at the host's perf facts for the whole list, not one per item.
+  std::vector<std::string> items = split_event_list(spec);
+  std::vector<EventSet> parsed;
+  EventSet all;
+  std::vector<std::size_t> first_event;  // each item's first index in `all`
+  for (const std::string& item : items) {
+    parsed.push_back(parse_events(item));
+    first_event.push_back(all.events.size());
+    all = concat_events(all, parsed.back());
+  }
+  const std::vector<Availability> avail = probe_event_set(all);
+
   Counters c;
   std::string why, hint;
-  for (const std::string& item : split_event_list(spec)) {
-    EventSet one = parse_events(item);
-    const auto avail = probe_event_set(one);
+  for (std::size_t k = 0; k < items.size(); ++k) {
+    const EventSet& one = parsed[k];
     std::string item_why;
-    for (std::size_t i = 0; i < avail.size(); ++i) {
-      if (avail[i].available) continue;
-      item_why += fmt::format("{}{}: {}", item_why.empty() ? "" : "; ", one.events[i].spec, avail[i].reason);
-      if (!avail[i].hint.empty() && hint.find(avail[i].hint) == std::string::npos)
-        hint += (hint.empty() ? "" : "; ") + avail[i].hint;
+    for (std::size_t i = 0; i < one.events.size(); ++i) {
+      const Availability& a = avail[first_event[k] + i];
+      if (a.available) continue;
+      item_why += fmt::format("{}{}: {}", item_why.empty() ? "" : "; ", one.events[i].spec, a.reason);
+      if (!a.hint.empty() && hint.find(a.hint) == std::string::npos) hint += (hint.empty() ? "" : "; ") + a.hint;
     }
     if (!item_why.empty()) {
       if (allow_missing) {
@@ -85,7 +97,7 @@ Counters resolve_counters(const std::string& spec, bool allow_missing) {
       }
       c.events.groups.push_back(std::move(g));
     }
-    c.items.push_back(item);
+    c.items.push_back(items[k]);
     c.item_events.push_back(std::move(idx));
   }
   if (!why.empty())

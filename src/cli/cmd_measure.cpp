@@ -8,6 +8,7 @@
 
 #include "analysis/measure.h"
 #include "cli/commands.h"
+#include "cli/sweep_common.h"
 #include "cli/sim_backend.h"
 #include "events/event.h"
 #include "report/measure_report.h"
@@ -26,19 +27,6 @@ constexpr const char* kDefaultSimMeasureEvents = "instructions,cycles,l1d,l1d-re
 constexpr int kSimMeasureRuns = 2;
 
 double ns(const timeval& t) { return static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_usec) * 1e3; }
-
-// Refuses the whole set, once, before any run, when an event cannot be counted here:
-// the counter set is the independent variable, so nothing is ever dropped silently.
-void require_available(const EventSet& events) {
-  std::string why, hint;
-  for (const EventDesc& e : events.events) {
-    Availability a = probe_event(e);
-    if (a.available) continue;
-    why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", e.spec, a.reason);
-    if (!a.hint.empty() && hint.find(a.hint) == std::string::npos) hint += (hint.empty() ? "" : "; ") + a.hint;
-  }
-  if (!why.empty()) throw Error(ErrorKind::event, "cannot count " + why, hint);
-}
 
 std::vector<MetricSeries> collect_series(const MeasureResult& r) {
   std::vector<MetricSeries> counters;

@@ -49,17 +49,6 @@ std::size_t parse_size(const std::string& word, const std::string& option) {
   return static_cast<std::size_t>(v);
 }
 
-void require_available(const EventSet& events) {
-  std::string why, hint;
-  for (const EventDesc& e : events.events) {
-    const Availability a = probe_event(e);
-    if (a.available) continue;
-    why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", e.spec, a.reason);
-    if (!a.hint.empty() && hint.find(a.hint) == std::string::npos) hint += (hint.empty() ? "" : "; ") + a.hint;
-  }
-  if (!why.empty()) throw Error(ErrorKind::event, "cannot count " + why, hint);
-}
-
 std::string join_label(const std::vector<std::string>& parts) {
   std::string s;
   for (const auto& p : parts) s += (s.empty() ? "" : " ") + p;
@@ -69,6 +58,22 @@ std::string join_label(const std::vector<std::string>& parts) {
 double ns(const timeval& t) { return static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_usec) * 1e3; }
 
 }  // namespace
+
+void require_available(const EventSet& events) {
+  // Each event on its own, as it will be judged, but all on one probing child.
+  EventSet alone;
+  alone.events = events.events;
+  for (std::size_t i = 0; i < alone.events.size(); ++i) alone.groups.push_back({i});
+  const std::vector<Availability> avail = probe_event_set(alone);
+  std::string why, hint;
+  for (std::size_t i = 0; i < avail.size(); ++i) {
+    const Availability& a = avail[i];
+    if (a.available) continue;
+    why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", events.events[i].spec, a.reason);
+    if (!a.hint.empty() && hint.find(a.hint) == std::string::npos) hint += (hint.empty() ? "" : "; ") + a.hint;
+  }
+  if (!why.empty()) throw Error(ErrorKind::event, "cannot count " + why, hint);
+}
 
 std::vector<std::size_t> parse_size_list(const std::string& spec, const std::string& option) {
   std::vector<std::size_t> out;

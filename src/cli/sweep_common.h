@@ -20,6 +20,11 @@ namespace obscheck {
 // Error(usage) naming `option` on anything else, a zero step or FROM > TO.
 std::vector<std::size_t> parse_size_list(const std::string& spec, const std::string& option);
 
+// Refuses the whole set, once, before any run, when an event cannot be counted here
+// (Error(event) naming every such event, its reason and the fix): the counter set is
+// the independent variable, so nothing is ever dropped silently.
+void require_available(const EventSet& events);
+
 // The driver-side set-up both commands share.
 struct SweepSetup {
   std::optional<TempDir> link_dir;        // owns the linked binaries while they run
