@@ -31,9 +31,21 @@ void check_options(const BootstrapOptions& o, const char* where) {
   }
 }
 
+// The replicates' standard deviation (n - 1), by the corrected two-pass formula as
+// variance() uses, without its validation: replicates of finite data are finite.
 double replicate_se(const std::vector<double>& r) {
   if (r.size() < 2) return 0.0;
-  return stddev(r);
+  double sum = 0.0;
+  for (double v : r) sum += v;
+  const double m = sum / static_cast<double>(r.size());
+  double ss = 0.0, c = 0.0;
+  for (double v : r) {
+    const double d = v - m;
+    ss += d * d;
+    c += d;
+  }
+  ss -= c * c / static_cast<double>(r.size());
+  return std::sqrt(std::max(ss, 0.0) / static_cast<double>(r.size() - 1));
 }
 
 // Median of an index-mapped sorted array: element p of the sample with element
@@ -266,11 +278,8 @@ std::optional<Interval> sampled_tails(const std::vector<double>& v, double h_lo,
                   a_hi + (h_hi - static_cast<double>(hi)) * (b_hi - a_hi)};
 }
 
-}  // namespace
-
-Interval percentile_interval(std::vector<double>& replicates, double level) {
-  require_level(level, "percentile_interval");
-  require_sample(replicates, 1, "percentile_interval", "replicates");
+// percentile_interval without its checks, for replicates drawn here from validated data.
+Interval replicate_interval(std::vector<double>& replicates, double level) {
   const double tail = (1.0 - level) / 2.0;
   const std::size_t n = replicates.size();
   const double h_lo = static_cast<double>(n - 1) * tail;
@@ -283,6 +292,14 @@ Interval percentile_interval(std::vector<double>& replicates, double level) {
   if (static_cast<double>(split) > h_hi || split >= static_cast<std::ptrdiff_t>(n))
     return {lo, selected_quantile(replicates, 1.0 - tail)};
   return {lo, selected_quantile_from(replicates, split, 1.0 - tail)};
+}
+
+}  // namespace
+
+Interval percentile_interval(std::vector<double>& replicates, double level) {
+  require_level(level, "percentile_interval");
+  require_sample(replicates, 1, "percentile_interval", "replicates");
+  return replicate_interval(replicates, level);
 }
 
 BootstrapResult bootstrap(std::span<const double> x, Statistic statistic,
@@ -407,7 +424,7 @@ BlockBootstrapResult circular_block_bootstrap_mean(std::span<const double> x,
   BlockBootstrapResult res{};
   res.estimate = mean(x);
   res.se = replicate_se(reps);
-  res.percentile = percentile_interval(reps, options.level);
+  res.percentile = replicate_interval(reps, options.level);
   res.block_length = b;
   res.resamples = options.resamples;
   return res;
@@ -424,7 +441,7 @@ HierarchicalResult hierarchical_bootstrap_mean(std::span<const std::vector<doubl
   HierarchicalResult res{};
   res.estimate = grand_mean(contexts);
   res.se = replicate_se(reps);
-  res.percentile = percentile_interval(reps, options.level);
+  res.percentile = replicate_interval(reps, options.level);
   res.resamples = options.resamples;
   return res;
 }
@@ -451,7 +468,7 @@ HierarchicalResult hierarchical_bootstrap_ratio_of_means(
   HierarchicalResult res{};
   res.estimate = grand_mean(numerator) / den;
   res.se = replicate_se(reps);
-  res.percentile = percentile_interval(reps, options.level);
+  res.percentile = replicate_interval(reps, options.level);
   res.resamples = options.resamples;
   return res;
 }
