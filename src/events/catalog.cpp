@@ -46,12 +46,23 @@ std::vector<CatalogEntry> event_catalog(bool all) {
     c.name = "libpfm4";
     c.source = "libpfm4";
     c.availability.reason = e.what();
+    c.availability.hint = e.hint();
     out.push_back(std::move(c));
   }
 
-  for (const auto& name : papi_preset_names()) {
-    auto preset = papi_preset(name);
-    out.push_back(entry_for(name, preset ? preset->description : "", "papi"));
+  try {
+    for (const auto& name : papi_preset_names()) {
+      auto preset = papi_preset(name);
+      out.push_back(entry_for(name, preset ? preset->description : "", "papi"));
+    }
+  } catch (const Error& e) {
+    // PAPI cannot be loaded: one entry says so, as for libpfm4 above.
+    CatalogEntry c;
+    c.name = "PAPI";
+    c.source = "papi";
+    c.availability.reason = e.what();
+    c.availability.hint = e.hint();
+    out.push_back(std::move(c));
   }
   return out;
 }

@@ -1,7 +1,4 @@
-// linux/perf_event.h first: perfmon/perf_event.h then uses the kernel's definitions.
 #include "events/libpfm_events.h"
-
-#include <perfmon/pfmlib_perf_event.h>
 
 #include <fmt/format.h>
 
@@ -9,6 +6,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "events/shared_libs.h"
 #include "util/error.h"
 
 namespace obscheck {
@@ -17,16 +15,16 @@ namespace {
 void ensure_initialized() {
   static std::once_flag once;
   static int rc = PFM_SUCCESS;
-  std::call_once(once, [] { rc = pfm_initialize(); });
+  std::call_once(once, [] { rc = libpfm().initialize(); });
   if (rc != PFM_SUCCESS)
-    throw Error(ErrorKind::host, fmt::format("libpfm4 cannot initialise: {}", pfm_strerror(rc)));
+    throw Error(ErrorKind::host, fmt::format("libpfm4 cannot initialise: {}", libpfm().strerror(rc)));
 }
 
 std::optional<pfm_pmu_info_t> pmu_info(pfm_pmu_t pmu) {
   pfm_pmu_info_t info;
   std::memset(&info, 0, sizeof info);
   info.size = sizeof info;
-  if (pfm_get_pmu_info(pmu, &info) != PFM_SUCCESS) return std::nullopt;
+  if (libpfm().get_pmu_info(pmu, &info) != PFM_SUCCESS) return std::nullopt;
   return info;
 }
 
@@ -43,7 +41,7 @@ std::optional<PfmEncoding> pfm_encode(std::string_view spec, int* pfm_err) {
   arg.fstr = &fstr;
   arg.size = sizeof arg;
   const std::string s(spec);
-  const int rc = pfm_get_os_event_encoding(s.c_str(), PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+  const int rc = libpfm().get_os_event_encoding(s.c_str(), PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
   if (pfm_err) *pfm_err = rc;
   if (rc != PFM_SUCCESS) {
     std::free(fstr);
@@ -57,7 +55,7 @@ std::optional<PfmEncoding> pfm_encode(std::string_view spec, int* pfm_err) {
   pfm_event_info_t ev;
   std::memset(&ev, 0, sizeof ev);
   ev.size = sizeof ev;
-  if (pfm_get_event_info(arg.idx, PFM_OS_NONE, &ev) == PFM_SUCCESS) {
+  if (libpfm().get_event_info(arg.idx, PFM_OS_NONE, &ev) == PFM_SUCCESS) {
     if (auto info = pmu_info(ev.pmu)) {
       out.pmu = info->name;
       out.hardware = info->type == PFM_PMU_TYPE_CORE;
@@ -66,7 +64,7 @@ std::optional<PfmEncoding> pfm_encode(std::string_view spec, int* pfm_err) {
   return out;
 }
 
-std::string pfm_error_text(int pfm_err) { return pfm_strerror(pfm_err); }
+std::string pfm_error_text(int pfm_err) { return libpfm().strerror(pfm_err); }
 
 std::vector<std::string> pfm_active_pmus() {
   ensure_initialized();
@@ -84,11 +82,11 @@ std::vector<PfmEvent> pfm_active_events() {
   for (int p = PFM_PMU_NONE; p < PFM_PMU_MAX; ++p) {
     auto info = pmu_info(static_cast<pfm_pmu_t>(p));
     if (!info || !info->is_present) continue;
-    for (int i = info->first_event; i != -1; i = pfm_get_event_next(i)) {
+    for (int i = info->first_event; i != -1; i = libpfm().get_event_next(i)) {
       pfm_event_info_t ev;
       std::memset(&ev, 0, sizeof ev);
       ev.size = sizeof ev;
-      if (pfm_get_event_info(i, PFM_OS_PERF_EVENT_EXT, &ev) != PFM_SUCCESS) continue;
+      if (libpfm().get_event_info(i, PFM_OS_PERF_EVENT_EXT, &ev) != PFM_SUCCESS) continue;
       out.push_back({fmt::format("{}::{}", info->name, ev.name), ev.desc ? ev.desc : "", info->name,
                      info->type == PFM_PMU_TYPE_CORE});
     }

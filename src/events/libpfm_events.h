@@ -1,6 +1,8 @@
 // events/: libpfm4, for event names perf does not know (INST_RETIRED:ANY_P, skl::...)
-// and for the native events PAPI presets map to. Initialised once per process, on
-// first use; LIBPFM_FORCE_PMU (read by libpfm4 at that moment) picks a PMU model.
+// and for the native events PAPI presets map to. Loaded (shared_libs.h) and initialised
+// once per process, on first use; LIBPFM_FORCE_PMU (read by libpfm4 at that moment)
+// picks a PMU model. Every function here throws Error(host) when libpfm4 cannot be
+// loaded, with the package to install as the hint.
 #pragma once
 
 #include <linux/perf_event.h>
@@ -21,7 +23,7 @@ struct PfmEncoding {
 
 // Encodes a libpfm4 event string, user level only (PFM_PLM3: libpfm4 sets
 // exclude_kernel). nullopt when libpfm4 cannot; then *pfm_err holds its error code.
-// Throws Error(host) if libpfm4 itself cannot be initialised.
+// Throws Error(host) if libpfm4 itself cannot be loaded or initialised.
 std::optional<PfmEncoding> pfm_encode(std::string_view spec, int* pfm_err = nullptr);
 
 std::string pfm_error_text(int pfm_err);

@@ -1,27 +1,27 @@
 #include "events/papi_presets.h"
 
-#include <papi.h>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <cstring>
 #include <mutex>
 
+#include "events/shared_libs.h"
+
 namespace obscheck {
 namespace {
 
 PapiStatus init_papi() {
   PapiStatus s;
-  const int rc = PAPI_library_init(PAPI_VER_CURRENT);
+  const int rc = libpapi().library_init(PAPI_VER_CURRENT);
   if (rc != PAPI_VER_CURRENT) {
-    s.init_error = rc > 0 ? "PAPI header and library versions differ" : PAPI_strerror(rc);
+    s.init_error = rc > 0 ? "PAPI header and library versions differ" : libpapi().strerror(rc);
     return s;
   }
   s.initialized = true;
-  const int n = PAPI_num_components();
+  const int n = libpapi().num_components();
   for (int i = 0; i < n; ++i) {
-    const PAPI_component_info_t* c = PAPI_get_component_info(i);
+    const PAPI_component_info_t* c = libpapi().get_component_info(i);
     if (!c || std::strcmp(c->name, "perf_event") != 0) continue;
     s.counter_component = c->disabled == 0;
     s.disabled_reason = c->disabled ? c->disabled_reason : "";
@@ -44,11 +44,11 @@ std::optional<PapiPreset> papi_preset(std::string_view name) {
   if (!papi_status().initialized) return std::nullopt;
   std::string n(name);
   int code = 0;
-  if (PAPI_event_name_to_code(n.c_str(), &code) != PAPI_OK || !(code & PAPI_PRESET_MASK))
+  if (libpapi().event_name_to_code(n.c_str(), &code) != PAPI_OK || !(code & PAPI_PRESET_MASK))
     return std::nullopt;
   PAPI_event_info_t info;
   std::memset(&info, 0, sizeof info);
-  if (PAPI_get_event_info(code, &info) != PAPI_OK) return std::nullopt;
+  if (libpapi().get_event_info(code, &info) != PAPI_OK) return std::nullopt;
   PapiPreset p;
   p.name = info.symbol;
   p.description = info.long_descr;
@@ -61,11 +61,11 @@ std::vector<std::string> papi_preset_names() {
   std::vector<std::string> out;
   if (!papi_status().initialized) return out;
   int code = PAPI_PRESET_MASK;
-  if (PAPI_enum_event(&code, PAPI_ENUM_FIRST) != PAPI_OK) return out;
+  if (libpapi().enum_event(&code, PAPI_ENUM_FIRST) != PAPI_OK) return out;
   do {
     char name[PAPI_MAX_STR_LEN];
-    if (PAPI_event_code_to_name(code, name) == PAPI_OK) out.emplace_back(name);
-  } while (PAPI_enum_event(&code, PAPI_ENUM_EVENTS) == PAPI_OK);
+    if (libpapi().event_code_to_name(code, name) == PAPI_OK) out.emplace_back(name);
+  } while (libpapi().enum_event(&code, PAPI_ENUM_EVENTS) == PAPI_OK);
   return out;
 }
 

@@ -19,7 +19,9 @@ struct PapiStatus {
   std::vector<std::string> pmus;       // PMUs the component supports ("perf", "icl", ...)
 };
 
-// Initialises PAPI once per process (PAPI_library_init) and reports its state.
+// Loads PAPI (shared_libs.h) and initialises it once per process (PAPI_library_init),
+// and reports its state. Throws Error(host) when the library cannot be loaded, with the
+// package to install as the hint; so do the functions below, which call it.
 const PapiStatus& papi_status();
 
 struct PapiPreset {

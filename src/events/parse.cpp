@@ -224,8 +224,12 @@ std::vector<std::string> known_names(const ResolveOptions& opts, bool with_papi)
   } catch (const Error&) {
     // libpfm4 unusable: suggestions come from the other sources.
   }
-  if (with_papi)
-    for (auto& n : papi_preset_names()) names.push_back(std::move(n));
+  try {
+    if (with_papi)
+      for (auto& n : papi_preset_names()) names.push_back(std::move(n));
+  } catch (const Error&) {
+    // PAPI cannot be loaded: likewise.
+  }
   return names;
 }
 
