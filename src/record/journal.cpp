@@ -44,8 +44,13 @@ void sync_fd(int fd, const std::string& path) {
 }
 
 // Makes a new directory entry durable too (the file's data is synced separately).
-void sync_parent_dir(const std::string& path) {
-  auto dir = std::filesystem::path(path).parent_path();
+void sync_parent_dir(const std::string& path) noexcept {
+  std::string dir;
+  try {
+    dir = std::filesystem::path(path).parent_path().string();
+  } catch (...) {
+    return;  // best effort, as below
+  }
   if (dir.empty()) dir = ".";
   UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (fd) ::fsync(fd.get());  // best effort: some filesystems refuse fsync on a directory
@@ -269,9 +274,8 @@ JournalWriter JournalWriter::create(const std::string& path, const nlohmann::jso
     throw Error(ErrorKind::io, fmt::format("cannot create journal {}: {}", path, errno_text(err)),
                 "choose a writable place with --journal FILE");
   JournalWriter w(std::move(fd), path);
+  w.new_entry_ = true;
   w.write_line(manifest);
-  w.sync();
-  sync_parent_dir(path);
   return w;
 }
 
@@ -311,6 +315,7 @@ JournalWriter& JournalWriter::operator=(JournalWriter&& o) noexcept {
     fd_ = std::move(o.fd_);
     path_ = std::move(o.path_);
     unsynced_ = std::exchange(o.unsynced_, 0);
+    new_entry_ = std::exchange(o.new_entry_, false);
     last_sync_ = o.last_sync_;
     sync_interval_ = o.sync_interval_;
   }
@@ -324,6 +329,7 @@ void JournalWriter::sync_quietly() noexcept {
   while (::fdatasync(fd_.get()) != 0 && errno == EINTR) {
   }
   unsynced_ = 0;
+  if (std::exchange(new_entry_, false)) sync_parent_dir(path_);
 }
 
 void JournalWriter::sync() {
@@ -331,6 +337,7 @@ void JournalWriter::sync() {
   if (unsynced_ == 0) return;
   sync_fd(fd_.get(), path_);
   unsynced_ = 0;
+  if (std::exchange(new_entry_, false)) sync_parent_dir(path_);
   last_sync_ = std::chrono::steady_clock::now();
 }
 

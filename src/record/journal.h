@@ -13,16 +13,20 @@
 // the kernel's page cache before the next run starts: the file is valid and complete
 // after any end of obscheck itself (Ctrl-C, kill -9, a crash of the driver), since the
 // runner finishes or abandons a run and never leaves half a line.
-// Reaching the disk (fdatasync) is batched: create syncs the manifest (and the new
-// directory entry); append syncs when kJournalSyncInterval has passed since the last
-// sync (so the line of a run that took that long is synced at once); append_note and
-// sync() always sync; the destructor syncs what is left, without reporting a failure.
+// Reaching the disk (fdatasync) is batched: append syncs when kJournalSyncInterval has
+// passed since the last sync (so the line of a run that took that long is synced at
+// once); append_note and sync() always sync; the destructor syncs what is left,
+// without reporting a failure. The manifest is a line like the others: create counts
+// it as unsynced, and the first sync also makes the new directory entry durable.
 // An operating-system crash or power loss can therefore lose only the lines appended
-// since the last sync, all within one interval of it, which --resume runs again; it
-// can also tear the last line, which load_journal ignores and open_for_resume cuts off.
+// since the last sync, all within one interval of it, which --resume runs again (or,
+// within the first interval, the new journal itself, with at most that interval's
+// runs); it can also tear the last line, which load_journal ignores and
+// open_for_resume cuts off.
 // Why batched, not a sync per line: one fdatasync costs 0.2-4 ms on the machines this
-// was measured on, more than a short target's whole run, and a background syncing
-// thread would put disk I/O and its interrupts inside the runs being measured.
+// was measured on, more than a short target's whole run (the first one of a new file,
+// with its metadata, about 1.5 ms), and a background syncing thread would put disk
+// I/O and its interrupts inside the runs being measured.
 #pragma once
 
 #include <chrono>
@@ -168,6 +172,7 @@ class JournalWriter {
   UniqueFd fd_;
   std::string path_;
   std::size_t unsynced_ = 0;
+  bool new_entry_ = false;  // created here: the directory entry waits for the first sync
   std::chrono::steady_clock::time_point last_sync_ = std::chrono::steady_clock::now();
   std::chrono::nanoseconds sync_interval_ = kJournalSyncInterval;
 };
