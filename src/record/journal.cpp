@@ -275,7 +275,7 @@ JournalWriter JournalWriter::create(const std::string& path, const nlohmann::jso
                 "choose a writable place with --journal FILE");
   JournalWriter w(std::move(fd), path);
   w.new_entry_ = true;
-  w.write_line(manifest);
+  w.write_line(dump_line(manifest));
   return w;
 }
 
@@ -342,7 +342,7 @@ void JournalWriter::sync() {
 }
 
 void JournalWriter::append(const RunRecord& run) {
-  write_line(nlohmann::json(run));
+  write_line(run_line(run) + '\n');
   if (std::chrono::steady_clock::now() - last_sync_ >= sync_interval_) sync();
 }
 
@@ -350,13 +350,12 @@ void JournalWriter::append_note(const nlohmann::json& note) {
   if (!note.is_object()) throw Error(ErrorKind::internal, "a journal note must be a JSON object");
   nlohmann::json line = note;
   line["type"] = "note";
-  write_line(line);
+  write_line(dump_line(line));
   sync();
 }
 
-void JournalWriter::write_line(const nlohmann::json& line) {
+void JournalWriter::write_line(const std::string& bytes) {
   if (!fd_) throw Error(ErrorKind::internal, fmt::format("journal {} is not open", path_));
-  const std::string bytes = dump_line(line);
   const off_t before = ::lseek(fd_.get(), 0, SEEK_END);
   std::size_t done = 0;
   while (done < bytes.size()) {

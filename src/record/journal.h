@@ -166,7 +166,7 @@ class JournalWriter {
 
  private:
   JournalWriter(UniqueFd fd, std::string path) : fd_(std::move(fd)), path_(std::move(path)) {}
-  void write_line(const nlohmann::json& line);
+  void write_line(const std::string& bytes);  // one whole line, its '\n' included
   void sync_quietly() noexcept;
 
   UniqueFd fd_;

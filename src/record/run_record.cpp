@@ -1,6 +1,9 @@
 #include "record/run_record.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
+#include <iterator>
 #include <limits>
 
 namespace obscheck {
@@ -29,6 +32,25 @@ timeval ns_timeval(std::uint64_t ns) {
   tv.tv_usec = static_cast<suseconds_t>((ns % kNsPerSecond) / kNsPerMicrosecond);
   return tv;
 }
+
+// Appends a JSON string (quotes and escapes as nlohmann's dump writes them).
+void append_string(std::string& out, const std::string& s) {
+  out += nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// Appends a double as JSON: shortest round-trip digits, ".0" on an integral value (as
+// nlohmann writes floats, so the value reads back as a float), null when not finite.
+void append_double(std::string& out, double x) {
+  if (!std::isfinite(x)) {
+    out += "null";
+    return;
+  }
+  const std::size_t start = out.size();
+  fmt::format_to(std::back_inserter(out), "{}", x);
+  if (out.find_first_of(".e", start) == std::string::npos) out += ".0";
+}
+
+void append_bool(std::string& out, bool b) { out += b ? "true" : "false"; }
 
 }  // namespace
 
@@ -132,6 +154,46 @@ void from_json(const nlohmann::json& j, RunRecord& r) {
   r.exit.usage = rusage_from_json(j.at("rusage"));
   r.readings = j.at("readings").get<std::vector<Reading>>();
   r.extra = j.contains("extra") ? j.at("extra") : nlohmann::json::object();
+}
+
+std::string run_line(const RunRecord& r) {
+  // Keys in nlohmann's (sorted) order, so a line reads the same either way.
+  std::string out;
+  out.reserve(1024);
+  auto o = std::back_inserter(out);
+  fmt::format_to(o, "{{\"block\":{},\"config\":{},\"config_id\":", r.block, r.config);
+  append_string(out, r.config_id);
+  const ExitInfo& e = r.exit;
+  fmt::format_to(o, ",\"env_bytes\":{},\"exit\":{{\"code\":{},\"output_bytes\":{},\"output_sha256\":", r.env_bytes,
+                 e.exit_code, e.output_bytes);
+  if (e.output_digest.empty()) out += "null";
+  else append_string(out, e.output_digest);
+  fmt::format_to(o, ",\"signal\":{},\"timed_out\":", e.signal);
+  append_bool(out, e.timed_out);
+  fmt::format_to(o, ",\"wall_ns\":{}}},\"extra\":", e.wall_ns);
+  out += r.extra.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  fmt::format_to(o, ",\"index\":{},\"position\":{},\"readings\":[", r.index, r.position);
+  for (std::size_t i = 0; i < r.readings.size(); ++i) {
+    const Reading& rd = r.readings[i];
+    fmt::format_to(o, "{}{{\"enabled\":{},\"multiplexed\":", i ? "," : "", rd.time_enabled);
+    append_bool(out, rd.multiplexed);
+    out += ",\"name\":";
+    append_string(out, rd.name);
+    fmt::format_to(o, ",\"raw\":{},\"running\":{},\"scale\":", rd.raw, rd.time_running);
+    append_double(out, rd.scale);
+    out += ",\"value\":";
+    append_double(out, rd.value);
+    out += '}';
+  }
+  const struct rusage& u = e.usage;
+  fmt::format_to(o,
+                 "],\"rusage\":{{\"majflt\":{},\"maxrss_kb\":{},\"minflt\":{},\"nivcsw\":{},\"nvcsw\":{},"
+                 "\"stime_ns\":{},\"utime_ns\":{}}},\"type\":\"run\",\"warmup\":",
+                 u.ru_majflt, u.ru_maxrss, u.ru_minflt, u.ru_nivcsw, u.ru_nvcsw, timeval_ns(u.ru_stime),
+                 timeval_ns(u.ru_utime));
+  append_bool(out, r.warmup);
+  out += '}';
+  return out;
 }
 
 }  // namespace obscheck

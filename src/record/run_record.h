@@ -59,4 +59,10 @@ void from_json(const nlohmann::json& j, Reading& r);
 void to_json(nlohmann::json& j, const RunRecord& r);
 void from_json(const nlohmann::json& j, RunRecord& r);
 
+// The run line as the journal writes it: the JSON of to_json, compact, keys in the
+// same order, without building the JSON tree first (a tenth of the time, which the
+// driver spends between two runs). No trailing newline. Invalid UTF-8 in a string is
+// replaced by U+FFFD, as the journal's dump does.
+std::string run_line(const RunRecord& r);
+
 }  // namespace obscheck

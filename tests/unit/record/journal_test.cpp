@@ -166,6 +166,31 @@ TEST_CASE("the run line uses the documented schema") {
   CHECK(nlohmann::json(not_captured).at("output_sha256").is_null());
 }
 
+TEST_CASE("run_line writes exactly the JSON of to_json") {
+  const Plan plan = small_plan();
+  RunRecord r = sample_run(plan, 2);
+  // Strings that need escaping, invalid UTF-8, fractions, exponents, a signal and a
+  // timeout, a reading without output digest: each must come out as nlohmann writes it.
+  r.config_id = "a \"quoted\" id\twith\\escapes\n\x01";
+  r.readings[0].name = "caf\xc3\xa9 \xff bad";
+  r.readings[0].value = 0.1;
+  r.readings[0].scale = 1.5e-300;
+  r.readings.push_back(Reading{"big", 18'446'744'073'709'551'615ULL, 1, 1, 1e22, true, 3.0});
+  r.exit.signal = 9;
+  r.exit.exit_code = -1;
+  r.exit.timed_out = true;
+  r.exit.output_digest.clear();
+  r.extra = {{"probe_hits", {{"f", 3}}}, {"output_head", "x=\"1\""}};
+  r.warmup = true;
+  const std::string dumped = nlohmann::json(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  CHECK(run_line(r) == dumped);
+  CHECK(run_line(sample_run(plan, 0)) ==
+        nlohmann::json(sample_run(plan, 0)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  RunRecord empty;
+  empty.readings.clear();
+  CHECK(run_line(empty) == nlohmann::json(empty).dump());
+}
+
 TEST_CASE("each line is written at once and synced in batches until a note or sync()") {
   TempDir dir;
   const Plan plan = small_plan();
