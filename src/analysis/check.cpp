@@ -182,7 +182,7 @@ Series pair_series(const MetricInfo& m, const BlockRuns& blocks, std::size_t con
 // ---- one comparison's statistics ---------------------------------------------------
 
 // Below this many comparisons per thread, starting a thread costs more than it saves
-// (one comparison's bootstrap and sign flips take ~0.3 ms at 20 blocks).
+// (one comparison's bootstrap and sign flips take ~0.15 ms at 20 blocks).
 constexpr std::size_t kMinComparisonsPerThread = 4;
 
 // Calls body(i) for i in [0, count), spread over up to `threads` threads (0: one per

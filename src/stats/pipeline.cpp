@@ -78,7 +78,8 @@ PairedEffect paired_log_effect(std::span<const double> config, std::span<const d
 
   if (r.ci_bootstrap.width() > r.ci_t.width()) {
     r.ci_log = r.ci_bootstrap;
-    r.ci_method = "circular block bootstrap(b=" + std::to_string(r.block_length) + ")";
+    r.ci_method =
+        "circular block bootstrap(b=" + std::to_string(r.block_length) + ", B=" + std::to_string(cbb.resamples) + ")";
   } else {
     r.ci_log = r.ci_t;
     r.ci_method = r.se_hac > r.se_iid ? "t+HAC(lag=" + std::to_string(r.hac_lag) + ")" : "t+iid";
