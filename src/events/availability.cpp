@@ -1,6 +1,7 @@
 // probe_event / probe_event_set: availability established by really opening the
 // events on a child that blocks and never execs.
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -12,19 +13,43 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <optional>
 
 #include "events/event.h"
 #include "util/error.h"
 #include "util/fd.h"
+#include "util/raw_syscall.h"
 
 namespace obscheck {
 namespace {
 
 constexpr const char* kParanoidPath = "/proc/sys/kernel/perf_event_paranoid";
 
-// A forked child blocked in read(2) on a pipe; never execs. Killed and reaped on
-// destruction, so no path leaves a zombie.
+// The probing child's stack: it only makes raw system calls.
+constexpr std::size_t kBlockedChildStackBytes = 16 * 1024;
+
+struct PipeEnds {
+  int read = -1, write = -1;
+};
+
+// Closes its copy of the write end, then blocks in read(2) until the driver's copy is
+// closed (the driver went away) or the child is killed; never execs. Raw system calls
+// only (util/raw_syscall.h).
+int blocked_child_main(void* arg) {
+  const PipeEnds ends = *static_cast<const PipeEnds*>(arg);
+  raw_syscall(SYS_close, ends.write);
+  char c;
+  while (raw_syscall(SYS_read, ends.read, reinterpret_cast<long>(&c), 1) == -EINTR) {
+  }
+  for (;;) raw_syscall(SYS_exit_group, 0);
+}
+
+// A child blocked in read(2) on a pipe; never execs. It shares the driver's memory
+// (clone with CLONE_VM, as the launcher's corked child does): a fork would copy the
+// driver's page tables, about half a millisecond at every start. Every signal is
+// blocked in it, so no handler of the driver runs on the shared memory; SIGKILL still
+// ends it. Killed and reaped on destruction, so no path leaves a zombie.
 class BlockedChild {
  public:
   BlockedChild() {
@@ -33,15 +58,21 @@ class BlockedChild {
       throw Error(ErrorKind::host, fmt::format("pipe: {}", std::strerror(errno)));
     UniqueFd rd(fds[0]);
     write_ = UniqueFd(fds[1]);
+    ends_ = {fds[0], fds[1]};
+    if (shared_vm_child()) {
+      stack_ = std::make_unique<char[]>(kBlockedChildStackBytes);
+      sigset_t all, old;
+      sigfillset(&all);
+      ::pthread_sigmask(SIG_SETMASK, &all, &old);
+      pid_ = ::clone(blocked_child_main, stack_.get() + kBlockedChildStackBytes, CLONE_VM | SIGCHLD, &ends_);
+      const int err = errno;
+      ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+      if (pid_ < 0) throw Error(ErrorKind::host, fmt::format("clone: {}", std::strerror(err)));
+      return;
+    }
     pid_ = ::fork();
     if (pid_ < 0) throw Error(ErrorKind::host, fmt::format("fork: {}", std::strerror(errno)));
-    if (pid_ == 0) {
-      write_.reset();
-      char c;
-      while (::read(rd.get(), &c, 1) < 0 && errno == EINTR) {
-      }
-      ::_exit(0);
-    }
+    if (pid_ == 0) blocked_child_main(&ends_);
   }
   BlockedChild(const BlockedChild&) = delete;
   BlockedChild& operator=(const BlockedChild&) = delete;
@@ -50,11 +81,14 @@ class BlockedChild {
     int status;
     while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }
+    // Only now may the stack go: the child is gone.
   }
   pid_t pid() const { return pid_; }
 
  private:
   UniqueFd write_;
+  PipeEnds ends_;  // as numbered in the child's own copy of the descriptor table
+  std::unique_ptr<char[]> stack_;
   pid_t pid_ = -1;
 };
 

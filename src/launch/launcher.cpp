@@ -20,14 +20,9 @@
 #include <cerrno>
 #include <cstring>
 
-#if __has_include(<valgrind/valgrind.h>)
-#include <valgrind/valgrind.h>
-#else
-#define RUNNING_ON_VALGRIND 0
-#endif
-
 #include "util/digest.h"
 #include "util/error.h"
+#include "util/raw_syscall.h"
 
 namespace obscheck {
 namespace {
@@ -47,28 +42,8 @@ constexpr long kNsPerSec = 1'000'000'000L;
 // Only without a pidfd: how often wait() looks whether the child has exited.
 constexpr std::uint64_t kNoPidfdTickNs = 10'000'000;
 
-// While the corked child shares the parent's memory it must not touch errno or any
-// other thread-local state of the parent, so it makes raw system calls that return
-// -errno. Without an inline-assembly path the child is a plain fork() instead, where
-// syscall(2) is safe.
-#if defined(__x86_64__)
-constexpr bool kSharedVm = true;
-long sys(long n, long a = 0, long b = 0, long c = 0, long d = 0) {
-  long ret;
-  register long r10 asm("r10") = d;
-  asm volatile("syscall"
-               : "=a"(ret)
-               : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10)
-               : "rcx", "r11", "memory");
-  return ret;
-}
-#else
-constexpr bool kSharedVm = false;
-long sys(long n, long a = 0, long b = 0, long c = 0, long d = 0) {
-  long r = ::syscall(n, a, b, c, d);
-  return r == -1 ? -errno : r;
-}
-#endif
+// The corked child shares the parent's memory: raw system calls only (util/raw_syscall.h).
+long sys(long n, long a = 0, long b = 0, long c = 0, long d = 0) { return raw_syscall(n, a, b, c, d); }
 
 // The kernel's struct sigaction for rt_sigaction (handler, flags, restorer, mask).
 struct KernelSigaction {
@@ -377,7 +352,7 @@ CorkedChild CorkedChild::spawn(const LaunchSpec& spec) {
   // Valgrind supports clone() only as fork or threads: under it, a plain fork-like
   // clone and pidfd_open (so the driver's own tests can run under memcheck).
   const bool emulated = RUNNING_ON_VALGRIND != 0;
-  const bool share_vm = kSharedVm && !emulated;
+  const bool share_vm = shared_vm_child();
   const int flags = (share_vm ? CLONE_VM : 0) | (need_pidfd && !emulated ? CLONE_PIDFD : 0) | SIGCHLD;
   char* const stack_top = c.image_->stack.data() + c.image_->stack.size();
   pid_t pid = ::clone(child_main, stack_top, flags, c.image_.get(), &pidfd);
