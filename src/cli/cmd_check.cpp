@@ -8,6 +8,7 @@
 #include <map>
 #include <filesystem>
 #include <random>
+#include <thread>
 
 #include "analysis/check.h"
 #include "analysis/deterministic.h"
@@ -318,8 +319,13 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
     return s.spec.sim ? analyse_deterministic(s.plan, s.runs, o.margin) : analyse_check(s.plan, s.runs, aopt);
   };
   Findings findings;
-  bool interrupted = false;
+  bool interrupted = false, ended = false;
   std::string failure;
+  // Written once, when the sweep stops: interrupted, or finished (a failure has none).
+  const auto end_note = [&](JournalWriter::Durable when) {
+    if (interrupted) journal.append_note({{"kind", "interrupted"}, {"runs", s.runs.size()}}, when);
+    else if (failure.empty()) journal.append_note({{"kind", "finished"}, {"runs", s.runs.size()}}, when);
+  };
   const auto started = std::chrono::steady_clock::now();
   std::size_t done_before = s.runs.size();
   for (std::size_t look : looks) {
@@ -340,11 +346,30 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
     for (auto& rec : r.appended) s.runs.push_back(std::move(rec));
     interrupted = r.interrupted;
     failure = r.failure;
-    findings = analyse();
-    if (interrupted || !failure.empty() || findings.decisive) break;
+    ended = interrupted || !failure.empty() || look == looks.back();
+    if (ended) end_note(JournalWriter::Durable::at_next_sync);
+    {
+      // When the sweep has ended, its journal goes to the disk while the runs are
+      // analysed: an fdatasync mostly waits for the device, and neither needs the other.
+      std::exception_ptr sync_failure;
+      std::jthread syncer;
+      if (ended) syncer = std::jthread([&] {
+        try {
+          journal.sync();
+        } catch (...) {
+          sync_failure = std::current_exception();
+        }
+      });
+      findings = analyse();
+      if (syncer.joinable()) syncer.join();
+      if (sync_failure) std::rethrow_exception(sync_failure);
+    }
+    if (ended) break;
+    if (findings.decisive) {
+      end_note(JournalWriter::Durable::on_return);
+      break;
+    }
   }
-  if (interrupted) journal.append_note({{"kind", "interrupted"}, {"runs", s.runs.size()}});
-  else if (failure.empty()) journal.append_note({{"kind", "finished"}, {"runs", s.runs.size()}});
 
   CheckContext ctx;
   ctx.argv = s.spec.base.argv;

@@ -346,12 +346,12 @@ void JournalWriter::append(const RunRecord& run) {
   if (std::chrono::steady_clock::now() - last_sync_ >= sync_interval_) sync();
 }
 
-void JournalWriter::append_note(const nlohmann::json& note) {
+void JournalWriter::append_note(const nlohmann::json& note, Durable when) {
   if (!note.is_object()) throw Error(ErrorKind::internal, "a journal note must be a JSON object");
   nlohmann::json line = note;
   line["type"] = "note";
   write_line(dump_line(line));
-  sync();
+  if (when == Durable::on_return) sync();
 }
 
 void JournalWriter::write_line(const std::string& bytes) {

@@ -154,8 +154,11 @@ class JournalWriter {
   // (disk full, I/O error), also for a failed sync of this or an earlier line.
   void append(const RunRecord& run);
   // A {"type":"note", ...} line; `note` must be an object ("type" is set here). Durable
-  // on return, with every line before it.
-  void append_note(const nlohmann::json& note);
+  // on return, with every line before it, unless `when` is Durable::at_next_sync: then
+  // it waits, as a run line does, for the next sync (which the caller may run on
+  // another thread while it does other work; nothing else may touch the writer then).
+  enum class Durable { on_return, at_next_sync };
+  void append_note(const nlohmann::json& note, Durable when = Durable::on_return);
   // Every line appended so far durable on return. Throws Error(io) when the sync fails.
   void sync();
   // Lines written but not yet synced.
