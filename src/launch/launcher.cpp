@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -96,6 +97,11 @@ struct CorkedChild::Image {
   int cork = -1;    // the child's end of the cork socket
   int out_wr = -1;  // write end of the capture pipe
   std::vector<LaunchSpec::PassFd> pass;  // sources clear of every target (see spawn)
+  // Written by the child (through the shared memory) when it leaves the cork: the
+  // target's clock starts there, not at release(), so neither the rest of the child's
+  // set-up nor its wake-up is counted (both depend on how long the counters took to
+  // open, that is on the dose). 0 when the child does not share our memory.
+  mutable std::atomic<std::uint64_t> left_cork_ns{0};
   alignas(64) std::array<char, kChildStackBytes> stack;
 };
 
@@ -195,6 +201,10 @@ int child_main(void* arg) {
     child_report(im.cork, stage, r);
     child_exit(kChildFailedStatus);
   }
+  timespec ts{};
+  if (sys(SYS_clock_gettime, CLOCK_MONOTONIC, reinterpret_cast<long>(&ts)) == 0)
+    im.left_cork_ns.store(static_cast<std::uint64_t>(ts.tv_sec) * kNsPerSec + static_cast<std::uint64_t>(ts.tv_nsec),
+                          std::memory_order_release);
   r = sys(SYS_execve, reinterpret_cast<long>(im.path.c_str()), reinterpret_cast<long>(im.argv.data()),
           reinterpret_cast<long>(im.envp.data()));
   child_report(im.cork, stage_exec, r);
@@ -464,7 +474,9 @@ void CorkedChild::release() {
     throw e;
   }
   // EOF: the cork socket closed on exec (or the child died); either way the child no
-  // longer runs on our memory.
+  // longer runs on our memory. The target's clock starts where the child left the cork.
+  if (const std::uint64_t left = image_->left_cork_ns.load(std::memory_order_acquire); left > t_release_ns_)
+    t_release_ns_ = left;
   image_.reset();
 }
 

@@ -67,7 +67,7 @@ struct ExitInfo {
   int exit_code = -1;       // valid when !signaled
   int signal = 0;           // terminating signal, 0 if exited
   bool timed_out = false;   // killed by the timeout
-  std::uint64_t wall_ns = 0;        // release() to reaped, CLOCK_MONOTONIC
+  std::uint64_t wall_ns = 0;        // the child leaving the cork (else release()) to reaped, CLOCK_MONOTONIC
   struct rusage usage {};           // from wait4
   std::string output_digest;        // sha256 of captured stdout+stderr (capture only)
   std::uint64_t output_bytes = 0;
@@ -137,7 +137,7 @@ class CorkedChild {
   UniqueFd output_fd_;    // read end of captured stdout/stderr
   std::unique_ptr<Image> image_;  // alive until the child has exec'd or died
   double timeout_s_ = 0;
-  std::uint64_t t_release_ns_ = 0;
+  std::uint64_t t_release_ns_ = 0;  // the target's clock start: release(), then the child leaving the cork
   bool released_ = false;
   bool reaped_ = false;
   bool capture_ = false;
