@@ -275,6 +275,7 @@ TEST_CASE("compare: 10% more work is worse in 20 of 20 seeded runs", "[serial]")
                             "--seed", std::to_string(seed), "--", workload("extrawork"), "5000", ":::",
                             workload("extrawork"), "5000", "10"});
     worse += o == "worse";
+    if (o != "worse") UNSCOPED_INFO("seed " << seed << ": " << o);
   }
   CHECK(worse == 20);
 }
