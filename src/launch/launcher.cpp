@@ -97,6 +97,8 @@ struct CorkedChild::Image {
   int cork = -1;    // the child's end of the cork socket
   int out_wr = -1;  // write end of the capture pipe
   std::vector<LaunchSpec::PassFd> pass;  // sources clear of every target (see spawn)
+  bool reset_all_signals = true;
+  std::vector<int> reset_signals;  // when not all: the ones not at their default
   // Written by the child (through the shared memory) when it leaves the cork: the
   // target's clock starts there, not at release(), so neither the rest of the child's
   // set-up nor its wake-up is counted (both depend on how long the counters took to
@@ -147,15 +149,26 @@ long child_stdio(const CorkedChild::Image& im) {
   return 0;
 }
 
+// CLOCK_MONOTONIC by a raw system call (the child must not use the vDSO's data through
+// libc); 0 if it fails.
+std::uint64_t raw_now_ns() {
+  timespec ts{};
+  if (sys(SYS_clock_gettime, CLOCK_MONOTONIC, reinterpret_cast<long>(&ts)) != 0) return 0;
+  return static_cast<std::uint64_t>(ts.tv_sec) * kNsPerSec + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
 // Runs between clone and execve: raw system calls only (see sys()).
 int child_main(void* arg) {
   const auto& im = *static_cast<const CorkedChild::Image*>(arg);
   // Every signal back to its default action, then none blocked: the target must not
   // inherit the driver's SIGINT handler, an ignored SIGPIPE or a blocked mask.
   const KernelSigaction dfl{};
-  for (int sig = 1; sig <= kKernelNsig; ++sig) {
-    if (sig != SIGKILL && sig != SIGSTOP)
-      sys(SYS_rt_sigaction, sig, reinterpret_cast<long>(&dfl), 0, sizeof dfl.mask);
+  const auto reset = [&](int sig) { sys(SYS_rt_sigaction, sig, reinterpret_cast<long>(&dfl), 0, sizeof dfl.mask); };
+  if (im.reset_all_signals) {
+    for (int sig = 1; sig <= kKernelNsig; ++sig)
+      if (sig != SIGKILL && sig != SIGSTOP) reset(sig);
+  } else {
+    for (int sig : im.reset_signals) reset(sig);
   }
   const std::uint64_t no_signals = 0;
   sys(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&no_signals), 0, sizeof no_signals);
@@ -201,10 +214,7 @@ int child_main(void* arg) {
     child_report(im.cork, stage, r);
     child_exit(kChildFailedStatus);
   }
-  timespec ts{};
-  if (sys(SYS_clock_gettime, CLOCK_MONOTONIC, reinterpret_cast<long>(&ts)) == 0)
-    im.left_cork_ns.store(static_cast<std::uint64_t>(ts.tv_sec) * kNsPerSec + static_cast<std::uint64_t>(ts.tv_nsec),
-                          std::memory_order_release);
+  im.left_cork_ns.store(raw_now_ns(), std::memory_order_release);
   r = sys(SYS_execve, reinterpret_cast<long>(im.path.c_str()), reinterpret_cast<long>(im.argv.data()),
           reinterpret_cast<long>(im.envp.data()));
   child_report(im.cork, stage_exec, r);
@@ -251,6 +261,10 @@ std::unique_ptr<CorkedChild::Image> prepare_image(const LaunchSpec& spec) {
   for (auto& e : im->env) im->envp.push_back(e.data());
   im->envp.push_back(nullptr);
   im->cwd = spec.cwd;
+  if (spec.reset_signals) {
+    im->reset_all_signals = false;
+    im->reset_signals = *spec.reset_signals;
+  }
   im->aslr = spec.aslr;
   im->out = spec.out;
   if (spec.cpu >= 0) {
@@ -305,6 +319,18 @@ Error child_failure(const std::string& path, const std::string& cwd, const Child
 }
 
 }  // namespace
+
+std::vector<int> non_default_signals() {
+  std::vector<int> out;
+  for (int sig = 1; sig <= kKernelNsig; ++sig) {
+    if (sig == SIGKILL || sig == SIGSTOP) continue;
+    KernelSigaction now{};
+    // The system call, not sigaction(3): glibc refuses to show its own signals.
+    if (::syscall(SYS_rt_sigaction, sig, nullptr, &now, sizeof now.mask) != 0 || now.handler != nullptr)
+      out.push_back(sig);
+  }
+  return out;
+}
 
 CorkedChild::CorkedChild() = default;
 

@@ -155,6 +155,10 @@ SweepResult run_sweep(const Plan& plan, const CheckSpec& spec, const std::vector
   }
 
   InterruptGuard guard;
+  // Every run is spawned under the guard's handlers: the signals a child must reset
+  // are read once, not by each child (see non_default_signals).
+  const std::vector<int> resets = non_default_signals();
+  for (LaunchSpec& l : launches) l.reset_signals = resets;
   for (std::size_t i = 0; i < trials.size(); ++i) {
     if (InterruptGuard::interrupted()) break;
     const Trial& t = trials[i];

@@ -123,6 +123,10 @@ ContextSweepResult run_sweep(const SweepSpec& spec, const ContextSweepProgress& 
 
   ContextSweepResult result;
   InterruptGuard guard;
+  // Every run is spawned under the guard's handlers (see non_default_signals).
+  const std::vector<int> resets = non_default_signals();
+  for (auto& per_context : launches)
+    for (LaunchSpec& l : per_context) l.reset_signals = resets;
   const std::size_t total = live.size() * spec.variants.size() * static_cast<std::size_t>(spec.runs);
   if (live.empty()) return result;
 

@@ -29,6 +29,9 @@ MeasureResult run_measure(const MeasureSpec& spec, const Progress& progress) {
   result.env_bytes = spec.launch.env.size_bytes();
   const int total = spec.warmup + spec.runs;
   InterruptGuard guard;
+  // Every run is spawned under the guard's handlers (see non_default_signals).
+  LaunchSpec launch = spec.launch;
+  launch.reset_signals = non_default_signals();
   for (int i = 0; i < total; ++i) {
     if (InterruptGuard::interrupted()) break;
     MeasuredRun run;
@@ -45,7 +48,7 @@ MeasureResult run_measure(const MeasureSpec& spec, const Progress& progress) {
       }
       if (InterruptGuard::interrupted()) break;
     } else {
-      CorkedChild child = CorkedChild::spawn(spec.launch);
+      CorkedChild child = CorkedChild::spawn(launch);
       InterruptGuard::set_current_group(child.pid());
       CounterSet counters = CounterSet::open(child.pid(), spec.events);
       child.release();

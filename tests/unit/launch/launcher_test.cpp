@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -157,6 +158,27 @@ TEST_CASE("the target gets default signal dispositions and an empty mask", "[lau
   ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
   ::sigaction(SIGINT, &old_int, nullptr);
   ::sigaction(SIGPIPE, &old_pipe, nullptr);
+  REQUIRE(e.ok());
+  CHECK(e.output == "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n");
+}
+
+TEST_CASE("non_default_signals names what a child must reset, and resetting just those is enough", "[launch]") {
+  struct sigaction ign {}, handled {}, old_pipe {}, old_usr1 {};
+  ign.sa_handler = SIG_IGN;
+  handled.sa_handler = [](int) {};
+  ::sigaction(SIGPIPE, &ign, &old_pipe);
+  ::sigaction(SIGUSR1, &handled, &old_usr1);
+  const std::vector<int> resets = non_default_signals();
+  LaunchSpec s = spec_for("/bin/grep", {"-E", "^Sig(Ign|Blk)", "/proc/self/status"});
+  s.reset_signals = resets;
+  const ExitInfo e = run_capture(s);
+  ::sigaction(SIGUSR1, &old_usr1, nullptr);
+  ::sigaction(SIGPIPE, &old_pipe, nullptr);
+  const auto has = [&](int sig) { return std::find(resets.begin(), resets.end(), sig) != resets.end(); };
+  CHECK(has(SIGPIPE));   // ignored
+  CHECK(has(SIGUSR1));   // handled
+  CHECK_FALSE(has(SIGUSR2));  // at its default
+  CHECK_FALSE(has(SIGKILL));
   REQUIRE(e.ok());
   CHECK(e.output == "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n");
 }
