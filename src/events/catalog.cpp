@@ -26,6 +26,17 @@ CatalogEntry entry_for(const std::string& name, std::string description, std::st
   return c;
 }
 
+// One entry for a library that cannot be loaded: its events cannot be listed, and this
+// says why and what to install.
+CatalogEntry unloadable(const std::string& name, const std::string& source, const Error& e) {
+  CatalogEntry c;
+  c.name = name;
+  c.source = source;
+  c.availability.reason = e.what();
+  c.availability.hint = e.hint();
+  return c;
+}
+
 }  // namespace
 
 std::vector<CatalogEntry> event_catalog(bool all) {
@@ -42,12 +53,7 @@ std::vector<CatalogEntry> event_catalog(bool all) {
   try {
     for (const auto& e : pfm_active_events()) out.push_back(entry_for(e.name, e.description, "libpfm4"));
   } catch (const Error& e) {
-    CatalogEntry c;
-    c.name = "libpfm4";
-    c.source = "libpfm4";
-    c.availability.reason = e.what();
-    c.availability.hint = e.hint();
-    out.push_back(std::move(c));
+    out.push_back(unloadable("libpfm4", "libpfm4", e));
   }
 
   try {
@@ -56,13 +62,7 @@ std::vector<CatalogEntry> event_catalog(bool all) {
       out.push_back(entry_for(name, preset ? preset->description : "", "papi"));
     }
   } catch (const Error& e) {
-    // PAPI cannot be loaded: one entry says so, as for libpfm4 above.
-    CatalogEntry c;
-    c.name = "PAPI";
-    c.source = "papi";
-    c.availability.reason = e.what();
-    c.availability.hint = e.hint();
-    out.push_back(std::move(c));
+    out.push_back(unloadable("PAPI", "papi", e));
   }
   return out;
 }

@@ -31,21 +31,13 @@ void check_options(const BootstrapOptions& o, const char* where) {
   }
 }
 
-// The replicates' standard deviation (n - 1), by the corrected two-pass formula as
-// variance() uses, without its validation: replicates of finite data are finite.
+// The replicates' standard deviation (n - 1), without variance()'s checks and
+// compensated sum: replicates of finite data are finite.
 double replicate_se(const std::vector<double>& r) {
   if (r.size() < 2) return 0.0;
   double sum = 0.0;
   for (double v : r) sum += v;
-  const double m = sum / static_cast<double>(r.size());
-  double ss = 0.0, c = 0.0;
-  for (double v : r) {
-    const double d = v - m;
-    ss += d * d;
-    c += d;
-  }
-  ss -= c * c / static_cast<double>(r.size());
-  return std::sqrt(std::max(ss, 0.0) / static_cast<double>(r.size() - 1));
+  return std::sqrt(variance_about(r, sum / static_cast<double>(r.size())));
 }
 
 // Median of an index-mapped sorted array: element p of the sample with element

@@ -51,12 +51,10 @@ double mean(std::span<const double> x) {
   return compensated_sum(x) / static_cast<double>(x.size());
 }
 
-double variance(std::span<const double> x) {
-  require_sample(x, 2, "variance");
-  const double m = compensated_sum(x) / static_cast<double>(x.size());
+double variance_about(std::span<const double> x, double mean) {
   double ss = 0.0, c = 0.0;
   for (double v : x) {
-    const double d = v - m;
+    const double d = v - mean;
     ss += d * d;
     c += d;
   }
@@ -64,6 +62,11 @@ double variance(std::span<const double> x) {
   // left in the mean.
   ss -= c * c / static_cast<double>(x.size());
   return std::max(ss, 0.0) / static_cast<double>(x.size() - 1);
+}
+
+double variance(std::span<const double> x) {
+  require_sample(x, 2, "variance");
+  return variance_about(x, compensated_sum(x) / static_cast<double>(x.size()));
 }
 
 double stddev(std::span<const double> x) { return std::sqrt(variance(x)); }

@@ -20,6 +20,9 @@ double mean(std::span<const double> x);
 // Sample variance with divisor n - 1 (two-pass: mean first, then squared
 // deviations). n >= 2 (undefined for n = 1). All values equal -> 0.
 double variance(std::span<const double> x);
+// The same about a mean the caller already has for x, without variance's checks: for
+// values finite by construction (bootstrap replicates). n >= 2.
+double variance_about(std::span<const double> x, double mean);
 
 // sqrt(variance(x)). n >= 2.
 double stddev(std::span<const double> x);
