@@ -10,9 +10,9 @@
 #include <vector>
 
 #include <boost/math/distributions/normal.hpp>
-#include <boost/math/distributions/students_t.hpp>
 
 #include "stats/descriptive.h"
+#include "stats/distributions.h"
 #include "stats/rng.h"
 #include "stats/validate.h"
 
@@ -32,13 +32,13 @@ constexpr std::size_t kSignFlipChunksPerWord = 64 / kSignFlipChunkBits;
 // P(T > t) for Student's t with df degrees of freedom (df = inf -> normal).
 double t_upper_tail(double t, double df) {
   if (std::isinf(t)) return t > 0 ? 0.0 : 1.0;
-  if (std::isinf(df)) return boost::math::cdf(boost::math::complement(boost::math::normal(), t));
-  return boost::math::cdf(boost::math::complement(boost::math::students_t(df), t));
+  if (std::isinf(df)) return boost::math::cdf(boost::math::complement(Normal(), t));
+  return boost::math::cdf(boost::math::complement(StudentsT(df), t));
 }
 
 double t_quantile(double p, double df) {
-  if (std::isinf(df)) return boost::math::quantile(boost::math::normal(), p);
-  return boost::math::quantile(boost::math::students_t(df), p);
+  if (std::isinf(df)) return boost::math::quantile(Normal(), p);
+  return boost::math::quantile(StudentsT(df), p);
 }
 
 TTestResult t_result(double estimate, double se, double df, double level) {

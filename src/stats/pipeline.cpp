@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include <boost/math/distributions/students_t.hpp>
 
 #include "stats/dependence.h"
+#include "stats/distributions.h"
 #include "stats/outliers.h"
 #include "stats/validate.h"
 
@@ -65,7 +65,7 @@ PairedEffect paired_log_effect(std::span<const double> config, std::span<const d
   r.se_hac = hac.se;
   r.hac_lag = hac.lag;
   r.se_used = std::max(r.se_iid, r.se_hac);
-  const double q = boost::math::quantile(boost::math::students_t(df), 1.0 - options.alpha / 2.0);
+  const double q = boost::math::quantile(StudentsT(df), 1.0 - options.alpha / 2.0);
   r.ci_t = {r.mean_log - q * r.se_used, r.mean_log + q * r.se_used};
 
   BootstrapOptions bo;

@@ -4,9 +4,9 @@
 #include <stdexcept>
 #include <string>
 
-#include <boost/math/distributions/students_t.hpp>
 
 #include "stats/descriptive.h"
+#include "stats/distributions.h"
 #include "stats/validate.h"
 
 namespace obscheck::stats {
@@ -46,7 +46,7 @@ SlopeFit fit_slope(std::span<const double> repetitions, std::span<const double> 
   if (n >= 3) {
     const double df = static_cast<double>(n - 2);
     const double se = std::sqrt(rss / df / sxx);
-    const double q = boost::math::quantile(boost::math::students_t(df), (1.0 + level) / 2.0);
+    const double q = boost::math::quantile(StudentsT(df), (1.0 + level) / 2.0);
     fit.se = se;
     fit.df = df;
     fit.ci = Interval{fit.slope - q * se, fit.slope + q * se};
