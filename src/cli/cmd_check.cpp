@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/html_out.h"
 #include "cli/sim_backend.h"
+#include "cli/sweep_common.h"
 #include "events/event.h"
 #include "observe/probes.h"
 #include "observe/variants.h"
@@ -149,17 +150,6 @@ std::string probe_library_path() {
 }
 
 namespace {
-
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    const std::size_t end = std::min(s.find(',', start), s.size());
-    if (end > start) out.push_back(s.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
 
 std::uint64_t parse_frequency(const std::string& w) {
   char* end = nullptr;

@@ -24,17 +24,6 @@ constexpr const char* kDefaultSweepEvents = "task-clock";
 constexpr const char* kDefaultSimSweepEvents = "cycles,instructions,l1d";
 constexpr int kSimContextRuns = 2;
 
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    const std::size_t end = std::min(s.find(',', start), s.size());
-    if (end > start) out.push_back(s.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
-
 std::size_t parse_size(const std::string& word, const std::string& option) {
   std::size_t used = 0;
   unsigned long long v = 0;
@@ -73,6 +62,17 @@ void require_available(const EventSet& events) {
     if (!a.hint.empty() && hint.find(a.hint) == std::string::npos) hint += (hint.empty() ? "" : "; ") + a.hint;
   }
   if (!why.empty()) throw Error(ErrorKind::event, "cannot count " + why, hint);
+}
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    const std::size_t end = std::min(s.find(',', start), s.size());
+    if (end > start) out.push_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
 }
 
 std::vector<std::size_t> parse_size_list(const std::string& spec, const std::string& option) {

@@ -18,6 +18,9 @@ namespace obscheck {
 
 // "FROM:TO:STEP" (inclusive of TO when the steps land on it) or "a,b,c". Throws
 // Error(usage) naming `option` on anything else, a zero step or FROM > TO.
+// The non-empty words of a comma-separated option value ("a,,b" -> a, b).
+std::vector<std::string> split_commas(const std::string& s);
+
 std::vector<std::size_t> parse_size_list(const std::string& spec, const std::string& option);
 
 // Refuses the whole set, once, before any run, when an event cannot be counted here
