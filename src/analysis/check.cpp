@@ -626,16 +626,7 @@ Findings analyse_check(const Plan& plan, const std::vector<RunRecord>& runs, con
     for (const Configuration& c : plan.configs) {
       const auto base = comparison_baseline(plan, metric, c.index);
       if (!base) continue;
-      Comparison cmp;
-      cmp.metric = mi;
-      cmp.config = c.index;
-      cmp.baseline = *base;
-      cmp.level_index = c.level_index;
-      cmp.dose = plan.spec.levels[c.level_index].dose;
-      cmp.level_label = plan.spec.levels[c.level_index].label;
-      cmp.layout = c.layout;
-      cmp.aa = c.aa_duplicate;
-      f.comparisons.push_back(std::move(cmp));
+      f.comparisons.push_back(comparison_of(plan, mi, c, *base));
       series.push_back(pair_series(m, blocks, c.index, *base));
     }
   }

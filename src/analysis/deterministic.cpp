@@ -146,15 +146,7 @@ Findings analyse_deterministic(const Plan& plan, const std::vector<RunRecord>& r
     for (const Configuration& c : plan.configs) {
       const auto base = comparison_baseline(plan, Metric::of_counter(*m.counter), c.index);
       if (!base) continue;
-      Comparison cmp;
-      cmp.metric = mi;
-      cmp.config = c.index;
-      cmp.baseline = *base;
-      cmp.level_index = c.level_index;
-      cmp.dose = plan.spec.levels[c.level_index].dose;
-      cmp.level_label = plan.spec.levels[c.level_index].label;
-      cmp.layout = c.layout;
-      cmp.aa = c.aa_duplicate;
+      Comparison cmp = comparison_of(plan, mi, c, *base);
       cmp.ci_lo = cmp.ci_hi = cmp.p_value = cmp.p_holm = kNaN;
       cmp.ci_method = cmp.p_method = kDeterministicMethod;
       cmp.effect = cmp.median_config = cmp.median_baseline = kNaN;

@@ -57,6 +57,19 @@ int severity(Verdict v) {
 
 }  // namespace
 
+Comparison comparison_of(const Plan& plan, std::size_t metric, const Configuration& c, std::size_t baseline) {
+  Comparison cmp;
+  cmp.metric = metric;
+  cmp.config = c.index;
+  cmp.baseline = baseline;
+  cmp.level_index = c.level_index;
+  cmp.dose = plan.spec.levels[c.level_index].dose;
+  cmp.level_label = plan.spec.levels[c.level_index].label;
+  cmp.layout = c.layout;
+  cmp.aa = c.aa_duplicate;
+  return cmp;
+}
+
 void judge_levels(const Plan& plan, Findings& f, const LevelJudge& judge) {
   f.metric_verdicts.assign(f.metrics.size(), Verdict::inconclusive);
   std::vector<bool> any(f.metrics.size(), false);

@@ -59,6 +59,10 @@ struct Comparison {
   std::string drift;            // non-empty: a changepoint in d that changes the conclusion
 };
 
+// A comparison of metric `metric` in configuration `c` against `baseline`, with the
+// fields both analyses fill from the plan; the statistics are left to the analysis.
+Comparison comparison_of(const Plan& plan, std::size_t metric, const Configuration& c, std::size_t baseline);
+
 // Per metric and dose level, across the layout conditions of that level.
 struct LevelVerdict {
   std::size_t metric = 0;
