@@ -10,6 +10,12 @@
 
 namespace obscheck {
 
+// Every page's chart size: wide enough for three series dodged in up to eight dose
+// slots with readable labels, small enough that two charts sit side by side on a
+// 1280 px screen.
+inline constexpr double kChartWidth = 600;
+inline constexpr double kChartHeight = 340;
+
 // The stylesheet of every page: the text to put inside <style>. Includes the @media
 // print rules (figures kept whole, colours exact).
 std::string html_stylesheet();

@@ -19,10 +19,6 @@ namespace {
 
 using svg::escape;
 
-// Wide enough for three series dodged in up to eight dose slots with readable labels,
-// small enough that two charts sit side by side on a 1280 px screen.
-constexpr double kChartWidth = 600;
-constexpr double kChartHeight = 340;
 // Enough to show which configuration fails and how; the JSON report lists every run.
 constexpr std::size_t kIncomparableListed = 50;
 // SVG cannot measure text (svg.h); about 7 px per glyph at 12 px.

@@ -14,9 +14,6 @@ namespace {
 
 using svg::escape;
 
-// As the check page's charts (html_report.cpp): two side by side on a 1280 px screen.
-constexpr double kChartWidth = 600;
-constexpr double kChartHeight = 340;
 // The paper's Figure 6 has 22 contexts; past about 40 slots a chart this wide turns
 // into a smear, so the context chart widens by this much per extra slot.
 constexpr std::size_t kSlotsAtBaseWidth = 40;
