@@ -42,9 +42,7 @@ Verdict verdict_from_key(std::string_view key) {
               "expected one of: perturbed, layout, not-perturbed, incomparable, inconclusive");
 }
 
-namespace {
-
-int severity(Verdict v) {
+int verdict_severity(Verdict v) {
   switch (v) {
     case Verdict::perturbed: return 4;
     case Verdict::explained_by_layout: return 3;
@@ -54,8 +52,6 @@ int severity(Verdict v) {
   }
   return 1;
 }
-
-}  // namespace
 
 Comparison comparison_of(const Plan& plan, std::size_t metric, const Configuration& c, std::size_t baseline) {
   Comparison cmp;
@@ -91,7 +87,7 @@ void judge_levels(const Plan& plan, Findings& f, const LevelJudge& judge) {
       v.verdict = j.verdict;
       v.reason = std::move(j.reason);
       v.comparisons = std::move(idx);
-      if (!any[mi] || severity(v.verdict) > severity(f.metric_verdicts[mi])) f.metric_verdicts[mi] = v.verdict;
+      if (!any[mi] || verdict_severity(v.verdict) > verdict_severity(f.metric_verdicts[mi])) f.metric_verdicts[mi] = v.verdict;
       any[mi] = true;
       f.verdicts.push_back(std::move(v));
     }

@@ -24,6 +24,9 @@ std::string_view verdict_text(Verdict v);
 // Stable machine keys: "perturbed", "layout", "not-perturbed", "incomparable", "inconclusive".
 std::string_view verdict_key(Verdict v);
 Verdict verdict_from_key(std::string_view key);  // throws Error(io)
+// Which verdict a metric's summary shows when its levels differ, the higher first:
+// perturbed > layout > incomparable > inconclusive > not perturbed.
+int verdict_severity(Verdict v);
 
 // A metric the check compares: one of the counters' readings (by event name) or a
 // driver metric the runner takes identically at every level (wall time, rusage).

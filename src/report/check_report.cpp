@@ -101,18 +101,6 @@ std::string command_line(const CheckContext& ctx) {
 // JSON has no NaN: a value that does not exist is null.
 nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
-// perturbed > layout > incomparable > inconclusive > not perturbed (findings.h).
-int severity_rank(Verdict v) {
-  switch (v) {
-    case Verdict::perturbed: return 4;
-    case Verdict::explained_by_layout: return 3;
-    case Verdict::incomparable: return 2;
-    case Verdict::inconclusive: return 1;
-    case Verdict::not_perturbed: return 0;
-  }
-  return 0;
-}
-
 std::vector<const LevelVerdict*> verdicts_of(const Findings& f, std::size_t metric) {
   std::vector<const LevelVerdict*> out;
   for (const LevelVerdict& v : f.verdicts)
@@ -124,7 +112,7 @@ std::optional<Verdict> metric_verdict(const Findings& f, std::size_t metric) {
   if (metric < f.metric_verdicts.size()) return f.metric_verdicts[metric];
   std::optional<Verdict> worst;
   for (const LevelVerdict* v : verdicts_of(f, metric))
-    if (!worst || severity_rank(v->verdict) > severity_rank(*worst)) worst = v->verdict;
+    if (!worst || verdict_severity(v->verdict) > verdict_severity(*worst)) worst = v->verdict;
   return worst;
 }
 

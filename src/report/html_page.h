@@ -20,6 +20,9 @@ inline constexpr double kChartHeight = 340;
 // print rules (figures kept whole, colours exact).
 std::string html_stylesheet();
 
+// <ul class="warnings"> with one escaped item per warning; empty for none.
+std::string html_warnings(const std::vector<std::string>& warnings);
+
 // <section id="host">: the host summary from `host` (HostInfo as JSON; an empty or
 // non-object value gives "Host: not recorded."), the non-info doctor findings (`doctor`,
 // host Finding JSON) as a table, a count of the informational ones, and the full host

@@ -231,11 +231,7 @@ std::string header_section(const Plan& plan, const Findings& f, const CheckConte
     for (const std::string& line : ctx.backend) out += fmt::format("<li>{}</li>\n", escape(line));
     out += "</ul>\n";
   }
-  if (!ctx.warnings.empty()) {
-    out += "<ul class=\"warnings\">\n";
-    for (const std::string& w : ctx.warnings) out += fmt::format("<li class=\"warn\">{}</li>\n", escape(w));
-    out += "</ul>\n";
-  }
+  out += html_warnings(ctx.warnings);
   return out + "</header>\n";
 }
 
@@ -512,6 +508,13 @@ std::string methods_section(const Plan& plan, const Findings& f) {
 }  // namespace
 
 std::string html_stylesheet() { return kStyle; }
+
+std::string html_warnings(const std::vector<std::string>& warnings) {
+  if (warnings.empty()) return "";
+  std::string out = "<ul class=\"warnings\">\n";
+  for (const std::string& w : warnings) out += fmt::format("<li class=\"warn\">{}</li>\n", escape(w));
+  return out + "</ul>\n";
+}
 
 std::string html_host_section(const nlohmann::json& host, const std::vector<nlohmann::json>& doctor) {
   CheckContext ctx;

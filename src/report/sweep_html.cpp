@@ -175,11 +175,7 @@ std::string header_section(const SweepReport& r, const SweepPageContext& ctx) {
   out += fmt::format("<p class=\"meta\">events <code>{}</code>; verdicts on <code>{}</code>; {} runs recorded; "
                      "environment contexts pad the variable <code>{}</code></p>\n",
                      escape(r.events), escape(r.metric), r.runs.size(), escape(r.pad_name));
-  if (!ctx.warnings.empty()) {
-    out += "<ul class=\"warnings\">\n";
-    for (const std::string& w : ctx.warnings) out += fmt::format("<li class=\"warn\">{}</li>\n", escape(w));
-    out += "</ul>\n";
-  }
+  out += html_warnings(ctx.warnings);
   return out + "</header>\n";
 }
 
