@@ -14,7 +14,7 @@
 // Resolution never opens a counter; availability (probe_event) does, on a real child.
 //
 // Privilege levels: events of the CPU PMU (aliases, cpu/.../, libpfm4 core events) count
-// user level only (exclude_kernel, and exclude_hv for aliases and sysfs), since
+// user level only (exclude_kernel and exclude_hv, whatever libpfm4's default), since
 // obscheck measures the program, not the kernel on its behalf; this also works at
 // perf_event_paranoid 2. Software events exclude nothing: the kernel raises most of
 // them (context switches, faults) in kernel context, and excluding the kernel would

@@ -69,8 +69,9 @@ std::vector<std::string> papi_preset_names() {
   return out;
 }
 
-std::string papi_unavailable_reason() {
-  const PapiStatus& s = papi_status();
+std::string papi_unavailable_reason() { return papi_unavailable_reason(papi_status()); }
+
+std::string papi_unavailable_reason(const PapiStatus& s) {
   if (!s.initialized) return fmt::format("PAPI did not initialise: {}", s.init_error);
   if (!s.counter_component)
     return s.disabled_reason.empty()

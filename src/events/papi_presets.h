@@ -39,5 +39,9 @@ std::vector<std::string> papi_preset_names();
 
 // One line: why PAPI has no mapping for presets on this host (from papi_status()).
 std::string papi_unavailable_reason();
+// The same line for a given state, first cause first: PAPI did not initialise; it has
+// no enabled counter component (naming PAPI's own disabled reason); or the component
+// maps no preset for this CPU.
+std::string papi_unavailable_reason(const PapiStatus& status);
 
 }  // namespace obscheck

@@ -241,6 +241,19 @@ std::vector<std::string> known_names(const ResolveOptions& opts, bool with_papi)
               "list what this host offers with: obscheck events --all");
 }
 
+// True when a libpfm4 string names a privilege level itself (":u", ":k=1", ":h=0"):
+// then libpfm4's encoding of it stands.
+bool names_privilege_level(std::string_view spec) {
+  for (std::size_t at = spec.find(':'); at != std::string_view::npos; at = spec.find(':', at + 1)) {
+    std::string_view term = spec.substr(at + 1);
+    term = term.substr(0, term.find(':'));
+    if (term.size() >= 1 && (term[0] == 'u' || term[0] == 'k' || term[0] == 'h') &&
+        (term.size() == 1 || term[1] == '='))
+      return true;
+  }
+  return false;
+}
+
 EventDesc desc_from_pfm(const PfmEncoding& enc, std::string_view spec, const char* source) {
   EventDesc d;
   d.spec = std::string(spec);
@@ -250,6 +263,20 @@ EventDesc desc_from_pfm(const PfmEncoding& enc, std::string_view spec, const cha
   d.hardware = enc.hardware || enc.attr.type == PERF_TYPE_HARDWARE ||
                enc.attr.type == PERF_TYPE_HW_CACHE || enc.attr.type == PERF_TYPE_RAW;
   d.pmu = d.hardware ? "cpu" : enc.attr.type == PERF_TYPE_SOFTWARE ? "software" : enc.pmu;
+  // The privilege levels are obscheck's rule (event.h), not whatever a libpfm4 version
+  // or host defaults to: libpfm4 has set exclude_hv for PFM_PLM3 on some hosts and not
+  // on others. Unless the string names a level itself, a CPU event counts user level
+  // only (the hypervisor is excluded with the kernel), and a software event counts
+  // everything, as it does under its obscheck alias.
+  if (!names_privilege_level(spec)) {
+    if (d.attr.type == PERF_TYPE_SOFTWARE) {
+      d.attr.exclude_user = d.attr.exclude_kernel = d.attr.exclude_hv = d.attr.exclude_guest = 0;
+    } else if (d.hardware) {
+      d.attr.exclude_user = 0;
+      d.attr.exclude_kernel = 1;
+      d.attr.exclude_hv = 1;
+    }
+  }
   return d;
 }
 
