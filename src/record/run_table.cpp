@@ -1,0 +1,93 @@
+#include "record/run_table.h"
+
+#include <fmt/core.h>
+
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+
+#include "util/error.h"
+
+namespace obscheck {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::uint32_t narrow(std::size_t v, const char* what, std::size_t run) {
+  if (v > std::numeric_limits<std::uint32_t>::max())
+    throw Error(ErrorKind::io, fmt::format("run {}: {} {} is out of range", run, what, v));
+  return static_cast<std::uint32_t>(v);
+}
+
+double timeval_ns(const struct timeval& t) {
+  return static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_usec) * 1e3;
+}
+
+}  // namespace
+
+RunTable::Readings& RunTable::column(const std::string& name) {
+  for (Readings& c : readings)
+    if (c.name == name) return c;
+  Readings& c = readings.emplace_back();
+  c.name = name;
+  const std::size_t rows = size();
+  c.value.assign(rows, kNaN);
+  c.multiplexed.assign(rows, 0);
+  c.scale.assign(rows, std::numeric_limits<float>::quiet_NaN());
+  return c;
+}
+
+const RunTable::Readings* RunTable::find(const std::string& name) const {
+  for (const Readings& c : readings)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+void RunTable::add(const RunRecord& r) {
+  const std::size_t row = size();
+  index.push_back(narrow(r.index, "index", r.index));
+  block.push_back(narrow(r.block, "block", r.index));
+  config.push_back(narrow(r.config, "configuration", r.index));
+  warmup.push_back(r.warmup);
+  timed_out.push_back(r.exit.timed_out);
+  signal.push_back(r.exit.signal);
+  exit_code.push_back(r.exit.exit_code);
+  std::uint32_t id = 0;
+  if (!r.exit.output_digest.empty()) {
+    // Few distinct digests (one per behaviour of the target): a linear look-up is cheap.
+    for (std::size_t k = 1; k < digests.size() && !id; ++k)
+      if (digests[k] == r.exit.output_digest) id = static_cast<std::uint32_t>(k);
+    if (!id) {
+      id = narrow(digests.size(), "digest", r.index);
+      digests.push_back(r.exit.output_digest);
+    }
+  }
+  digest.push_back(id);
+  const struct rusage& u = r.exit.usage;
+  wall_ns.push_back(static_cast<double>(r.exit.wall_ns));
+  utime_ns.push_back(timeval_ns(u.ru_utime));
+  stime_ns.push_back(timeval_ns(u.ru_stime));
+  maxrss_kb.push_back(static_cast<double>(u.ru_maxrss));
+  minflt.push_back(static_cast<double>(u.ru_minflt));
+  nvcsw.push_back(static_cast<double>(u.ru_nvcsw));
+  nivcsw.push_back(static_cast<double>(u.ru_nivcsw));
+  for (Readings& c : readings) {
+    c.value.push_back(kNaN);
+    c.multiplexed.push_back(0);
+    c.scale.push_back(std::numeric_limits<float>::quiet_NaN());
+  }
+  for (const Reading& reading : r.readings) {
+    Readings& c = column(reading.name);
+    c.value[row] = std::isfinite(reading.value) ? reading.value : kNaN;
+    c.multiplexed[row] = reading.multiplexed;
+    c.scale[row] = static_cast<float>(reading.scale);
+  }
+}
+
+RunTable run_table_of(const std::vector<RunRecord>& runs) {
+  RunTable t;
+  for (const RunRecord& r : runs) t.add(r);
+  return t;
+}
+
+}  // namespace obscheck

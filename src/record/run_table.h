@@ -1,0 +1,56 @@
+// record/: the runs of a journal as the analyses read them — one column per field the
+// verdicts use, one row per run line in journal order, and nothing else of a line
+// (the output head, the observer's extras and the configuration's id are not kept).
+// A million runs take about 130 MB here, against several hundred bytes a run as
+// RunRecords; a live check appends each run as it is recorded, and a reader of a
+// journal can fill it line by line without building RunRecords at all.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "record/run_record.h"
+
+namespace obscheck {
+
+struct RunTable {
+  // One entry per row.
+  std::vector<std::uint32_t> index;   // RunRecord::index (Trial::index)
+  std::vector<std::uint32_t> block;
+  std::vector<std::uint32_t> config;
+  std::vector<std::uint8_t> warmup;
+  std::vector<std::uint8_t> timed_out;
+  std::vector<std::int32_t> signal;
+  std::vector<std::int32_t> exit_code;
+  std::vector<std::uint32_t> digest;  // into `digests`; 0: the output was not captured
+  std::vector<std::string> digests{std::string()};  // interned output digests; [0] is ""
+
+  // The driver's metrics (check_metrics): wall time and the rusage of wait4.
+  std::vector<double> wall_ns, utime_ns, stime_ns, maxrss_kb, minflt, nvcsw, nivcsw;
+
+  // One column per distinct reading name, in order of first appearance.
+  struct Readings {
+    std::string name;
+    std::vector<double> value;            // NaN: the run has no such reading, or it never ran
+    std::vector<std::uint8_t> multiplexed;  // the reading was multiplexed (scaled by `scale`)
+    std::vector<float> scale;             // time_enabled / time_running (1 exact, 0 never ran)
+  };
+  std::vector<Readings> readings;
+
+  std::size_t size() const { return index.size(); }
+
+  // Appends one row. Throws Error(io) when a field does not fit its column (an index,
+  // block or configuration beyond 2^32).
+  void add(const RunRecord& r);
+  // The column of a reading name, or nullptr.
+  const Readings* find(const std::string& name) const;
+
+ private:
+  Readings& column(const std::string& name);
+};
+
+RunTable run_table_of(const std::vector<RunRecord>& runs);
+
+}  // namespace obscheck
