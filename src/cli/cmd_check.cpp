@@ -278,6 +278,7 @@ nlohmann::json options_json(const Options& o, const std::vector<std::string>& it
   j["margin"] = o.margin;
   j["runs"] = o.runs;
   j["max_runs"] = o.max_runs;
+  j["time_budget"] = o.time_budget;
   j["warmup"] = o.warmup;
   j["aslr"] = o.aslr;
   j["cpu"] = o.cpu;
@@ -296,6 +297,7 @@ struct Sweep {
   Plan plan;
   CheckSpec spec;
   std::vector<RunRecord> runs;
+  RunTable table;  // `runs` as the analysis reads them, appended to at each look
   std::string journal_path;
   std::vector<std::string> warnings;
   nlohmann::json host;
@@ -304,9 +306,11 @@ struct Sweep {
 int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
   const auto looks = plan_looks(s.plan);
   const std::size_t total_planned = end_block_for(s.plan, looks.back()) * s.plan.block_size();
-  AnalysisOptions aopt{o.margin, 0.05, looks.size(), s.plan.seed()};
+  AnalysisOptions aopt{o.margin, 0.05, 1, s.plan.seed()};
   const auto analyse = [&] {
-    return s.spec.sim ? analyse_deterministic(s.plan, s.runs, o.margin) : analyse_check(s.plan, s.runs, aopt);
+    if (s.spec.sim) return analyse_deterministic(s.plan, s.runs, o.margin);
+    while (s.table.size() < s.runs.size()) s.table.add(s.runs[s.table.size()]);
+    return analyse_check(s.plan, s.table, aopt);
   };
   Findings findings;
   bool interrupted = false, ended = false;
@@ -317,8 +321,17 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
     else if (failure.empty()) journal.append_note({{"kind", "finished"}, {"runs", s.runs.size()}}, when);
   };
   const auto started = std::chrono::steady_clock::now();
+  const auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
+  // --time-budget: the sweep stops at the first look after the budget is spent, and a
+  // look is shortened so as not to run far past it (at the pace of this invocation's
+  // blocks so far). --runs N asked for exactly N blocks: no budget applies.
+  const double budget = s.plan.spec.fixed_blocks ? 0.0 : o.time_budget;
+  const std::size_t runs_at_start = s.runs.size();
   std::size_t done_before = s.runs.size();
+  bool budget_spent = false;
+  std::size_t cap = 0;  // the budget's cap on the next look, in measured blocks (0: none)
   for (std::size_t look : looks) {
+    if (cap > 0 && look > cap) look = cap;
     const auto pending = remaining_trials(s.plan, s.runs, s.journal_path, end_block_for(s.plan, look));
     SweepProgressFn progress;
     if (o.progress && !o.json && !o.csv) {
@@ -336,7 +349,15 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
     for (auto& rec : r.appended) s.runs.push_back(std::move(rec));
     interrupted = r.interrupted;
     failure = r.failure;
-    ended = interrupted || !failure.empty() || look == looks.back();
+    if (budget > 0) {
+      const double spent = elapsed_s();
+      const double blocks_run =
+          static_cast<double>(s.runs.size() - runs_at_start) / static_cast<double>(s.plan.block_size());
+      budget_spent = spent >= budget;
+      if (!budget_spent && blocks_run > 0)
+        cap = look + std::max<std::size_t>(1, static_cast<std::size_t>((budget - spent) / (spent / blocks_run)));
+    }
+    ended = interrupted || !failure.empty() || look == looks.back() || budget_spent;
     if (ended) end_note(JournalWriter::Durable::at_next_sync);
     {
       // When the sweep has ended, its journal goes to the disk while the runs are
@@ -351,6 +372,7 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
         }
       });
       findings = analyse();
+      ++aopt.looks_planned;
       if (syncer.joinable()) syncer.join();
       if (sync_failure) std::rethrow_exception(sync_failure);
     }
@@ -378,6 +400,15 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
   ctx.observations = observations(s.plan, s.runs);
   if (s.spec.sim) ctx.backend = sim_backend_lines(*s.spec.sim, s.spec.sim_events);
   if (interrupted) ctx.warnings.push_back("interrupted: continue with obscheck --resume " + s.journal_path);
+  if (budget_spent && !findings.decisive)
+    ctx.warnings.push_back(fmt::format("stopped by the time budget ({:g} s) before every verdict was decided; "
+                                       "continue with obscheck --resume {} (it takes --time-budget and --max-runs)",
+                                       budget, s.journal_path));
+  {
+    const double blocks_run =
+        static_cast<double>(s.runs.size() - runs_at_start) / static_cast<double>(s.plan.block_size());
+    if (blocks_run >= 1) ctx.seconds_per_block = elapsed_s() / blocks_run;
+  }
   if (!failure.empty()) ctx.warnings.push_back(failure);
 
   std::string out = o.json ? check_json(s.plan, findings, ctx)
@@ -513,7 +544,7 @@ int cmd_report(const Options& o) {
   const double margin = o.margin_given ? o.margin : d.manifest.at("options").value("margin", 0.01);
   const bool simulated = d.manifest.at("options").value("backend", "native") == "sim";
   const Findings findings = simulated ? analyse_deterministic(plan, d.runs, margin)
-                                      : analyse_check(plan, d.runs, {margin, 0.05, plan_looks(plan).size(), plan.seed()});
+                                      : analyse_check(plan, d.runs, {margin, 0.05, 1, plan.seed()});
   CheckContext ctx = context_from_manifest(d, plan, findings);
   ctx.observations = observations(plan, d.runs);
   if (d.torn_tail) ctx.warnings.push_back("the journal's last line is incomplete (a run cut off mid-write); it was ignored");

@@ -1,5 +1,6 @@
 #include "cli/options.h"
 
+#include <cmath>
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
@@ -83,7 +84,8 @@ po::options_description check_options() {
   d.add_options()
       ("mode", po::value<std::string>(), "external (driver opens the counters, default) | inprocess (preloaded library, the paper's setup)")
       ("margin", po::value<double>(), "ε: \"not perturbed\" means within ±ε (default 0.01 = 1%)")
-      ("max-runs", po::value<int>(), "stop after this many measured blocks at the latest")
+      ("max-runs", po::value<int>(), "stop after this many measured blocks at the latest (default 2000)")
+      ("time-budget", po::value<double>(), "stop at the first look after SECONDS of runs (default 60; 0: no limit)")
       ("seed", po::value<std::uint64_t>(), "seed for the run order (default: drawn and recorded)")
       ("allow-missing", po::bool_switch(), "drop counters this host cannot count (with a warning)")
       ("journal", po::value<std::string>(), "journal FILE (default: a new file in the current directory)")
@@ -289,6 +291,7 @@ Parsed parse_command_line(int argc, const char* const* argv) {
   o.runs_given = vm.count("runs") > 0;
   o.warmup_given = vm.count("warmup") > 0;
   take(vm, "max-runs", o.max_runs);
+  take(vm, "time-budget", o.time_budget);
   if (vm.count("seed")) {
     o.seed = vm["seed"].as<std::uint64_t>();
     o.seed_given = true;
@@ -347,6 +350,8 @@ Parsed parse_command_line(int argc, const char* const* argv) {
   if (o.runs < 0) throw Error(ErrorKind::usage, "--runs must be at least 1");
   if (o.warmup < 0) throw Error(ErrorKind::usage, "--warmup cannot be negative");
   if (o.timeout_s < 0) throw Error(ErrorKind::usage, "--timeout cannot be negative");
+  if (!(o.time_budget >= 0) || !std::isfinite(o.time_budget))
+    throw Error(ErrorKind::usage, "--time-budget is a number of seconds, 0 or more (0: no limit)");
   if (o.margin <= 0 || o.margin >= 1)
     throw Error(ErrorKind::usage, "--margin is a fraction between 0 and 1 (0.01 = 1%)");
   if (o.mode != "external" && o.mode != "inprocess")

@@ -21,6 +21,7 @@ struct Options {
   bool warmup_given = false;        // -w given (--backend sim runs none by default)
   bool runs_given = false;          // -r given (measure --backend sim runs two by default)
   int max_runs = 0;                 // --max-runs (check): cap on measured blocks
+  double time_budget = 60;          // --time-budget (check): seconds of runs, then the sweep stops at a look; 0: none
   std::uint64_t seed = 0;           // --seed; 0 = draw one (and record it)
   bool seed_given = false;
   std::string mode = "external";    // --mode external|inprocess
