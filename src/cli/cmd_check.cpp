@@ -339,8 +339,11 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         const std::size_t done = s.runs.size() + p.done - done_before;
         const double rate = p.done > 0 ? elapsed / static_cast<double>(p.done) : 0;
-        fmt::print(stderr, "\r\x1b[K  run {}/{} (look at {} blocks)  {}  ETA {:.0f} s", done, total_planned, look,
-                   p.config ? p.config->id : "", rate * static_cast<double>(pending.size() - p.done));
+        // The look's own end, and the budget's, are what the user can wait for: the
+        // cap (--max-runs) is rarely reached.
+        std::string limit = budget > 0 ? fmt::format(", budget {:.0f}/{:g} s", elapsed, budget) : "";
+        fmt::print(stderr, "\r\x1b[K  run {} (look at {} blocks, this look ends in ~{:.0f} s{})  {}", done, look,
+                   rate * static_cast<double>(pending.size() - p.done), limit, p.config ? p.config->id : "");
       };
     }
     SweepResult r = run_sweep(s.plan, s.spec, pending, journal, progress);

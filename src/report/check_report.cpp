@@ -201,7 +201,7 @@ std::vector<std::string> distinct(std::vector<std::string> items) {
 }
 
 // The methods footer, shared by text and Markdown: every interval and test named.
-std::vector<std::string> methods_lines(const Plan& plan, const Findings& f) {
+std::vector<std::string> methods_lines(const Plan&, const Findings& f) {
   std::vector<std::string> ci, p, trend, difference;
   for (const Comparison& c : f.comparisons) {
     ci.push_back(c.ci_method);
@@ -513,11 +513,31 @@ std::string format_effect_ci(double effect, double lo, double hi) {
   return out;
 }
 
+// What deciding the undecided would take: the most blocks any inconclusive verdict's
+// comparisons would need at the noise seen, in seconds at the check's pace when known.
+std::string to_decide_line(const Findings& f, const CheckContext& ctx) {
+  std::size_t need = 0, undecided = 0;
+  for (const LevelVerdict& v : f.verdicts) {
+    if (v.verdict != Verdict::inconclusive) continue;
+    ++undecided;
+    for (std::size_t i : v.comparisons) need = std::max(need, f.comparisons[i].blocks_needed);
+  }
+  if (undecided == 0 || need == 0) return {};
+  std::string out = fmt::format("to decide: the {} undecided verdict{} would need about {} measured blocks at the "
+                                "noise seen",
+                                undecided, undecided == 1 ? "" : "s", need);
+  if (ctx.seconds_per_block > 0)
+    out += fmt::format(" (≈ {:.0f} s of runs at this check's pace; --time-budget, --max-runs)",
+                       ctx.seconds_per_block * static_cast<double>(need));
+  return out;
+}
+
 std::string check_text(const Plan& plan, const Findings& f, const CheckContext& ctx, bool color) {
   const Palette pal(color);
   std::string out = text_header(plan, f, ctx, pal) + "\n";
-  out += verdict_table(plan, f, pal) + "\n";
-  out += aa_section(plan, f, pal);
+  out += verdict_table(plan, f, pal);
+  if (const std::string line = to_decide_line(f, ctx); !line.empty()) out += line + "\n";
+  out += "\n" + aa_section(plan, f, pal);
   out += incomparable_section(plan, f, pal);
   for (const auto& n : f.notes) out += "note: " + n + "\n";
   for (const auto& w : ctx.warnings) out += pal.paint(pal.yellow, "warning:") + " " + w + "\n";
@@ -544,6 +564,7 @@ std::string check_json(const Plan& plan, const Findings& f, const CheckContext& 
                   {"env_bytes", ctx.env_bytes},
                   {"complete", ctx.complete},
                   {"runs_planned", ctx.runs_planned},
+                  {"seconds_per_block", ctx.seconds_per_block},
                   {"runs_done", ctx.runs_done},
                   {"warnings", ctx.warnings},
                   {"observations", ctx.observations},
