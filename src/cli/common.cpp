@@ -1,12 +1,8 @@
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 
 #include "cli/commands.h"
 #include "util/error.h"
+#include "util/safe_write.h"
 
 namespace obscheck {
 
@@ -16,15 +12,9 @@ void emit(const Options& o, const std::string& bytes) {
     std::fflush(stdout);
     return;
   }
-  // Write beside the destination and rename, so a reader never sees half a report.
-  const std::string tmp = o.output + ".tmp";
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw Error(ErrorKind::io, "cannot write " + o.output + ": " + std::strerror(errno));
-  const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  if (std::fclose(f) != 0 || !ok || std::rename(tmp.c_str(), o.output.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw Error(ErrorKind::io, "cannot write " + o.output + ": " + std::strerror(errno));
-  }
+  // Never through a planted name or link (util/safe_write.h), and a reader never sees
+  // half a report.
+  write_file_safely(o.output, bytes);
 }
 
 LaunchSpec launch_spec_from(const Options& o) {
