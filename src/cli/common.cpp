@@ -1,4 +1,9 @@
+#include <unistd.h>
+
+#include <fmt/core.h>
+
 #include <cstdio>
+#include <cstdlib>
 
 #include "cli/commands.h"
 #include "util/error.h"
@@ -27,7 +32,31 @@ LaunchSpec launch_spec_from(const Options& o) {
   s.cpu = o.cpu;
   s.timeout_s = o.timeout_s;
   s.out = o.show_output ? Stdio::inherit : Stdio::capture;
+  if (!o.run_as.empty()) s.run_as = credentials_of(o.run_as);
   return s;
+}
+
+nlohmann::json run_as_json(const std::string& user) {
+  if (user.empty()) return nullptr;
+  const Credentials c = credentials_of(user);
+  return {{"user", c.user}, {"uid", c.uid}, {"gid", c.gid}, {"groups", c.groups}};
+}
+
+std::string run_as_user(const nlohmann::json& recorded) {
+  return recorded.is_object() ? recorded.value("user", std::string()) : std::string();
+}
+
+void warn_if_target_runs_as_root(const Options& o) {
+  const bool runs_target = o.command == Command::check || o.command == Command::measure || o.command == Command::demo ||
+                           o.command == Command::bias || o.command == Command::compare;
+  // A resumed check runs as its journal says: the warning was given when it started.
+  if (!runs_target || !o.run_as.empty() || !o.resume.empty() || ::geteuid() != 0) return;
+  const char* sudo_user = std::getenv("SUDO_USER");
+  if (sudo_user == nullptr || *sudo_user == '\0') return;
+  fmt::print(stderr,
+             "obscheck: warning: run through sudo, the target runs as root too; add --run-as {} to run it as {} "
+             "(the observers keep root's privileges; see docs/security.md)\n",
+             sudo_user, sudo_user);
 }
 
 }  // namespace obscheck

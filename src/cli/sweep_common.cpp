@@ -210,6 +210,7 @@ VariantSpec make_variant(const Options& o, const std::vector<std::string>& words
   v.launch.cpu = o.cpu;
   v.launch.timeout_s = o.timeout_s;
   v.launch.out = o.show_output ? Stdio::inherit : Stdio::capture;
+  if (!o.run_as.empty()) v.launch.run_as = credentials_of(o.run_as);
   if (!linked) v.sha256 = sha256_file(v.launch.path);
   return v;
 }
