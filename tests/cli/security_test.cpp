@@ -368,3 +368,25 @@ TEST_CASE("security: without root, via file capabilities: CAP_PERFMON counts, up
   }
   CHECK(probed > 0);
 }
+
+TEST_CASE("security: a --run-as target reaches the binaries bias --link builds, and runs as the user") {
+  const passwd* pw = nobody();
+  if (::geteuid() != 0 || pw == nullptr) {
+    WARN("skipped: --run-as needs root and a user 'nobody'");
+    return;
+  }
+  Dir d;
+  std::ofstream(d / "a.c") << "#include <unistd.h>\nint f(void) { return (int)getuid(); }\n";
+  std::ofstream(d / "b.c") << "#include <stdio.h>\nint f(void);\nint main(void) { printf(\"%d\\n\", f()); return 0; }\n";
+  auto r = run_cli({"bias", "--link", "cc {objects} -o {out}", "--objects", (d / "a.c") + "," + (d / "b.c"),
+                    "--link-orders", "2", "-r", "1", "-e", "task-clock", "--seed", "3", "--run-as", "nobody", "--json",
+                    "--", "{out}"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const json j = json::parse(r.out);
+  REQUIRE(j.at("runs").size() == 2);
+  for (const json& run : j.at("runs")) {
+    CHECK(run.at("ok") == true);
+    CHECK(run.at("first_line") == std::to_string(pw->pw_uid));
+  }
+}
