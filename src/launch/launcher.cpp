@@ -346,6 +346,11 @@ Error child_failure(const std::string& path, const std::string& cwd, const std::
         case ENOENT:
           return Error(ErrorKind::target, path + ": cannot execute: no such file (or its ELF interpreter or #! interpreter is missing)");
         case EACCES:
+          if (!user.empty())
+            return Error(ErrorKind::target,
+                         fmt::format("{}: permission denied for --run-as {} (not executable by that user, a directory "
+                                     "on its path not searchable, or a noexec mount)", path, user),
+                         fmt::format("check with: runuser -u {} -- test -x {}", user, path));
           return Error(ErrorKind::target, path + ": permission denied (not executable, or on a noexec mount)",
                        "chmod +x " + path);
         case ENOEXEC:

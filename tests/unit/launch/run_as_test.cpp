@@ -3,9 +3,12 @@
 #include <catch2/catch.hpp>
 
 #include <pwd.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 #include <string>
 
 #include "launch/launcher.h"
@@ -54,4 +57,33 @@ TEST_CASE("run_as: the target's real and effective ids and groups are the user's
   const std::string u = std::to_string(pw->pw_uid), g = std::to_string(pw->pw_gid);
   CHECK(e.output == u + " " + u + " " + g + " " + g + " " + groups + " bar\n");
   CHECK(::geteuid() == 0);  // the driver keeps its own identity
+}
+
+TEST_CASE("run_as: a program the user may not execute is named with the user at release()", "[launch]") {
+  if (::geteuid() != 0 || ::getpwnam("nobody") == nullptr) {
+    WARN("skipped: taking on another user needs root and a user 'nobody'");
+    return;
+  }
+  char dir[] = "/tmp/obscheck-run-as-XXXXXX";
+  REQUIRE(::mkdtemp(dir) != nullptr);  // mode 0700: nobody cannot search it
+  const std::string prog = std::string(dir) + "/prog";
+  {
+    std::ofstream(prog) << "#!/bin/sh\nexit 0\n";
+  }
+  ::chmod(prog.c_str(), 0755);
+  LaunchSpec s;
+  s.path = prog;
+  s.argv = {prog};
+  s.run_as = credentials_of("nobody");
+  CorkedChild c = CorkedChild::spawn(s);
+  try {
+    c.release();
+    FAIL("nobody ran a program in a directory it cannot search");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::target);
+    CHECK(std::string(e.what()) == prog + ": permission denied for --run-as nobody (not executable by that user, a "
+                                          "directory on its path not searchable, or a noexec mount)");
+  }
+  ::unlink(prog.c_str());
+  ::rmdir(dir);
 }
