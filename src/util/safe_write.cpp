@@ -67,6 +67,10 @@ void write_file_at(int dir_fd, const std::string& dir_path, const std::string& n
   const std::string dest = join(dir_path, name);
   if (!plain_name(name))
     throw Error(ErrorKind::io, fmt::format("cannot write {}: not a file name", dest), "name a file, not a directory");
+  // A file already there keeps its permissions (a report made private stays private);
+  // a link there is replaced with a new file of `mode`.
+  struct stat old {};
+  const bool keep_mode = ::fstatat(dir_fd, name.c_str(), &old, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(old.st_mode);
   std::string tmp;
   UniqueFd fd;
   for (int attempt = 0; attempt < kMaxNameAttempts && !fd; ++attempt) {
@@ -76,8 +80,9 @@ void write_file_at(int dir_fd, const std::string& dir_path, const std::string& n
   }
   if (!fd) throw write_error(dest, EEXIST, "remove the .*.obscheck-* files in " + (dir_path.empty() ? "." : dir_path));
   int err = 0;
+  if (keep_mode && ::fchmod(fd.get(), old.st_mode & 07777) != 0) err = errno;
   errno = 0;
-  if (!write_all(fd.get(), bytes)) err = errno ? errno : EIO;
+  if (err == 0 && !write_all(fd.get(), bytes)) err = errno ? errno : EIO;
   if (err == 0 && ::fsync(fd.get()) != 0) err = errno;
   if (err == 0 && ::close(fd.release()) != 0) err = errno;
   if (err == 0 && ::renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str()) != 0) err = errno;

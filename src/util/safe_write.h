@@ -15,6 +15,8 @@
 //     new regular file. Replacing was chosen over refusing because refusing would let
 //     any user who can write to the directory stop every report by planting a link,
 //     while replacing cannot be turned against the writer: the link is never opened;
+//   - a regular file already at NAME is replaced by one with its permission bits (a
+//     report made private stays private); a new file gets `mode` less the umask;
 //   - a reader sees the old file or the whole new one, never half of it, and after a
 //     crash the new file is either complete or absent (a stray .NAME.obscheck-* file at
 //     worst);

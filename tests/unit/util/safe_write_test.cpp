@@ -64,6 +64,17 @@ TEST_CASE("safe_write: writes the bytes, mode 0644 under umask 022, and leaves n
   CHECK(entries(d.path) == 1);
 }
 
+TEST_CASE("safe_write: a file replaced keeps its permission bits") {
+  Dir d;
+  std::ofstream(d / "private.txt") << "old";
+  ::chmod((d / "private.txt").c_str(), 0600);
+  write_file_safely(d / "private.txt", "new");
+  struct stat st {};
+  REQUIRE(::stat((d / "private.txt").c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0600);
+  CHECK(slurp(d / "private.txt") == "new");
+}
+
 TEST_CASE("safe_write: a link planted at the old OUT.tmp name is neither followed nor touched") {
   Dir d;
   std::ofstream(d / "victim") << "precious\n";
