@@ -286,6 +286,8 @@ nlohmann::json options_json(const Options& o, const std::vector<std::string>& it
   j["timeout"] = o.timeout_s;
   j["ignore_failure"] = o.ignore_failure;
   j["show_output"] = o.show_output;
+  j["run_as"] = run_as_json(o.run_as);
+  j["keep_output_head"] = o.keep_output_head;
   j["observer"] = {{"probes", o.probes},           {"breakpoints", o.breakpoints}, {"sample_freq", o.sample_freq},
                    {"sample_event", o.sample_event}, {"observer_cmd", o.observer_cmd}, {"levels", o.levels},
                    {"build", o.build},             {"probe_sites", o.probe_sites}};
@@ -442,6 +444,7 @@ int cmd_check(const Options& given) {
   }
   Sweep s;
   s.spec.base = launch_spec_from(o);
+  s.spec.keep_output_head = o.keep_output_head;
   const bool other_observer = !o.probes.empty() || !o.breakpoints.empty() || !o.sample_freq.empty() ||
                               !o.observer_cmd.empty() || !o.build.empty();
   if (other_observer && o.mode == "inprocess")
@@ -578,6 +581,8 @@ int cmd_resume(const Options& o) {
   eff.timeout_s = opt.at("timeout").get<double>();
   eff.ignore_failure = opt.at("ignore_failure").get<bool>();
   eff.show_output = opt.at("show_output").get<bool>();
+  eff.run_as = run_as_user(opt.value("run_as", nlohmann::json()));
+  eff.keep_output_head = opt.value("keep_output_head", false);
   eff.target = m.at("target").at("argv").get<std::vector<std::string>>();
   eff.backend = opt.value("backend", "native");
   if (opt.contains("observer")) {
@@ -617,6 +622,7 @@ int cmd_resume(const Options& o) {
   s.spec.item_events = counters.item_events;
   s.spec.mode = counting_mode_from_string(eff.mode);
   s.spec.ignore_failure = eff.ignore_failure;
+  s.spec.keep_output_head = eff.keep_output_head;
   if (s.spec.mode == CountingMode::inprocess && !sim) s.spec.probe_library = probe_library_path();
   std::vector<std::string> observer_notes;
   const std::vector<Level> levels = observer_levels(eff, s.plan.spec.counters, s.spec.base, s.spec.observer, observer_notes);

@@ -38,6 +38,8 @@ struct Options {
   std::optional<std::size_t> env_pad;  // --env-pad BYTES
   double timeout_s = 0;             // --timeout SECONDS
   bool show_output = false;         // --show-output: target's stdout/stderr pass through
+  std::string run_as;               // --run-as USER: the target (only) runs as USER
+  bool keep_output_head = false;    // --keep-output-head: the journal keeps the first line of output
 
   // Output.
   bool json = false;                // --json: machine-readable on stdout (or -o)
