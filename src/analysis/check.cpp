@@ -467,6 +467,7 @@ struct Context {
   const std::vector<std::string>& aa_failed;      // per metric: non-empty = the reason
   const std::vector<double>& aa_discrepancy;      // per metric: the failed A/A's largest |bound|
   const std::map<std::size_t, std::string>& level_incomparable;  // instructions moved
+  std::size_t max_blocks;                         // the plan's cap on measured blocks
 };
 
 bool decisive_effect(const Comparison& c) { return c.significant && c.outside_margin; }
@@ -541,7 +542,12 @@ LevelJudgement judge_level(const Context& x, std::size_t metric, std::size_t lev
                       : fmt::format("{}: {} — no effect beyond {} ({:.0f}%), not shown within {}", layout_name(c),
                                     effect_text(c, unit), bound, 100 * c.level, margin_text(c, unit));
     if (c.blocks_needed > 0) text += fmt::format("; about {} blocks would decide at this noise", c.blocks_needed);
-    return {Verdict::inconclusive, text};
+    // More runs can change this answer only if the blocks it needs are within the
+    // plan's cap; a bounded interval that no block count up to the cap would narrow
+    // enough is as far as this check can go, and must not keep the sweep running.
+    const bool bounded = std::isfinite(c.ci_lo) && std::isfinite(c.ci_hi);
+    const bool out_of_reach = bounded && (c.blocks_needed == 0 || c.blocks_needed > x.max_blocks);
+    return {Verdict::inconclusive, text, out_of_reach};
   }
   return {Verdict::inconclusive,
           fmt::format("{} beyond {}, but no held comparison tells layout from measurement",
@@ -775,7 +781,8 @@ Findings analyse_check(const Plan& plan, const RunTable& t, const AnalysisOption
             [](const IncomparableRun& a, const IncomparableRun& b) { return a.run_index < b.run_index; });
 
   // One verdict per metric and level that has comparisons.
-  const Context ctx{f, incomparable, aa_failed, aa_discrepancy, level_incomparable};
+  const Context ctx{f, incomparable, aa_failed, aa_discrepancy, level_incomparable,
+                    plan.spec.fixed_blocks ? *plan.spec.fixed_blocks : plan.spec.max_blocks};
   judge_levels(plan, f, [&](std::size_t mi, std::size_t li, const std::vector<std::size_t>& idx) {
     return judge_level(ctx, mi, li, idx);
   });

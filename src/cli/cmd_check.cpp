@@ -294,6 +294,23 @@ nlohmann::json options_json(const Options& o, const std::vector<std::string>& it
   return j;
 }
 
+// True when some undecided verdict could be decided within `more` measured blocks
+// after `now` at the noise seen (or cannot be judged yet: its interval is unbounded).
+bool within_reach(const Findings& f, std::size_t now, std::size_t more) {
+  for (const LevelVerdict& v : f.verdicts) {
+    if (v.verdict != Verdict::inconclusive) continue;
+    for (std::size_t i : v.comparisons) {
+      const Comparison& c = f.comparisons[i];
+      if (c.equivalent || (c.significant && c.outside_margin)) continue;
+      if (!std::isfinite(c.ci_lo) || !std::isfinite(c.ci_hi) || !c.drift.empty()) return true;
+      if (c.blocks_needed > 0 && c.blocks_needed <= now + more) return true;
+    }
+    // An inconclusive verdict all of whose comparisons are decided (a failed A/A, say)
+    // waits on nothing more runs would change here.
+  }
+  return false;
+}
+
 // The looks loop shared by a new check and a resumed one.
 struct Sweep {
   Plan plan;
@@ -354,13 +371,16 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
     for (auto& rec : r.appended) s.runs.push_back(std::move(rec));
     interrupted = r.interrupted;
     failure = r.failure;
+    std::size_t budget_blocks = 0;  // the measured blocks the rest of the budget allows
     if (budget > 0) {
       const double spent = elapsed_s();
       const double blocks_run =
           static_cast<double>(s.runs.size() - runs_at_start) / static_cast<double>(s.plan.block_size());
       budget_spent = spent >= budget;
-      if (!budget_spent && blocks_run > 0)
-        cap = look + std::max<std::size_t>(1, static_cast<std::size_t>((budget - spent) / (spent / blocks_run)));
+      if (!budget_spent && blocks_run > 0) {
+        budget_blocks = std::max<std::size_t>(1, static_cast<std::size_t>((budget - spent) / (spent / blocks_run)));
+        cap = look + budget_blocks;
+      }
     }
     ended = interrupted || !failure.empty() || look == looks.back() || budget_spent;
     if (ended) end_note(JournalWriter::Durable::at_next_sync);
@@ -382,7 +402,9 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
       if (sync_failure) std::rethrow_exception(sync_failure);
     }
     if (ended) break;
-    if (findings.decisive) {
+    // Stop as soon as more runs cannot change an answer: every verdict decided, or the
+    // undecided ones need more blocks than the rest of the time budget allows.
+    if (findings.decisive || (budget_blocks > 0 && !within_reach(findings, look, budget_blocks))) {
       end_note(JournalWriter::Durable::on_return);
       break;
     }
