@@ -284,6 +284,7 @@ nlohmann::json options_json(const Options& o, const std::vector<std::string>& it
   j["env_pad"] = o.env_pad ? nlohmann::json(*o.env_pad) : nlohmann::json(nullptr);
   j["timeout"] = o.timeout_s;
   j["ignore_failure"] = o.ignore_failure;
+  j["leftovers"] = o.leftovers;
   j["show_output"] = o.show_output;
   j["observer"] = {{"probes", o.probes},           {"breakpoints", o.breakpoints}, {"sample_freq", o.sample_freq},
                    {"sample_event", o.sample_event}, {"observer_cmd", o.observer_cmd}, {"levels", o.levels},
@@ -375,6 +376,7 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
   ctx.runs_planned = total_planned;
   ctx.complete = !interrupted && failure.empty();
   ctx.warnings = s.warnings;
+  if (auto w = left_behind_warning(s.runs); !w.empty()) ctx.warnings.push_back(w);
   ctx.observations = observations(s.plan, s.runs);
   if (s.spec.sim) ctx.backend = sim_backend_lines(*s.spec.sim, s.spec.sim_events);
   if (interrupted) ctx.warnings.push_back("interrupted: continue with obscheck --resume " + s.journal_path);
@@ -385,7 +387,7 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
                             : check_text(s.plan, findings, ctx, o.color);
   emit(o, out);
   write_report_files(o, s.plan, findings, ctx, s.runs);
-  if (interrupted) return static_cast<int>(ExitCode::interrupted);
+  if (interrupted) return interrupted_exit_code();
   if (!failure.empty()) {
     journal.sync();  // here, where a failure to sync can still be reported
     throw Error(ErrorKind::target_failed, failure + " (journal: " + s.journal_path + ")",
@@ -428,6 +430,7 @@ int cmd_check(const Options& given) {
   s.spec.item_events = counters.item_events;
   s.spec.mode = counting_mode_from_string(o.mode);
   s.spec.ignore_failure = o.ignore_failure;
+  s.spec.fail_on_leftovers = o.leftovers == "fail";
   if (s.spec.mode == CountingMode::inprocess && !sim) s.spec.probe_library = probe_library_path();
 
   PlanSpec ps;
@@ -516,6 +519,7 @@ int cmd_report(const Options& o) {
                                       : analyse_check(plan, d.runs, {margin, 0.05, plan_looks(plan).size(), plan.seed()});
   CheckContext ctx = context_from_manifest(d, plan, findings);
   ctx.observations = observations(plan, d.runs);
+  if (auto w = left_behind_warning(d.runs); !w.empty()) ctx.warnings.push_back(w);
   if (d.torn_tail) ctx.warnings.push_back("the journal's last line is incomplete (a run cut off mid-write); it was ignored");
   emit(o, o.json ? check_json(plan, findings, ctx)
           : o.csv ? check_csv(plan, findings)
@@ -583,6 +587,7 @@ int cmd_resume(const Options& o) {
   s.spec.item_events = counters.item_events;
   s.spec.mode = counting_mode_from_string(eff.mode);
   s.spec.ignore_failure = eff.ignore_failure;
+  s.spec.fail_on_leftovers = opt.value("leftovers", "kill") == "fail";
   if (s.spec.mode == CountingMode::inprocess && !sim) s.spec.probe_library = probe_library_path();
   std::vector<std::string> observer_notes;
   const std::vector<Level> levels = observer_levels(eff, s.plan.spec.counters, s.spec.base, s.spec.observer, observer_notes);
