@@ -14,6 +14,7 @@
 #include "analysis/deterministic.h"
 #include "cli/commands.h"
 #include "cli/html_out.h"
+#include "cli/resume.h"
 #include "cli/sim_backend.h"
 #include "cli/sweep_common.h"
 #include "events/event.h"
@@ -530,7 +531,9 @@ int cmd_report(const Options& o) {
 }
 
 int cmd_resume(const Options& o) {
+  if (const nlohmann::json m = read_manifest_line(o.resume); !m.is_null()) refuse_changed_options(o, m);
   ResumedJournal r = JournalWriter::open_for_resume(o.resume);
+  if (journal_complete(r.data.notes)) return report_complete_journal(o, r.data);
   const nlohmann::json& m = r.data.manifest;
   const nlohmann::json& opt = m.at("options");
   // The continuation runs exactly as the interrupted sweep did: its options come from

@@ -419,6 +419,8 @@ Parsed parse_command_line(int argc, const char* const* argv) {
   if (vm.count("aa")) o.aa = vm["aa"].as<bool>();
 
   validate(vm, o);
+  for (const auto& [name, value] : vm)
+    if (!value.defaulted() && name != "journal-file") o.given.push_back(name);
   if (o.command == Command::measure && o.runs == 0) o.runs = kDefaultMeasureRuns;
   if (o.mode != "external" && o.mode != "inprocess")
     throw Error(ErrorKind::usage, "--mode must be external or inprocess, not '" + o.mode + "'");

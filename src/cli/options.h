@@ -73,6 +73,11 @@ struct Options {
   std::string metric;               // --metric NAME (default: the first counter)
   double confidence = 0.95;         // --confidence LEVEL of the intervals and tests
   bool aa = false;                  // compare --aa: the baseline against itself, first
+
+  // The long names of the options given on the command line (not defaulted), so a
+  // command can tell "given as the default" from "not given" (--resume refuses a
+  // given option that differs from the journal's).
+  std::vector<std::string> given;
 };
 
 // Parses argv and checks every value before anything runs or is written: a range,
