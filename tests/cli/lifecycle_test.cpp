@@ -261,3 +261,48 @@ TEST_CASE("lifecycle: --resume of a complete journal re-prints its report and wr
   CHECK(file_bytes(journal) == before);
   unlink(journal.c_str());
 }
+
+#include "util/error.h"
+
+namespace {
+
+// The codes a table documents: the first number of each row ("| 8 | busy |" in
+// Markdown, "8\tbusy\tT{" in the man page's tbl source).
+std::set<int> documented_codes(const std::string& text, bool markdown) {
+  std::set<int> out;
+  std::istringstream in(text);
+  bool in_table = false;
+  for (std::string line; std::getline(in, line);) {
+    if (markdown) {
+      if (line.rfind("| code | name | meaning |", 0) == 0) in_table = true;
+      else if (in_table && line.rfind("|", 0) != 0) in_table = false;
+      if (in_table && line.size() > 2 && std::isdigit(static_cast<unsigned char>(line[2]))) out.insert(std::stoi(line.substr(2)));
+    } else {
+      if (line == ".SH EXIT STATUS") in_table = true;
+      else if (in_table && line.rfind(".SH", 0) == 0) in_table = false;
+      if (in_table && !line.empty() && std::isdigit(static_cast<unsigned char>(line[0])) &&
+          line.find('\t') != std::string::npos)
+        out.insert(std::stoi(line));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("lifecycle: the man page and the README document every exit code, and only those") {
+  using obscheck::ExitCode;
+  const std::set<int> codes = {
+      static_cast<int>(ExitCode::ok),      static_cast<int>(ExitCode::findings),
+      static_cast<int>(ExitCode::usage),   static_cast<int>(ExitCode::target),
+      static_cast<int>(ExitCode::event),   static_cast<int>(ExitCode::target_failed),
+      static_cast<int>(ExitCode::io),      static_cast<int>(ExitCode::host),
+      static_cast<int>(ExitCode::busy),    static_cast<int>(ExitCode::hangup),
+      static_cast<int>(ExitCode::interrupted), static_cast<int>(ExitCode::terminated)};
+  CHECK(codes == std::set<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 129, 130, 143});
+  CHECK(128 + SIGHUP == static_cast<int>(ExitCode::hangup));
+  CHECK(128 + SIGINT == static_cast<int>(ExitCode::interrupted));
+  CHECK(128 + SIGTERM == static_cast<int>(ExitCode::terminated));
+  CHECK(documented_codes(file_bytes(std::string(OBSCHECK_SOURCE_DIR) + "/docs/obscheck.1"), false) == codes);
+  CHECK(documented_codes(file_bytes(std::string(OBSCHECK_SOURCE_DIR) + "/README.md"), true) == codes);
+}
