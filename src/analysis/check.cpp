@@ -536,6 +536,10 @@ LevelJudgement judge_level(const Context& x, std::size_t metric, std::size_t lev
   for (std::size_t i : order) {
     const Comparison& c = cs[i];
     if (c.equivalent || decisive_effect(c)) continue;
+    if (c.outside_margin)  // the size is settled, the family-wise test not yet: more blocks will decide
+      return {Verdict::inconclusive,
+              fmt::format("{}: {} — beyond {}, but not yet significant over the family (Holm p = {:.2g})",
+                          layout_name(c), effect_text(c, unit), margin_text(c, unit), c.p_holm)};
     const std::string bound = bound_text(c, unit);
     std::string text =
         bound.empty() ? fmt::format("{}: {} — too few blocks to bound the effect", layout_name(c), effect_text(c, unit))

@@ -79,7 +79,7 @@ int cmd_bias(const Options& o) {
   }
   emit(o, o.json ? sweep_json(report) : o.csv ? sweep_csv(report) : bias_text(report, o.color));
   write_sweep_files(o, report);
-  if (result.interrupted) return static_cast<int>(ExitCode::interrupted);
+  if (result.interrupted) return interrupted_exit_code();
   return biased || any_failed ? static_cast<int>(ExitCode::findings) : 0;
 }
 

@@ -14,6 +14,7 @@
 #include "analysis/deterministic.h"
 #include "cli/commands.h"
 #include "cli/html_out.h"
+#include "cli/resume.h"
 #include "cli/sim_backend.h"
 #include "cli/sweep_common.h"
 #include "events/event.h"
@@ -285,6 +286,7 @@ nlohmann::json options_json(const Options& o, const std::vector<std::string>& it
   j["env_pad"] = o.env_pad ? nlohmann::json(*o.env_pad) : nlohmann::json(nullptr);
   j["timeout"] = o.timeout_s;
   j["ignore_failure"] = o.ignore_failure;
+  j["leftovers"] = o.leftovers;
   j["show_output"] = o.show_output;
   j["run_as"] = run_as_json(o.run_as);
   j["keep_output_head"] = o.keep_output_head;
@@ -302,7 +304,9 @@ bool within_reach(const Findings& f, std::size_t now, std::size_t more) {
     for (std::size_t i : v.comparisons) {
       const Comparison& c = f.comparisons[i];
       if (c.equivalent || (c.significant && c.outside_margin)) continue;
-      if (!std::isfinite(c.ci_lo) || !std::isfinite(c.ci_hi) || !c.drift.empty()) return true;
+      // Unbounded, drifting, or beyond the margin but not yet Holm-significant: a few
+      // more blocks may settle it.
+      if (!std::isfinite(c.ci_lo) || !std::isfinite(c.ci_hi) || !c.drift.empty() || c.outside_margin) return true;
       if (c.blocks_needed > 0 && c.blocks_needed <= now + more) return true;
     }
     // An inconclusive verdict all of whose comparisons are decided (a failed A/A, say)
@@ -335,9 +339,13 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
   bool interrupted = false, ended = false;
   std::string failure;
   // Written once, when the sweep stops: interrupted, or finished (a failure has none).
+  // The note also records what the report says of this invocation (the looks it took,
+  // its pace), so that `report` prints from the file exactly what the check printed.
+  double pace = 0;  // seconds per measured block in this invocation
   const auto end_note = [&](JournalWriter::Durable when) {
-    if (interrupted) journal.append_note({{"kind", "interrupted"}, {"runs", s.runs.size()}}, when);
-    else if (failure.empty()) journal.append_note({{"kind", "finished"}, {"runs", s.runs.size()}}, when);
+    const nlohmann::json how{{"looks", aopt.looks_planned}, {"seconds_per_block", pace}};
+    if (interrupted) journal.append_note({{"kind", "interrupted"}, {"runs", s.runs.size()}, {"sweep", how}}, when);
+    else if (failure.empty()) journal.append_note({{"kind", "finished"}, {"runs", s.runs.size()}, {"sweep", how}}, when);
   };
   const auto started = std::chrono::steady_clock::now();
   const auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
@@ -349,8 +357,10 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
   std::size_t done_before = s.runs.size();
   bool budget_spent = false;
   std::size_t cap = 0;  // the budget's cap on the next look, in measured blocks (0: none)
+  std::size_t looks_taken = 0;
   for (std::size_t look : looks) {
     if (cap > 0 && look > cap) look = cap;
+    aopt.looks_planned = ++looks_taken;
     const auto pending = remaining_trials(s.plan, s.runs, s.journal_path, end_block_for(s.plan, look));
     SweepProgressFn progress;
     if (o.progress && !o.json && !o.csv) {
@@ -383,6 +393,13 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
       }
     }
     ended = interrupted || !failure.empty() || look == looks.back() || budget_spent;
+    {
+      const double blocks_run =
+          static_cast<double>(s.runs.size() - runs_at_start) / static_cast<double>(s.plan.block_size());
+      // Rounded to the microsecond: the value is printed from the note later, and must
+      // print the same.
+      if (blocks_run >= 1) pace = std::round(elapsed_s() / blocks_run * 1e6) / 1e6;
+    }
     if (ended) end_note(JournalWriter::Durable::at_next_sync);
     {
       // When the sweep has ended, its journal goes to the disk while the runs are
@@ -397,7 +414,6 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
         }
       });
       findings = analyse();
-      ++aopt.looks_planned;
       if (syncer.joinable()) syncer.join();
       if (sync_failure) std::rethrow_exception(sync_failure);
     }
@@ -424,18 +440,15 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
   ctx.runs_planned = total_planned;
   ctx.complete = !interrupted && failure.empty();
   ctx.warnings = s.warnings;
+  if (auto w = left_behind_warning(s.runs); !w.empty()) ctx.warnings.push_back(w);
   ctx.observations = observations(s.plan, s.runs);
   if (s.spec.sim) ctx.backend = sim_backend_lines(*s.spec.sim, s.spec.sim_events);
   if (interrupted) ctx.warnings.push_back("interrupted: continue with obscheck --resume " + s.journal_path);
   if (budget_spent && !findings.decisive)
     ctx.warnings.push_back(fmt::format("stopped by the time budget ({:g} s) before every verdict was decided; "
-                                       "continue with obscheck --resume {} (it takes --time-budget and --max-runs)",
+                                       "continue with obscheck --resume {} --time-budget SECONDS",
                                        budget, s.journal_path));
-  {
-    const double blocks_run =
-        static_cast<double>(s.runs.size() - runs_at_start) / static_cast<double>(s.plan.block_size());
-    if (blocks_run >= 1) ctx.seconds_per_block = elapsed_s() / blocks_run;
-  }
+  ctx.seconds_per_block = pace;
   if (!failure.empty()) ctx.warnings.push_back(failure);
 
   std::string out = o.json ? check_json(s.plan, findings, ctx)
@@ -443,7 +456,7 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
                             : check_text(s.plan, findings, ctx, o.color);
   emit(o, out);
   write_report_files(o, s.plan, findings, ctx, s.runs);
-  if (interrupted) return static_cast<int>(ExitCode::interrupted);
+  if (interrupted) return interrupted_exit_code();
   if (!failure.empty()) {
     journal.sync();  // here, where a failure to sync can still be reported
     throw Error(ErrorKind::target_failed, failure + " (journal: " + s.journal_path + ")",
@@ -487,6 +500,7 @@ int cmd_check(const Options& given) {
   s.spec.item_events = counters.item_events;
   s.spec.mode = counting_mode_from_string(o.mode);
   s.spec.ignore_failure = o.ignore_failure;
+  s.spec.fail_on_leftovers = o.leftovers == "fail";
   if (s.spec.mode == CountingMode::inprocess && !sim) s.spec.probe_library = probe_library_path();
 
   PlanSpec ps;
@@ -547,6 +561,8 @@ CheckContext context_from_manifest(const JournalData& d, const Plan& plan, const
   ctx.runs_done = d.runs.size();
   // The last word of the sweep decides: a resumed sweep that finished is complete.
   const std::string last = d.notes.empty() ? "" : d.notes.back().value("kind", "");
+  if (!d.notes.empty() && d.notes.back().contains("sweep") && d.notes.back().at("sweep").is_object())
+    ctx.seconds_per_block = d.notes.back().at("sweep").value("seconds_per_block", 0.0);
   const bool interrupted = last == "interrupted";
   ctx.complete = last == "finished";
   for (const auto& w : m.at("options").value("dropped_counters", std::vector<std::string>{}))
@@ -566,15 +582,23 @@ CheckContext check_context_from_journal(const JournalData& d, const Plan& plan) 
   return ctx;
 }
 
+// The looks the last invocation of the sweep took, from its end note (1 when none says).
+std::size_t looks_of(const JournalData& d) {
+  if (d.notes.empty() || !d.notes.back().contains("sweep") || !d.notes.back().at("sweep").is_object()) return 1;
+  const auto n = d.notes.back().at("sweep").value("looks", std::size_t{1});
+  return n > 0 ? n : 1;
+}
+
 int cmd_report(const Options& o) {
   const JournalData d = load_journal(o.report_file);
   const Plan plan = plan_from_journal(d);
   const double margin = o.margin_given ? o.margin : d.manifest.at("options").value("margin", 0.01);
   const bool simulated = d.manifest.at("options").value("backend", "native") == "sim";
   const Findings findings = simulated ? analyse_deterministic(plan, d.runs, margin)
-                                      : analyse_check(plan, d.runs, {margin, 0.05, 1, plan.seed()});
+                                      : analyse_check(plan, d.runs, {margin, 0.05, looks_of(d), plan.seed()});
   CheckContext ctx = context_from_manifest(d, plan, findings);
   ctx.observations = observations(plan, d.runs);
+  if (auto w = left_behind_warning(d.runs); !w.empty()) ctx.warnings.push_back(w);
   if (d.torn_tail) ctx.warnings.push_back("the journal's last line is incomplete (a run cut off mid-write); it was ignored");
   emit(o, o.json ? check_json(plan, findings, ctx)
           : o.csv ? check_csv(plan, findings)
@@ -585,7 +609,9 @@ int cmd_report(const Options& o) {
 }
 
 int cmd_resume(const Options& o) {
+  if (const nlohmann::json m = read_manifest_line(o.resume); !m.is_null()) refuse_changed_options(o, m);
   ResumedJournal r = JournalWriter::open_for_resume(o.resume);
+  if (journal_complete(r.data.notes)) return report_complete_journal(o, r.data);
   const nlohmann::json& m = r.data.manifest;
   const nlohmann::json& opt = m.at("options");
   // The continuation runs exactly as the interrupted sweep did: its options come from
@@ -645,6 +671,7 @@ int cmd_resume(const Options& o) {
   s.spec.mode = counting_mode_from_string(eff.mode);
   s.spec.ignore_failure = eff.ignore_failure;
   s.spec.keep_output_head = eff.keep_output_head;
+  s.spec.fail_on_leftovers = opt.value("leftovers", "kill") == "fail";
   if (s.spec.mode == CountingMode::inprocess && !sim) s.spec.probe_library = probe_library_path();
   std::vector<std::string> observer_notes;
   const std::vector<Level> levels = observer_levels(eff, s.plan.spec.counters, s.spec.base, s.spec.observer, observer_notes);

@@ -85,7 +85,7 @@ int cmd_compare(const Options& o) {
 
   emit(o, o.json ? sweep_json(report) : o.csv ? sweep_csv(report) : compare_text(report, o.color));
   write_sweep_files(o, report);
-  if (result.interrupted) return static_cast<int>(ExitCode::interrupted);
+  if (result.interrupted) return interrupted_exit_code();
   const auto untrustworthy = [](const VariantComparison& c) {
     return c.outcome == Outcome::better || c.outcome == Outcome::worse || c.outcome == Outcome::incomparable;
   };

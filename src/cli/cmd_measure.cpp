@@ -126,7 +126,7 @@ int cmd_measure(const Options& o) {
   if (!result.failure.empty()) f.notes.push_back(result.failure);
 
   if (f.runs > 0 || o.json) emit(o, o.json ? measure_json(f) : measure_text(f, o.color));
-  if (result.interrupted) return static_cast<int>(ExitCode::interrupted);
+  if (result.interrupted) return interrupted_exit_code();
   if (!result.failure.empty())
     throw Error(ErrorKind::target_failed, result.failure,
                 "use -i/--ignore-failure to record failing runs and go on, or --show-output to see what it printed");

@@ -30,6 +30,11 @@ CheckContext check_context_from_journal(const JournalData& d, const Plan& plan);
 // libobsprobe.so beside the driver (build tree) or where it is installed.
 std::string probe_library_path();
 
+// The exit code of a sweep stopped by a signal: 128 + its number, as a shell reports
+// a process killed by it (130 SIGINT, 143 SIGTERM, 129 SIGHUP); the results so far
+// are kept and printed first.
+int interrupted_exit_code();
+
 // Writes a finished report to -o FILE (util/safe_write.h: a fresh file renamed over
 // FILE, never through a planted name or link) or stdout.
 void emit(const Options& o, const std::string& bytes);

@@ -6,10 +6,16 @@
 #include <cstdlib>
 
 #include "cli/commands.h"
+#include "run/signals.h"
 #include "util/error.h"
 #include "util/safe_write.h"
 
 namespace obscheck {
+
+int interrupted_exit_code() {
+  const int sig = InterruptGuard::signal_number();
+  return sig > 0 ? 128 + sig : static_cast<int>(ExitCode::interrupted);
+}
 
 void emit(const Options& o, const std::string& bytes) {
   if (o.output.empty()) {

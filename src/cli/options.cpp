@@ -1,9 +1,12 @@
 #include "cli/options.h"
 
 #include <cmath>
+#include <sched.h>
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
+#include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <sstream>
@@ -20,6 +23,9 @@ namespace {
 // median, few enough for a quick look (seeds/000 asks for ≥ 30 before concluding;
 // the check command sizes itself sequentially instead).
 constexpr int kDefaultMeasureRuns = 10;
+// The longest --timeout taken: 30 days. Far beyond any run worth repeating, and its
+// nanoseconds still fit the 64-bit clock arithmetic of launch/.
+constexpr double kMaxTimeoutSeconds = 30.0 * 24 * 3600;
 
 const std::map<std::string, Command> kCommands = {
     {"check", Command::check},   {"measure", Command::measure}, {"events", Command::events},
@@ -43,7 +49,7 @@ po::options_description target_options() {
   d.add_options()
       ("aslr", po::bool_switch(), "leave address-space randomisation on (default: off for the target)")
       ("cpu", po::value<int>(), "pin the target to CPU N")
-      ("env-pad", po::value<std::size_t>(), "pad the target's environment to exactly BYTES with one variable")
+      ("env-pad", po::value<std::string>(), "pad the target's environment to exactly BYTES with one variable")
       ("timeout", po::value<double>(), "kill the target's process group after SECONDS")
       ("show-output", po::bool_switch(), "let the target write to the terminal (default: captured and digested)")
       ("run-as", po::value<std::string>(), "run the target as USER (uid, gid, groups), set after the observers are attached; needs root")
@@ -87,7 +93,8 @@ po::options_description check_options() {
       ("margin", po::value<double>(), "ε: \"not perturbed\" means within ±ε (default 0.01 = 1%)")
       ("max-runs", po::value<int>(), "stop after this many measured blocks at the latest (default 2000)")
       ("time-budget", po::value<double>(), "stop at the first look after SECONDS of runs (default 60; 0: no limit)")
-      ("seed", po::value<std::uint64_t>(), "seed for the run order (default: drawn and recorded)")
+      ("seed", po::value<std::string>(), "seed for the run order, 0..2^64-1 (default: drawn and recorded)")
+      ("leftovers", po::value<std::string>(), "processes a run leaves running: kill (kill them and mark the run, default) | fail (also fail the run)")
       ("allow-missing", po::bool_switch(), "drop counters this host cannot count (with a warning)")
       ("journal", po::value<std::string>(), "journal FILE (default: a new file in the current directory)")
       ("resume", po::value<std::string>(), "continue the interrupted check recorded in FILE")
@@ -125,7 +132,7 @@ po::options_description context_options(bool compare) {
       ("contexts", po::value<int>(), "measure a seeded random sample of N contexts (default: all)")
       ("metric", po::value<std::string>(), "the metric the analysis is on (default: the first counter)")
       ("confidence", po::value<double>(), "confidence level of intervals and tests (default 0.95)")
-      ("seed", po::value<std::uint64_t>(), "seed for the context order and sample (default: drawn and reported)")
+      ("seed", po::value<std::string>(), "seed for the context order and sample (default: drawn and reported)")
       ("csv", po::bool_switch(), "write CSV, one row per run")
       ("html", po::value<std::string>(), "also write the report with its figures as one self-contained HTML FILE")
       ("svg", po::value<std::string>(), "also write every figure as an SVG file into DIR");
@@ -186,7 +193,8 @@ std::string help_for(Command c) {
   if (c == Command::check || c == Command::measure) {
     out << "\nEverything after PROG (or after --) is passed to PROG untouched. PROG is never run\n"
            "through a shell. Exit codes: 0 ok, 1 findings, 2 usage, 3 target, 4 event,\n"
-           "5 target failed, 6 file I/O, 7 host, 130 interrupted (see man obscheck).\n";
+           "5 target failed, 6 file I/O, 7 host, 8 journal busy, 129/130/143 stopped by\n"
+           "SIGHUP/SIGINT/SIGTERM (see man obscheck).\n";
   }
   return out.str();
 }
@@ -215,6 +223,74 @@ void split_target(const std::vector<std::string>& words, const po::options_descr
     const po::option_description* opt = desc.find_nothrow(name, false, false, false);
     if (opt && opt->semantic()->max_tokens() > 0 && i + 1 < words.size()) ours.push_back(words[++i]);
   }
+}
+
+// A whole unsigned number, nothing else: Boost would read "-1" as 2^64-1.
+std::uint64_t parse_unsigned(const char* option, const std::string& text) {
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (text.empty() || text[0] < '0' || text[0] > '9' || *end != '\0' || errno == ERANGE)
+    throw Error(ErrorKind::usage, std::string("--") + option + ": '" + text + "' is not a whole number from 0 to " +
+                                      std::to_string(UINT64_MAX));
+  return v;
+}
+
+// The {group} braces of an event list balance, and nothing is empty: a typo here is
+// a command-line mistake (exit 2), not an event this host lacks.
+void check_event_list(const char* option, const std::string& list) {
+  if (list.find_first_not_of(" \t,") == std::string::npos)
+    throw Error(ErrorKind::usage, std::string("--") + option + " is empty",
+                "name at least one event (see obscheck events), or leave the option out for the default list");
+  int depth = 0;
+  for (char ch : list) {
+    if (ch == '{' && ++depth > 1)
+      throw Error(ErrorKind::usage, std::string("--") + option + " '" + list + "': groups do not nest",
+                  "write each group once: {a,b},c");
+    if (ch == '}' && --depth < 0)
+      throw Error(ErrorKind::usage, std::string("--") + option + " '" + list + "': '}' without its '{'",
+                  "a group is written {a,b}");
+  }
+  if (depth != 0)
+    throw Error(ErrorKind::usage, std::string("--") + option + " '" + list + "': the group is not closed",
+                "a group is written {a,b}: add the '}'");
+}
+
+// Every value in its range, checked before the first run, so that a refused command
+// line writes nothing (no journal, no build variant).
+void validate(const po::variables_map& vm, const Options& o) {
+  const auto given = [&](const char* name) { return vm.count(name) > 0; };
+  if (given("runs") && o.runs < 1) throw Error(ErrorKind::usage, "--runs must be at least 1, not " + std::to_string(o.runs));
+  if (given("max-runs") && o.max_runs < 1)
+    throw Error(ErrorKind::usage, "--max-runs must be at least 1, not " + std::to_string(o.max_runs));
+  if (given("runs") && given("max-runs") && o.max_runs < o.runs)
+    throw Error(ErrorKind::usage, "--max-runs " + std::to_string(o.max_runs) + " is below --runs " + std::to_string(o.runs));
+  if (o.warmup < 0) throw Error(ErrorKind::usage, "--warmup cannot be negative");
+  if (given("timeout") && !(o.timeout_s > 0 && o.timeout_s <= kMaxTimeoutSeconds))
+    throw Error(ErrorKind::usage, "--timeout is a number of seconds above 0 and at most 30 days",
+                "leave it out to wait for the target as long as it runs");
+  if (!(o.margin > 0 && o.margin < 1))
+    throw Error(ErrorKind::usage, "--margin is a fraction between 0 and 1 (0.01 = 1%)");
+  if (!(o.time_budget >= 0) || !std::isfinite(o.time_budget))
+    throw Error(ErrorKind::usage, "--time-budget is a number of seconds, 0 or more (0: no limit)");
+  if (!(o.confidence > 0 && o.confidence < 1))
+    throw Error(ErrorKind::usage, "--confidence is a level between 0 and 1 (0.95 = 95%)");
+  if (given("cpu")) {
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    const bool known = ::sched_getaffinity(0, sizeof allowed, &allowed) == 0;
+    if (!known || o.cpu < 0 || o.cpu >= CPU_SETSIZE || !CPU_ISSET(o.cpu, &allowed))
+      throw Error(ErrorKind::usage, "--cpu " + std::to_string(o.cpu) + ": no such CPU is available to this process",
+                  "choose one of the " + std::to_string(CPU_COUNT(&allowed)) + " CPUs listed by taskset -cp " +
+                      std::to_string(::getpid()));
+  }
+  if (given("counters")) check_event_list("counters", o.counters);
+  if (given("events")) check_event_list("events", o.counters);
+  if (given("sample-event")) check_event_list("sample-event", o.sample_event);
+  if (given("link-orders") && o.link_orders < 0) throw Error(ErrorKind::usage, "--link-orders cannot be negative");
+  if (given("contexts") && o.contexts < 1) throw Error(ErrorKind::usage, "--contexts must be at least 1");
+  if (o.leftovers != "kill" && o.leftovers != "fail")
+    throw Error(ErrorKind::usage, "--leftovers must be kill or fail, not '" + o.leftovers + "'");
 }
 
 template <class T>
@@ -295,9 +371,10 @@ Parsed parse_command_line(int argc, const char* const* argv) {
   take(vm, "max-runs", o.max_runs);
   take(vm, "time-budget", o.time_budget);
   if (vm.count("seed")) {
-    o.seed = vm["seed"].as<std::uint64_t>();
+    o.seed = parse_unsigned("seed", vm["seed"].as<std::string>());
     o.seed_given = true;
   }
+  take(vm, "leftovers", o.leftovers);
   take(vm, "mode", o.mode);
   take(vm, "backend", o.backend);
   take(vm, "sim-cache", o.sim_cache);
@@ -324,7 +401,7 @@ Parsed parse_command_line(int argc, const char* const* argv) {
     if (o.probe_sites < 1 || o.probe_sites > 64) throw Error(ErrorKind::usage, "--probe-sites is 1..64");
   }
   take(vm, "cpu", o.cpu);
-  if (vm.count("env-pad")) o.env_pad = vm["env-pad"].as<std::size_t>();
+  if (vm.count("env-pad")) o.env_pad = parse_unsigned("env-pad", vm["env-pad"].as<std::string>());
   take(vm, "timeout", o.timeout_s);
   take(vm, "run-as", o.run_as);
   if (vm.count("run-as") && o.run_as.empty()) throw Error(ErrorKind::usage, "--run-as needs a user name");
@@ -351,14 +428,10 @@ Parsed parse_command_line(int argc, const char* const* argv) {
   take(vm, "confidence", o.confidence);
   if (vm.count("aa")) o.aa = vm["aa"].as<bool>();
 
+  validate(vm, o);
+  for (const auto& [name, value] : vm)
+    if (!value.defaulted() && name != "journal-file") o.given.push_back(name);
   if (o.command == Command::measure && o.runs == 0) o.runs = kDefaultMeasureRuns;
-  if (o.runs < 0) throw Error(ErrorKind::usage, "--runs must be at least 1");
-  if (o.warmup < 0) throw Error(ErrorKind::usage, "--warmup cannot be negative");
-  if (o.timeout_s < 0) throw Error(ErrorKind::usage, "--timeout cannot be negative");
-  if (!(o.time_budget >= 0) || !std::isfinite(o.time_budget))
-    throw Error(ErrorKind::usage, "--time-budget is a number of seconds, 0 or more (0: no limit)");
-  if (o.margin <= 0 || o.margin >= 1)
-    throw Error(ErrorKind::usage, "--margin is a fraction between 0 and 1 (0.01 = 1%)");
   if (o.mode != "external" && o.mode != "inprocess")
     throw Error(ErrorKind::usage, "--mode must be external or inprocess, not '" + o.mode + "'");
   if (o.backend != "native" && o.backend != "sim")

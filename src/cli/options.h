@@ -29,6 +29,7 @@ struct Options {
   bool margin_given = false;        // report: re-judge with a new ε, else the journal's
   bool allow_missing = false;       // --allow-missing
   bool ignore_failure = false;      // -i/--ignore-failure
+  std::string leftovers = "kill";   // --leftovers kill|fail: processes a run leaves behind
   std::string backend = "native";   // --backend native|sim (sim: cachegrind, DESIGN.md "simulated PMU")
   std::string sim_cache;            // --sim-cache D1=SIZE,ASSOC,LINE[,LL=...] (default: the host's geometry)
 
@@ -75,9 +76,17 @@ struct Options {
   std::string metric;               // --metric NAME (default: the first counter)
   double confidence = 0.95;         // --confidence LEVEL of the intervals and tests
   bool aa = false;                  // compare --aa: the baseline against itself, first
+
+  // The long names of the options given on the command line (not defaulted), so a
+  // command can tell "given as the default" from "not given" (--resume refuses a
+  // given option that differs from the journal's).
+  std::vector<std::string> given;
 };
 
-// Parses argv. Throws Error(usage) with the offending word and a hint.
+// Parses argv and checks every value before anything runs or is written: a range,
+// NaN, a CPU this process may not use, an empty counter list, an unbalanced {group},
+// a negative number for an unsigned one. Throws Error(usage) with the offending word
+// and a hint.
 // `--help` anywhere yields Command::help with `help_text` filled for that command.
 struct Parsed {
   Options options;

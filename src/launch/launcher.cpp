@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/personality.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -105,6 +106,7 @@ struct CorkedChild::Image {
   bool pin = false;
   cpu_set_t cpus{};
   Stdio out = Stdio::discard;
+  pid_t parent = -1;  // the driver: the child dies with it (PR_SET_PDEATHSIG)
   int cork = -1;    // the child's end of the cork socket
   int out_wr = -1;  // write end of the capture pipe
   std::vector<LaunchSpec::PassFd> pass;  // sources clear of every target (see spawn)
@@ -207,6 +209,13 @@ int child_main(void* arg) {
   const std::uint64_t no_signals = 0;
   sys(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&no_signals), 0, sizeof no_signals);
 
+  // The target dies with the driver, even under kill -9 of the driver: a run nobody
+  // waits for is no measurement and would load the machine. Set after the signals are
+  // reset (it survives exec, except of a set-user-ID program); a driver that died
+  // before it was set is seen by the parent having changed.
+  sys(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL);
+  if (sys(SYS_getppid) != im.parent) child_exit(kChildAbandonedStatus);
+
   int stage = 0;
   long r = sys(SYS_setpgid, 0, 0);
   if (r < 0) stage = stage_pgid;
@@ -297,6 +306,7 @@ std::unique_ptr<CorkedChild::Image> prepare_image(const LaunchSpec& spec) {
   for (auto& e : im->env) im->envp.push_back(e.data());
   im->envp.push_back(nullptr);
   im->cwd = spec.cwd;
+  im->parent = ::getpid();
   if (spec.reset_signals) {
     im->reset_all_signals = false;
     im->reset_signals = *spec.reset_signals;

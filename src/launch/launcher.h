@@ -5,7 +5,9 @@
 // socket → the parent attaches counters to the child's pid (enable_on_exec) →
 // release() → the child takes on LaunchSpec::run_as, if set → the child execve()s. The socket closes on exec; an exec failure is sent
 // back on it instead, so the parent learns ENOENT/ENOEXEC/EACCES precisely. The target
-// is never run through a shell.
+// is never run through a shell. The child asks to be SIGKILLed when the spawning
+// thread's process dies (PR_SET_PDEATHSIG, kept across exec), so a target never
+// outlives a driver killed with SIGKILL.
 #pragma once
 
 #include <sys/resource.h>

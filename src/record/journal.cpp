@@ -92,6 +92,34 @@ UniqueFd open_exclusive(const std::string& path, int& err) {
   return fd;
 }
 
+// The writer's lock: an open-file-description write lock on the whole journal, held
+// as long as the writer's descriptor is open (released by the kernel on any exit,
+// kill -9 included). A write lock needs a descriptor open for writing, so a reader
+// of the file can never hold it and block a check.
+bool try_lock_writer(int fd, bool wait) {
+  struct flock fl {};
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET;
+  fl.l_start = 0;
+  fl.l_len = 0;  // the whole file, however long it grows
+  while (::fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &fl) != 0) {
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EACCES) return false;
+    // A filesystem without locks (some network mounts): there is no lock to take.
+    if (errno == ENOLCK || errno == EINVAL) return true;
+    return false;
+  }
+  return true;
+}
+
+Error busy_error(const std::string& path) {
+  return Error(ErrorKind::busy,
+               fmt::format("journal {} is being written by another obscheck (a check or --resume still running); "
+                           "nothing was done",
+                           path),
+               "wait for it to finish, or stop it (Ctrl-C) and then run obscheck --resume " + path);
+}
+
 Error exists_error(const std::string& path) {
   return Error(ErrorKind::io, fmt::format("journal {} exists", path),
                fmt::format("use --resume {} to continue it or choose another --journal", path));
@@ -273,6 +301,10 @@ JournalWriter JournalWriter::create(const std::string& path, const nlohmann::jso
   if (!fd)
     throw Error(ErrorKind::io, fmt::format("cannot create journal {}: {}", path, errno_text(err)),
                 "choose a writable place with --journal FILE");
+  // The file is new and only a writer can hold the lock: the only one who could is a
+  // --resume started on this name just now, which gives it up at once (no manifest).
+  if (!try_lock_writer(fd.get(), true))
+    throw Error(ErrorKind::io, fmt::format("cannot lock journal {}: {}", path, errno_text(errno)));
   JournalWriter w(std::move(fd), path);
   w.new_entry_ = true;
   w.write_line(dump_line(manifest));
@@ -296,15 +328,21 @@ JournalWriter JournalWriter::create_default(const std::string& dir,
 }
 
 ResumedJournal JournalWriter::open_for_resume(const std::string& path) {
+  // The lock first, then the reading: what is read is what no one else is appending to.
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd) {
+    const int err = errno;
+    // A missing file or a directory: the reader's message says it best.
+    if (err == ENOENT || err == EISDIR) load_journal(path);
+    throw Error(ErrorKind::io, fmt::format("cannot open journal {} for appending: {}", path, errno_text(err)));
+  }
+  if (!try_lock_writer(fd.get(), false)) throw busy_error(path);
   JournalData data = load_journal(path);
   if (data.torn_tail) {
-    if (::truncate(path.c_str(), static_cast<off_t>(data.valid_bytes)) != 0)
+    if (::ftruncate(fd.get(), static_cast<off_t>(data.valid_bytes)) != 0)
       throw Error(ErrorKind::io,
                   fmt::format("cannot cut the torn last line off journal {}: {}", path, errno_text(errno)));
   }
-  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC));
-  if (!fd)
-    throw Error(ErrorKind::io, fmt::format("cannot open journal {} for appending: {}", path, errno_text(errno)));
   if (data.torn_tail) sync_fd(fd.get(), path);
   return ResumedJournal{JournalWriter(std::move(fd), path), std::move(data)};
 }

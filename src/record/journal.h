@@ -123,7 +123,9 @@ std::size_t completed_blocks(const Plan& plan, const JournalData& data);
 
 struct ResumedJournal;
 
-// Move-only owner of an open journal. Appends only; never rewrites a line.
+// Move-only owner of an open journal. Appends only; never rewrites a line. It holds
+// the journal's writer lock (an open-file-description write lock on the whole file)
+// from creation or resume until its descriptor closes, so a journal has one writer.
 class JournalWriter {
  public:
   // Creates `path` (O_CREAT|O_EXCL: an existing file is never overwritten) and writes
@@ -135,9 +137,10 @@ class JournalWriter {
   static JournalWriter create_default(const std::string& dir,
                                       std::chrono::system_clock::time_point now,
                                       const nlohmann::json& manifest);
-  // Loads and validates `path` (load_journal), cuts off a torn tail (data.torn_tail
-  // says it did), and opens it for appending. Throws Error(io) as load_journal, or
-  // when the file cannot be truncated or opened for writing.
+  // Opens `path` for appending and takes its writer lock, then loads and validates
+  // it (load_journal) and cuts off a torn tail (data.torn_tail says it did). Throws
+  // Error(busy), having read and written nothing, when another writer holds the lock;
+  // Error(io) as load_journal, or when the file cannot be truncated or opened.
   static ResumedJournal open_for_resume(const std::string& path);
 
   // Moving carries the unsynced lines along; assigning over an open writer syncs it

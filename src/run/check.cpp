@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "launch/descendants.h"
 #include "observe/counters.h"
 #include "observe/inprocess.h"
 #include "observe/probes.h"
@@ -58,13 +59,18 @@ bool finish_run(const CheckSpec& spec, const Configuration& c, const Trial& t, c
   // only when asked (CheckSpec::keep_output_head).
   if (spec.keep_output_head && !rec.exit.output.empty())
     rec.extra["output_head"] = rec.exit.output.substr(0, std::min(rec.exit.output.find('\n'), kOutputHeadBytes));
+  // What the target left running is killed before the next run starts, and named.
+  const std::size_t left = kill_descendants();
+  if (left > 0) rec.extra["left_behind"] = left;
   journal.append(rec);
-  const bool failed = !rec.exit.ok();
+  const bool failed = !rec.exit.ok() || (left > 0 && spec.fail_on_leftovers);
   const ExitInfo exit = rec.exit;
   result.appended.push_back(std::move(rec));
   if (!failed || spec.ignore_failure) return false;
-  result.failure = "the target " + describe_exit(exit, spec.base.timeout_s) + " in run " + std::to_string(t.index) +
-                   " (" + c.id + ")";
+  const std::string how = exit.ok() ? "left " + std::to_string(left) + " process" + (left == 1 ? "" : "es") +
+                                          " running after it exited (--leftovers fail)"
+                                    : describe_exit(exit, spec.base.timeout_s);
+  result.failure = "the target " + how + " in run " + std::to_string(t.index) + " (" + c.id + ")";
   return true;
 }
 
@@ -83,6 +89,23 @@ EnvBlock environment_for(const Plan&, const CheckSpec& spec, const Configuration
   // sees the same block (held by construction), so it is left exactly as given.
   if (c.layout == Layout::held && spec.mode == CountingMode::inprocess) env.pad_to(held_total);
   return env;
+}
+
+std::string left_behind_warning(const std::vector<RunRecord>& runs) {
+  std::size_t n_runs = 0, processes = 0;
+  std::string first;
+  for (const RunRecord& r : runs) {
+    if (!r.extra.is_object() || !r.extra.contains("left_behind") || !r.extra["left_behind"].is_number_unsigned()) continue;
+    const std::size_t n = r.extra["left_behind"].get<std::size_t>();
+    if (n == 0) continue;
+    if (n_runs++ == 0) first = "run " + std::to_string(r.index);
+    processes += n;
+  }
+  if (n_runs == 0) return "";
+  return std::to_string(n_runs) + " run" + (n_runs == 1 ? "" : "s") + " (first: " + first + ") left " +
+         std::to_string(processes) + " process" + (processes == 1 ? "" : "es") +
+         " running after the target exited; obscheck killed them before the next run. Their work may have "
+         "overlapped the runs: make the target wait for its children, or use --leftovers fail to stop at the first";
 }
 
 std::string_view to_string(ObserverKind k) {
@@ -155,6 +178,9 @@ SweepResult run_sweep(const Plan& plan, const CheckSpec& spec, const std::vector
     }
   }
 
+  // Declared before every child: what a run leaves behind is killed when the sweep
+  // ends, however it ends.
+  DescendantGuard descendants;
   InterruptGuard guard;
   // Every run is spawned under the guard's handlers: the signals a child must reset
   // are read once, not by each child (see non_default_signals).

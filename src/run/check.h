@@ -47,6 +47,10 @@ struct CheckSpec {
   // line as extra.output_head only when true (--keep-output-head): output can hold
   // what the target prints (tokens, paths). Its digest and size are always kept.
   bool keep_output_head = false;
+  // --leftovers fail: a run that leaves processes behind (killed after it, either way:
+  // launch/descendants.h) is a failed run, as a non-zero exit is; else it is only
+  // marked ("left_behind" in the run line's extra) and reported.
+  bool fail_on_leftovers = false;
   ObserverSpec observer;
   // --backend sim: every run goes through the simulated PMU (observe/sim.h) instead of
   // perf_event; item_events then index sim_events and `events` stays empty. Under
@@ -74,6 +78,10 @@ EventSet events_for(const CheckSpec& spec, const Configuration& c, std::vector<s
 // level's build variant (argv[0] becomes the variant's path).
 LaunchSpec launch_for(const CheckSpec& spec, const Configuration& c);
 
+// The report's warning about runs that left processes behind (extra "left_behind"),
+// or "" when none did.
+std::string left_behind_warning(const std::vector<RunRecord>& runs);
+
 struct SweepProgress {
   std::size_t done = 0, total = 0;
   const Configuration* config = nullptr;
@@ -90,7 +98,8 @@ struct SweepResult {
 // first run that needs it: the message names it once), Error(target) when the target
 // cannot be executed. A target that exits non-zero, is killed or times out is
 // journalled (analysis names it as incomparable) and, unless ignore_failure, ends the
-// sweep with `failure` set.
+// sweep with `failure` set. After every run the target's descendants still running
+// are killed and reaped (launch/descendants.h) and counted in the run line.
 SweepResult run_sweep(const Plan& plan, const CheckSpec& spec, const std::vector<Trial>& trials,
                       JournalWriter& journal, const SweepProgressFn& progress = {});
 

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "launch/descendants.h"
 #include "observe/counters.h"
 #include "run/measure.h"
 #include "run/signals.h"
@@ -122,6 +123,8 @@ ContextSweepResult run_sweep(const SweepSpec& spec, const ContextSweepProgress& 
     for (const VariantSpec& v : spec.variants) launches[c].push_back(context_launch(v, spec.contexts[c]));
 
   ContextSweepResult result;
+  // What a run leaves running is killed before the next starts (launch/descendants.h).
+  DescendantGuard descendants;
   InterruptGuard guard;
   // Every run is spawned under the guard's handlers (see non_default_signals).
   const std::vector<int> resets = non_default_signals();
@@ -165,6 +168,7 @@ ContextSweepResult run_sweep(const SweepSpec& spec, const ContextSweepProgress& 
         if (e.kind() == ErrorKind::event) throw;
         run.failure = e.what();
       }
+      kill_descendants();
       if (InterruptGuard::interrupted()) break;  // killed by us: not a measurement
       run.first_line = first_line_of(run.exit.output);
       run.stack_address = parse_stack_address(run.first_line);

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "launch/descendants.h"
 #include "observe/counters.h"
 #include "run/signals.h"
 #include "util/error.h"
@@ -28,6 +29,8 @@ MeasureResult run_measure(const MeasureSpec& spec, const Progress& progress) {
   MeasureResult result;
   result.env_bytes = spec.launch.env.size_bytes();
   const int total = spec.warmup + spec.runs;
+  // What a run leaves running is killed before the next starts (launch/descendants.h).
+  DescendantGuard descendants;
   InterruptGuard guard;
   // Every run is spawned under the guard's handlers (see non_default_signals).
   LaunchSpec launch = spec.launch;
@@ -57,6 +60,7 @@ MeasureResult run_measure(const MeasureSpec& spec, const Progress& progress) {
       if (InterruptGuard::interrupted()) break;  // killed by us: not a measurement
       run.readings = counters.read();
     }
+    kill_descendants();
     const bool failed = !run.exit.ok();
     result.runs.push_back(std::move(run));
     if (progress) progress(i + 1, total);

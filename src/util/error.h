@@ -19,10 +19,13 @@ enum class ExitCode : int {
   target_failed = 5,     // target exited non-zero, was killed by a signal, or timed out
   io = 6,                // journal or output file cannot be written / read / is invalid
   host = 7,              // the host cannot do what was asked (perf_event_open refused, no valgrind, ...)
+  busy = 8,              // the journal is being written by another obscheck: nothing was done
+  hangup = 129,          // SIGHUP: as interrupted
   interrupted = 130,     // SIGINT: results so far are kept (journal valid, resumable)
+  terminated = 143,      // SIGTERM: as interrupted
 };
 
-enum class ErrorKind { usage, target, event, target_failed, io, host, internal };
+enum class ErrorKind { usage, target, event, target_failed, io, host, busy, internal };
 
 inline ExitCode exit_code_for(ErrorKind k) {
   switch (k) {
@@ -32,6 +35,7 @@ inline ExitCode exit_code_for(ErrorKind k) {
     case ErrorKind::target_failed: return ExitCode::target_failed;
     case ErrorKind::io: return ExitCode::io;
     case ErrorKind::host: return ExitCode::host;
+    case ErrorKind::busy: return ExitCode::busy;
     case ErrorKind::internal: return ExitCode::host;
   }
   return ExitCode::host;

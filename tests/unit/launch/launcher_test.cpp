@@ -370,3 +370,57 @@ TEST_CASE("pass_fds hands descriptors to the target under the numbers asked for"
   bad.pass_fds = {{0, 5}, {1, 5}};
   start_error(bad, ErrorKind::usage);
 }
+
+#include <sys/wait.h>
+
+#include "launch/descendants.h"
+
+TEST_CASE("kill_descendants kills and reaps what a target leaves running, grandchildren of grandchildren too") {
+  DescendantGuard guard;
+  // The shell starts two sleeps in the background, one of them under another shell
+  // in its own session, and exits at once: all are orphans by the time it is reaped.
+  const std::string started = "/tmp/obscheck-descendants-" + std::to_string(getpid());
+  ::unlink(started.c_str());
+  LaunchSpec s = spec_for(
+      "/bin/sh", {"-c", "sleep 30 & setsid sh -c 'sleep 30 & sleep 30 & : > " + started + "; wait' & exit 0"});
+  const ExitInfo e = run(s);
+  CHECK(e.ok());
+  // The background shell says when its two sleeps have started (it is not waited for).
+  for (int i = 0; i < 500 && ::access(started.c_str(), F_OK) != 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ::unlink(started.c_str());
+  CHECK(kill_descendants() == 4);  // sleep, the setsid'd sh, and its two sleeps
+  CHECK(kill_descendants() == 0);
+}
+
+TEST_CASE("the target dies with the driver: PR_SET_PDEATHSIG in the corked child") {
+  // A middle process spawns the target and is killed with SIGKILL: the target must go.
+  int p[2];
+  REQUIRE(pipe(p) == 0);
+  const pid_t middle = fork();
+  if (middle == 0) {
+    close(p[0]);
+    CorkedChild c = CorkedChild::spawn(spec_for("/bin/sleep", {"30"}));
+    c.release();
+    const pid_t target = c.pid();
+    if (write(p[1], &target, sizeof target) != sizeof target) _exit(1);
+    pause();
+    _exit(0);
+  }
+  close(p[1]);
+  pid_t target = -1;
+  REQUIRE(read(p[0], &target, sizeof target) == sizeof target);
+  close(p[0]);
+  REQUIRE(kill(target, 0) == 0);
+  kill(middle, SIGKILL);
+  waitpid(middle, nullptr, 0);
+  // The target is reparented (to init or a subreaper) and killed: it is gone or a zombie.
+  bool gone = false;
+  for (int i = 0; i < 200 && !gone; ++i) {
+    std::ifstream st("/proc/" + std::to_string(target) + "/stat");
+    std::string stat;
+    gone = !std::getline(st, stat) || stat[stat.rfind(')') + 2] == 'Z';
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  CHECK(gone);
+}

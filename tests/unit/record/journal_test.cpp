@@ -442,3 +442,28 @@ TEST_CASE("utc timestamps and env summaries") {
   CHECK(env_summary({"NOEQUALS"}) == nlohmann::json::parse(R"([{"name":"NOEQUALS","bytes":9}])"));
   CHECK(env_summary({}).empty());
 }
+
+TEST_CASE("a journal being written cannot be resumed: one writer, refused with ErrorKind::busy") {
+  TempDir dir;
+  const Plan plan = small_plan();
+  const std::string path = dir.file("j.jsonl");
+  {
+    auto w = JournalWriter::create(path, manifest_for(plan));
+    w.append(sample_run(plan, 0));
+    const std::string before = slurp(path);
+    try {
+      JournalWriter::open_for_resume(path);
+      FAIL("a second writer was let in");
+    } catch (const Error& e) {
+      CHECK(e.kind() == ErrorKind::busy);
+      CHECK(std::string(e.what()) == "journal " + path +
+                                         " is being written by another obscheck (a check or --resume still running); "
+                                         "nothing was done");
+    }
+    CHECK(slurp(path) == before);
+    // The resume that holds it keeps it, too.
+  }
+  auto resumed = JournalWriter::open_for_resume(path);  // the writer is gone: free again
+  CHECK(resumed.data.runs.size() == 1);
+  CHECK_THROWS_AS(JournalWriter::open_for_resume(path), Error);
+}

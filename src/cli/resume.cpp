@@ -1,0 +1,160 @@
+#include "cli/resume.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <fmt/core.h>
+#include <fmt/ranges.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "record/journal.h"
+#include "util/error.h"
+#include "util/fd.h"
+
+namespace obscheck {
+namespace {
+
+// A manifest holds the host, the options, the environment's names and the plan: far
+// below this; a longer first line is no manifest and is left to load_journal.
+constexpr std::size_t kMaxManifestBytes = 16 * 1024 * 1024;
+
+// Options that only say where and how the report is written.
+// Options that shape only this invocation, not the runs: the report's form, and
+// --time-budget (how long this invocation may run before it stops at a look).
+const char* const kOutputOptions[] = {"json", "csv", "output", "html", "svg", "resume", "markdown", "time-budget"};
+
+std::string shown(const nlohmann::json& v, const char* sep = ",") {
+  if (v.is_string()) return v.get<std::string>().empty() ? "(none)" : v.get<std::string>();
+  if (v.is_null()) return "(none)";
+  if (v.is_array()) {
+    std::vector<std::string> parts;
+    for (const auto& e : v) parts.push_back(e.is_string() ? e.get<std::string>() : e.dump());
+    return fmt::format("{}", fmt::join(parts, sep));
+  }
+  return v.dump();
+}
+
+bool same_number(const nlohmann::json& recorded, double given) {
+  return recorded.is_number() && recorded.get<double>() == given;
+}
+
+}  // namespace
+
+nlohmann::json read_manifest_line(const std::string& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (!fd) return nullptr;
+  std::string line;
+  char buf[65536];
+  while (line.size() < kMaxManifestBytes) {
+    const ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n <= 0) break;
+    line.append(buf, static_cast<std::size_t>(n));
+    if (line.find('\n') != std::string::npos) break;
+  }
+  const auto nl = line.find('\n');
+  if (nl == std::string::npos) return nullptr;
+  line.resize(nl);
+  nlohmann::json m = nlohmann::json::parse(line, nullptr, false);
+  if (!m.is_object() || !m.contains("options") || !m["options"].is_object()) return nullptr;
+  return m;
+}
+
+bool journal_complete(const std::vector<nlohmann::json>& notes) {
+  return !notes.empty() && notes.back().is_object() && notes.back().value("kind", "") == "finished";
+}
+
+void refuse_changed_options(const Options& o, const nlohmann::json& m) {
+  const nlohmann::json& opt = m.at("options");
+  const nlohmann::json observer = opt.value("observer", nlohmann::json::object());
+  const auto rec = [&](const char* key) { return opt.contains(key) ? opt.at(key) : nlohmann::json(nullptr); };
+  const auto obs = [&](const char* key) { return observer.contains(key) ? observer.at(key) : nlohmann::json(nullptr); };
+  std::vector<std::string> changed;
+  const auto differs = [&](const std::string& name, const std::string& given, const nlohmann::json& recorded) {
+    changed.push_back(fmt::format("--{} {} (the journal's: {})", name, given.empty() ? "(none)" : given, shown(recorded)));
+  };
+  for (const std::string& name : o.given) {
+    if (std::find(std::begin(kOutputOptions), std::end(kOutputOptions), name) != std::end(kOutputOptions)) continue;
+    if (name == "counters" || name == "events") {
+      std::string given;
+      for (char c : o.counters)
+        if (c != ' ') given += c;
+      if (given != shown(rec("counters"))) differs(name, o.counters, rec("counters"));
+    } else if (name == "mode") {
+      if (rec("mode") != o.mode) differs(name, o.mode, rec("mode"));
+    } else if (name == "backend") {
+      if (opt.value("backend", "native") != o.backend) differs(name, o.backend, opt.value("backend", "native"));
+    } else if (name == "leftovers") {
+      if (opt.value("leftovers", "kill") != o.leftovers) differs(name, o.leftovers, opt.value("leftovers", "kill"));
+    } else if (name == "margin") {
+      if (!same_number(rec("margin"), o.margin)) differs(name, fmt::format("{}", o.margin), rec("margin"));
+    } else if (name == "runs") {
+      if (!same_number(rec("runs"), o.runs)) differs(name, std::to_string(o.runs), rec("runs"));
+    } else if (name == "max-runs") {
+      if (!same_number(rec("max_runs"), o.max_runs)) differs(name, std::to_string(o.max_runs), rec("max_runs"));
+    } else if (name == "warmup") {
+      if (!same_number(rec("warmup"), o.warmup)) differs(name, std::to_string(o.warmup), rec("warmup"));
+    } else if (name == "cpu") {
+      if (!same_number(rec("cpu"), o.cpu)) differs(name, std::to_string(o.cpu), rec("cpu"));
+    } else if (name == "timeout") {
+      if (!same_number(rec("timeout"), o.timeout_s)) differs(name, fmt::format("{}", o.timeout_s), rec("timeout"));
+    } else if (name == "env-pad") {
+      if (!o.env_pad || !same_number(rec("env_pad"), static_cast<double>(*o.env_pad)))
+        differs(name, o.env_pad ? std::to_string(*o.env_pad) : "", rec("env_pad"));
+    } else if (name == "seed") {
+      if (!m.contains("seed") || m.at("seed") != o.seed) differs(name, std::to_string(o.seed), m.value("seed", nlohmann::json()));
+    } else if (name == "aslr" || name == "ignore-failure" || name == "show-output") {
+      const bool given = name == "aslr" ? o.aslr : name == "ignore-failure" ? o.ignore_failure : o.show_output;
+      std::string key = name;
+      std::replace(key.begin(), key.end(), '-', '_');
+      if (rec(key.c_str()) != given) differs(name, given ? "on" : "off", rec(key.c_str()));
+    } else if (name == "probes" || name == "breakpoints" || name == "sample-freq" || name == "sample-event" ||
+               name == "observer-cmd" || name == "levels" || name == "build") {
+      std::string key = name;
+      std::replace(key.begin(), key.end(), '-', '_');
+      const std::string given = name == "probes"         ? o.probes
+                                : name == "breakpoints"  ? o.breakpoints
+                                : name == "sample-freq"  ? o.sample_freq
+                                : name == "sample-event" ? o.sample_event
+                                : name == "observer-cmd" ? o.observer_cmd
+                                : name == "levels"       ? o.levels
+                                                         : o.build;
+      if (obs(key.c_str()) != given) differs(name, given, obs(key.c_str()));
+    } else if (name == "probe-sites") {
+      if (!same_number(obs("probe_sites"), o.probe_sites)) differs(name, std::to_string(o.probe_sites), obs("probe_sites"));
+    } else {
+      // Not recorded in the journal (--journal, --allow-missing, --sim-cache, ...):
+      // it cannot be checked against it, so it cannot be taken.
+      changed.push_back(fmt::format("--{} (a resumed check takes it from the journal)", name));
+    }
+  }
+  if (!o.target.empty()) {
+    const nlohmann::json argv = m.contains("target") ? m.at("target").value("argv", nlohmann::json::array())
+                                                     : nlohmann::json::array();
+    if (argv != nlohmann::json(o.target))
+      changed.push_back(fmt::format("the program '{}' (the journal's: '{}')", fmt::join(o.target, " "), shown(argv, " ")));
+  }
+  if (!changed.empty())
+    throw Error(ErrorKind::usage,
+                fmt::format("--resume continues the check as the journal recorded it; this command line differs: {}",
+                            fmt::join(changed, "; ")),
+                "leave those out (only --json, --csv, -o, --html, --svg and --time-budget may be given with --resume), or start a "
+                "new check with a new --journal");
+}
+
+}  // namespace obscheck
+
+namespace obscheck {
+
+int report_complete_journal(const Options& o, const JournalData& d) {
+  fmt::print(stderr, "obscheck: journal {} is complete ({} runs): nothing to run, nothing written; its report follows\n",
+             d.path, d.runs.size());
+  Options report = o;
+  report.report_file = d.path;
+  return cmd_report(report);
+}
+
+}  // namespace obscheck
