@@ -8,6 +8,7 @@
 #include "observe/probes.h"
 #include "observe/sampling.h"
 #include "observe/wrap.h"
+#include "run/host_sample.h"
 #include "run/measure.h"
 #include "run/signals.h"
 #include "util/error.h"
@@ -159,6 +160,7 @@ SweepResult run_sweep(const Plan& plan, const CheckSpec& spec, const std::vector
   // are read once, not by each child (see non_default_signals).
   const std::vector<int> resets = non_default_signals();
   for (LaunchSpec& l : launches) l.reset_signals = resets;
+  const long ticks_per_second = clock_ticks_per_second();
   for (std::size_t i = 0; i < trials.size(); ++i) {
     if (InterruptGuard::interrupted()) break;
     const Trial& t = trials[i];
@@ -199,6 +201,8 @@ SweepResult run_sweep(const Plan& plan, const CheckSpec& spec, const std::vector
     Sampler sampler;
     if (spec.observer.kind == ObserverKind::sampling) sampler = Sampler::open(child.pid(), spec.observer.sample_event, freq);
     RunRecord rec = run_record_for(plan, t);
+    // The host's load around the run, read while the target is corked and once reaped.
+    const std::optional<ProcStat> host_before = read_proc_stat();
     {
       // The ring is drained while the target runs, on a helper thread, as a profiler does.
       std::optional<SamplerThread> drainer;
@@ -206,6 +210,9 @@ SweepResult run_sweep(const Plan& plan, const CheckSpec& spec, const std::vector
       child.release();
       rec.exit = child.wait();
     }
+    const std::optional<ProcStat> host_after = read_proc_stat();
+    if (host_before && host_after)
+      rec.extra["host"] = host_load_json(*host_before, *host_after, rec.exit.usage, ticks_per_second);
     if (sampler.active()) {
       const SamplingStats st = sampler.stats();
       rec.extra["sampling"] = {{"freq", st.frequency}, {"samples", st.samples}, {"lost", st.lost},
