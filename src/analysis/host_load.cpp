@@ -29,28 +29,58 @@ double robust_noise(const std::vector<double>& x) {
   return std::max(kLoadNoiseFloorCpus, 1.4826 * median(std::move(d)) / std::sqrt(2.0));
 }
 
-// Splits [a, b) of x recursively; `cuts` gets each accepted split point.
+// Splits [a, b) of x recursively; `cuts` gets each accepted cut. The search is for an
+// interval [i, j) whose mean differs from the rest's (an "epidemic" change: a busy
+// phase that begins and ends inside the segment); i = a or j = b is a single change.
+// A single-change search would miss a short phase in a long series: no one cut
+// separates it, and the means either side of any cut differ by a fraction of it.
 void segment(const std::vector<double>& x, std::size_t a, std::size_t b, double sigma, std::vector<std::size_t>& cuts) {
   const std::size_t n = b - a;
   if (n < 2 * kMinLoadSegment) return;
   std::vector<double> prefix(n + 1, 0.0);
   for (std::size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + x[a + i];
+  const auto piece_ok = [](std::size_t len) { return len == 0 || len >= kMinLoadSegment; };
   double best_z = 0;
-  std::size_t best = 0;
-  for (std::size_t k = kMinLoadSegment; k + kMinLoadSegment <= n; ++k) {
-    const double nl = static_cast<double>(k), nr = static_cast<double>(n - k);
-    const double diff = std::abs(prefix[k] / nl - (prefix[n] - prefix[k]) / nr);
-    if (diff < kLoadStepCpus) continue;
-    const double z = diff * std::sqrt(nl * nr / static_cast<double>(n)) / sigma;
-    if (z > best_z) {
-      best_z = z;
-      best = k;
+  std::size_t best_i = 0, best_j = 0;
+  for (std::size_t i = 0; i + kMinLoadSegment <= n; ++i) {
+    if (!piece_ok(i)) continue;
+    for (std::size_t j = i + kMinLoadSegment; j <= n; ++j) {
+      if (!piece_ok(n - j) || (i == 0 && j == n)) continue;
+      const double in = static_cast<double>(j - i), out = static_cast<double>(n) - in;
+      const double diff = std::abs((prefix[j] - prefix[i]) / in - (prefix[n] - prefix[j] + prefix[i]) / out);
+      if (diff < kLoadStepCpus) continue;
+      const double z = diff * std::sqrt(in * out / static_cast<double>(n)) / sigma;
+      if (z > best_z) {
+        best_z = z;
+        best_i = i;
+        best_j = j;
+      }
     }
   }
   if (best_z < kLoadChangeZ) return;
-  segment(x, a, a + best, sigma, cuts);
-  cuts.push_back(a + best);
-  segment(x, a + best, b, sigma, cuts);
+  // The means locate the change; the bulk of the blocks must confirm it, so that a few
+  // outlying blocks (a burst shorter than a phase) cannot make one: three quarters of
+  // the interval's blocks lie beyond the rest's median by kLoadStepCpus, on the side
+  // the means moved to.
+  std::vector<double> inside(x.begin() + static_cast<std::ptrdiff_t>(a + best_i),
+                             x.begin() + static_cast<std::ptrdiff_t>(a + best_j));
+  std::vector<double> outside(x.begin() + static_cast<std::ptrdiff_t>(a), x.begin() + static_cast<std::ptrdiff_t>(a + best_i));
+  outside.insert(outside.end(), x.begin() + static_cast<std::ptrdiff_t>(a + best_j), x.begin() + static_cast<std::ptrdiff_t>(b));
+  const double rest = median(std::move(outside));
+  const bool up = (prefix[best_j] - prefix[best_i]) / static_cast<double>(best_j - best_i) > rest;
+  const std::size_t beyond = static_cast<std::size_t>(std::count_if(inside.begin(), inside.end(), [&](double v) {
+    return up ? v >= rest + kLoadStepCpus : v <= rest - kLoadStepCpus;
+  }));
+  if (4 * beyond < 3 * inside.size()) return;
+  if (best_i > 0) {
+    segment(x, a, a + best_i, sigma, cuts);
+    cuts.push_back(a + best_i);
+  }
+  segment(x, a + best_i, a + best_j, sigma, cuts);
+  if (best_j < n) {
+    cuts.push_back(a + best_j);
+    segment(x, a + best_j, b, sigma, cuts);
+  }
 }
 
 std::string block_range(const LoadSegment& s) {

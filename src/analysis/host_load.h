@@ -11,10 +11,15 @@
 // Change detection: binary segmentation of the block series for shifts in the mean
 // (Scott & Knott, "A cluster analysis method for grouping means in the analysis of
 // variance", 1974; Vostrikova, "Detecting disorder in multidimensional random
-// processes", 1981). A segment splits at the block that maximises
-//     z = |mean(left) − mean(right)| · sqrt(n_left · n_right / n) / sigma
-// when z >= kLoadChangeZ, the two means differ by at least kLoadStepCpus and each side
-// has kMinLoadSegment blocks or more; each side is then searched again. sigma is the
+// processes", 1981), searching at each step for an interval whose mean differs from
+// the rest's (an epidemic change, which a single cut misses when a busy phase is short
+// against the whole check). Within a segment of n blocks the interval [i, j) with the
+// largest
+//     z = |mean(inside) − mean(rest)| · sqrt(n_inside · n_rest / n) / sigma
+// becomes its own segment when z >= kLoadChangeZ, the two means differ by at least
+// kLoadStepCpus, three quarters of its blocks lie kLoadStepCpus beyond the rest's
+// median (so a burst of a block or two cannot make a phase), and every piece has
+// kMinLoadSegment blocks or more; each piece is then searched again. sigma is the
 // block-to-block noise, robust to the steps themselves: 1.4826 · median |L(i+1) − L(i)|
 // / sqrt(2) (a step moves one difference only), at least kLoadNoiseFloorCpus.
 // A segment is busy when its mean load exceeds the quietest segment's by at least
@@ -32,12 +37,12 @@ namespace obscheck {
 // A fifth of a CPU was too small to tell a load step from tick noise in calibration,
 // a quarter is the smallest load that slows a run measurably on a 2-CPU guest.
 inline constexpr double kLoadStepCpus = 0.25;
-// Calibrated (tests/unit/analysis/host_load_test.cpp): 1,000 simulated quiet series of
-// 300 blocks each, loads tick-quantised as /proc/stat gives them, split falsely in
-// none at 6; a step of 0.9 CPUs over 40 blocks is found in every one. The largest z
-// of pure noise over 300 split points is about 3.5 at the 5% level; 6 leaves room for
-// noise that is not normal (ticks, bursts).
-inline constexpr double kLoadChangeZ = 6.0;
+// Calibrated (tests/unit/analysis/host_load_test.cpp) on simulated loads quantised as
+// /proc/stat's ticks give them (8 runs of 5 or 13 ms a block, 300 blocks, 0.05 CPUs
+// elsewhere): at 7, none of 1,000 quiet series is split, and a 0.9-CPU phase of 40
+// blocks is found in all of 1,000, its ends within 2 blocks (exactly in 930). At 6, one
+// quiet series in 1,000 was split: the search covers some 45,000 intervals.
+inline constexpr double kLoadChangeZ = 7.0;
 // A step shorter than three blocks is one busy moment, not a busy phase.
 inline constexpr std::size_t kMinLoadSegment = 3;
 // The noise estimate's floor: a quiet host reads 0 in most blocks, which would make the
