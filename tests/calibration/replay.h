@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "analysis/findings.h"
+#include "analysis/host_load.h"
 #include "calibration/fixture.h"
 
 namespace obscheck::calibration {
@@ -123,11 +124,16 @@ struct CaseRates {
   double first_look_decided = 0;    // injected level: both time metrics "perturbed" at the first look
   double drift_injected_level = 0;  // the drift test flagged a time metric at the injected level
   double drift_any = 0;             // the drift test flagged some time-metric verdict
-  double load_found = 0;            // (load step) the busy blocks found are exactly the injected ones
+  double load_found = 0;            // (load step) busy_phase_found for the injected busy blocks
   double mean_looks = 0, mean_blocks = 0;
 };
 
 CaseRates run_case(const Fixture& fx, const ReplaySpec& spec, std::size_t replays, std::uint64_t seed);
+
+// The host-load pass found one busy phase, contiguous, whose ends lie within
+// `tolerance` blocks of `first` and `last` (measured block numbers): a tick of
+// /proc/stat is 10 ms, so the block where a load starts is known to a block or two.
+bool busy_phase_found(const HostLoad& h, std::size_t first, std::size_t last, std::size_t tolerance = 2);
 
 // The cases of the acceptance, shared by the calibration test and benchmark:
 //   null, +0.5%, -0.5%, +2%, -2%, +10%, -10%, x100   constant effects, default looks,
