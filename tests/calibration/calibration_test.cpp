@@ -233,7 +233,27 @@ TEST_CASE("calibration: rates: pagetouch-a: drift flagged rarely without drift, 
   CHECK(rates("pagetouch-a", "null-full").drift_injected_level <= 0.05);
   CHECK(rates("pagetouch-a", "step+10%").drift_injected_level >= 0.90);
 }
-TEST_CASE("calibration: rates: the busy blocks of a load step are found", "[rates]") {
-  CHECK(rates("compute-a", "load-step").load_found >= 0.90);
-  CHECK(rates("pagetouch-a", "load-step").load_found >= 0.90);
+TEST_CASE("calibration: replay: the busy phase of a load step is found", "[calibration]") {
+  // The host-load pass alone (the verdicts' rates under load are the benchmark's). The
+  // injected phase is blocks 51-100; pagetouch's runs are shorter (3.6 ms against 5.4 ms median wall time),
+  // so a block holds fewer ticks and its load is noisier: its
+  // phase is found as often, its ends less closely.
+  const auto count = [](const char* name, std::size_t& near, std::size_t& overlapping) {
+    const Fixture& fx = fixture(name);
+    const ReplaySpec spec = case_spec("load-step");
+    near = overlapping = 0;
+    for (std::size_t k = 0; k < kDefaultReplays; ++k) {
+      const ReplayWindow w = draw_window(fx, spec.window, kCalibrationSeed, k);
+      const HostLoad h = analyse_host_load(run_table_of(replay_runs(fx, w, spec.injection, spec.window)));
+      near += busy_phase_found(h, 51, 100);
+      overlapping += busy_phase_found(h, 51, 100, 10);
+    }
+  };
+  std::size_t near = 0, overlapping = 0;
+  count("compute-a", near, overlapping);
+  CHECK(near == 100);
+  CHECK(overlapping == 100);
+  count("pagetouch-a", near, overlapping);
+  CHECK(near == 81);
+  CHECK(overlapping == 99);
 }
