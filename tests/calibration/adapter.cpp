@@ -14,6 +14,10 @@ Findings analyse_look(const Plan& plan, const std::vector<RunRecord>& runs, cons
   return analyse_check(plan, runs, o);
 }
 
+const std::string& metric_name(const Findings& f, std::size_t metric) { return f.metrics.at(metric).name; }
+
+bool decisive(const Findings& f) { return f.decisive; }
+
 std::optional<double> verdict_effect(const Findings& f, const LevelVerdict& v) {
   for (std::size_t i : v.comparisons) {
     const Comparison& c = f.comparisons.at(i);

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "analysis/findings.h"
@@ -27,6 +28,12 @@ struct LookInput {
 
 // The check's findings on the runs recorded so far (measured blocks only).
 Findings analyse_look(const Plan& plan, const std::vector<RunRecord>& runs, const LookInput& in);
+
+// The name of a verdict's metric ("task-clock", "wall-time", ...).
+const std::string& metric_name(const Findings& f, std::size_t metric);
+
+// Whether the findings let the check stop (every verdict decided).
+bool decisive(const Findings& f);
 
 // The verdict's estimated effect (ratio − 1) under held layout, if it has one.
 std::optional<double> verdict_effect(const Findings& f, const LevelVerdict& v);

@@ -197,7 +197,7 @@ ReplayedCheck replay_check(const Fixture& fx, const ReplaySpec& spec, std::uint6
     Findings f = analyse_look(fx.plan, runs, in);
     out.looks_taken = i + 1;
     out.blocks = looks[i];
-    out.decisive = f.decisive;
+    out.decisive = decisive(f);
     if (i == 0) out.first = f;
     out.last = std::move(f);
     out.runs = std::move(runs);
@@ -210,7 +210,7 @@ namespace {
 
 std::optional<std::size_t> metric_index(const Findings& f, const std::string& name) {
   for (std::size_t i = 0; i < f.metrics.size(); ++i)
-    if (f.metrics[i].name == name) return i;
+    if (metric_name(f, i) == name) return i;
   return std::nullopt;
 }
 
@@ -222,7 +222,7 @@ const LevelVerdict* verdict_at(const Findings& f, std::optional<std::size_t> met
 }
 
 bool is_time_metric(const Findings& f, std::size_t metric) {
-  const std::string& n = f.metrics.at(metric).name;
+  const std::string& n = metric_name(f, metric);
   return n == "task-clock" || n == "wall-time";
 }
 
