@@ -172,9 +172,13 @@ SweepResult run_sweep(const Plan& plan, const CheckSpec& spec, const std::vector
     if (spec.sim) {
       RunRecord rec = run_record_for(plan, t);
       try {
+        const std::optional<ProcStat> host_before = read_proc_stat();
         SimRun run = run_sim_interruptible(launch, *spec.sim, simulated[t.config]);
+        const std::optional<ProcStat> host_after = read_proc_stat();
         rec.exit = std::move(run.exit);
         rec.readings = std::move(run.readings);
+        if (host_before && host_after)
+          rec.extra["host"] = host_load_json(*host_before, *host_after, rec.exit.usage, ticks_per_second);
       } catch (const Error& e) {
         if (InterruptGuard::interrupted()) break;  // valgrind killed by us: no counts, not a failure
         if (e.kind() != ErrorKind::target_failed) throw;
