@@ -75,6 +75,11 @@ TEST_CASE("calibration: replay: a fixture loads with its plan and its 700 comple
     for (const Fixture::Block& b : fx.blocks)
       for (std::size_t c = 0; c < b.by_config.size(); ++c) REQUIRE(b.by_config[c].config == c);
   }
+  // The replays' plan: a sequential check of the window's budget, the same configurations.
+  const Plan p = replay_plan(fixture("compute-a"), 200);
+  CHECK_FALSE(p.spec.fixed_blocks);
+  CHECK(p.spec.max_blocks == 200);
+  CHECK(p.configs.size() == 8);
   CHECK(fixture("compute-a").plan.seed() == 11);
   CHECK(fixture("pagetouch-a").plan.seed() == 12);
 }

@@ -101,6 +101,18 @@ std::vector<std::size_t> default_looks(std::size_t window) {
   return out;
 }
 
+Plan replay_plan(const Fixture& fx, std::size_t window) {
+  PlanSpec spec = fx.plan.spec;
+  spec.fixed_blocks.reset();
+  spec.max_blocks = window;
+  Plan plan = make_plan(spec);
+  const bool same = plan.configs.size() == fx.plan.configs.size() &&
+                    std::equal(plan.configs.begin(), plan.configs.end(), fx.plan.configs.begin(),
+                               [](const Configuration& a, const Configuration& b) { return a.id == b.id; });
+  if (!same) throw Error(ErrorKind::internal, fmt::format("{}: the replay's plan has other configurations", fx.name));
+  return plan;
+}
+
 std::size_t injected_config(const Plan& plan, const Injection& in) {
   if (in.config) {
     if (*in.config >= plan.configs.size())
@@ -183,6 +195,7 @@ ReplayedCheck replay_check(const Fixture& fx, const ReplaySpec& spec, std::uint6
   looks.erase(std::remove_if(looks.begin(), looks.end(), [&](std::size_t n) { return n == 0 || n > spec.window; }),
               looks.end());
   if (looks.empty()) throw Error(ErrorKind::usage, "the look schedule has no look within the window");
+  const Plan plan = replay_plan(fx, spec.window);
   ReplayedCheck out;
   out.first_block = w.first_block;
   for (std::size_t i = 0; i < looks.size(); ++i) {
@@ -194,7 +207,7 @@ ReplayedCheck replay_check(const Fixture& fx, const ReplaySpec& spec, std::uint6
     in.margin = spec.margin;
     in.alpha = spec.alpha;
     in.threads = spec.threads;
-    Findings f = analyse_look(fx.plan, runs, in);
+    Findings f = analyse_look(plan, runs, in);
     out.looks_taken = i + 1;
     out.blocks = looks[i];
     out.decisive = decisive(f);

@@ -69,6 +69,12 @@ struct ReplaySpec {
 // 10, 20, 40, ... doubling while below `window`, then `window` itself.
 std::vector<std::size_t> default_looks(std::size_t window);
 
+// The plan of a live check with the fixture's configurations and a budget of `window`
+// blocks: the recorded plan with --runs dropped and --max-runs = window, so the
+// analysis sees the plan a sequential check of that budget would have. Throws
+// Error(internal) if the configurations came out different.
+Plan replay_plan(const Fixture& fx, std::size_t window);
+
 // The configuration an effect goes into unless one is named: the most observed level
 // of the first layout (the last non-A/A configuration of that layout in plan order).
 std::size_t injected_config(const Plan& plan, const Injection& in);
