@@ -18,53 +18,41 @@
 #include "stats/changepoint.h"
 #include "stats/descriptive.h"
 #include "stats/hypothesis.h"
-#include "stats/pipeline.h"
+#include "stats/sequential.h"
 #include "util/error.h"
 
 namespace obscheck {
 namespace {
-
-// A Monte Carlo sign-flip p-value is never below 1/(B+1), so with F comparisons in the
-// Holm family the smallest adjusted p is F/(B+1): with DESIGN's B = 10,000 and the ~50
-// comparisons of the default four counters, at alpha/4 per look nothing could ever be
-// significant. B is raised until that floor is a tenth of the per-look alpha, capped
-// (100,000 flips of 80 blocks take ~40 ms). Only comparisons whose p at DESIGN's B is
-// already below the per-look alpha are resampled further: any other cannot become
-// Holm-significant, since Holm only ever multiplies p. The larger run uses the same
-// seed, so its first B patterns are the smaller run's: it refines, never redraws.
-constexpr double kSignFlipResolutionFactor = 10;
-constexpr std::size_t kMaxSignFlipResamples = 100000;
 
 // The counter whose count the counter observer's dose must not move (DESIGN.md
 // "incomparable": "instruction count moved where the dose adds none").
 constexpr std::string_view kInstructionsMetric = "instructions";
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
 
-// measured block -> the run of each configuration in it (nullptr: did not run).
-using BlockRuns = std::map<std::size_t, std::vector<const RunRecord*>>;
+// The largest block count a prediction names ("about N blocks would decide").
+constexpr std::size_t kPredictionCap = 1000000;
+
+// rusage times are timevals: a microsecond is the finest step they can show.
+constexpr double kRusageStepNs = 1000;
+
+// Measured blocks in order; per block the row of each configuration (kNone: did not run).
+struct BlockRows {
+  std::vector<std::size_t> blocks;                 // block numbers, ascending
+  std::vector<std::vector<std::size_t>> rows;      // [k][config]
+};
 
 // One comparison's paired data, beside its Comparison.
 struct Series {
-  std::vector<std::size_t> joint_blocks;  // both configurations ran (metric value or not)
-  std::vector<std::size_t> blocks;        // ... and both have the metric: the pairs
-  std::vector<double> x, y;               // config, baseline: raw values
-  std::vector<double> d;                  // ln(x) - ln(y), or ln(x+1) - ln(y+1) (log1p)
+  std::vector<std::size_t> joint;   // positions in BlockRows where both configurations ran
+  std::vector<std::size_t> blocks;  // ... and both have the metric: the pairs (block numbers)
+  std::vector<double> x, y;         // config, baseline: raw values
+  std::vector<double> d;            // on the comparison's scale
 };
 
-// ---- formatting of the one-line reasons -------------------------------------------
-
-std::string pct(double ratio_minus_one) {
-  if (!std::isfinite(ratio_minus_one)) return "n/a";
-  std::string s = fmt::format("{:+.1f}%", 100.0 * ratio_minus_one);
-  return s == "-0.0%" ? "+0.0%" : s;
-}
-
-std::string estimate_text(const Comparison& c) {
-  return fmt::format("{} [{}, {}]", pct(c.effect), pct(c.ci_lo), pct(c.ci_hi));
-}
-
-std::string margin_text(double margin) { return fmt::format("±{:g}%", 100.0 * margin); }
+std::string margin_pct(double margin) { return fmt::format("±{:g}%", 100.0 * margin); }
 
 std::string layout_name(const Comparison& c) { return std::string(to_string(c.layout)); }
 
@@ -73,11 +61,16 @@ std::string layout_name(const Comparison& c) { return std::string(to_string(c.la
 struct DriverMetric {
   const char* name;
   const char* unit;
+  std::vector<double> RunTable::*column;
 };
-constexpr DriverMetric kDriverMetrics[] = {
-    {"wall-time", "ns"},         {"user-time", "ns"},        {"system-time", "ns"},
-    {"max-rss", "KiB"},          {"minor-faults(ru)", "count"}, {"vol-ctx-switches(ru)", "count"},
-    {"invol-ctx-switches(ru)", "count"},
+const DriverMetric kDriverMetrics[] = {
+    {"wall-time", "ns", &RunTable::wall_ns},
+    {"user-time", "ns", &RunTable::utime_ns},
+    {"system-time", "ns", &RunTable::stime_ns},
+    {"max-rss", "KiB", &RunTable::maxrss_kb},
+    {"minor-faults(ru)", "count", &RunTable::minflt},
+    {"vol-ctx-switches(ru)", "count", &RunTable::nvcsw},
+    {"invol-ctx-switches(ru)", "count", &RunTable::nivcsw},
 };
 
 // perf's software clocks count nanoseconds.
@@ -110,10 +103,32 @@ std::optional<std::size_t> counter_by_name(const Plan& plan, const std::string& 
   return std::nullopt;
 }
 
-const Reading* find_reading(const RunRecord& run, const std::string& name) {
-  for (const Reading& r : run.readings)
-    if (r.name == name) return &r;
-  return nullptr;
+std::vector<MetricInfo> order_metrics(const Plan& plan, const std::vector<std::string>& names,
+                                      std::map<std::string, std::optional<std::size_t>>& item) {
+  std::vector<MetricInfo> out;
+  for (const std::string& name : names) {
+    std::optional<std::size_t> counter = item[name];
+    if (!counter) counter = counter_by_name(plan, name);
+    out.push_back({name, counter_unit(name), false, counter});
+  }
+  // By counter item (unmatched last); first appearance within an item.
+  std::stable_sort(out.begin(), out.end(), [](const MetricInfo& a, const MetricInfo& b) {
+    const auto key = [](const MetricInfo& m) { return m.counter.value_or(std::numeric_limits<std::size_t>::max()); };
+    return key(a) < key(b);
+  });
+  for (const DriverMetric& d : kDriverMetrics) out.push_back({d.name, d.unit, true, std::nullopt});
+  return out;
+}
+
+// The column of a metric in the table (a driver metric's, or a reading's values).
+const std::vector<double>* column_of(const MetricInfo& m, const RunTable& t) {
+  if (m.driver) {
+    for (const DriverMetric& d : kDriverMetrics)
+      if (m.name == d.name) return &(t.*d.column);
+    return nullptr;
+  }
+  const RunTable::Readings* r = t.find(m.name);
+  return r ? &r->value : nullptr;
 }
 
 // ---- runs --------------------------------------------------------------------------
@@ -127,25 +142,33 @@ void validate(const AnalysisOptions& o) {
   if (o.looks_planned == 0) throw Error(ErrorKind::usage, "looks_planned must be at least 1");
 }
 
-BlockRuns index_runs(const Plan& plan, const std::vector<RunRecord>& runs, Findings& f) {
-  BlockRuns blocks;
+void require_config_in_plan(const Plan& plan, std::size_t config, std::size_t index) {
+  if (config >= plan.configs.size())
+    throw Error(ErrorKind::io,
+                fmt::format("run {} names configuration {}, but the plan has {}", index, config, plan.configs.size()),
+                "the journal was written for another plan");
+}
+
+BlockRows index_runs(const Plan& plan, const RunTable& t, Findings& f) {
+  std::map<std::size_t, std::vector<std::size_t>> by_block;
   std::size_t duplicates = 0;
-  for (const RunRecord& r : runs) {
-    require_run_in_plan(plan, r);
-    if (r.warmup) {
+  for (std::size_t row = 0; row < t.size(); ++row) {
+    require_config_in_plan(plan, t.config[row], t.index[row]);
+    if (t.warmup[row]) {
       ++f.warmup_runs_dropped;
       continue;
     }
     ++f.runs;
-    auto& slot = blocks.try_emplace(r.block, plan.configs.size(), nullptr).first->second;
-    if (slot[r.config]) {
+    auto& slot = by_block.try_emplace(t.block[row], plan.configs.size(), kNone).first->second;
+    if (slot[t.config[row]] != kNone) {
       ++duplicates;  // the first run of a trial is the one analysed
       continue;
     }
-    slot[r.config] = &r;
+    slot[t.config[row]] = row;
   }
-  for (const auto& [block, slot] : blocks) {
-    const auto ran = static_cast<std::size_t>(std::count_if(slot.begin(), slot.end(), [](auto* p) { return p; }));
+  BlockRows out;
+  for (auto& [block, slot] : by_block) {
+    const auto ran = static_cast<std::size_t>(std::count_if(slot.begin(), slot.end(), [](std::size_t r) { return r != kNone; }));
     if (ran == slot.size()) {
       ++f.measured_blocks;
     } else {
@@ -153,37 +176,37 @@ BlockRuns index_runs(const Plan& plan, const std::vector<RunRecord>& runs, Findi
                                     "where both sides ran",
                                     block, ran, slot.size()));
     }
+    out.blocks.push_back(block);
+    out.rows.push_back(std::move(slot));
   }
   if (f.warmup_runs_dropped > 0)
     f.notes.push_back(fmt::format("{} warm-up runs (the first {} block{}) not analysed", f.warmup_runs_dropped,
                                   plan.spec.warmup_blocks, plan.spec.warmup_blocks == 1 ? "" : "s"));
   if (duplicates > 0)
     f.notes.push_back(fmt::format("{} runs repeat a trial already recorded; the first of each was used", duplicates));
-  return blocks;
+  return out;
 }
 
-Series pair_series(const MetricInfo& m, const BlockRuns& blocks, std::size_t config, std::size_t base) {
+Series pair_series(const std::vector<double>* column, const BlockRows& b, std::size_t config, std::size_t base) {
   Series s;
-  for (const auto& [block, slot] : blocks) {
-    const RunRecord* rx = slot[config];
-    const RunRecord* ry = slot[base];
-    if (!rx || !ry) continue;
-    s.joint_blocks.push_back(block);
-    const auto vx = metric_value(m, *rx);
-    const auto vy = metric_value(m, *ry);
-    if (!vx || !vy) continue;
-    s.blocks.push_back(block);
-    s.x.push_back(*vx);
-    s.y.push_back(*vy);
+  for (std::size_t k = 0; k < b.blocks.size(); ++k) {
+    const std::size_t rx = b.rows[k][config], ry = b.rows[k][base];
+    if (rx == kNone || ry == kNone) continue;
+    s.joint.push_back(k);
+    if (!column) continue;
+    const double vx = (*column)[rx], vy = (*column)[ry];
+    if (!std::isfinite(vx) || !std::isfinite(vy)) continue;
+    s.blocks.push_back(b.blocks[k]);
+    s.x.push_back(vx);
+    s.y.push_back(vy);
   }
   return s;
 }
 
 // ---- one comparison's statistics ---------------------------------------------------
 
-// Below this many comparisons per thread, starting a thread costs more than it saves
-// (one comparison's bootstrap and sign flips take ~0.15 ms at 20 blocks).
-constexpr std::size_t kMinComparisonsPerThread = 4;
+// Below this many comparisons per thread, starting a thread costs more than it saves.
+constexpr std::size_t kMinComparisonsPerThread = 16;
 
 // Calls body(i) for i in [0, count), spread over up to `threads` threads (0: one per
 // hardware thread). The first exception thrown by any call is rethrown here, after
@@ -217,82 +240,121 @@ void for_each_index(std::size_t count, std::size_t threads, const Body& body) {
   if (failure) std::rethrow_exception(failure);
 }
 
-// Returns true when the sign flips were refined to fine_resamples.
-bool compute(Comparison& c, Series& s, stats::PairedOptions po, std::size_t fine_resamples) {
+// The finest step the values show: the smallest positive gap between two distinct
+// values (a clock's tick, a count's one event), at least `floor`.
+double resolution_of(const Series& s, double floor) {
+  std::vector<double> v(s.x);
+  v.insert(v.end(), s.y.begin(), s.y.end());
+  std::sort(v.begin(), v.end());
+  double step = kInf;
+  for (std::size_t i = 1; i < v.size(); ++i)
+    if (v[i] > v[i - 1]) step = std::min(step, v[i] - v[i - 1]);
+  return std::isfinite(step) ? std::max(step, floor) : floor;
+}
+
+// One scale per metric, for all its comparisons (a table that mixed "+3%" and "+2 µs per
+// run" for one metric could not be read down a column): the difference scale when any
+// measured run has a value <= 0, or the median of all measured runs is below the
+// metric's floor (analysis/check.h).
+Scale scale_of(const MetricInfo& m, const std::vector<double>* column, const BlockRows& b) {
+  if (!column) return Scale::ratio;
+  std::vector<double> v;
+  for (const auto& slot : b.rows)
+    for (std::size_t r : slot)
+      if (r != kNone && std::isfinite((*column)[r])) v.push_back((*column)[r]);
+  if (v.empty()) return Scale::ratio;
+  if (std::any_of(v.begin(), v.end(), [](double x) { return x <= 0; })) return Scale::difference;
+  const double floor = m.unit == "ns" ? kRareTimeFloorNs : m.unit == "count" ? kRareCountFloor : 0;
+  return stats::median(v) >= floor ? Scale::ratio : Scale::difference;
+}
+
+void compute(Comparison& c, Series& s, const MetricInfo& m, Scale scale, double margin, double alpha,
+             std::size_t max_blocks) {
   c.n = s.x.size();
-  c.effect = c.ci_lo = c.ci_hi = kNaN;
+  c.effect = kNaN;
+  c.ci_lo = -kInf;
+  c.ci_hi = kInf;
+  c.bound = kInf;
+  c.level = 1 - 2 * alpha;
   c.median_config = c.n ? stats::median(s.x) : kNaN;
   c.median_baseline = c.n ? stats::median(s.y) : kNaN;
-  if (c.n < 2) return false;  // paired_log_effect needs two pairs; the verdict says "too few runs"
-  const auto nonpositive = [](double v) { return v <= 0; };
-  c.log1p = std::any_of(s.x.begin(), s.x.end(), nonpositive) || std::any_of(s.y.begin(), s.y.end(), nonpositive);
-  std::vector<double> x = s.x, y = s.y;
-  if (c.log1p) {
-    for (double& v : x) v += 1;
-    for (double& v : y) v += 1;
+  c.margin = margin;
+  if (c.n == 0) return;
+  c.scale = scale;
+  s.d.resize(c.n);
+  if (c.scale == Scale::ratio) {
+    for (std::size_t i = 0; i < c.n; ++i) s.d[i] = std::log(s.x[i]) - std::log(s.y[i]);
+  } else {
+    for (std::size_t i = 0; i < c.n; ++i) s.d[i] = s.x[i] - s.y[i];
+    const bool rusage_clock = m.driver && m.unit == "ns" && m.name != "wall-time";
+    const double step = resolution_of(s, rusage_clock ? kRusageStepNs : m.unit == "ns" ? 1 : 1);
+    c.margin = std::max(margin * std::fabs(c.median_baseline), step / 2);
   }
-  for (std::size_t i = 0; i < x.size(); ++i) s.d.push_back(std::log(x[i]) - std::log(y[i]));
-  po.sign_flip_resamples = stats::kSignFlipResamples;
-  stats::PairedEffect e = stats::paired_log_effect(x, y, po);
-  const bool refine = !e.p_exact && e.p_value < po.alpha && fine_resamples > po.sign_flip_resamples;
-  if (refine) {
-    // Only the p-value changes with more flips: the same test on the same d and seed
-    // paired_log_effect used, without recomputing its bootstrap and t intervals.
-    stats::SignFlipOptions so;
-    so.exact_max_n = po.sign_flip_exact_max_n;
-    so.resamples = fine_resamples;
-    so.seed = po.seed;
-    const stats::SignFlipResult sf = stats::sign_flip_test(s.d, so);
-    e.p_value = sf.p_value;
-    e.p_method = fmt::format("sign-flip Monte Carlo (B={})", sf.patterns);
+  // TOST at alpha on each side is a 1 - 2 alpha interval; the always-valid p of the
+  // same martingale tests "no effect" at alpha.
+  const stats::MedianSequence seq = stats::median_sequence(s.d, 2 * alpha);
+  c.p_value = c.p_holm = seq.p_value;
+  c.p_method = fmt::format("always-valid sign test (Beta({0:g},{0:g}) mixture)", stats::kMixturePrior);
+  c.ci_method = fmt::format("{:.0f}% confidence sequence for the median (sign test, Beta({:g},{:g}) mixture)",
+                            100 * c.level, stats::kMixturePrior, stats::kMixturePrior);
+  const auto to_scale = [&](double v) { return c.scale == Scale::ratio ? std::exp(v) - 1 : v; };
+  c.effect = to_scale(seq.median);
+  c.ci_lo = std::isfinite(seq.lo) ? to_scale(seq.lo) : -kInf;
+  c.ci_hi = std::isfinite(seq.hi) ? to_scale(seq.hi) : kInf;
+  c.bound = std::max(std::fabs(c.ci_lo), std::fabs(c.ci_hi));
+  c.equivalent = c.ci_lo > -c.margin && c.ci_hi < c.margin;
+  c.outside_margin = c.ci_lo > c.margin || c.ci_hi < -c.margin;
+  // How many blocks would decide at this noise: the interval must come to fit between
+  // the estimate and the nearer side of the margin (both on d's scale).
+  if (!c.equivalent && !c.outside_margin && std::isfinite(seq.lo) && std::isfinite(seq.hi)) {
+    const double m_d = c.scale == Scale::ratio ? std::log1p(c.margin) : c.margin;
+    const double room = std::fabs(std::fabs(seq.median) - m_d);
+    c.blocks_needed = stats::blocks_for_half_width((seq.hi - seq.lo) / 2, c.n, room, 2 * alpha, max_blocks);
   }
-  c.effect = e.effect;
-  c.ci_lo = e.ci_ratio.lo - 1;
-  c.ci_hi = e.ci_ratio.hi - 1;
-  c.ci_method = e.ci_method;
-  c.p_value = c.p_holm = e.p_value;
-  c.p_method = e.p_method;
-  c.equivalent = e.tost.equivalent;
-  return refine;
 }
 
 bool ci_excludes_zero(const Comparison& c) { return c.n >= 2 && (c.ci_lo > 0 || c.ci_hi < 0); }
 
-// A changepoint in d matters when the effect on either side would read differently:
-// opposite signs, or one side within ±margin and the other beyond it, and the two
-// sides more than the margin apart. Returns the drift text, or a note when ignored.
-std::pair<std::string, std::string> drift_of(const Series& s, double margin) {
-  stats::ChangepointOptions co;
-  co.model = stats::ChangeModel::mean;
-  const stats::Changepoints cp = stats::detect_changepoints(s.d, co);
-  if (cp.starts.empty()) return {};
-  std::vector<std::size_t> bounds{0};
-  bounds.insert(bounds.end(), cp.starts.begin(), cp.starts.end());
-  bounds.push_back(s.d.size());
-  std::vector<double> eff;
-  for (std::size_t j = 0; j + 1 < bounds.size(); ++j) {
-    const std::span<const double> seg(s.d.data() + bounds[j], bounds[j + 1] - bounds[j]);
-    eff.push_back(std::exp(stats::mean(seg)) - 1);
-  }
-  for (std::size_t i = 0; i < eff.size(); ++i)
-    for (std::size_t j = i + 1; j < eff.size(); ++j) {
-      const bool sign = eff[i] * eff[j] < 0;
-      const bool side = (std::fabs(eff[i]) <= margin) != (std::fabs(eff[j]) <= margin);
-      if (std::fabs(eff[i] - eff[j]) > margin && (sign || side))
-        return {fmt::format("effect moved from {} to {} at block {}", pct(eff[i]), pct(eff[j]), s.blocks[bounds[j]]),
-                {}};
-    }
-  return {{}, fmt::format("a changepoint in the difference series at block {} ({} then {}) does not change the "
+// A change in d's level (Pettitt's rank test, at kDriftAlpha over `family` tests)
+// matters when the effect on either side would read differently: opposite signs, or
+// one side within ±margin and the other beyond it, and the two more than the margin
+// apart. Returns the drift text, or a note when a change is found but ignored.
+std::pair<std::string, std::string> drift_of(const Comparison& c, const Series& s, std::size_t family,
+                                             const std::string& unit) {
+  if (s.d.size() < 2 * kMinPairedBlocks) return {};
+  const stats::ChangeTest t = stats::pettitt_test(s.d);
+  if (!(t.p_value < kDriftAlpha / static_cast<double>(std::max<std::size_t>(family, 1)))) return {};
+  const auto seg = [&](std::size_t from, std::size_t to) {
+    const double med = stats::median(std::span<const double>(s.d.data() + from, to - from));
+    return c.scale == Scale::ratio ? std::exp(med) - 1 : med;
+  };
+  const double before = seg(0, t.at), after = seg(t.at, s.d.size());
+  Comparison a = c, b = c;
+  a.effect = before;
+  b.effect = after;
+  const auto text = [&](const Comparison& x) {
+    if (x.scale == Scale::difference) return effect_text(x, unit).substr(0, effect_text(x, unit).find(" ["));
+    return fmt::format("{:+.1f}%", 100 * x.effect);
+  };
+  const bool sign = before * after < 0;
+  const bool side = (std::fabs(before) <= c.margin) != (std::fabs(after) <= c.margin);
+  if (std::fabs(before - after) > c.margin && (sign || side))
+    return {fmt::format("effect moved from {} to {} at block {} (Pettitt p = {:.2g})", text(a), text(b),
+                        s.blocks[t.at], t.p_value),
+            {}};
+  return {{}, fmt::format("a change in the difference series at block {} ({} then {}) does not change the "
                           "conclusion; ignored",
-                          s.blocks[bounds[1]], pct(eff.front()), pct(eff[1]))};
+                          s.blocks[t.at], text(a), text(b))};
 }
 
 // ---- incomparable runs -------------------------------------------------------------
 
 using ExitSig = std::tuple<bool, int, int>;  // timed out, signal, exit code
 
-ExitSig exit_sig(const ExitInfo& e) {
-  return {e.timed_out, e.signal, e.signal || e.timed_out ? 0 : e.exit_code};
+ExitSig exit_sig(const RunTable& t, std::size_t row) {
+  const bool timed_out = t.timed_out[row];
+  const int signal = t.signal[row];
+  return {timed_out, signal, signal || timed_out ? 0 : t.exit_code[row]};
 }
 
 std::string exit_past(const ExitSig& s) {
@@ -321,74 +383,75 @@ T modal(const std::vector<T>& xs, const T& preferred) {
 struct Named {
   std::vector<IncomparableRun> runs;
   std::set<std::pair<std::size_t, std::string>> seen;
-  void add(const RunRecord& r, std::string why) {
-    if (seen.emplace(r.index, why).second) runs.push_back({r.index, r.config, std::move(why)});
+  void add(const RunTable& t, std::size_t row, std::string why) {
+    if (seen.emplace(t.index[row], why).second) runs.push_back({t.index[row], t.config[row], std::move(why)});
   }
 };
 
 // Exit status and output of `config` against `base` over the blocks where both ran.
 // Empty: comparable.
-std::string check_pair(const Plan& plan, const BlockRuns& blocks, std::size_t config, std::size_t base,
+std::string check_pair(const Plan& plan, const RunTable& t, const BlockRows& b, std::size_t config, std::size_t base,
                        Named& named) {
-  std::vector<const RunRecord*> xs, ys;
-  for (const auto& [block, slot] : blocks)
-    if (slot[config] && slot[base]) xs.push_back(slot[config]), ys.push_back(slot[base]);
+  std::vector<std::size_t> xs, ys;
+  for (const auto& slot : b.rows)
+    if (slot[config] != kNone && slot[base] != kNone) xs.push_back(slot[config]), ys.push_back(slot[base]);
   if (xs.empty()) return {};
   const std::string& id = plan.configs[config].id;
 
   std::vector<ExitSig> base_sigs;
-  for (const RunRecord* r : ys) base_sigs.push_back(exit_sig(r->exit));
+  for (std::size_t r : ys) base_sigs.push_back(exit_sig(t, r));
   const ExitSig ref = modal(base_sigs, ExitSig{false, 0, 0});
   std::string reason;
   std::size_t odd = 0;
-  for (const RunRecord* r : xs) {
-    const ExitSig s = exit_sig(r->exit);
+  for (std::size_t r : xs) {
+    const ExitSig s = exit_sig(t, r);
     if (s == ref) continue;
     const std::string why = fmt::format("{} (baseline runs {})", exit_past(s), exit_plural(ref));
-    if (!odd++) reason = fmt::format("{}: run {} {}", id, r->index, why);
-    named.add(*r, why);
+    if (!odd++) reason = fmt::format("{}: run {} {}", id, t.index[r], why);
+    named.add(t, r, why);
   }
-  for (const RunRecord* r : ys) {
-    const ExitSig s = exit_sig(r->exit);
+  for (std::size_t r : ys) {
+    const ExitSig s = exit_sig(t, r);
     if (s == ref) continue;
     const std::string why = fmt::format("{} (the baseline's other runs {})", exit_past(s), exit_plural(ref));
-    if (!odd++) reason = fmt::format("baseline {}: run {} {}", plan.configs[base].id, r->index, why);
-    named.add(*r, why);
+    if (!odd++) reason = fmt::format("baseline {}: run {} {}", plan.configs[base].id, t.index[r], why);
+    named.add(t, r, why);
   }
   if (odd > 1) reason += fmt::format(" ({} runs in all)", odd);
   if (!reason.empty()) return reason;
 
-  std::vector<std::string> dx, dy;
-  for (const RunRecord* r : xs)
-    if (!r->exit.output_digest.empty()) dx.push_back(r->exit.output_digest);
-  for (const RunRecord* r : ys)
-    if (!r->exit.output_digest.empty()) dy.push_back(r->exit.output_digest);
+  std::vector<std::uint32_t> dx, dy;
+  for (std::size_t r : xs)
+    if (t.digest[r]) dx.push_back(t.digest[r]);
+  for (std::size_t r : ys)
+    if (t.digest[r]) dy.push_back(t.digest[r]);
   if (dx.empty() || dy.empty()) return {};
-  const std::string mx = modal(dx, dx.front()), my = modal(dy, dy.front());
+  const std::uint32_t mx = modal(dx, dx.front()), my = modal(dy, dy.front());
   if (mx == my) return {};
-  for (const RunRecord* r : xs)
-    if (!r->exit.output_digest.empty() && r->exit.output_digest != my)
-      named.add(*r, fmt::format("output digest differs from the baseline's (sha256 {}…)",
-                                r->exit.output_digest.substr(0, 12)));
-  return fmt::format("{}: output differs from the baseline's (sha256 {}… vs {}…)", id, mx.substr(0, 12),
-                     my.substr(0, 12));
+  for (std::size_t r : xs)
+    if (t.digest[r] && t.digest[r] != my)
+      named.add(t, r, fmt::format("output digest differs from the baseline's (sha256 {}…)",
+                                  t.digests[t.digest[r]].substr(0, 12)));
+  return fmt::format("{}: output differs from the baseline's (sha256 {}… vs {}…)", id, t.digests[mx].substr(0, 12),
+                     t.digests[my].substr(0, 12));
 }
 
 // Multiplexed readings of a counter metric in the runs of both sides. Empty: none.
-std::string check_multiplexed(const MetricInfo& m, const Comparison& c, const Series& s,
-                              const BlockRuns& blocks, Named& named) {
+std::string check_multiplexed(const MetricInfo& m, const Comparison& c, const Series& s, const RunTable& t,
+                              const BlockRows& b, Named& named) {
+  const RunTable::Readings* col = t.find(m.name);
+  if (!col) return {};
   std::size_t count = 0;
   double max_scale = 1;
-  for (std::size_t block : s.joint_blocks) {
-    const auto& slot = blocks.at(block);
-    for (const RunRecord* r : {slot[c.config], slot[c.baseline]}) {
-      const Reading* reading = find_reading(*r, m.name);
-      if (!reading || !reading->multiplexed) continue;
+  for (std::size_t k : s.joint) {
+    for (std::size_t r : {b.rows[k][c.config], b.rows[k][c.baseline]}) {
+      if (!col->multiplexed[r]) continue;
       ++count;
-      const bool ran = std::isfinite(reading->scale) && reading->scale > 0;
-      if (ran) max_scale = std::max(max_scale, reading->scale);
-      named.add(*r, ran ? fmt::format("{} multiplexed (x{:.2f})", m.name, reading->scale)
-                        : fmt::format("{} never ran (multiplexed out)", m.name));
+      const double scale = col->scale[r];
+      const bool ran = std::isfinite(scale) && scale > 0;
+      if (ran) max_scale = std::max(max_scale, scale);
+      named.add(t, r, ran ? fmt::format("{} multiplexed (x{:.2f})", m.name, scale)
+                          : fmt::format("{} never ran (multiplexed out)", m.name));
     }
   }
   if (count == 0) return {};
@@ -398,50 +461,45 @@ std::string check_multiplexed(const MetricInfo& m, const Comparison& c, const Se
 
 // ---- verdicts ----------------------------------------------------------------------
 
-struct Judged {  // per comparison, what the verdict rules need beside the Comparison
-  std::string incomparable;
-  bool rare = false;
-};
-
 struct Context {
   const Findings& f;
-  const std::vector<Judged>& judged;
+  const std::vector<std::string>& incomparable;   // per comparison
   const std::vector<std::string>& aa_failed;      // per metric: non-empty = the reason
-  const std::vector<double>& aa_discrepancy;      // per metric: the failed A/A's largest |CI bound|
+  const std::vector<double>& aa_discrepancy;      // per metric: the failed A/A's largest |bound|
   const std::map<std::size_t, std::string>& level_incomparable;  // instructions moved
-  double margin;
 };
 
 bool decisive_effect(const Comparison& c) { return c.significant && c.outside_margin; }
 
-std::string effect_with_p(const Comparison& c) {
-  return fmt::format("{}: {}, Holm p = {:.2g}", layout_name(c), estimate_text(c), c.p_holm);
+std::string effect_with_p(const Comparison& c, const std::string& unit) {
+  return fmt::format("{}: {}, Holm p = {:.2g}", layout_name(c), effect_text(c, unit), c.p_holm);
 }
 
 // The first rule that applies, in the order of the header's table.
 LevelJudgement judge_level(const Context& x, std::size_t metric, std::size_t level,
-                                            const std::vector<std::size_t>& idx) {
+                           const std::vector<std::size_t>& idx) {
   const auto& cs = x.f.comparisons;
+  const std::string& unit = x.f.metrics[metric].unit;
   for (std::size_t i : idx)
-    if (!x.judged[i].incomparable.empty()) return {Verdict::incomparable, x.judged[i].incomparable};
+    if (!x.incomparable[i].empty()) return {Verdict::incomparable, x.incomparable[i]};
   if (auto it = x.level_incomparable.find(level); it != x.level_incomparable.end())
     return {Verdict::incomparable, it->second};
 
   if (!x.aa_failed[metric].empty()) {
     // A failed A/A measures a systematic error between identical configurations (order,
     // drift). It voids every claim that error could produce, but not an effect that
-    // lies wholly beyond it: a held effect whose CI clears ±(ε + the A/A's largest
-    // bound) cannot be that error.
-    // Only where nothing else would leave the level inconclusive (too few runs, a rare
-    // metric, drift): the exception must not skip those rules.
+    // lies wholly beyond it: a held effect whose interval clears ±(margin + the A/A's
+    // largest bound) cannot be that error. Only where nothing else would leave the level
+    // inconclusive: the exception must not skip those rules.
     const bool sound = std::all_of(idx.begin(), idx.end(), [&](std::size_t i) {
-      return cs[i].n >= kMinPairedBlocks && !x.judged[i].rare && cs[i].drift.empty();
+      return cs[i].n >= kMinPairedBlocks && cs[i].drift.empty();
     });
-    const double floor = x.margin + x.aa_discrepancy[metric];
-    for (std::size_t i : idx)
+    for (std::size_t i : idx) {
+      const double floor = cs[i].margin + x.aa_discrepancy[metric];
       if (sound && cs[i].layout == Layout::held && cs[i].significant && (cs[i].ci_lo > floor || cs[i].ci_hi < -floor))
         return {Verdict::perturbed,
-                fmt::format("{}; beyond the failed A/A control's own ±{:.1f}%", effect_with_p(cs[i]), 100 * floor)};
+                fmt::format("{}; beyond the failed A/A control's own ±{:.3g}", effect_with_p(cs[i], unit), floor)};
+    }
     return {Verdict::inconclusive, x.aa_failed[metric]};
   }
   for (std::size_t i : idx)
@@ -450,46 +508,44 @@ LevelJudgement judge_level(const Context& x, std::size_t metric, std::size_t lev
               fmt::format("too few runs: {} blocks, need at least {} ({})", cs[i].n, kMinPairedBlocks,
                           layout_name(cs[i]))};
   for (std::size_t i : idx)
-    if (x.judged[i].rare) {
-      const MetricInfo& m = x.f.metrics[metric];
-      return {Verdict::inconclusive,
-              fmt::format("too few events to compare as a ratio (median {:g}{}{})", cs[i].median_baseline,
-                          m.unit == "count" ? "" : " ", m.unit == "count" ? "" : m.unit),
-              true};
-    }
-  for (std::size_t i : idx)
     if (!cs[i].drift.empty())
       return {Verdict::inconclusive, fmt::format("drift: {}: {}", layout_name(cs[i]), cs[i].drift)};
 
   const Comparison* held = nullptr;
   for (std::size_t i : idx)
     if (cs[i].layout == Layout::held) held = &cs[i];
-  if (held && decisive_effect(*held)) return {Verdict::perturbed, effect_with_p(*held)};
+  if (held && decisive_effect(*held)) return {Verdict::perturbed, effect_with_p(*held, unit)};
 
-  const std::string m = margin_text(x.margin);
   for (std::size_t i : idx)
     if (cs[i].layout != Layout::held && decisive_effect(cs[i]) && held && held->equivalent)
       return {Verdict::explained_by_layout,
-              fmt::format("{}; held: {} within {}", effect_with_p(cs[i]), estimate_text(*held), m)};
+              fmt::format("{}; held: {} within {}", effect_with_p(cs[i], unit), effect_text(*held, unit),
+                          margin_text(*held, unit))};
 
   if (std::all_of(idx.begin(), idx.end(), [&](std::size_t i) { return cs[i].equivalent; })) {
     std::string list;
     for (std::size_t i : idx)
-      list += fmt::format("{}{} {}", list.empty() ? "" : ", ", layout_name(cs[i]), estimate_text(cs[i]));
-    return {Verdict::not_perturbed, fmt::format("within {} under {}", m, list)};
+      list += fmt::format("{}{} {}", list.empty() ? "" : ", ", layout_name(cs[i]), effect_text(cs[i], unit));
+    return {Verdict::not_perturbed, fmt::format("within {} under {}", margin_text(cs[idx[0]], unit), list)};
   }
 
-  // Undecided: name the comparison that is neither, held first.
+  // Undecided: say what does hold, held first, and what deciding would take.
   std::vector<std::size_t> order = idx;
   std::stable_partition(order.begin(), order.end(), [&](std::size_t i) { return cs[i].layout == Layout::held; });
-  for (std::size_t i : order)
-    if (!cs[i].equivalent && !decisive_effect(cs[i]))
-      return {Verdict::inconclusive,
-              fmt::format("{}: {} — neither within {} nor beyond it; more runs would tell", layout_name(cs[i]),
-                          estimate_text(cs[i]), m)};
+  for (std::size_t i : order) {
+    const Comparison& c = cs[i];
+    if (c.equivalent || decisive_effect(c)) continue;
+    const std::string bound = bound_text(c, unit);
+    std::string text =
+        bound.empty() ? fmt::format("{}: {} — too few blocks to bound the effect", layout_name(c), effect_text(c, unit))
+                      : fmt::format("{}: {} — no effect beyond {} ({:.0f}%), not shown within {}", layout_name(c),
+                                    effect_text(c, unit), bound, 100 * c.level, margin_text(c, unit));
+    if (c.blocks_needed > 0) text += fmt::format("; about {} blocks would decide at this noise", c.blocks_needed);
+    return {Verdict::inconclusive, text};
+  }
   return {Verdict::inconclusive,
-          fmt::format("{} beyond {}, but no held comparison tells layout from measurement", effect_with_p(cs[idx[0]]),
-                      m)};
+          fmt::format("{} beyond {}, but no held comparison tells layout from measurement",
+                      effect_with_p(cs[idx[0]], unit), margin_text(cs[idx[0]], unit))};
 }
 
 // ---- trends ------------------------------------------------------------------------
@@ -513,8 +569,10 @@ std::vector<std::size_t> prefix_levels(const Plan& plan) {
 constexpr std::size_t kMinTrendLevels = 3;
 constexpr std::size_t kMinTrendBlocks = 3;
 
-std::optional<Trend> trend_of(const Plan& plan, const BlockRuns& blocks, const MetricInfo& m, std::size_t metric,
-                              Layout layout, const std::vector<std::size_t>& levels) {
+std::optional<Trend> trend_of(const Plan& plan, const RunTable&, const BlockRows& blocks,
+                              const std::vector<double>* column, std::size_t metric, Layout layout,
+                              const std::vector<std::size_t>& levels) {
+  if (!column) return std::nullopt;
   std::vector<std::size_t> configs;
   for (std::size_t li : levels)
     for (const Configuration& c : plan.configs)
@@ -523,12 +581,12 @@ std::optional<Trend> trend_of(const Plan& plan, const BlockRuns& blocks, const M
   if (k < kMinTrendLevels) return std::nullopt;
   std::vector<double> up, down;
   std::size_t n = 0;
-  for (const auto& [block, slot] : blocks) {
-    std::vector<double> row;
+  std::vector<double> row;
+  for (const auto& slot : blocks.rows) {
+    row.clear();
     for (std::size_t c : configs) {
-      const auto v = slot[c] ? metric_value(m, *slot[c]) : std::nullopt;
-      if (!v) break;
-      row.push_back(*v);
+      if (slot[c] == kNone || !std::isfinite((*column)[slot[c]])) break;
+      row.push_back((*column)[slot[c]]);
     }
     if (row.size() != k) continue;
     ++n;
@@ -552,19 +610,13 @@ std::optional<Trend> trend_of(const Plan& plan, const BlockRuns& blocks, const M
 
 }  // namespace
 
-void require_run_in_plan(const Plan& plan, const RunRecord& run) {
-  if (run.config >= plan.configs.size())
-    throw Error(ErrorKind::io,
-                fmt::format("run {} names configuration {}, but the plan has {}", run.index, run.config,
-                            plan.configs.size()),
-                "the journal was written for another plan");
-}
+void require_run_in_plan(const Plan& plan, const RunRecord& run) { require_config_in_plan(plan, run.config, run.index); }
 
 std::optional<double> metric_value(const MetricInfo& metric, const RunRecord& run) {
   if (!metric.driver) {
-    const Reading* r = find_reading(run, metric.name);
-    if (!r || !std::isfinite(r->value)) return std::nullopt;
-    return r->value;
+    for (const Reading& r : run.readings)
+      if (r.name == metric.name) return std::isfinite(r.value) ? std::optional<double>(r.value) : std::nullopt;
+    return std::nullopt;
   }
   const struct rusage& u = run.exit.usage;
   if (metric.name == "wall-time") return static_cast<double>(run.exit.wall_ns);
@@ -588,31 +640,38 @@ std::vector<MetricInfo> check_metrics(const Plan& plan, const std::vector<RunRec
       if (!it->second && c && c->solo_of) it->second = c->solo_of;
     }
   }
-  std::vector<MetricInfo> out;
-  for (const std::string& name : names) {
-    std::optional<std::size_t> counter = item[name];
-    if (!counter) counter = counter_by_name(plan, name);
-    out.push_back({name, counter_unit(name), false, counter});
+  return order_metrics(plan, names, item);
+}
+
+std::vector<MetricInfo> check_metrics(const Plan& plan, const RunTable& t) {
+  // The reading columns are in order of first appearance, as the RunRecord form
+  // collects them; a reading's counter item is the solo_of of its first row that has it.
+  std::vector<std::string> names;
+  std::map<std::string, std::optional<std::size_t>> item;
+  for (const RunTable::Readings& col : t.readings) {
+    names.push_back(col.name);
+    auto& slot = item[col.name];
+    for (std::size_t row = 0; row < t.size() && !slot; ++row) {
+      if (std::isnan(col.scale[row])) continue;  // no such reading in this run
+      const std::size_t cfg = t.config[row];
+      if (cfg < plan.configs.size() && plan.configs[cfg].solo_of) slot = plan.configs[cfg].solo_of;
+    }
   }
-  // By counter item (unmatched last); first appearance within an item.
-  std::stable_sort(out.begin(), out.end(), [](const MetricInfo& a, const MetricInfo& b) {
-    const auto key = [](const MetricInfo& m) { return m.counter.value_or(std::numeric_limits<std::size_t>::max()); };
-    return key(a) < key(b);
-  });
-  for (const DriverMetric& d : kDriverMetrics) out.push_back({d.name, d.unit, true, std::nullopt});
-  return out;
+  return order_metrics(plan, names, item);
 }
 
 Findings analyse_check(const Plan& plan, const std::vector<RunRecord>& runs, const AnalysisOptions& o) {
+  return analyse_check(plan, run_table_of(runs), o);
+}
+
+Findings analyse_check(const Plan& plan, const RunTable& t, const AnalysisOptions& o) {
   validate(o);
   Findings f;
   f.margin = o.margin;
   f.alpha = o.alpha;
   f.looks_planned = o.looks_planned;
-  f.metrics = check_metrics(plan, runs);
-  const BlockRuns blocks = index_runs(plan, runs, f);
-  // stats/sequential.h: Bonferroni across the planned looks.
-  const double alpha_look = o.alpha / static_cast<double>(o.looks_planned);
+  f.metrics = check_metrics(plan, t);
+  const BlockRows blocks = index_runs(plan, t, f);
 
   // Every metric against its baseline, for every configuration that has one.
   std::vector<Series> series;
@@ -623,113 +682,100 @@ Findings analyse_check(const Plan& plan, const std::vector<RunRecord>& runs, con
       continue;
     }
     const Metric metric = m.driver ? Metric::driver() : Metric::of_counter(*m.counter);
+    const std::vector<double>* column = column_of(m, t);
     for (const Configuration& c : plan.configs) {
       const auto base = comparison_baseline(plan, metric, c.index);
       if (!base) continue;
       f.comparisons.push_back(comparison_of(plan, mi, c, *base));
-      series.push_back(pair_series(m, blocks, c.index, *base));
+      series.push_back(pair_series(column, blocks, c.index, *base));
     }
   }
 
-  std::size_t family = 0;
-  for (std::size_t i = 0; i < f.comparisons.size(); ++i)
-    if (!f.comparisons[i].aa && series[i].x.size() >= 2) ++family;
-  stats::PairedOptions po;
-  po.alpha = alpha_look;
-  po.margin = o.margin;
-  const std::size_t fine_resamples = std::clamp<std::size_t>(
-      static_cast<std::size_t>(std::ceil(kSignFlipResolutionFactor * static_cast<double>(family) / alpha_look)),
-      stats::kSignFlipResamples, kMaxSignFlipResamples);
-  std::vector<char> was_refined(f.comparisons.size(), 0);
+  std::vector<Scale> scales;
+  for (const MetricInfo& m : f.metrics) scales.push_back(scale_of(m, column_of(m, t), blocks));
   for_each_index(f.comparisons.size(), o.threads, [&](std::size_t i) {
     Comparison& c = f.comparisons[i];
-    stats::PairedOptions own = po;
-    own.seed = splitmix64(splitmix64(splitmix64(o.seed) + c.metric) + c.config);
-    was_refined[i] = compute(c, series[i], own, fine_resamples);
+    compute(c, series[i], f.metrics[c.metric], scales[c.metric], o.margin, o.alpha, kPredictionCap);
   });
-  std::set<std::string> log1p_metrics;
-  std::size_t refined = 0;
-  for (std::size_t i = 0; i < f.comparisons.size(); ++i) {
-    if (was_refined[i]) ++refined;
-    if (f.comparisons[i].log1p) log1p_metrics.insert(f.metrics[f.comparisons[i].metric].name);
-  }
-  if (refined > 0)
-    f.notes.push_back(fmt::format("{} comparison{} with p < {:.2g} at {} sign flips refined to {}, so that Holm "
-                                  "over {} comparisons can reach that alpha",
-                                  refined, refined == 1 ? "" : "s", alpha_look, stats::kSignFlipResamples, fine_resamples, family));
-  for (const std::string& name : log1p_metrics)
-    f.notes.push_back(fmt::format("{}: some runs counted 0, so it is compared as ln(x+1)", name));
+  std::set<std::string> difference_metrics;
+  for (const Comparison& c : f.comparisons)
+    if (c.n > 0 && c.scale == Scale::difference) difference_metrics.insert(f.metrics[c.metric].name);
+  for (const std::string& name : difference_metrics)
+    f.notes.push_back(fmt::format("{}: small or zero values, so it is compared as a difference per run", name));
 
-  // Holm over every comparison but the A/A control, which is judged on its own.
-  std::vector<std::size_t> in_family;
-  std::vector<double> ps;
-  for (std::size_t i = 0; i < f.comparisons.size(); ++i)
-    if (!f.comparisons[i].aa && f.comparisons[i].n >= 2) in_family.push_back(i), ps.push_back(f.comparisons[i].p_value);
-  const std::vector<double> adjusted = stats::holm_adjust(ps);
-  for (std::size_t k = 0; k < in_family.size(); ++k) f.comparisons[in_family[k]].p_holm = adjusted[k];
-  for (Comparison& c : f.comparisons) {
-    c.significant = c.n >= 2 && c.p_holm < alpha_look && ci_excludes_zero(c);
-    c.outside_margin = c.n >= 2 && (c.ci_lo > o.margin || c.ci_hi < -o.margin);
-  }
+  // Holm over every comparison but the A/A control's; the A/A's own family apart.
+  const auto holm = [&](bool aa) {
+    std::vector<std::size_t> members;
+    std::vector<double> ps;
+    for (std::size_t i = 0; i < f.comparisons.size(); ++i)
+      if (f.comparisons[i].aa == aa && f.comparisons[i].n >= 2) members.push_back(i), ps.push_back(f.comparisons[i].p_value);
+    const std::vector<double> adjusted = stats::holm_adjust(ps);
+    for (std::size_t k = 0; k < members.size(); ++k) f.comparisons[members[k]].p_holm = adjusted[k];
+  };
+  holm(false);
+  holm(true);
+  for (Comparison& c : f.comparisons) c.significant = c.n >= 2 && c.p_holm < o.alpha && ci_excludes_zero(c);
 
-  // Drift, under held layout only: there the dose is the only thing that differs.
+  // Drift, under held layout (there the dose is the only thing that differs) and in
+  // the A/A control, at kDriftAlpha over all of them.
+  std::size_t drift_family = 0;
+  for (const Comparison& c : f.comparisons)
+    if ((c.aa || c.layout == Layout::held) && c.n >= 2 * kMinPairedBlocks) ++drift_family;
   for (std::size_t i = 0; i < f.comparisons.size(); ++i) {
     Comparison& c = f.comparisons[i];
-    if (c.aa || c.layout != Layout::held || c.n < 2) continue;
-    auto [drift, note] = drift_of(series[i], o.margin);
+    if (!(c.aa || c.layout == Layout::held)) continue;
+    auto [drift, note] = drift_of(c, series[i], drift_family, f.metrics[c.metric].unit);
     c.drift = std::move(drift);
     if (!note.empty())
       f.notes.push_back(fmt::format("{} {}/{}: {}", f.metrics[c.metric].name, c.level_label, layout_name(c), note));
   }
 
-  // The A/A control. It fails when identical configurations differ *significantly*,
-  // not when it has merely not yet been shown equivalent: DESIGN.md's "A/A not
-  // equivalent" would let a low-powered A/A mask a large real effect at every level,
-  // while an A/A that is only noisy already keeps every level's TOST from claiming
-  // equivalence, so no verdict it should veto can be reached anyway.
+  // The A/A control. It fails when identical configurations differ *significantly*
+  // (Holm over the A/A's metrics) or drift apart; it is not required to show
+  // equivalence, which a low-powered A/A would fail at every level while masking
+  // nothing: an A/A that is only noisy already keeps each level's interval wide.
   std::vector<std::string> aa_failed(f.metrics.size());
   std::vector<double> aa_discrepancy(f.metrics.size(), 0.0);
   for (std::size_t i = 0; i < f.comparisons.size(); ++i) {
     const Comparison& c = f.comparisons[i];
     if (!c.aa) continue;
     f.aa.comparisons.push_back(i);
-    if (!c.significant) continue;
-    aa_discrepancy[c.metric] = std::max(std::fabs(c.ci_lo), std::fabs(c.ci_hi));
-    aa_failed[c.metric] =
-        fmt::format("A/A control failed: baseline vs its duplicate differ by {}, p = {:.2g}", estimate_text(c), c.p_value);
+    const std::string& unit = f.metrics[c.metric].unit;
+    std::string why;
+    if (c.significant) why = fmt::format("differ by {}, Holm p = {:.2g}", effect_text(c, unit), c.p_holm);
+    else if (!c.drift.empty()) why = "drift: " + c.drift;
+    if (why.empty()) continue;
+    aa_discrepancy[c.metric] = c.significant ? std::max(std::fabs(c.ci_lo), std::fabs(c.ci_hi)) : 0.0;
+    aa_failed[c.metric] = "A/A control failed: baseline vs its duplicate " + why;
     f.aa.ok = false;
-    f.aa.reason += fmt::format("{}{}: {}, p = {:.2g}", f.aa.reason.empty() ? "" : "; ", f.metrics[c.metric].name,
-                               estimate_text(c), c.p_value);
+    f.aa.reason += fmt::format("{}{}: {}", f.aa.reason.empty() ? "" : "; ", f.metrics[c.metric].name, why);
   }
 
   // What breaks comparability: exit status, output, multiplexing, instructions.
   Named named;
   std::map<std::pair<std::size_t, std::size_t>, std::string> pair_checks;
-  std::vector<Judged> judged(f.comparisons.size());
+  std::vector<std::string> incomparable(f.comparisons.size());
   std::map<std::size_t, std::string> level_incomparable;
   for (std::size_t i = 0; i < f.comparisons.size(); ++i) {
     const Comparison& c = f.comparisons[i];
     const MetricInfo& m = f.metrics[c.metric];
     const auto key = std::make_pair(c.config, c.baseline);
     auto it = pair_checks.find(key);
-    if (it == pair_checks.end()) it = pair_checks.emplace(key, check_pair(plan, blocks, c.config, c.baseline, named)).first;
-    judged[i].incomparable = it->second;
-    if (!m.driver && judged[i].incomparable.empty())
-      judged[i].incomparable = check_multiplexed(m, c, series[i], blocks, named);
-    const double floor = m.unit == "ns" ? kRareTimeFloorNs : kRareCountFloor;
-    judged[i].rare = c.n > 0 && c.median_baseline < floor;
+    if (it == pair_checks.end())
+      it = pair_checks.emplace(key, check_pair(plan, t, blocks, c.config, c.baseline, named)).first;
+    incomparable[i] = it->second;
+    if (!m.driver && incomparable[i].empty()) incomparable[i] = check_multiplexed(m, c, series[i], t, blocks, named);
     if (plan.spec.observer == "counters" && m.name == kInstructionsMetric && !c.aa && c.layout == Layout::held &&
         decisive_effect(c) && !level_incomparable.count(c.level_index))
       level_incomparable[c.level_index] = fmt::format(
-          "instruction count moved by {} where the dose adds no instructions (held: {} [{}, {}])", pct(c.effect),
-          pct(c.effect), pct(c.ci_lo), pct(c.ci_hi));
+          "instruction count moved where the dose adds no instructions (held: {})", effect_text(c, m.unit));
   }
   f.incomparable = std::move(named.runs);
   std::sort(f.incomparable.begin(), f.incomparable.end(),
             [](const IncomparableRun& a, const IncomparableRun& b) { return a.run_index < b.run_index; });
 
   // One verdict per metric and level that has comparisons.
-  const Context ctx{f, judged, aa_failed, aa_discrepancy, level_incomparable, o.margin};
+  const Context ctx{f, incomparable, aa_failed, aa_discrepancy, level_incomparable};
   judge_levels(plan, f, [&](std::size_t mi, std::size_t li, const std::vector<std::size_t>& idx) {
     return judge_level(ctx, mi, li, idx);
   });
@@ -743,7 +789,7 @@ Findings analyse_check(const Plan& plan, const std::vector<RunRecord>& runs, con
     if (first >= prefixes.size()) continue;
     const std::vector<std::size_t> levels(prefixes.begin() + static_cast<std::ptrdiff_t>(first), prefixes.end());
     for (Layout layout : plan.spec.layouts)
-      if (auto t = trend_of(plan, blocks, m, mi, layout, levels)) f.trends.push_back(*t);
+      if (auto tr = trend_of(plan, t, blocks, column_of(m, t), mi, layout, levels)) f.trends.push_back(*tr);
   }
   return f;
 }

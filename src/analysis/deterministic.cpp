@@ -159,10 +159,13 @@ Findings analyse_deterministic(const Plan& plan, const std::vector<RunRecord>& r
       cmp.n = both;
       const std::optional<double> vx = xs.empty() ? std::nullopt : metric_value(m, *xs.front());
       const std::optional<double> vy = ys.empty() ? std::nullopt : metric_value(m, *ys.front());
+      cmp.margin = margin;
+      // A zero count compares as (x + 1) / (y + 1): exact counts need no difference scale.
+      bool plus1 = false;
       if (vx && vy) {
         const double x = vx.value_or(kNaN), y = vy.value_or(kNaN);
-        cmp.log1p = x <= 0 || y <= 0;
-        cmp.effect = cmp.log1p ? (x + 1) / (y + 1) - 1 : x / y - 1;
+        plus1 = x <= 0 || y <= 0;
+        cmp.effect = plus1 ? (x + 1) / (y + 1) - 1 : x / y - 1;
         cmp.median_config = x;
         cmp.median_baseline = y;
         cmp.significant = x != y;
@@ -177,7 +180,7 @@ Findings analyse_deterministic(const Plan& plan, const std::vector<RunRecord>& r
         const Spread sx = spread_of(plan, m, repeats_of(plan, by_config, c.index));
         const Spread sy = spread_of(plan, m, repeats_of(plan, by_config, *base));
         if (!sx.text.empty() || !sy.text.empty()) {
-          const double lo = ratio_effect(sx.lo, sy.hi, cmp.log1p), hi = ratio_effect(sx.hi, sy.lo, cmp.log1p);
+          const double lo = ratio_effect(sx.lo, sy.hi, plus1), hi = ratio_effect(sx.hi, sy.lo, plus1);
           const bool within = std::fabs(lo) <= margin && std::fabs(hi) <= margin;
           const bool beyond = lo > margin || hi < -margin;
           const std::string what = !sx.text.empty() ? sx.text : sy.text;

@@ -1,8 +1,11 @@
 #include "analysis/findings.h"
 
+#include <fmt/core.h>
+
 #include <array>
-#include <utility>
+#include <cmath>
 #include <string>
+#include <utility>
 
 #include "util/error.h"
 
@@ -51,6 +54,71 @@ int verdict_severity(Verdict v) {
     case Verdict::not_perturbed: return 0;
   }
   return 1;
+}
+
+
+std::string_view to_string(Scale s) { return s == Scale::ratio ? "ratio" : "difference"; }
+
+namespace {
+
+// A time in ns with a unit that keeps three significant digits.
+std::string time_text(double ns, bool sign) {
+  const double a = std::fabs(ns);
+  const char* unit = "ns";
+  double v = ns;
+  if (a >= 1e9) v = ns / 1e9, unit = "s";
+  else if (a >= 1e6) v = ns / 1e6, unit = "ms";
+  else if (a >= 1e3) v = ns / 1e3, unit = "µs";
+  const double av = std::fabs(v);
+  const int digits = av >= 100 || av == std::floor(av) ? 0 : av >= 10 ? 1 : 2;
+  return sign ? fmt::format("{:+.{}f} {}", v, digits, unit) : fmt::format("{:.{}f} {}", v, digits, unit);
+}
+
+std::string count_text(double v, bool sign) {
+  const double a = std::fabs(v);
+  const int digits = a == std::floor(a) || a >= 100 ? 0 : a >= 10 ? 1 : 2;
+  return sign ? fmt::format("{:+.{}f}", v, digits) : fmt::format("{:.{}f}", v, digits);
+}
+
+std::string value_text(double v, const std::string& unit, bool sign) {
+  if (std::isinf(v)) return v > 0 ? "+∞" : "-∞";
+  if (std::isnan(v)) return "n/a";
+  if (unit == "ns") return time_text(v, sign);
+  std::string out = count_text(v, sign);
+  return unit == "count" || unit.empty() ? out : out + " " + unit;
+}
+
+std::string pct_text(double fraction, int digits) {
+  if (std::isinf(fraction)) return fraction > 0 ? "+∞" : "-∞";
+  std::string s = fmt::format("{:+.{}f}", 100.0 * fraction, digits);
+  if (s.find_first_not_of("-0.") == std::string::npos) s[0] = '+';
+  return s;
+}
+
+}  // namespace
+
+std::string effect_text(const Comparison& c, const std::string& unit) {
+  if (!std::isfinite(c.effect)) return "n/a";
+  if (c.scale == Scale::difference)
+    return fmt::format("{} per run [{}, {}]", value_text(c.effect, unit, true), value_text(c.ci_lo, unit, true),
+                       value_text(c.ci_hi, unit, true));
+  double largest = std::fabs(100 * c.effect);
+  for (double v : {c.ci_lo, c.ci_hi})
+    if (std::isfinite(v)) largest = std::max(largest, std::fabs(100 * v));
+  const int d = largest < 1 ? 2 : largest < 100 ? 1 : 0;
+  return fmt::format("{}% [{}, {}]", pct_text(c.effect, d), pct_text(c.ci_lo, d), pct_text(c.ci_hi, d));
+}
+
+std::string margin_text(const Comparison& c, const std::string& unit) {
+  if (c.scale == Scale::difference) return "±" + value_text(c.margin, unit, false) + " per run";
+  return fmt::format("±{:g}%", 100.0 * c.margin);
+}
+
+std::string bound_text(const Comparison& c, const std::string& unit) {
+  if (!std::isfinite(c.bound)) return {};
+  if (c.scale == Scale::difference) return "±" + value_text(c.bound, unit, false) + " per run";
+  const double p = 100 * c.bound;
+  return fmt::format("±{:.{}f}%", p, p < 10 ? 1 : 0);
 }
 
 Comparison comparison_of(const Plan& plan, std::size_t metric, const Configuration& c, std::size_t baseline) {

@@ -37,8 +37,18 @@ struct MetricInfo {
   std::optional<std::size_t> counter;      // index into plan.spec.counters for a counter metric
 };
 
+// How a comparison measures its effect (DESIGN.md "Each metric on its own scale").
+//   ratio:      d = ln(x_config) - ln(x_baseline) per block; effect and interval are
+//               ratios minus one (+0.03: the configuration is 3% larger); the margin is ε.
+//   difference: d = x_config - x_baseline per block, in the metric's unit per run (a
+//               count that is small or sometimes zero, a clock near its resolution);
+//               the margin is the larger of ε times the baseline's median and half the
+//               data's resolution (one event; the clock's smallest step).
+enum class Scale { ratio, difference };
+std::string_view to_string(Scale s);  // "ratio", "difference"
+
 // One configuration against its comparison baseline (plan/ comparison_baseline) for
-// one metric, over the measured blocks in which both ran: d = ln(x_config) − ln(x_base).
+// one metric, over the measured blocks in which both ran.
 struct Comparison {
   std::size_t metric = 0;       // into Findings::metrics
   std::size_t config = 0;       // plan config index
@@ -49,18 +59,30 @@ struct Comparison {
   Layout layout = Layout::held;
   bool aa = false;              // the A/A control (baseline against its duplicate)
   std::size_t n = 0;            // paired blocks used
-  double effect = 0;            // exp(mean d) − 1
-  double ci_lo = 0, ci_hi = 0;  // CI of the effect (ratio − 1 scale)
+  Scale scale = Scale::ratio;
+  double margin = 0;            // ±margin on this comparison's scale (see Scale)
+  double effect = 0;            // the median of d, on the comparison's scale
+  double ci_lo = 0, ci_hi = 0;  // the confidence sequence for it (may be ±inf: too few blocks)
+  double level = 0.90;          // the sequence's coverage (1 - 2 alpha: the TOST convention)
   std::string ci_method;
-  double p_value = 1, p_holm = 1;  // p_holm: Holm-adjusted across the family (all non-A/A comparisons)
+  double p_value = 1, p_holm = 1;  // always-valid p for "median d = 0"; p_holm: Holm across the family
   std::string p_method;
-  bool significant = false;     // p_holm < alpha (for the A/A: raw p < alpha) and CI excludes 0
-  bool equivalent = false;      // TOST within ±margin at alpha
-  bool outside_margin = false;  // the whole CI beyond ±margin
+  bool significant = false;     // p_holm < alpha (the A/A: Holm over the A/A's own family) and CI excludes 0
+  bool equivalent = false;      // the whole interval within ±margin
+  bool outside_margin = false;  // the whole interval beyond ±margin
+  double bound = 0;             // the interval's largest |end|: "no effect beyond ±bound" (inf: none shown)
+  std::size_t blocks_needed = 0;  // blocks the interval would need to decide at this noise (0: unknown)
   double median_config = 0, median_baseline = 0;  // raw medians, for the report
-  bool log1p = false;           // values had zeros: ln(x+1) was used (see analysis)
-  std::string drift;            // non-empty: a changepoint in d that changes the conclusion
+  std::string drift;            // non-empty: a change in d that changes the conclusion
 };
+
+// "+4.1% [+3.2%, +5.0%]" (ratio) or "+2 per run [+1, +3]", "+1.5 ms per run [...]"
+// (difference, in the metric's unit); an unbounded end prints as ∞.
+std::string effect_text(const Comparison& c, const std::string& unit);
+// "±1%" (ratio) or "±0.5 per run", "±1 µs per run" (difference).
+std::string margin_text(const Comparison& c, const std::string& unit);
+// "±2.4%" / "±3 per run": the bound that holds, or "" when the interval is unbounded.
+std::string bound_text(const Comparison& c, const std::string& unit);
 
 // A comparison of metric `metric` in configuration `c` against `baseline`, with the
 // fields both analyses fill from the plan; the statistics are left to the analysis.
@@ -113,8 +135,8 @@ struct Findings {
   std::size_t measured_blocks = 0;       // complete measured blocks
   std::size_t warmup_runs_dropped = 0;
   double margin = 0.01, alpha = 0.05;
-  std::size_t looks_planned = 1;         // alpha was split across this many looks
-  std::vector<std::string> notes;        // warm-up transients dropped, drift, log1p, ...
+  std::size_t looks_planned = 1;         // looks the live check took (informational: every look is valid)
+  std::vector<std::string> notes;        // warm-up transients dropped, drift, scales, ...
   // The worst verdict per metric over its levels (perturbed > layout > incomparable >
   // inconclusive > not perturbed), for the one-line summary; index = metric.
   std::vector<Verdict> metric_verdicts;

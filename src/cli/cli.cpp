@@ -37,7 +37,9 @@ int dispatch(const Parsed& parsed) {
 // The one place that prints an error and chooses the exit code (STYLE.md 4).
 int cli_main(int argc, char** argv) {
   try {
-    return dispatch(parse_command_line(argc, argv));
+    const Parsed parsed = parse_command_line(argc, argv);
+    warn_if_target_runs_as_root(parsed.options);
+    return dispatch(parsed);
   } catch (const Error& e) {
     fmt::print(stderr, "obscheck: error: {}\n", e.what());
     if (!e.hint().empty()) fmt::print(stderr, "obscheck: hint: {}\n", e.hint());

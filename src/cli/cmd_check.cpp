@@ -278,6 +278,7 @@ nlohmann::json options_json(const Options& o, const std::vector<std::string>& it
   j["margin"] = o.margin;
   j["runs"] = o.runs;
   j["max_runs"] = o.max_runs;
+  j["time_budget"] = o.time_budget;
   j["warmup"] = o.warmup;
   j["aslr"] = o.aslr;
   j["cpu"] = o.cpu;
@@ -285,6 +286,8 @@ nlohmann::json options_json(const Options& o, const std::vector<std::string>& it
   j["timeout"] = o.timeout_s;
   j["ignore_failure"] = o.ignore_failure;
   j["show_output"] = o.show_output;
+  j["run_as"] = run_as_json(o.run_as);
+  j["keep_output_head"] = o.keep_output_head;
   j["observer"] = {{"probes", o.probes},           {"breakpoints", o.breakpoints}, {"sample_freq", o.sample_freq},
                    {"sample_event", o.sample_event}, {"observer_cmd", o.observer_cmd}, {"levels", o.levels},
                    {"build", o.build},             {"probe_sites", o.probe_sites}};
@@ -296,6 +299,7 @@ struct Sweep {
   Plan plan;
   CheckSpec spec;
   std::vector<RunRecord> runs;
+  RunTable table;  // `runs` as the analysis reads them, appended to at each look
   std::string journal_path;
   std::vector<std::string> warnings;
   nlohmann::json host;
@@ -304,9 +308,11 @@ struct Sweep {
 int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
   const auto looks = plan_looks(s.plan);
   const std::size_t total_planned = end_block_for(s.plan, looks.back()) * s.plan.block_size();
-  AnalysisOptions aopt{o.margin, 0.05, looks.size(), s.plan.seed()};
+  AnalysisOptions aopt{o.margin, 0.05, 1, s.plan.seed()};
   const auto analyse = [&] {
-    return s.spec.sim ? analyse_deterministic(s.plan, s.runs, o.margin) : analyse_check(s.plan, s.runs, aopt);
+    if (s.spec.sim) return analyse_deterministic(s.plan, s.runs, o.margin);
+    while (s.table.size() < s.runs.size()) s.table.add(s.runs[s.table.size()]);
+    return analyse_check(s.plan, s.table, aopt);
   };
   Findings findings;
   bool interrupted = false, ended = false;
@@ -317,8 +323,17 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
     else if (failure.empty()) journal.append_note({{"kind", "finished"}, {"runs", s.runs.size()}}, when);
   };
   const auto started = std::chrono::steady_clock::now();
+  const auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
+  // --time-budget: the sweep stops at the first look after the budget is spent, and a
+  // look is shortened so as not to run far past it (at the pace of this invocation's
+  // blocks so far). --runs N asked for exactly N blocks: no budget applies.
+  const double budget = s.plan.spec.fixed_blocks ? 0.0 : o.time_budget;
+  const std::size_t runs_at_start = s.runs.size();
   std::size_t done_before = s.runs.size();
+  bool budget_spent = false;
+  std::size_t cap = 0;  // the budget's cap on the next look, in measured blocks (0: none)
   for (std::size_t look : looks) {
+    if (cap > 0 && look > cap) look = cap;
     const auto pending = remaining_trials(s.plan, s.runs, s.journal_path, end_block_for(s.plan, look));
     SweepProgressFn progress;
     if (o.progress && !o.json && !o.csv) {
@@ -326,8 +341,11 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         const std::size_t done = s.runs.size() + p.done - done_before;
         const double rate = p.done > 0 ? elapsed / static_cast<double>(p.done) : 0;
-        fmt::print(stderr, "\r\x1b[K  run {}/{} (look at {} blocks)  {}  ETA {:.0f} s", done, total_planned, look,
-                   p.config ? p.config->id : "", rate * static_cast<double>(pending.size() - p.done));
+        // The look's own end, and the budget's, are what the user can wait for: the
+        // cap (--max-runs) is rarely reached.
+        std::string limit = budget > 0 ? fmt::format(", budget {:.0f}/{:g} s", elapsed, budget) : "";
+        fmt::print(stderr, "\r\x1b[K  run {} (look at {} blocks, this look ends in ~{:.0f} s{})  {}", done, look,
+                   rate * static_cast<double>(pending.size() - p.done), limit, p.config ? p.config->id : "");
       };
     }
     SweepResult r = run_sweep(s.plan, s.spec, pending, journal, progress);
@@ -336,7 +354,15 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
     for (auto& rec : r.appended) s.runs.push_back(std::move(rec));
     interrupted = r.interrupted;
     failure = r.failure;
-    ended = interrupted || !failure.empty() || look == looks.back();
+    if (budget > 0) {
+      const double spent = elapsed_s();
+      const double blocks_run =
+          static_cast<double>(s.runs.size() - runs_at_start) / static_cast<double>(s.plan.block_size());
+      budget_spent = spent >= budget;
+      if (!budget_spent && blocks_run > 0)
+        cap = look + std::max<std::size_t>(1, static_cast<std::size_t>((budget - spent) / (spent / blocks_run)));
+    }
+    ended = interrupted || !failure.empty() || look == looks.back() || budget_spent;
     if (ended) end_note(JournalWriter::Durable::at_next_sync);
     {
       // When the sweep has ended, its journal goes to the disk while the runs are
@@ -351,6 +377,7 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
         }
       });
       findings = analyse();
+      ++aopt.looks_planned;
       if (syncer.joinable()) syncer.join();
       if (sync_failure) std::rethrow_exception(sync_failure);
     }
@@ -378,6 +405,15 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
   ctx.observations = observations(s.plan, s.runs);
   if (s.spec.sim) ctx.backend = sim_backend_lines(*s.spec.sim, s.spec.sim_events);
   if (interrupted) ctx.warnings.push_back("interrupted: continue with obscheck --resume " + s.journal_path);
+  if (budget_spent && !findings.decisive)
+    ctx.warnings.push_back(fmt::format("stopped by the time budget ({:g} s) before every verdict was decided; "
+                                       "continue with obscheck --resume {} (it takes --time-budget and --max-runs)",
+                                       budget, s.journal_path));
+  {
+    const double blocks_run =
+        static_cast<double>(s.runs.size() - runs_at_start) / static_cast<double>(s.plan.block_size());
+    if (blocks_run >= 1) ctx.seconds_per_block = elapsed_s() / blocks_run;
+  }
   if (!failure.empty()) ctx.warnings.push_back(failure);
 
   std::string out = o.json ? check_json(s.plan, findings, ctx)
@@ -408,6 +444,7 @@ int cmd_check(const Options& given) {
   }
   Sweep s;
   s.spec.base = launch_spec_from(o);
+  s.spec.keep_output_head = o.keep_output_head;
   const bool other_observer = !o.probes.empty() || !o.breakpoints.empty() || !o.sample_freq.empty() ||
                               !o.observer_cmd.empty() || !o.build.empty();
   if (other_observer && o.mode == "inprocess")
@@ -513,7 +550,7 @@ int cmd_report(const Options& o) {
   const double margin = o.margin_given ? o.margin : d.manifest.at("options").value("margin", 0.01);
   const bool simulated = d.manifest.at("options").value("backend", "native") == "sim";
   const Findings findings = simulated ? analyse_deterministic(plan, d.runs, margin)
-                                      : analyse_check(plan, d.runs, {margin, 0.05, plan_looks(plan).size(), plan.seed()});
+                                      : analyse_check(plan, d.runs, {margin, 0.05, 1, plan.seed()});
   CheckContext ctx = context_from_manifest(d, plan, findings);
   ctx.observations = observations(plan, d.runs);
   if (d.torn_tail) ctx.warnings.push_back("the journal's last line is incomplete (a run cut off mid-write); it was ignored");
@@ -544,6 +581,8 @@ int cmd_resume(const Options& o) {
   eff.timeout_s = opt.at("timeout").get<double>();
   eff.ignore_failure = opt.at("ignore_failure").get<bool>();
   eff.show_output = opt.at("show_output").get<bool>();
+  eff.run_as = run_as_user(opt.value("run_as", nlohmann::json()));
+  eff.keep_output_head = opt.value("keep_output_head", false);
   eff.target = m.at("target").at("argv").get<std::vector<std::string>>();
   eff.backend = opt.value("backend", "native");
   if (opt.contains("observer")) {
@@ -583,6 +622,7 @@ int cmd_resume(const Options& o) {
   s.spec.item_events = counters.item_events;
   s.spec.mode = counting_mode_from_string(eff.mode);
   s.spec.ignore_failure = eff.ignore_failure;
+  s.spec.keep_output_head = eff.keep_output_head;
   if (s.spec.mode == CountingMode::inprocess && !sim) s.spec.probe_library = probe_library_path();
   std::vector<std::string> observer_notes;
   const std::vector<Level> levels = observer_levels(eff, s.plan.spec.counters, s.spec.base, s.spec.observer, observer_notes);

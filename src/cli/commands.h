@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/options.h"
 #include "launch/launcher.h"
 
@@ -28,11 +30,22 @@ CheckContext check_context_from_journal(const JournalData& d, const Plan& plan);
 // libobsprobe.so beside the driver (build tree) or where it is installed.
 std::string probe_library_path();
 
-// Writes a finished report to -o FILE (atomically: a temporary then rename) or stdout.
+// Writes a finished report to -o FILE (util/safe_write.h: a fresh file renamed over
+// FILE, never through a planted name or link) or stdout.
 void emit(const Options& o, const std::string& bytes);
 
 // The launch spec every measuring command shares: resolved target, exact
-// environment (padded with --env-pad), ASLR, CPU, timeout, stdio.
+// environment (padded with --env-pad), ASLR, CPU, timeout, stdio, --run-as.
 LaunchSpec launch_spec_from(const Options& o);
+
+// --run-as as the journal's manifest records it: null, or {"user", "uid", "gid",
+// "groups"} as looked up now. Throws Error(usage) for an unknown user.
+nlohmann::json run_as_json(const std::string& user);
+// The user name in what run_as_json recorded ("" for null or a journal without it).
+std::string run_as_user(const nlohmann::json& recorded);
+
+// Run as root through sudo without --run-as, by a command that runs a target: says
+// once, on stderr, that the target runs as root too and how to change that.
+void warn_if_target_runs_as_root(const Options& o);
 
 }  // namespace obscheck

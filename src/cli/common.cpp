@@ -1,12 +1,13 @@
-#include <fcntl.h>
 #include <unistd.h>
 
-#include <cerrno>
+#include <fmt/core.h>
+
 #include <cstdio>
-#include <cstring>
+#include <cstdlib>
 
 #include "cli/commands.h"
 #include "util/error.h"
+#include "util/safe_write.h"
 
 namespace obscheck {
 
@@ -16,15 +17,9 @@ void emit(const Options& o, const std::string& bytes) {
     std::fflush(stdout);
     return;
   }
-  // Write beside the destination and rename, so a reader never sees half a report.
-  const std::string tmp = o.output + ".tmp";
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw Error(ErrorKind::io, "cannot write " + o.output + ": " + std::strerror(errno));
-  const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  if (std::fclose(f) != 0 || !ok || std::rename(tmp.c_str(), o.output.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw Error(ErrorKind::io, "cannot write " + o.output + ": " + std::strerror(errno));
-  }
+  // Never through a planted name or link (util/safe_write.h), and a reader never sees
+  // half a report.
+  write_file_safely(o.output, bytes);
 }
 
 LaunchSpec launch_spec_from(const Options& o) {
@@ -37,7 +32,31 @@ LaunchSpec launch_spec_from(const Options& o) {
   s.cpu = o.cpu;
   s.timeout_s = o.timeout_s;
   s.out = o.show_output ? Stdio::inherit : Stdio::capture;
+  if (!o.run_as.empty()) s.run_as = credentials_of(o.run_as);
   return s;
+}
+
+nlohmann::json run_as_json(const std::string& user) {
+  if (user.empty()) return nullptr;
+  const Credentials c = credentials_of(user);
+  return {{"user", c.user}, {"uid", c.uid}, {"gid", c.gid}, {"groups", c.groups}};
+}
+
+std::string run_as_user(const nlohmann::json& recorded) {
+  return recorded.is_object() ? recorded.value("user", std::string()) : std::string();
+}
+
+void warn_if_target_runs_as_root(const Options& o) {
+  const bool runs_target = o.command == Command::check || o.command == Command::measure || o.command == Command::demo ||
+                           o.command == Command::bias || o.command == Command::compare;
+  // A resumed check runs as its journal says: the warning was given when it started.
+  if (!runs_target || !o.run_as.empty() || !o.resume.empty() || ::geteuid() != 0) return;
+  const char* sudo_user = std::getenv("SUDO_USER");
+  if (sudo_user == nullptr || *sudo_user == '\0') return;
+  fmt::print(stderr,
+             "obscheck: warning: run through sudo, the target runs as root too; add --run-as {} to run it as {} "
+             "(the observers keep root's privileges; see docs/security.md)\n",
+             sudo_user, sudo_user);
 }
 
 }  // namespace obscheck

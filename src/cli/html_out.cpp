@@ -2,7 +2,6 @@
 
 #include <fmt/core.h>
 
-#include <filesystem>
 #include <functional>
 #include <string>
 #include <utility>
@@ -12,32 +11,26 @@
 #include "host/host_info.h"
 #include "report/html_report.h"
 #include "report/sweep_html.h"
-#include "util/error.h"
+#include "util/safe_write.h"
 
 namespace obscheck {
 namespace {
 
 using Figures = std::vector<std::pair<std::string, std::string>>;  // file name, SVG bytes
 
-void write_file(const std::string& path, const std::string& bytes) {
-  Options to_file;
-  to_file.output = path;
-  emit(to_file, bytes);
-}
-
 // Builds only what is asked for: a page or figures nobody wants are never rendered.
 void write_page_files(const Options& o, const std::function<std::string()>& page,
                       const std::function<Figures()>& figures) {
   if (!o.html.empty()) {
-    write_file(o.html, page());
+    write_file_safely(o.html, page());
     fmt::print(stderr, "obscheck: wrote {}\n", o.html);
   }
   if (!o.svg_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(o.svg_dir, ec);
-    if (ec) throw Error(ErrorKind::io, "cannot create " + o.svg_dir + ": " + ec.message());
+    // Opened once, never through a link at DIR itself; each figure goes in by its own
+    // safe write, so a link planted at a figure's name is replaced, not followed.
+    const UniqueFd dir = open_output_dir(o.svg_dir);
     const Figures files = figures();
-    for (const auto& [name, svg] : files) write_file((std::filesystem::path(o.svg_dir) / name).string(), svg);
+    for (const auto& [name, svg] : files) write_file_at(dir.get(), o.svg_dir, name, svg);
     fmt::print(stderr, "obscheck: wrote {} figure{} to {}\n", files.size(), files.size() == 1 ? "" : "s", o.svg_dir);
   }
 }

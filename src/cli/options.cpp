@@ -1,5 +1,6 @@
 #include "cli/options.h"
 
+#include <cmath>
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
@@ -45,6 +46,7 @@ po::options_description target_options() {
       ("env-pad", po::value<std::size_t>(), "pad the target's environment to exactly BYTES with one variable")
       ("timeout", po::value<double>(), "kill the target's process group after SECONDS")
       ("show-output", po::bool_switch(), "let the target write to the terminal (default: captured and digested)")
+      ("run-as", po::value<std::string>(), "run the target as USER (uid, gid, groups), set after the observers are attached; needs root")
       ("ignore-failure,i", po::bool_switch(), "keep going when the target exits non-zero or is killed");
   return d;
 }
@@ -83,11 +85,13 @@ po::options_description check_options() {
   d.add_options()
       ("mode", po::value<std::string>(), "external (driver opens the counters, default) | inprocess (preloaded library, the paper's setup)")
       ("margin", po::value<double>(), "ε: \"not perturbed\" means within ±ε (default 0.01 = 1%)")
-      ("max-runs", po::value<int>(), "stop after this many measured blocks at the latest")
+      ("max-runs", po::value<int>(), "stop after this many measured blocks at the latest (default 2000)")
+      ("time-budget", po::value<double>(), "stop at the first look after SECONDS of runs (default 60; 0: no limit)")
       ("seed", po::value<std::uint64_t>(), "seed for the run order (default: drawn and recorded)")
       ("allow-missing", po::bool_switch(), "drop counters this host cannot count (with a warning)")
       ("journal", po::value<std::string>(), "journal FILE (default: a new file in the current directory)")
       ("resume", po::value<std::string>(), "continue the interrupted check recorded in FILE")
+      ("keep-output-head", po::bool_switch(), "keep the first line of the target's output (up to 200 bytes) in the journal; default: only its digest and size")
       ("csv", po::bool_switch(), "write CSV")
       ("html", po::value<std::string>(), "also write the report with its figures as one self-contained HTML FILE");
   return d;
@@ -289,6 +293,7 @@ Parsed parse_command_line(int argc, const char* const* argv) {
   o.runs_given = vm.count("runs") > 0;
   o.warmup_given = vm.count("warmup") > 0;
   take(vm, "max-runs", o.max_runs);
+  take(vm, "time-budget", o.time_budget);
   if (vm.count("seed")) {
     o.seed = vm["seed"].as<std::uint64_t>();
     o.seed_given = true;
@@ -321,6 +326,8 @@ Parsed parse_command_line(int argc, const char* const* argv) {
   take(vm, "cpu", o.cpu);
   if (vm.count("env-pad")) o.env_pad = vm["env-pad"].as<std::size_t>();
   take(vm, "timeout", o.timeout_s);
+  take(vm, "run-as", o.run_as);
+  if (vm.count("run-as") && o.run_as.empty()) throw Error(ErrorKind::usage, "--run-as needs a user name");
   take(vm, "output", o.output);
   take(vm, "journal", o.journal);
   take(vm, "resume", o.resume);
@@ -330,7 +337,8 @@ Parsed parse_command_line(int argc, const char* const* argv) {
   if (vm.count("markdown")) o.markdown = vm["markdown"].as<bool>();
   for (auto [flag, field] : {std::pair{"aslr", &o.aslr}, {"show-output", &o.show_output},
                              {"ignore-failure", &o.ignore_failure}, {"json", &o.json}, {"csv", &o.csv},
-                             {"allow-missing", &o.allow_missing}, {"all", &o.all}})
+                             {"allow-missing", &o.allow_missing}, {"all", &o.all},
+                             {"keep-output-head", &o.keep_output_head}})
     if (vm.count(flag)) *field = vm[flag].as<bool>();
   // bias / compare
   take(vm, "env-sizes", o.env_sizes);
@@ -347,6 +355,8 @@ Parsed parse_command_line(int argc, const char* const* argv) {
   if (o.runs < 0) throw Error(ErrorKind::usage, "--runs must be at least 1");
   if (o.warmup < 0) throw Error(ErrorKind::usage, "--warmup cannot be negative");
   if (o.timeout_s < 0) throw Error(ErrorKind::usage, "--timeout cannot be negative");
+  if (!(o.time_budget >= 0) || !std::isfinite(o.time_budget))
+    throw Error(ErrorKind::usage, "--time-budget is a number of seconds, 0 or more (0: no limit)");
   if (o.margin <= 0 || o.margin >= 1)
     throw Error(ErrorKind::usage, "--margin is a fraction between 0 and 1 (0.01 = 1%)");
   if (o.mode != "external" && o.mode != "inprocess")

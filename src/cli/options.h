@@ -21,6 +21,7 @@ struct Options {
   bool warmup_given = false;        // -w given (--backend sim runs none by default)
   bool runs_given = false;          // -r given (measure --backend sim runs two by default)
   int max_runs = 0;                 // --max-runs (check): cap on measured blocks
+  double time_budget = 60;          // --time-budget (check): seconds of runs, then the sweep stops at a look; 0: none
   std::uint64_t seed = 0;           // --seed; 0 = draw one (and record it)
   bool seed_given = false;
   std::string mode = "external";    // --mode external|inprocess
@@ -37,6 +38,8 @@ struct Options {
   std::optional<std::size_t> env_pad;  // --env-pad BYTES
   double timeout_s = 0;             // --timeout SECONDS
   bool show_output = false;         // --show-output: target's stdout/stderr pass through
+  std::string run_as;               // --run-as USER: the target (only) runs as USER
+  bool keep_output_head = false;    // --keep-output-head: the journal keeps the first line of output
 
   // Output.
   bool json = false;                // --json: machine-readable on stdout (or -o)

@@ -1,9 +1,12 @@
 #include "cli/sweep_common.h"
 
 #include <fmt/core.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 
@@ -23,6 +26,9 @@ constexpr const char* kDefaultSweepEvents = "task-clock";
 // counts it is made of. Two runs per context: one measures exactly, one confirms.
 constexpr const char* kDefaultSimSweepEvents = "cycles,instructions,l1d";
 constexpr int kSimContextRuns = 2;
+// The link-order directory under --run-as: searchable by the target's user, not
+// readable (listable) or writable by anyone but the owner.
+constexpr mode_t kRunAsLinkDirMode = 0711;
 
 std::size_t parse_size(const std::string& word, const std::string& option) {
   std::size_t used = 0;
@@ -142,6 +148,11 @@ SweepSetup prepare_sweep(const Options& o) {
     if (o.link_command.empty() || o.link_objects.empty())
       throw Error(ErrorKind::usage, "link-order contexts need both --link 'CMD {objects} -o {out}' and --objects");
     s.link_dir = TempDir::create("obscheck-link");
+    // A --run-as target must reach its linked binary: others may pass through the
+    // directory (and run a binary by its name), never list or write it.
+    if (!o.run_as.empty() && ::chmod(s.link_dir->path().c_str(), kRunAsLinkDirMode) != 0)
+      throw Error(ErrorKind::io, fmt::format("cannot open {} to --run-as {}: {}", s.link_dir->path(), o.run_as,
+                                             std::strerror(errno)));
     LinkSpec ls;
     ls.command = o.link_command;
     ls.objects = split_commas(o.link_objects);
@@ -210,6 +221,7 @@ VariantSpec make_variant(const Options& o, const std::vector<std::string>& words
   v.launch.cpu = o.cpu;
   v.launch.timeout_s = o.timeout_s;
   v.launch.out = o.show_output ? Stdio::inherit : Stdio::capture;
+  if (!o.run_as.empty()) v.launch.run_as = credentials_of(o.run_as);
   if (!linked) v.sha256 = sha256_file(v.launch.path);
   return v;
 }

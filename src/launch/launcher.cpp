@@ -55,7 +55,18 @@ struct KernelSigaction {
 };
 constexpr int kKernelNsig = 64;
 
-enum Stage : int { stage_pgid = 1, stage_personality, stage_affinity, stage_chdir, stage_stdio, stage_exec };
+enum Stage : int {
+  stage_pgid = 1,
+  stage_personality,
+  stage_affinity,
+  stage_chdir,
+  stage_stdio,
+  stage_exec,
+  stage_setgroups,
+  stage_setgid,
+  stage_setuid,
+  stage_regain,  // root could be taken back after setuid: the drop did not hold
+};
 
 struct ChildReport {
   int stage = 0;
@@ -99,6 +110,11 @@ struct CorkedChild::Image {
   std::vector<LaunchSpec::PassFd> pass;  // sources clear of every target (see spawn)
   bool reset_all_signals = true;
   std::vector<int> reset_signals;  // when not all: the ones not at their default
+  bool drop = false;               // take on uid/gid/groups below before exec
+  std::string user;                // their name, for messages
+  uid_t uid = 0;
+  gid_t gid = 0;
+  std::vector<gid_t> groups;
   // Written by the child (through the shared memory) when it leaves the cork: the
   // target's clock starts there, not at release(), so neither the rest of the child's
   // set-up nor its wake-up is counted (both depend on how long the counters took to
@@ -157,6 +173,24 @@ std::uint64_t raw_now_ns() {
   return static_cast<std::uint64_t>(ts.tv_sec) * kNsPerSec + static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
+// Gives up root for the target's user, in the only order that works: supplementary
+// groups and the gid while still privileged, the uid last (after it, nothing else
+// could be changed). Real, effective and saved ids all change, so the target cannot
+// take root back; that is then checked (CERT POS37-C). 0 or the failing stage.
+int child_drop_privileges(const CorkedChild::Image& im, long& r) {
+  r = sys(SYS_setgroups, static_cast<long>(im.groups.size()), reinterpret_cast<long>(im.groups.data()));
+  if (r < 0) return stage_setgroups;
+  r = sys(SYS_setresgid, im.gid, im.gid, im.gid);
+  if (r < 0) return stage_setgid;
+  r = sys(SYS_setresuid, im.uid, im.uid, im.uid);
+  if (r < 0) return stage_setuid;
+  if (im.uid != 0 && sys(SYS_setuid, 0) == 0) {
+    r = -EPERM;
+    return stage_regain;
+  }
+  return 0;
+}
+
 // Runs between clone and execve: raw system calls only (see sys()).
 int child_main(void* arg) {
   const auto& im = *static_cast<const CorkedChild::Image*>(arg);
@@ -210,6 +244,8 @@ int child_main(void* arg) {
   do n = sys(SYS_read, im.cork, reinterpret_cast<long>(&go), 1);
   while (n == -EINTR);
   if (n != 1) child_exit(kChildAbandonedStatus);
+  // The observers are attached now: only the target gives up root.
+  if (stage == 0 && im.drop) stage = child_drop_privileges(im, r);
   if (stage != 0) {
     child_report(im.cork, stage, r);
     child_exit(kChildFailedStatus);
@@ -267,6 +303,13 @@ std::unique_ptr<CorkedChild::Image> prepare_image(const LaunchSpec& spec) {
   }
   im->aslr = spec.aslr;
   im->out = spec.out;
+  if (spec.run_as) {
+    im->drop = true;
+    im->user = spec.run_as->user;
+    im->uid = spec.run_as->uid;
+    im->gid = spec.run_as->gid;
+    im->groups = spec.run_as->groups;
+  }
   if (spec.cpu >= 0) {
     cpu_set_t allowed;
     CPU_ZERO(&allowed);
@@ -283,13 +326,31 @@ std::unique_ptr<CorkedChild::Image> prepare_image(const LaunchSpec& spec) {
   return im;
 }
 
-Error child_failure(const std::string& path, const std::string& cwd, const ChildReport& r) {
+Error child_failure(const std::string& path, const std::string& cwd, const std::string& user, const ChildReport& r) {
+  const std::string run_as_hint = "--run-as needs obscheck to run as root (or with CAP_SETUID and CAP_SETGID)";
   switch (r.stage) {
+    case stage_setgroups:
+      return Error(ErrorKind::host, fmt::format("--run-as {}: cannot set the target's groups: {}", user, errno_text(r.err)),
+                   run_as_hint);
+    case stage_setgid:
+      return Error(ErrorKind::host, fmt::format("--run-as {}: cannot set the target's gid: {}", user, errno_text(r.err)),
+                   run_as_hint);
+    case stage_setuid:
+      return Error(ErrorKind::host, fmt::format("--run-as {}: cannot set the target's uid: {}", user, errno_text(r.err)),
+                   run_as_hint);
+    case stage_regain:
+      return Error(ErrorKind::host,
+                   fmt::format("--run-as {}: the target could take root back after giving it up; it was not run", user));
     case stage_exec:
       switch (r.err) {
         case ENOENT:
           return Error(ErrorKind::target, path + ": cannot execute: no such file (or its ELF interpreter or #! interpreter is missing)");
         case EACCES:
+          if (!user.empty())
+            return Error(ErrorKind::target,
+                         fmt::format("{}: permission denied for --run-as {} (not executable by that user, a directory "
+                                     "on its path not searchable, or a noexec mount)", path, user),
+                         fmt::format("check with: runuser -u {} -- test -x {}", user, path));
           return Error(ErrorKind::target, path + ": permission denied (not executable, or on a noexec mount)",
                        "chmod +x " + path);
         case ENOEXEC:
@@ -495,7 +556,7 @@ void CorkedChild::release() {
   cork_fd_.reset();
   if (n == static_cast<ssize_t>(sizeof report)) {
     reap_blocking();
-    Error e = child_failure(image_->path, image_->cwd, report);
+    Error e = child_failure(image_->path, image_->cwd, image_->user, report);
     image_.reset();
     throw e;
   }

@@ -3,7 +3,7 @@
 // Cork protocol (as perf): clone → the child resets its signals, sets its process
 // group, personality, CPU affinity and stdio, then blocks reading a close-on-exec
 // socket → the parent attaches counters to the child's pid (enable_on_exec) →
-// release() → the child execve()s. The socket closes on exec; an exec failure is sent
+// release() → the child takes on LaunchSpec::run_as, if set → the child execve()s. The socket closes on exec; an exec failure is sent
 // back on it instead, so the parent learns ENOENT/ENOEXEC/EACCES precisely. The target
 // is never run through a shell.
 #pragma once
@@ -45,6 +45,25 @@ class EnvBlock {
 
 enum class Stdio { discard, capture, inherit };
 
+// The identity a target runs as (--run-as USER): the user's uid, primary gid and
+// supplementary groups, as login(1) would give them. The corked child takes it on
+// after it leaves the cork, that is after the observers are attached to it, right
+// before execve: only the target loses root's privileges, never obscheck and its
+// observers. The environment is left exactly as given (as setpriv(1) does), so the
+// target's environment block has the same bytes, and the same size, with and without
+// --run-as: the layout a check holds constant does not move.
+struct Credentials {
+  std::string user;             // the name (as looked up), for messages and the journal
+  uid_t uid = 0;
+  gid_t gid = 0;
+  std::vector<gid_t> groups;    // supplementary groups, the primary gid included
+};
+
+// The credentials of USER (a name, or a numeric uid that has a passwd entry), from
+// the passwd and group databases (getpwnam_r, getgrouplist). Throws Error(usage) for a
+// user that does not exist.
+Credentials credentials_of(const std::string& user);
+
 struct LaunchSpec {
   std::string path;                 // resolved executable path (see resolve_target)
   std::vector<std::string> argv;    // argv[0] included
@@ -62,6 +81,9 @@ struct LaunchSpec {
     int target;
   };
   std::vector<PassFd> pass_fds;
+  // Set: the target runs as this user (see Credentials); dropping them needs root or
+  // CAP_SETUID and CAP_SETGID, else release() throws Error(host).
+  std::optional<Credentials> run_as;
   // Signals the child resets to their default disposition before exec: what
   // non_default_signals() returned while the dispositions were what they are at
   // spawn. Empty optional: every signal, one rt_sigaction each in the child (64 calls,

@@ -9,9 +9,11 @@
 
 #include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -404,6 +406,10 @@ SimRun run_sim(const LaunchSpec& target, const SimGeometry& geometry, const std:
   const std::string log_file = (dir.path() / "valgrind.log").string();
   LaunchSpec spec = sim_launch_spec(target, geometry, out_file, log_file);
   if (spec.out == Stdio::discard) spec.out = Stdio::capture;
+  // valgrind runs as the target's user (--run-as) and writes its files here.
+  if (spec.run_as && ::chown(dir.path().c_str(), spec.run_as->uid, spec.run_as->gid) != 0)
+    throw Error(ErrorKind::host, fmt::format("cannot hand {} to --run-as {}: {}", dir.path().string(),
+                                             spec.run_as->user, std::strerror(errno)));
 
   CorkedChild child = CorkedChild::spawn(spec);
   if (started) started(child.pid());

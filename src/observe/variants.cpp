@@ -13,6 +13,7 @@
 #include "observe/wrap.h"
 #include "util/digest.h"
 #include "util/error.h"
+#include "util/safe_write.h"
 
 namespace obscheck {
 namespace {
@@ -25,6 +26,8 @@ constexpr std::string_view kOutPlaceholder = "{out}";
 // Lines of a failed build's output quoted in the error's hint: enough for a
 // compiler's first error and its context, short enough to read in a terminal.
 constexpr std::size_t kBuildOutputTailLines = 12;
+// The variants are executables another user must not replace between build and run.
+constexpr mode_t kVariantDirMode = 0755;
 
 std::string replace_all(std::string s, std::string_view from, std::string_view to) {
   for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
@@ -66,16 +69,8 @@ json load_manifest(const fs::path& file) {
   return j.is_object() ? j : json::object();  // an unreadable cache is only a cache miss
 }
 
-void save_manifest(const fs::path& file, const json& j) {
-  const fs::path tmp = file.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << j.dump(2) << '\n';
-    if (!out) throw Error(ErrorKind::io, fmt::format("cannot write '{}'", tmp.string()));
-  }
-  std::error_code ec;
-  fs::rename(tmp, file, ec);
-  if (ec) throw Error(ErrorKind::io, fmt::format("cannot write '{}': {}", file.string(), ec.message()));
+void save_manifest(int dir_fd, const fs::path& dir, const json& j) {
+  write_file_at(dir_fd, dir.string(), std::string(kVariantManifest), j.dump(2) + "\n");
 }
 
 bool cache_hit(const json& manifest, const std::string& out, const std::vector<std::string>& command) {
@@ -134,9 +129,9 @@ std::vector<BuildVariant> build_variants(std::string_view build_template, int ma
                 fmt::format("the build command template needs both {} and {}: {}", kMaskPlaceholder,
                             kOutPlaceholder, build_template),
                 "e.g. 'cc -O2 -I<obscheck include dir> -DOBS_PROBES={mask} prog.c -o {out}'");
-  std::error_code ec;
-  fs::create_directories(out_dir, ec);
-  if (ec) throw Error(ErrorKind::io, fmt::format("cannot create '{}': {}", out_dir, ec.message()));
+  // The build command writes each variant by its path, following whatever it finds
+  // there: only this user may write in the directory (util/safe_write.h).
+  const UniqueFd dir_fd = open_output_dir(out_dir, DirAccess::private_to_us, kVariantDirMode);
   const fs::path dir = fs::absolute(out_dir).lexically_normal();
   const fs::path manifest_file = dir / kVariantManifest;
   json manifest = rebuild ? json::object() : load_manifest(manifest_file);
@@ -161,7 +156,7 @@ std::vector<BuildVariant> build_variants(std::string_view build_template, int ma
                         {"inputs", input_digests(v.command, v.path)},
                         {"dose", k},
                         {"mask", v.mask}};
-    save_manifest(manifest_file, manifest);  // after each build, so an interrupted sweep keeps the rest
+    save_manifest(dir_fd.get(), dir, manifest);  // after each build, so an interrupted sweep keeps the rest
     variants.push_back(std::move(v));
   }
   return variants;

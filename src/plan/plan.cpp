@@ -121,9 +121,11 @@ std::vector<Level> counter_levels(const std::vector<std::string>& counters) {
   return levels;
 }
 
+std::size_t next_look(std::size_t n) { return n + std::max<std::size_t>(1, n / 4); }
+
 std::vector<std::size_t> looks(std::size_t max_blocks) {
   std::vector<std::size_t> out;
-  for (std::size_t n = kFirstLook; n < max_blocks; n *= kLookGrowth) out.push_back(n);
+  for (std::size_t n = kFirstLook; n < max_blocks; n = next_look(n)) out.push_back(n);
   if (max_blocks > 0) out.push_back(max_blocks);
   return out;
 }

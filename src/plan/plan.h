@@ -73,14 +73,17 @@ struct Level {
 // Throws Error(usage) when `counters` is empty.
 std::vector<Level> counter_levels(const std::vector<std::string>& counters);
 
-// Sequential looks, in measured blocks (warm-up excluded): 10, 20, 40, 80, ...; the
-// schedule never passes max_blocks and always ends with a look at max_blocks.
-// Ten blocks is the first look because the HAC standard error and the sign-flip test
-// have too few blocks to say anything below that (DESIGN.md "Statistics").
+// Looks, in measured blocks (warm-up excluded): 10, 13, 17, 22, 28, ... (each a
+// quarter more than the last), never past max_blocks and always ending with a look
+// at max_blocks. Every look is valid on its own (analysis/check.h: confidence
+// sequences), so looking often costs no error rate, only analysis time: a quarter more
+// data per look keeps the analyses' total within a few times the last one's. Ten
+// blocks is the first look: below eleven agreeing blocks nothing can be decided.
 inline constexpr std::size_t kFirstLook = 10;
-inline constexpr std::size_t kLookGrowth = 2;  // each look doubles the data
-// The default cap: four looks (10, 20, 40, 80).
-inline constexpr std::size_t kDefaultMaxBlocks = 80;
+// The default cap; a check normally ends sooner, on its verdicts or its time budget.
+inline constexpr std::size_t kDefaultMaxBlocks = 2000;
+// The look after n blocks: n + max(1, n / 4).
+std::size_t next_look(std::size_t n);
 // The first block is always dropped: caches, page cache and CPU frequency settle
 // during it (seeds/001, warm-up).
 inline constexpr std::size_t kDefaultWarmupBlocks = 1;

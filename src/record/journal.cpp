@@ -87,7 +87,7 @@ void check_manifest(const std::string& path, const nlohmann::json& m) {
 }
 
 UniqueFd open_exclusive(const std::string& path, int& err) {
-  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644));
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC, 0644));
   err = fd ? 0 : errno;
   return fd;
 }
@@ -303,7 +303,7 @@ ResumedJournal JournalWriter::open_for_resume(const std::string& path) {
       throw Error(ErrorKind::io,
                   fmt::format("cannot cut the torn last line off journal {}: {}", path, errno_text(errno)));
   }
-  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC));
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC));
   if (!fd)
     throw Error(ErrorKind::io, fmt::format("cannot open journal {} for appending: {}", path, errno_text(errno)));
   if (data.torn_tail) sync_fd(fd.get(), path);

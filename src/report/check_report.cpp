@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "analysis/check.h"
 #include "host/host_info.h"
 #include "report/doctor_report.h"
 #include "report/measure_report.h"
@@ -133,10 +134,10 @@ const LevelVerdict* verdict_for(const Findings& f, const Comparison& c) {
   return nullptr;
 }
 
-std::string cell_text(const Comparison* c) {
+std::string cell_text(const Findings& f, const Comparison* c) {
   if (!c) return "";
   if (c->n == 0) return "no pairs";
-  return format_effect_ci(c->effect, c->ci_lo, c->ci_hi);
+  return effect_text(*c, f.metrics.at(c->metric).unit);
 }
 
 std::string metric_name(const Findings& f, std::size_t m) {
@@ -166,12 +167,30 @@ std::size_t family_size(const Findings& f) {
 }
 
 std::string aa_line(const Findings& f) {
-  if (aa_comparisons(f).empty()) return "A/A control: no paired blocks yet";
-  if (f.aa.ok)
+  const std::vector<const Comparison*> aa = aa_comparisons(f);
+  if (aa.empty()) return "A/A control: no paired blocks yet";
+  if (!f.aa.ok)
+    return "A/A control: FAILED — " + (f.aa.reason.empty() ? std::string("a difference between identical runs")
+                                                            : f.aa.reason);
+  if (f.deterministic)
     return fmt::format("A/A control: baseline against its duplicate — within {} on every metric",
                        format_margin(f.margin));
-  return "A/A control: FAILED — " + (f.aa.reason.empty() ? std::string("a difference between identical runs")
-                                                          : f.aa.reason);
+  // Say what was tested: no significant difference (Holm over the A/A's metrics), the
+  // resolution the A/A had on the ratio metrics, and equivalence only where shown.
+  double resolution = 0;
+  std::vector<std::string> within;
+  std::size_t ratio = 0;
+  for (const Comparison* c : aa) {
+    if (c->n < 2 || c->scale != Scale::ratio) continue;
+    ++ratio;
+    resolution = std::max(resolution, c->bound);
+    if (c->equivalent) within.push_back(metric_name(f, c->metric));
+  }
+  std::string out = fmt::format("A/A control: no significant difference on {} metrics", aa.size());
+  if (ratio > 0 && std::isfinite(resolution)) out += fmt::format("; resolution ±{:.1f}%", 100 * resolution);
+  if (within.size() == ratio && ratio > 0) out += fmt::format(", within {} on all", format_margin(f.margin));
+  else if (!within.empty()) out += fmt::format(", within {} on {}", format_margin(f.margin), join(within, ", "));
+  return out;
 }
 
 std::vector<std::string> distinct(std::vector<std::string> items) {
@@ -182,43 +201,46 @@ std::vector<std::string> distinct(std::vector<std::string> items) {
 }
 
 // The methods footer, shared by text and Markdown: every interval and test named.
-std::vector<std::string> methods_lines(const Plan& plan, const Findings& f) {
-  std::vector<std::string> ci, p, trend, log1p;
+std::vector<std::string> methods_lines(const Plan&, const Findings& f) {
+  std::vector<std::string> ci, p, trend, difference;
   for (const Comparison& c : f.comparisons) {
     ci.push_back(c.ci_method);
     p.push_back(c.p_method);
-    if (c.log1p) log1p.push_back(metric_name(f, c.metric));
+    if (c.n > 0 && c.scale == Scale::difference) difference.push_back(metric_name(f, c.metric));
   }
   for (const Trend& t : f.trends) trend.push_back(t.method);
   ci = distinct(ci);
   p = distinct(p);
   trend = distinct(trend);
-  log1p = distinct(log1p);
+  difference = distinct(difference);
   std::vector<std::string> out;
   if (f.deterministic) {
     // Exact counts: no sampling error to estimate, so no interval, test or look.
-    out.push_back("effect: x_level / x_reference − 1, from one run of each (exact simulated counts)");
+    out.push_back("effect: x_level / x_reference − 1, from one run of each (exact simulated counts; (x + 1) / (y + 1) "
+                  "where a count is 0)");
     out.push_back("intervals and p-values: none; the counts are deterministic");
     out.push_back("determinism: every further run of a configuration, and the A/A copy, must repeat its counts exactly");
     out.push_back(fmt::format("verdict: beyond {} under held layout is perturbed; within it, not perturbed",
                               format_margin(f.margin)));
-    if (!log1p.empty()) out.push_back("zeros in the data: (x + 1) / (y + 1) − 1 used for " + join(log1p, ", "));
     return out;
   }
-  out.push_back("effect: exp(mean d) − 1, d = ln(x_level) − ln(x_reference) per block");
+  out.push_back("effect: the median of d over the blocks, d = ln(x_level) − ln(x_reference) per block "
+                "(shown as a ratio − 1)");
+  if (!difference.empty())
+    out.push_back("small counts and coarse clocks: d = x_level − x_reference per run, for " + join(difference, ", "));
   if (!ci.empty()) out.push_back("intervals: " + join(ci, "; "));
   if (!p.empty()) out.push_back("p-values: " + join(p, "; "));
   out.push_back(fmt::format("multiplicity: Holm over {} comparisons (levels × layouts × metrics; the A/A "
                             "control apart), α = {:g}",
                             family_size(f), f.alpha));
-  out.push_back(fmt::format("equivalence: TOST within {}, α = {:g}", format_margin(f.margin), f.alpha));
-  std::vector<std::string> at;
-  const auto schedule = plan_looks(plan);
-  for (std::size_t n : schedule) at.push_back(std::to_string(n));
-  out.push_back(fmt::format("sequential: α split across {} look{}{}", f.looks_planned, f.looks_planned == 1 ? "" : "s",
-                            schedule.size() == f.looks_planned ? " at " + join(at, ", ") + " measured blocks" : ""));
+  out.push_back(fmt::format("equivalence: the interval within {} (two one-sided tests at α = {:g} each)",
+                            format_margin(f.margin), f.alpha));
+  out.push_back(fmt::format("sequential: the data were looked at {} time{}; every look is valid on its own "
+                            "(confidence sequences, always-valid p-values)",
+                            f.looks_planned, f.looks_planned == 1 ? "" : "s"));
+  out.push_back(fmt::format("drift: Pettitt's rank test on d, α = {:g} over the held and A/A comparisons",
+                            kDriftAlpha));
   if (!trend.empty()) out.push_back("trend: " + join(trend, "; "));
-  if (!log1p.empty()) out.push_back("zeros in the data: ln(x + 1) used for " + join(log1p, ", "));
   return out;
 }
 
@@ -245,7 +267,7 @@ std::string verdict_table(const Plan& plan, const Findings& f, const Palette& pa
   for (const LevelVerdict& v : f.verdicts) {
     level_w = std::max(level_w, std::min(v.level_label.size(), kLevelColumnMax));
     for (std::size_t k = 0; k < layouts.size(); ++k)
-      col_w[k] = std::max(col_w[k], display_width(cell_text(cell(f, v, layouts[k]))));
+      col_w[k] = std::max(col_w[k], display_width(cell_text(f, cell(f, v, layouts[k]))));
   }
   std::string out = fmt::format("verdicts: effect of each level against its reference, {} (margin ε = {})\n",
                                 f.deterministic ? "exact" : "with its CI", format_margin(f.margin));
@@ -271,7 +293,7 @@ std::string verdict_table(const Plan& plan, const Findings& f, const Palette& pa
       } else {
         line += pad(v->level_label, level_w);
       }
-      for (std::size_t k = 0; k < layouts.size(); ++k) line += "  " + pad(cell_text(cell(f, *v, layouts[k])), col_w[k]);
+      for (std::size_t k = 0; k < layouts.size(); ++k) line += "  " + pad(cell_text(f, cell(f, *v, layouts[k])), col_w[k]);
       const std::string verdict = pal.paint(pal.of(v->verdict), std::string(verdict_text(v->verdict)));
       if (verdict_column) {
         line += "  " + verdict;
@@ -293,7 +315,7 @@ std::string aa_section(const Plan& plan, const Findings& f, const Palette& pal) 
   std::size_t name_w = 0, cell_w = 0;
   for (const Comparison* c : aa) {
     name_w = std::max(name_w, display_width(metric_name(f, c->metric)));
-    cell_w = std::max(cell_w, display_width(cell_text(c)));
+    cell_w = std::max(cell_w, display_width(cell_text(f, c)));
   }
   // Every A/A comparison is normally the same pair of configurations: name it once.
   const bool one_pair = std::all_of(aa.begin(), aa.end(), [&](const Comparison* c) {
@@ -303,7 +325,7 @@ std::string aa_section(const Plan& plan, const Findings& f, const Palette& pal) 
     out += pal.paint(pal.dim, fmt::format("    {} against {}, {} paired blocks", config_id(plan, aa.front()->config),
                                           config_id(plan, aa.front()->baseline), aa.front()->n)) + "\n";
   for (const Comparison* c : aa) {
-    std::string line = fmt::format("    {}  {}", pad(metric_name(f, c->metric), name_w), pad(cell_text(c), cell_w));
+    std::string line = fmt::format("    {}  {}", pad(metric_name(f, c->metric), name_w), pad(cell_text(f, c), cell_w));
     if (!one_pair)
       line += fmt::format("  ({} against {}, {} paired blocks)", config_id(plan, c->config),
                           config_id(plan, c->baseline), c->n);
@@ -397,7 +419,7 @@ std::string metric_plot(const Plan& plan, const Findings& f, std::size_t m, cons
     std::vector<std::string> parts;
     for (Layout l : layouts)
       for (const Comparison* c : cs)
-        if (c->level_index == li && c->layout == l) parts.push_back(fmt::format("{} {}", to_string(l), cell_text(c)));
+        if (c->level_index == li && c->layout == l) parts.push_back(fmt::format("{} {}", to_string(l), cell_text(f, c)));
     out += fmt::format("  alone: {}: {}\n", level_label(plan, li), join(parts, ", "));
   }
   for (Layout l : layouts) {
@@ -491,11 +513,31 @@ std::string format_effect_ci(double effect, double lo, double hi) {
   return out;
 }
 
+// What deciding the undecided would take: the most blocks any inconclusive verdict's
+// comparisons would need at the noise seen, in seconds at the check's pace when known.
+std::string to_decide_line(const Findings& f, const CheckContext& ctx) {
+  std::size_t need = 0, undecided = 0;
+  for (const LevelVerdict& v : f.verdicts) {
+    if (v.verdict != Verdict::inconclusive) continue;
+    ++undecided;
+    for (std::size_t i : v.comparisons) need = std::max(need, f.comparisons[i].blocks_needed);
+  }
+  if (undecided == 0 || need == 0) return {};
+  std::string out = fmt::format("to decide: the {} undecided verdict{} would need about {} measured blocks at the "
+                                "noise seen",
+                                undecided, undecided == 1 ? "" : "s", need);
+  if (ctx.seconds_per_block > 0)
+    out += fmt::format(" (≈ {:.0f} s of runs at this check's pace; --time-budget, --max-runs)",
+                       ctx.seconds_per_block * static_cast<double>(need));
+  return out;
+}
+
 std::string check_text(const Plan& plan, const Findings& f, const CheckContext& ctx, bool color) {
   const Palette pal(color);
   std::string out = text_header(plan, f, ctx, pal) + "\n";
-  out += verdict_table(plan, f, pal) + "\n";
-  out += aa_section(plan, f, pal);
+  out += verdict_table(plan, f, pal);
+  if (const std::string line = to_decide_line(f, ctx); !line.empty()) out += line + "\n";
+  out += "\n" + aa_section(plan, f, pal);
   out += incomparable_section(plan, f, pal);
   for (const auto& n : f.notes) out += "note: " + n + "\n";
   for (const auto& w : ctx.warnings) out += pal.paint(pal.yellow, "warning:") + " " + w + "\n";
@@ -522,6 +564,7 @@ std::string check_json(const Plan& plan, const Findings& f, const CheckContext& 
                   {"env_bytes", ctx.env_bytes},
                   {"complete", ctx.complete},
                   {"runs_planned", ctx.runs_planned},
+                  {"seconds_per_block", ctx.seconds_per_block},
                   {"runs_done", ctx.runs_done},
                   {"warnings", ctx.warnings},
                   {"observations", ctx.observations},
@@ -603,7 +646,11 @@ std::string check_json(const Plan& plan, const Findings& f, const CheckContext& 
                            {"outside_margin", c.outside_margin},
                            {"median_config", num(c.median_config)},
                            {"median_baseline", num(c.median_baseline)},
-                           {"log1p", c.log1p},
+                           {"scale", std::string(to_string(c.scale))},
+                           {"margin", num(c.margin)},
+                           {"coverage", c.level},
+                           {"bound", num(c.bound)},
+                           {"blocks_needed", c.blocks_needed},
                            {"drift", c.drift}});
   }
   j["comparisons"] = comparisons;
@@ -689,7 +736,7 @@ std::string check_markdown(const Plan& plan, const Findings& f, const CheckConte
   out += head + " verdict | reason |\n" + rule + "---|---|\n";
   for (const LevelVerdict& v : f.verdicts) {
     out += fmt::format("| {} | {} |", md_cell(metric_name(f, v.metric)), md_cell(v.level_label));
-    for (Layout l : plan.spec.layouts) out += " " + md_cell(cell_text(cell(f, v, l))) + " |";
+    for (Layout l : plan.spec.layouts) out += " " + md_cell(cell_text(f, cell(f, v, l))) + " |";
     const std::string verdict(verdict_text(v.verdict));
     out += fmt::format(" {} | {} |\n", v.verdict == Verdict::not_perturbed ? verdict : "**" + verdict + "**",
                        md_cell(v.reason));

@@ -42,6 +42,9 @@ struct CheckContext {
   // Empty for the host's own counters; under --backend sim one line each: the
   // simulator and its determinism, the geometry and its source, the cycle model.
   std::vector<std::string> backend;
+  // The pace of the check's runs (seconds per measured block), when it was timed: the
+  // report turns "about N blocks would decide" into seconds. 0: not known (a report).
+  double seconds_per_block = 0;
 };
 
 // Terminal text, in this order: a header (command, mode, blocks × configurations,

@@ -81,10 +81,10 @@ std::string metric_name(const Findings& f, std::size_t m) {
   return m < f.metrics.size() ? f.metrics[m].name : fmt::format("metric {}", m);
 }
 
-std::string cell_text(const Comparison* c) {
+std::string cell_text(const Findings& f, const Comparison* c) {
   if (!c) return "";
   if (c->n == 0) return "no pairs";
-  return format_effect_ci(c->effect, c->ci_lo, c->ci_hi);
+  return effect_text(*c, f.metrics.at(c->metric).unit);
 }
 
 const Comparison* cell(const Findings& f, const LevelVerdict& v, Layout layout) {
@@ -268,7 +268,7 @@ std::string verdict_section(const Plan& plan, const Findings& f) {
       out += fmt::format("<tr class=\"verdict-row verdict-{}\" data-metric=\"{}\" data-level=\"{}\"><td><code>{}</code></td>",
                          verdict_key(v.verdict), escape(f.metrics[m].name), escape(v.level_label),
                          escape(v.level_label));
-      for (Layout l : plan.spec.layouts) out += fmt::format("<td class=\"num\">{}</td>", escape(cell_text(cell(f, v, l))));
+      for (Layout l : plan.spec.layouts) out += fmt::format("<td class=\"num\">{}</td>", escape(cell_text(f, cell(f, v, l))));
       // The reason gets a full-width row of its own: a column of it squeezes the table.
       out += fmt::format("<td>{}</td></tr>\n<tr class=\"reason-row\"><td colspan=\"{}\" class=\"reason\">{}</td></tr>\n",
                          badge(v.verdict), columns, escape(v.reason));
@@ -292,7 +292,7 @@ std::string aa_section(const Plan& plan, const Findings& f) {
   for (const Comparison* c : aa)
     out += fmt::format("<tr><td>{}</td><td><code>{}</code></td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
                        "<td class=\"num\">{}</td><td>{}</td></tr>\n",
-                       escape(metric_name(f, c->metric)), escape(config_id(plan, c->config)), escape(cell_text(c)),
+                       escape(metric_name(f, c->metric)), escape(config_id(plan, c->config)), escape(cell_text(f, c)),
                        c->n, format_p(c->p_value), c->equivalent ? "yes" : "no");
   return out + "</tbody>\n</table>\n</section>\n";
 }
@@ -373,7 +373,7 @@ std::string metric_tables(const Plan& plan, const Findings& f, std::size_t m) {
       }
       const double median = li == ref ? hit->median_baseline : hit->median_config;
       out += fmt::format("<td class=\"num\">{}</td><td class=\"num\">{}</td>", escape(format_value(median, info.unit)),
-                         li == ref ? "0 (reference)" : escape(cell_text(hit)));
+                         li == ref ? "0 (reference)" : escape(cell_text(f, hit)));
     }
     out += "</tr>\n";
   }
@@ -458,14 +458,15 @@ std::string methods_section(const Plan& plan, const Findings& f) {
       }
     v.emplace_back(method, 1);
   };
-  std::vector<std::string> log1p;
+  std::vector<std::string> difference;
   std::size_t family = 0;
   for (const Comparison& c : f.comparisons) {
     count(ci, c.ci_method);
     count(p, c.p_method);
     if (!c.aa) ++family;
-    if (c.log1p && std::find(log1p.begin(), log1p.end(), metric_name(f, c.metric)) == log1p.end())
-      log1p.push_back(metric_name(f, c.metric));
+    if (c.n > 0 && c.scale == Scale::difference &&
+        std::find(difference.begin(), difference.end(), metric_name(f, c.metric)) == difference.end())
+      difference.push_back(metric_name(f, c.metric));
   }
   std::string out = "<section id=\"methods\">\n<h2>Methods</h2>\n<table class=\"methods\">\n"
                     "<thead><tr><th>what</th><th>method</th><th>comparisons</th></tr></thead>\n<tbody>\n";
@@ -481,25 +482,23 @@ std::string methods_section(const Plan& plan, const Findings& f) {
     row("figures", "SVG written by obscheck (report/svg.h)", "");
     return out + "</tbody>\n</table>\n</section>\n";
   }
-  row("effect", "exp(mean d) − 1, d = ln(x_level) − ln(x_reference) per measured block", "");
+  row("effect", "the median of d, d = ln(x_level) − ln(x_reference) per measured block (shown as a ratio − 1)", "");
   for (const auto& [method, n] : ci) row("interval", method, std::to_string(n));
   for (const auto& [method, n] : p) row("p-value", method, std::to_string(n));
   row("multiplicity", fmt::format("Holm over the comparisons (levels × layouts × metrics; the A/A control apart), α = {:g}", f.alpha),
       std::to_string(family));
-  row("equivalence", fmt::format("TOST within {}, α = {:g}", format_margin(f.margin), f.alpha), "");
-  std::string at;
-  for (std::size_t n : plan_looks(plan)) at += (at.empty() ? "" : ", ") + std::to_string(n);
-  row("sequential", fmt::format("α split across {} look{} (at {} measured blocks)", f.looks_planned,
-                                f.looks_planned == 1 ? "" : "s", at),
-      "");
+  row("equivalence", fmt::format("the interval within {} (two one-sided tests at α = {:g} each)",
+                                 format_margin(f.margin), f.alpha), "");
+  row("sequential", fmt::format("looked at {} time{}; every look is valid on its own (confidence sequences, "
+                                "always-valid p-values)", f.looks_planned, f.looks_planned == 1 ? "" : "s"), "");
   std::vector<std::string> trend;
   for (const Trend& t : f.trends)
     if (std::find(trend.begin(), trend.end(), t.method) == trend.end()) trend.push_back(t.method);
   for (const std::string& t : trend) row("trend with the dose", t, "");
-  if (!log1p.empty()) {
+  if (!difference.empty()) {
     std::string names;
-    for (const std::string& n : log1p) names += (names.empty() ? "" : ", ") + n;
-    row("zeros in the data", "ln(x + 1) used for " + names, "");
+    for (const std::string& n : difference) names += (names.empty() ? "" : ", ") + n;
+    row("small counts and coarse clocks", "d = x_level − x_reference per run, for " + names, "");
   }
   row("figures", "SVG written by obscheck (report/svg.h); violin: Gaussian KDE, Silverman's rule-of-thumb bandwidth", "");
   return out + "</tbody>\n</table>\n</section>\n";
@@ -554,13 +553,17 @@ std::string effect_curve_svg(const Plan& plan, const Findings& f, std::size_t m)
   for (const Comparison* c : cs) {
     const auto slot = std::find(axis.begin(), axis.end(), c->level_index);
     const auto series = std::find(layouts.begin(), layouts.end(), c->layout);
-    if (slot == axis.end() || series == layouts.end() || c->n == 0 || !std::isfinite(c->effect)) continue;
+    // The chart's axis is percent: a difference-scale comparison, or an end the data
+    // cannot bound, has no place on it (the tables give it).
+    if (slot == axis.end() || series == layouts.end() || c->n == 0 || !std::isfinite(c->effect) ||
+        c->scale != Scale::ratio || !std::isfinite(c->ci_lo) || !std::isfinite(c->ci_hi))
+      continue;
     const auto si = static_cast<std::size_t>(series - layouts.begin());
     const auto xi = static_cast<std::size_t>(slot - axis.begin());
     has_series[si] = occupied[si][xi] = true;
     chart.points.push_back({xi, si, pct(c->effect), pct(c->ci_lo), pct(c->ci_hi),
                             fmt::format("{}, {}: {} ({} interval), n = {}, Holm p = {:.4g}", to_string(c->layout),
-                                        c->level_label, format_effect_ci(c->effect, c->ci_lo, c->ci_hi), c->ci_method,
+                                        c->level_label, effect_text(*c, f.metrics.at(c->metric).unit), c->ci_method,
                                         c->n, c->p_holm)});
   }
   // The reference level sits at 0 by definition, at the slot of its dose, so each curve

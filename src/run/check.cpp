@@ -55,8 +55,9 @@ bool finish_run(const CheckSpec& spec, const Configuration& c, const Trial& t, c
                 RunRecord rec, JournalWriter& journal, SweepResult& result) {
   rec.env_bytes = launch.env.size_bytes();
   // The first line of what the target printed, so a journal shows *how* outputs
-  // differ when their digests do (and layout workloads show their stack address).
-  if (!rec.exit.output.empty())
+  // differ when their digests do (and layout workloads show their stack address):
+  // only when asked (CheckSpec::keep_output_head).
+  if (spec.keep_output_head && !rec.exit.output.empty())
     rec.extra["output_head"] = rec.exit.output.substr(0, std::min(rec.exit.output.find('\n'), kOutputHeadBytes));
   journal.append(rec);
   const bool failed = !rec.exit.ok();

@@ -43,6 +43,10 @@ struct CheckSpec {
   CountingMode mode = CountingMode::external;
   std::string probe_library;   // inprocess: libobsprobe.so
   bool ignore_failure = false;
+  // The first line (up to 200 bytes) of what the target printed goes into each run
+  // line as extra.output_head only when true (--keep-output-head): output can hold
+  // what the target prints (tokens, paths). Its digest and size are always kept.
+  bool keep_output_head = false;
   ObserverSpec observer;
   // --backend sim: every run goes through the simulated PMU (observe/sim.h) instead of
   // perf_event; item_events then index sim_events and `events` stays empty. Under

@@ -134,4 +134,36 @@ std::optional<std::size_t> warmup_rolling_cv(std::span<const double> x, std::siz
   return std::nullopt;
 }
 
+
+ChangeTest pettitt_test(std::span<const double> x) {
+  for (double v : x)
+    if (!std::isfinite(v)) throw std::invalid_argument("pettitt_test: non-finite value");
+  ChangeTest out;
+  const std::size_t n = x.size();
+  if (n < 2) return out;
+  std::vector<std::size_t> idx(n);
+  for (std::size_t i = 0; i < n; ++i) idx[i] = i;
+  std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return x[a] < x[b]; });
+  std::vector<double> rank(n);
+  for (std::size_t i = 0; i < n;) {
+    std::size_t j = i;
+    while (j + 1 < n && x[idx[j + 1]] == x[idx[i]]) ++j;
+    const double mid = (static_cast<double>(i) + static_cast<double>(j)) / 2 + 1;
+    for (std::size_t k = i; k <= j; ++k) rank[idx[k]] = mid;
+    i = j + 1;
+  }
+  const double nn = static_cast<double>(n);
+  double sum = 0, best = 0;
+  std::size_t best_t = 0;
+  for (std::size_t t = 1; t < n; ++t) {
+    sum += rank[t - 1];
+    const double u = std::fabs(2 * sum - static_cast<double>(t) * (nn + 1));
+    if (u > best) best = u, best_t = t;
+  }
+  out.at = best_t;
+  out.statistic = best;
+  out.p_value = std::min(1.0, 2 * std::exp(-6 * best * best / (nn * nn * nn + nn * nn)));
+  return out;
+}
+
 }  // namespace obscheck::stats

@@ -58,4 +58,19 @@ std::optional<std::size_t> warmup_rolling_cv(std::span<const double> x,
                                              std::size_t window = kWarmupWindow,
                                              double threshold = kWarmupCvThreshold);
 
+
+// Pettitt's test for one change in location ("A non-parametric approach to the
+// change-point problem", Pettitt 1979): with r_i the mid-ranks of x,
+//   U_t = 2 * sum_{i<=t} r_i - t (n + 1),   K = max_t |U_t|,   p ~= 2 exp(-6 K^2 / (n^3 + n^2)),
+// the p-value approximation being conservative (it overstates p) for the sizes used
+// here. Rank-based, so a heavy tail or a handful of outliers cannot make a change;
+// O(n log n). `at` is the first index of the second segment (the t maximising |U_t|,
+// plus one). n < 2: no change possible (p = 1, at = 0).
+struct ChangeTest {
+  std::size_t at = 0;
+  double statistic = 0;  // K
+  double p_value = 1;
+};
+ChangeTest pettitt_test(std::span<const double> x);
+
 }  // namespace obscheck::stats

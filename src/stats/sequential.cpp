@@ -1,33 +1,128 @@
 #include "stats/sequential.h"
 
-#include <algorithm>
-#include <stdexcept>
-#include <string>
+#include <math.h>
 
-#include "stats/validate.h"
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <vector>
 
 namespace obscheck::stats {
+namespace {
 
-LookPlan plan_looks(std::size_t max_n, double alpha, std::size_t first) {
-  require_alpha(alpha, "plan_looks");
-  if (first == 0 || max_n == 0) {
-    throw std::invalid_argument("plan_looks: first look and max_n must be at least 1, got first " +
-                                std::to_string(first) + ", max_n " + std::to_string(max_n));
-  }
-  LookPlan plan{{}, alpha, alpha};
-  for (std::size_t n = first; n <= max_n; n *= 2) {
-    plan.looks.push_back(n);
-    if (n > max_n / 2) break;  // the next doubling would pass max_n (or overflow)
-  }
-  if (plan.looks.empty() || plan.looks.back() != max_n) plan.looks.push_back(max_n);
-  plan.alpha_per_look = alpha / static_cast<double>(plan.looks.size());
-  return plan;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// lgamma_r, not std::lgamma: glibc's lgamma writes the global signgam, a data race
+// when comparisons are analysed on several threads.
+double log_gamma(double x) {
+  int sign = 0;
+  return ::lgamma_r(x, &sign);
 }
 
-std::optional<std::size_t> look_index(const LookPlan& plan, std::size_t n) {
-  const auto it = std::find(plan.looks.begin(), plan.looks.end(), n);
-  if (it == plan.looks.end()) return std::nullopt;
-  return static_cast<std::size_t>(it - plan.looks.begin());
+double log_beta(double x, double y) { return log_gamma(x) + log_gamma(y) - log_gamma(x + y); }
+
+// Smallest j in [0, n/2] with M_n(n - j) < 1/alpha (j values below m, n - j above).
+// ln M_n(n - j) falls as j rises to n/2, so a binary search finds it. Returns n/2 + 1
+// when no j qualifies (n == 0 has j = 0, M = 1 < 1/alpha).
+std::size_t lowest_accepted(std::size_t n, double log_threshold, double a) {
+  std::size_t lo = 0, hi = n / 2;
+  if (sign_mixture_log(n, n - hi, a) >= log_threshold) return n / 2 + 1;
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    if (sign_mixture_log(n, n - mid, a) < log_threshold) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+// The rank half-width of the sequence at n, in standard errors of the sample median
+// (sqrt(n) / 2 ranks); infinite when the sequence is unbounded at n.
+double width_in_se(std::size_t n, double alpha, double a) {
+  const std::size_t j1 = lowest_accepted(n, std::log(1 / alpha), a);
+  if (j1 == 0 || j1 > n / 2) return kInf;
+  return (static_cast<double>(n) / 2 - static_cast<double>(j1) + 0.5) / (std::sqrt(static_cast<double>(n)) / 2);
+}
+
+}  // namespace
+
+double sign_mixture_log(std::size_t t, std::size_t k, double a) {
+  const double kk = static_cast<double>(k), tt = static_cast<double>(t);
+  return log_beta(a + kk, a + tt - kk) - log_beta(a, a) + tt * std::log(2.0);
+}
+
+std::size_t blocks_to_decide(double alpha, double a) {
+  const double threshold = std::log(1 / alpha);
+  std::size_t t = 1;
+  while (sign_mixture_log(t, t, a) < threshold) ++t;
+  return t;
+}
+
+MedianSequence median_sequence(std::span<const double> d, double alpha, double null, double a) {
+  if (!(alpha > 0 && alpha < 1)) throw std::invalid_argument("median_sequence: alpha outside (0, 1)");
+  for (double v : d)
+    if (!std::isfinite(v)) throw std::invalid_argument("median_sequence: non-finite value");
+  MedianSequence out;
+  const std::size_t n = d.size();
+  out.n = n;
+  if (n == 0) {
+    out.median = std::numeric_limits<double>::quiet_NaN();
+    out.lo = -kInf;
+    out.hi = kInf;
+    return out;
+  }
+  const double log_threshold = std::log(1 / alpha);
+  std::vector<double> s(d.begin(), d.end());
+  // The j-th smallest (1-based), by selection; each call narrows nothing it needs later.
+  const auto order = [&](std::size_t j) {
+    std::nth_element(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(j - 1), s.end());
+    return s[j - 1];
+  };
+  const double upper_mid = order(n / 2 + 1);
+  out.median = n % 2 ? upper_mid : (upper_mid + *std::max_element(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(n / 2))) / 2;
+  // By symmetry of M_n(k) in k <-> n - k, the accepted counts are j1..n - j1.
+  const std::size_t j1 = lowest_accepted(n, log_threshold, a);
+  if (j1 > n / 2) {
+    // No m is accepted at all: cannot happen for a proper prior, but keep the interval
+    // honest rather than empty.
+    out.lo = -kInf;
+    out.hi = kInf;
+  } else {
+    out.lo = j1 == 0 ? -kInf : order(j1);
+    const std::size_t j2 = n - j1;
+    out.hi = j2 + 1 > n ? kInf : order(j2 + 1);
+  }
+  std::size_t above = 0, below = 0;
+  for (double v : d) {
+    if (v > null) ++above;
+    else if (v < null) ++below;
+  }
+  const double log_m = sign_mixture_log(above + below, above, a);
+  out.p_value = std::min(1.0, std::exp(-log_m));
+  return out;
+}
+
+double sequence_width_in_se(std::size_t n, double alpha, double a) { return width_in_se(n, alpha, a); }
+
+std::size_t blocks_for_half_width(double half_width, std::size_t n, double target, double alpha, std::size_t max_n,
+                                  double a) {
+  const double now = width_in_se(n, alpha, a);
+  if (!std::isfinite(now) || !std::isfinite(half_width) || !(target > 0) || target >= half_width || n >= max_n)
+    return 0;
+  const double se1 = half_width / now * std::sqrt(static_cast<double>(n));  // the median's SE at one block
+  const auto fits = [&](std::size_t m) {
+    return width_in_se(m, alpha, a) * se1 / std::sqrt(static_cast<double>(m)) <= target;
+  };
+  if (!fits(max_n)) return 0;
+  // The width in standard errors grows like sqrt(log m) while the standard error falls
+  // like 1/sqrt(m): the product falls, so the first m that fits is found by bisection.
+  std::size_t lo = n + 1, hi = max_n;
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    if (fits(mid)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
 }
 
 }  // namespace obscheck::stats

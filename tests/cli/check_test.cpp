@@ -56,7 +56,8 @@ TEST_CASE("check: A/A — software counters on a compute workload are never 'per
 TEST_CASE("check: in-process mode moves the stack with the dose under natural, not under held") {
   const std::string journal = tmp_path("stack.jsonl");
   auto r = run_cli({"--json", "--mode", "inprocess", "--counters", "task-clock,page-faults,ctx-switches",
-                    "--runs", "3", "--seed", "11", "--journal", journal, "--", workload("stackaddr")});
+                    "--runs", "3", "--seed", "11", "--keep-output-head", "--journal", journal, "--",
+                    workload("stackaddr")});
   REQUIRE((r.code == 0 || r.code == 1));
   // config id -> the distinct stack addresses its runs printed
   std::map<std::string, std::set<std::string>> stacks;

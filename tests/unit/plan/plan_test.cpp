@@ -200,10 +200,11 @@ TEST_CASE("block orders are a golden function of (seed, block)") {
   CHECK(block_order(other, 0) != block0);
 }
 
-TEST_CASE("looks: 10, 20, 40, ... capped, ending at max_blocks") {
-  CHECK(looks(80) == std::vector<std::size_t>{10, 20, 40, 80});
-  CHECK(looks(100) == std::vector<std::size_t>{10, 20, 40, 80, 100});
-  CHECK(looks(50) == std::vector<std::size_t>{10, 20, 40, 50});
+TEST_CASE("looks: 10, 12, 15, ... a quarter more each, capped, ending at max_blocks") {
+  CHECK(looks(80) == std::vector<std::size_t>{10, 12, 15, 18, 22, 27, 33, 41, 51, 63, 78, 80});
+  CHECK(looks(20) == std::vector<std::size_t>{10, 12, 15, 18, 20});
+  CHECK(next_look(1) == 2);
+  CHECK(next_look(100) == 125);
   CHECK(looks(10) == std::vector<std::size_t>{10});
   CHECK(looks(3) == std::vector<std::size_t>{3});
   CHECK(looks(0).empty());
@@ -213,7 +214,7 @@ TEST_CASE("looks: 10, 20, 40, ... capped, ending at max_blocks") {
   s.levels = counter_levels(s.counters);
   s.layouts = {Layout::held};
   s.max_blocks = 40;
-  CHECK(plan_looks(make_plan(s)) == std::vector<std::size_t>{10, 20, 40});
+  CHECK(plan_looks(make_plan(s)) == std::vector<std::size_t>{10, 12, 15, 18, 22, 27, 33, 40});
   s.fixed_blocks = 15;
   CHECK(plan_looks(make_plan(s)) == std::vector<std::size_t>{15});
   CHECK(end_block_for(make_plan(s), 15) == 16);

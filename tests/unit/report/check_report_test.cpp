@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -101,6 +102,8 @@ struct Builder {
     c.significant = p_holm < 0.05 && (lo > 0 || hi < 0);
     c.equivalent = lo > -0.01 && hi < 0.01;
     c.outside_margin = lo > 0.01 || hi < -0.01;
+    c.margin = 0.01;
+    c.bound = std::max(std::fabs(lo), std::fabs(hi));
     c.median_baseline = f.metrics[metric].unit == "ns" ? 20'310'000 : 132;
     c.median_config = c.median_baseline * (1 + effect);
     f.comparisons.push_back(c);
@@ -285,7 +288,8 @@ TEST_CASE("check text report: table first, every verdict named, plots per compar
   for (const char* m : {"task-clock (ns)", "page-faults (count)", "wall-time (ns)", "user-time (ns)"})
     CHECK(text.find(std::string(m) + ": effect vs dose") != std::string::npos);
   CHECK(text.find("run 37 (counters=1[page-faults]/held): exited with code 1 (baseline exits 0)") != std::string::npos);
-  CHECK(text.find("A/A control: baseline against its duplicate — within ±1% on every metric") != std::string::npos);
+  CHECK(text.find("A/A control: no significant difference on 3 metrics; resolution ±0.6%, within ±1% on all") !=
+        std::string::npos);
   CHECK(text.find("    counters=1[task-clock]/natural#aa against counters=1[task-clock]/natural, 20 paired blocks\n"
                   "    task-clock  +0.12% [-0.31, +0.55]\n") != std::string::npos);
   CHECK(text.find("obscheck: ./compute 1000000 'two words'") == 0);
@@ -296,7 +300,7 @@ TEST_CASE("check text report: table first, every verdict named, plots per compar
   CHECK(text.find("no-cpufreq") == std::string::npos);
   // 17 comparisons besides the A/A; the sham one without pairs carries no p-value.
   CHECK(text.find("multiplicity: Holm over 16 comparisons") != std::string::npos);
-  CHECK(text.find("sequential: α split across 4 looks at 10, 20, 40, 80 measured blocks") != std::string::npos);
+  CHECK(text.find("sequential: the data were looked at 4 times; every look is valid on its own") != std::string::npos);
   CHECK(text.find(kCi) != std::string::npos);
   CHECK(text.find(kP) != std::string::npos);
   // The table and the plots fit 120 columns.
@@ -339,8 +343,8 @@ TEST_CASE("check JSON report matches its golden file and has the documented keys
   const auto& c0 = j.at("comparisons").at(0);
   for (const char* key : {"metric", "metric_name", "config", "config_id", "baseline", "baseline_id", "level_index",
                           "level", "dose", "layout", "aa", "n", "effect", "ci", "p", "p_holm", "p_method",
-                          "significant", "equivalent", "outside_margin", "median_config", "median_baseline", "log1p",
-                          "drift"})
+                          "significant", "equivalent", "outside_margin", "median_config", "median_baseline", "scale",
+                          "margin", "coverage", "bound", "blocks_needed", "drift"})
     CHECK(c0.contains(key));
   CHECK(c0.at("effect") == 0.041);
   // NaN becomes null.

@@ -228,17 +228,77 @@ TEST_CASE("warm-up by rolling CV on seeds/001's table") {
   CHECK(warmup_rolling_cv(std::vector<double>(10, 2.0)) == std::optional<std::size_t>{0});
 }
 
-TEST_CASE("sequential looks split alpha evenly over the planned looks") {
-  auto plan = plan_looks(100, 0.05);
-  CHECK(plan.looks == std::vector<std::size_t>{10, 20, 40, 80, 100});
-  CHECK(plan.alpha_per_look == Approx(0.01));
-  plan = plan_looks(80, 0.05);
-  CHECK(plan.looks == std::vector<std::size_t>{10, 20, 40, 80});
-  CHECK(plan.alpha_per_look == Approx(0.0125));
-  CHECK(look_index(plan, 40) == std::optional<std::size_t>{2});
-  CHECK(look_index(plan, 41) == std::nullopt);
-  CHECK(plan_looks(5, 0.05).looks == std::vector<std::size_t>{5});
-  CHECK_THROWS_AS(plan_looks(0, 0.05), std::invalid_argument);
+TEST_CASE("the sign test's mixture martingale: exact values at a = 4") {
+  // ln M = ln B(4 + 11, 4) - ln B(4, 4) + 11 ln 2 for 11 of 11 positive signs.
+  CHECK(sign_mixture_log(11, 11) == Approx(3.1537968527023876).epsilon(1e-12));
+  CHECK(sign_mixture_log(0, 0) == Approx(0.0).margin(1e-12));
+  // 10 of 10 agreeing signs give M = 15.06 < 1/0.05; 11 give 23.43.
+  CHECK(blocks_to_decide(0.05) == 11);
+  CHECK(blocks_to_decide(0.05 / 60) == 19);
+  CHECK(blocks_to_decide(0.05, 1.0) == 8);
+}
+
+TEST_CASE("confidence sequence for a median: order statistics and an always-valid p") {
+  std::vector<double> d;
+  for (int i = 1; i <= 20; ++i) d.push_back(i);
+  // n = 20: the accepted counts below m are j = 4..16, so the sequence is
+  // [d_(4), d_(17)] = [4, 17]; the median is (10 + 11) / 2.
+  const MedianSequence s = median_sequence(d, 0.05);
+  CHECK(s.n == 20);
+  CHECK(s.median == 10.5);
+  CHECK(s.lo == 4);
+  CHECK(s.hi == 17);
+  // All 20 above 0: M = 2^20 B(24, 4) / B(4, 4), p = 1/M.
+  CHECK(s.p_value == Approx(std::exp(-sign_mixture_log(20, 20))).epsilon(1e-12));
+  // Shifted to -4..15: the zero is a tie and is dropped; 15 above, 4 below.
+  for (double& v : d) v -= 5;
+  const MedianSequence shifted = median_sequence(d, 0.05);
+  CHECK(shifted.p_value == Approx(0.1702744620186955).epsilon(1e-9));
+  CHECK(shifted.lo == -1);
+  CHECK(shifted.hi == 12);
+  // Too few values to bound anything: the sequence is the whole line.
+  const MedianSequence few = median_sequence(std::vector<double>{1, 2, 3}, 0.05);
+  CHECK(few.median == 2);
+  CHECK(std::isinf(few.lo));
+  CHECK(std::isinf(few.hi));
+  CHECK(few.p_value > 0.05);
+  const MedianSequence none = median_sequence(std::vector<double>{}, 0.05);
+  CHECK(std::isnan(none.median));
+  CHECK(none.p_value == 1);
+  CHECK_THROWS_AS(median_sequence(std::vector<double>{1, NAN}, 0.05), std::invalid_argument);
+  CHECK_THROWS_AS(median_sequence(d, 0), std::invalid_argument);
+}
+
+TEST_CASE("confidence sequence: the blocks a half-width needs") {
+  // A sequence 2% wide each way at 100 blocks, wanted 1% wide: about four times the
+  // blocks (the standard error halves at 4n), a little more since the sequence widens
+  // in standard errors as n grows.
+  const std::size_t n = blocks_for_half_width(0.02, 100, 0.01, 0.10);
+  CHECK(n > 400);
+  CHECK(n < 500);
+  CHECK(sequence_width_in_se(n, 0.10) / std::sqrt(static_cast<double>(n)) <=
+        0.5 * sequence_width_in_se(100, 0.10) / 10.0);
+  CHECK(blocks_for_half_width(0.02, 100, 0.01, 0.10, 300) == 0);  // not within the cap
+  CHECK(blocks_for_half_width(0.02, 100, 0.03, 0.10) == 0);       // already narrower
+  CHECK(blocks_for_half_width(0.02, 5, 0.01, 0.10) == 0);         // unbounded at 5 blocks
+  CHECK(std::isinf(sequence_width_in_se(5, 0.10)));
+}
+
+TEST_CASE("Pettitt's test: mid-ranks, the statistic and its p-value by hand") {
+  // Ranks 1..10; U_5 = 2 * 15 - 5 * 11 = -25 is the largest |U_t|;
+  // p = 2 exp(-6 * 625 / (1000 + 100)).
+  const std::vector<double> x{1, 2, 3, 4, 5, 10, 11, 12, 13, 14};
+  const ChangeTest t = pettitt_test(x);
+  CHECK(t.at == 5);
+  CHECK(t.statistic == 25);
+  CHECK(t.p_value == Approx(0.06614250297660204).epsilon(1e-12));
+  // An outlier cannot make a change: it moves one rank.
+  std::vector<double> flat(40, 1.0);
+  for (std::size_t i = 0; i < flat.size(); ++i) flat[i] = (i * 7919 % 13) / 13.0;
+  flat[20] = 1e9;
+  CHECK(pettitt_test(flat).p_value > 0.5);
+  CHECK(pettitt_test(std::vector<double>{3}).p_value == 1);
+  CHECK_THROWS_AS(pettitt_test(std::vector<double>{1, INFINITY}), std::invalid_argument);
 }
 
 TEST_CASE("slope method: least squares with a t interval by hand") {

@@ -1,0 +1,72 @@
+// util/: the one way obscheck writes a whole file (reports, figures, the build-variant
+// cache). DESIGN.md "Writing files": obscheck is often run as root, in directories
+// other local users can write to (/tmp, a shared lab directory), so nothing it writes
+// may be redirected by them.
+//
+// How a file is written: the destination's directory is opened once; a new file with
+// a fresh random name (".NAME.obscheck-<16 random hex digits>") is created in that
+// same directory with O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, written, fsynced and
+// renamed over NAME (renameat on the directory's descriptor), then the directory is
+// fsynced. So:
+//   - no name obscheck opens for writing can be guessed in advance and planted
+//     (the old "NAME.tmp" could), and O_EXCL | O_NOFOLLOW refuses one planted anyway;
+//   - a symbolic link already at NAME is *replaced*, never followed: rename(2) acts on
+//     the directory entry, so the link's target is left unchanged and NAME becomes the
+//     new regular file. Replacing was chosen over refusing because refusing would let
+//     any user who can write to the directory stop every report by planting a link,
+//     while replacing cannot be turned against the writer: the link is never opened;
+//   - a regular file already at NAME is replaced by one with its permission bits (a
+//     report made private stays private); a new file gets `mode` less the umask;
+//   - a reader sees the old file or the whole new one, never half of it, and after a
+//     crash the new file is either complete or absent (a stray .NAME.obscheck-* file at
+//     worst);
+//   - the temporary file and the rename are in one directory even if the path to it is
+//     changed meanwhile: the directory is resolved once (symbolic links in the path the
+//     user typed are followed, as the user asked for that path).
+// Errors are Error(io) (exit 6) naming the destination and the reason; nothing is left
+// behind on failure. A destination that is a directory is refused (EISDIR).
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <string_view>
+
+#include "util/fd.h"
+
+namespace obscheck {
+
+// Files obscheck writes are readable by all (reports are meant to be shared); the
+// process umask still applies.
+inline constexpr mode_t kOutputFileMode = 0644;
+inline constexpr mode_t kOutputDirMode = 0755;
+
+// Writes `bytes` to `path` as described above. `path` must name a file (not end in
+// '/', '.' or '..').
+void write_file_safely(const std::string& path, std::string_view bytes, mode_t mode = kOutputFileMode);
+
+// The same into an open directory: `name` is a plain file name (no '/'); `dir_path`
+// only names the directory in messages.
+void write_file_at(int dir_fd, const std::string& dir_path, const std::string& name, std::string_view bytes,
+                   mode_t mode = kOutputFileMode);
+
+// Who else may write into a directory obscheck writes to.
+enum class DirAccess {
+  // Others may write there (e.g. --svg /tmp/figs): fine, since every file goes in by
+  // write_file_at, which no planted name can redirect.
+  shared,
+  // obscheck hands paths inside it to another program (a build command's -o {out})
+  // that writes through whatever it finds: it must be owned by this user and not
+  // writable by group or others, so nobody else can plant a link there.
+  private_to_us,
+};
+
+// Opens the directory `path` (O_DIRECTORY | O_NOFOLLOW), creating it (and its missing
+// parents) with `mode` first when absent. Throws Error(io) when it cannot be created
+// or opened, when its last component is a symbolic link (obscheck does not write into
+// a directory another user could have pointed elsewhere; give the real directory), or,
+// for DirAccess::private_to_us, when another user owns it or group/others can write
+// to it.
+UniqueFd open_output_dir(const std::string& path, DirAccess access = DirAccess::shared, mode_t mode = kOutputDirMode);
+
+}  // namespace obscheck

@@ -1,0 +1,165 @@
+// util/safe_write: a link planted at any name obscheck writes leaves its target alone.
+#include <catch2/catch.hpp>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <iterator>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "util/error.h"
+#include "util/safe_write.h"
+
+using namespace obscheck;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Dir {
+  std::string path;
+  Dir() {
+    char tmpl[] = "/tmp/obscheck-safe-write-XXXXXX";
+    REQUIRE(mkdtemp(tmpl) != nullptr);
+    path = tmpl;
+  }
+  ~Dir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  std::string operator/(const std::string& name) const { return path + "/" + name; }
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+bool is_link(const std::string& path) { return fs::is_symlink(fs::symlink_status(path)); }
+
+// How many names `dir` holds: a finished or failed write leaves no temporary file.
+std::size_t entries(const std::string& dir) {
+  return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
+}
+
+}  // namespace
+
+TEST_CASE("safe_write: writes the bytes, mode 0644 under umask 022, and leaves no temporary file") {
+  Dir d;
+  const mode_t old = ::umask(022);
+  write_file_safely(d / "out.json", "{\"a\":1}\n");
+  ::umask(old);
+  CHECK(slurp(d / "out.json") == "{\"a\":1}\n");
+  struct stat st {};
+  REQUIRE(::lstat((d / "out.json").c_str(), &st) == 0);
+  CHECK(S_ISREG(st.st_mode));
+  CHECK((st.st_mode & 07777) == 0644);
+  CHECK(entries(d.path) == 1);
+  write_file_safely(d / "out.json", "second");  // replaces
+  CHECK(slurp(d / "out.json") == "second");
+  CHECK(entries(d.path) == 1);
+}
+
+TEST_CASE("safe_write: a file replaced keeps its permission bits") {
+  Dir d;
+  std::ofstream(d / "private.txt") << "old";
+  ::chmod((d / "private.txt").c_str(), 0600);
+  write_file_safely(d / "private.txt", "new");
+  struct stat st {};
+  REQUIRE(::stat((d / "private.txt").c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0600);
+  CHECK(slurp(d / "private.txt") == "new");
+}
+
+TEST_CASE("safe_write: a link planted at the old OUT.tmp name is neither followed nor touched") {
+  Dir d;
+  std::ofstream(d / "victim") << "precious\n";
+  fs::create_symlink(d / "victim", d / "report.json.tmp");
+  write_file_safely(d / "report.json", "report");
+  CHECK(slurp(d / "victim") == "precious\n");
+  CHECK(is_link(d / "report.json.tmp"));
+  CHECK(slurp(d / "report.json") == "report");
+  CHECK(!is_link(d / "report.json"));
+}
+
+TEST_CASE("safe_write: a link at the destination itself is replaced by the file, its target unchanged") {
+  Dir d;
+  std::ofstream(d / "victim") << "precious\n";
+  fs::create_symlink(d / "victim", d / "report.json");
+  write_file_safely(d / "report.json", "report");
+  CHECK(slurp(d / "victim") == "precious\n");
+  CHECK(!is_link(d / "report.json"));
+  CHECK(slurp(d / "report.json") == "report");
+  // A dangling link (to a file that does not exist yet) creates nothing at its target.
+  fs::create_symlink(d / "absent", d / "dangling.svg");
+  write_file_safely(d / "dangling.svg", "<svg/>");
+  CHECK(!fs::exists(d / "absent"));
+  CHECK(slurp(d / "dangling.svg") == "<svg/>");
+}
+
+TEST_CASE("safe_write: a relative path writes in the current directory") {
+  Dir d;
+  const fs::path here = fs::current_path();
+  fs::current_path(d.path);
+  write_file_safely("plain.txt", "x");
+  fs::current_path(here);
+  CHECK(slurp(d / "plain.txt") == "x");
+}
+
+TEST_CASE("safe_write: a directory, a missing directory or a name that is no file is Error(io), leaving nothing") {
+  Dir d;
+  fs::create_directory(d / "sub");
+  const auto kind_of = [](auto&& f) {
+    try {
+      f();
+    } catch (const Error& e) {
+      return e.kind();
+    }
+    return ErrorKind::internal;
+  };
+  CHECK(kind_of([&] { write_file_safely(d / "sub", "x"); }) == ErrorKind::io);
+  CHECK(kind_of([&] { write_file_safely(d / "missing/out", "x"); }) == ErrorKind::io);
+  CHECK(kind_of([&] { write_file_safely(d.path + "/", "x"); }) == ErrorKind::io);
+  CHECK(kind_of([&] { write_file_safely(d / "..", "x"); }) == ErrorKind::io);
+  CHECK(entries(d.path) == 1);
+  CHECK(fs::is_empty(d / "sub"));
+  try {
+    write_file_safely(d / "sub", "x");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) == "cannot write " + (d / "sub") + ": Is a directory");
+  }
+}
+
+TEST_CASE("safe_write: open_output_dir creates the directory, refuses a link at it, and checks a private one") {
+  Dir d;
+  {
+    const UniqueFd fd = open_output_dir(d / "a/b/figs");
+    CHECK(fd);
+    write_file_at(fd.get(), d / "a/b/figs", "one.svg", "<svg/>");
+    CHECK(slurp(d / "a/b/figs/one.svg") == "<svg/>");
+  }
+  fs::create_directory(d / "elsewhere");
+  fs::create_symlink(d / "elsewhere", d / "linked");
+  try {
+    open_output_dir(d / "linked");
+    FAIL("a link at the directory was followed");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::io);
+    CHECK(std::string(e.what()) == "cannot write into " + (d / "linked") + ": it is a symbolic link");
+  }
+  fs::create_directory(d / "open");
+  ::chmod((d / "open").c_str(), 0777);
+  CHECK(open_output_dir(d / "open", DirAccess::shared));
+  try {
+    open_output_dir(d / "open", DirAccess::private_to_us);
+    FAIL("a directory others can write to was taken as private");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::io);
+    CHECK_THAT(e.what(), Catch::Contains("writable by group or others"));
+  }
+  CHECK(open_output_dir(d / "mine", DirAccess::private_to_us));
+}
