@@ -1,6 +1,7 @@
 #include "calibration/adapter.h"
 
 #include "analysis/check.h"
+#include "record/run_table.h"
 
 namespace obscheck::calibration {
 
@@ -11,7 +12,7 @@ Findings analyse_look(const Plan& plan, const std::vector<RunRecord>& runs, cons
   o.looks_planned = in.looks_planned;
   o.seed = in.seed;
   o.threads = in.threads;
-  return analyse_check(plan, runs, o);
+  return analyse_check(plan, run_table_of(runs), o);
 }
 
 const std::string& metric_name(const Findings& f, std::size_t metric) { return f.metrics.at(metric).name; }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <set>
 
@@ -94,12 +95,7 @@ void add_host_load(RunRecord& r, double cpus, std::mt19937_64& rng) {
 
 }  // namespace
 
-std::vector<std::size_t> default_looks(std::size_t window) {
-  std::vector<std::size_t> out;
-  for (std::size_t n = 10; n < window; n *= 2) out.push_back(n);
-  if (window > 0) out.push_back(window);
-  return out;
-}
+std::vector<std::size_t> default_looks(std::size_t window) { return looks(window); }
 
 Plan replay_plan(const Fixture& fx, std::size_t window) {
   PlanSpec spec = fx.plan.spec;
@@ -212,6 +208,8 @@ ReplayedCheck replay_check(const Fixture& fx, const ReplaySpec& spec, std::uint6
     out.blocks = looks[i];
     out.decisive = decisive(f);
     if (i == 0) out.first = f;
+    out.look_blocks.push_back(looks[i]);
+    out.at_look.push_back(f);
     out.last = std::move(f);
     out.runs = std::move(runs);
     if (spec.stop_when_decisive && out.decisive) break;
@@ -283,6 +281,15 @@ CaseRates run_case(const Fixture& fx, const ReplaySpec& spec, std::size_t replay
       const auto tc1 = metric_index(c.first, "task-clock"), wall1 = metric_index(c.first, "wall-time");
       r.first_look_decided +=
           detected(c.first, verdict_at(c.first, tc1, level), effect) && detected(c.first, verdict_at(c.first, wall1, level), effect);
+      for (std::size_t i = 0; i < c.at_look.size(); ++i) {
+        const Findings& g = c.at_look[i];
+        if (detected(g, verdict_at(g, metric_index(g, "task-clock"), level), effect) &&
+            detected(g, verdict_at(g, metric_index(g, "wall-time"), level), effect)) {
+          r.decided_some_look += 1;
+          r.mean_decided_blocks += static_cast<double>(c.look_blocks[i]);
+          break;
+        }
+      }
     }
     if (spec.injection.load) {
       const HostLoad h = analyse_host_load(run_table_of(c.runs));
@@ -292,10 +299,12 @@ CaseRates run_case(const Fixture& fx, const ReplaySpec& spec, std::size_t replay
     r.mean_looks += static_cast<double>(c.looks_taken);
     r.mean_blocks += static_cast<double>(c.blocks);
   }
+  r.mean_decided_blocks = r.decided_some_look > 0 ? r.mean_decided_blocks / r.decided_some_look
+                                                  : std::numeric_limits<double>::quiet_NaN();
   const double n = static_cast<double>(replays);
   for (double* x : {&r.any_perturbed, &r.time_not_perturbed, &r.detected_task_clock, &r.detected_wall,
                     &r.first_look_decided, &r.drift_injected_level, &r.drift_any, &r.load_found, &r.mean_looks,
-                    &r.mean_blocks})
+                    &r.mean_blocks, &r.decided_some_look})
     *x /= n;
   return r;
 }

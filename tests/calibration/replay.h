@@ -66,7 +66,8 @@ struct ReplaySpec {
   std::size_t threads = 0;           // the analysis's threads (AnalysisOptions::threads)
 };
 
-// 10, 20, 40, ... doubling while below `window`, then `window` itself.
+// The live check's look schedule for a budget of `window` blocks (plan/ looks:
+// 10, 13, 17, 22, ... and `window` itself).
 std::vector<std::size_t> default_looks(std::size_t window);
 
 // The plan of a live check with the fixture's configurations and a budget of `window`
@@ -111,6 +112,8 @@ struct ReplayedCheck {
   bool decisive = false;        // the last look's findings were decisive
   Findings first;               // at the first look
   Findings last;                // at the last look taken
+  std::vector<std::size_t> look_blocks;  // measured blocks at each look taken
+  std::vector<Findings> at_look;         // the findings of each look taken
   std::vector<RunRecord> runs;  // the runs the last look analysed
 };
 
@@ -132,6 +135,9 @@ struct CaseRates {
   double drift_any = 0;             // the drift test flagged some time-metric verdict
   double load_found = 0;            // (load step) busy_phase_found for the injected busy blocks
   double mean_looks = 0, mean_blocks = 0;
+  // Effect cases: the replays in which both time metrics were detected at some look,
+  // and the mean blocks at the first such look (NaN when none was).
+  double decided_some_look = 0, mean_decided_blocks = 0;
 };
 
 CaseRates run_case(const Fixture& fx, const ReplaySpec& spec, std::size_t replays, std::uint64_t seed);
