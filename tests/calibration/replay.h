@@ -147,7 +147,7 @@ CaseRates run_case(const Fixture& fx, const ReplaySpec& spec, std::size_t replay
 // /proc/stat is 10 ms, so the block where a load starts is known to a block or two.
 bool busy_phase_found(const HostLoad& h, std::size_t first, std::size_t last, std::size_t tolerance = 2);
 
-// The cases of the acceptance, shared by the calibration test and benchmark:
+// The cases of the calibration's acceptance rates (README.md), shared by the calibration test and benchmark:
 //   null, +0.5%, -0.5%, +2%, -2%, +10%, -10%, x100   constant effects, default looks,
 //                                                     stopping when decisive;
 //   null-full, step+10%   no effect / a +10% step at the window's middle, analysed at

@@ -1,4 +1,4 @@
-// The calibration table (issue "Verdicts that decide on a noisy host", Acceptance):
+// The calibration table (tests/calibration/README.md):
 // replayed checks on the committed real-noise fixtures, per case and fixture, with
 // the rates the verdicts must reach. Prints; never fails on a rate (the calibration
 // test asserts them).
