@@ -175,10 +175,11 @@ std::string default_journal_path(const std::string& dir, std::chrono::system_clo
   }
 }
 
-JournalData load_journal(const std::string& path) {
+JournalData load_journal(const std::string& path) { return parse_journal(read_file(path), path); }
+
+JournalData parse_journal(std::string_view text, const std::string& path) {
   JournalData data;
   data.path = path;
-  const std::string text = read_file(path);
   if (text.empty())
     throw Error(ErrorKind::io, fmt::format("journal {} is empty", path),
                 "it was created but its manifest never written; start a new sweep");

@@ -35,6 +35,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -101,6 +102,9 @@ struct JournalData {
 // line without its '\n', or one that is not JSON at all, is a torn tail from a crash:
 // it is ignored and torn_tail is set.
 JournalData load_journal(const std::string& path);
+// The same for a journal's text already in memory (a decompressed copy, say); `path`
+// names it in errors and in JournalData::path.
+JournalData parse_journal(std::string_view text, const std::string& path);
 
 // The plan recorded in the manifest. Throws Error(io) as plan_from_json.
 Plan plan_from_journal(const JournalData& data);

@@ -23,6 +23,15 @@ double timeval_ns(const struct timeval& t) {
   return static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_usec) * 1e3;
 }
 
+// extra["host"][key] when it is a number, else NaN (an older journal, or a run the
+// host's load could not be read for).
+double host_number(const nlohmann::json& extra, const char* key) {
+  const auto host = extra.find("host");
+  if (host == extra.end() || !host->is_object()) return kNaN;
+  const auto v = host->find(key);
+  return v != host->end() && v->is_number() ? v->get<double>() : kNaN;
+}
+
 }  // namespace
 
 RunTable::Readings& RunTable::column(const std::string& name) {
@@ -71,6 +80,8 @@ void RunTable::add(const RunRecord& r) {
   minflt.push_back(static_cast<double>(u.ru_minflt));
   nvcsw.push_back(static_cast<double>(u.ru_nvcsw));
   nivcsw.push_back(static_cast<double>(u.ru_nivcsw));
+  host_other_cpu_ns.push_back(host_number(r.extra, "other_cpu_ns"));
+  host_procs_running.push_back(host_number(r.extra, "procs_running"));
   for (Readings& c : readings) {
     c.value.push_back(kNaN);
     c.multiplexed.push_back(0);

@@ -1,6 +1,7 @@
 // record/: the runs of a journal as the analyses read them — one column per field the
 // verdicts use, one row per run line in journal order, and nothing else of a line
-// (the output head, the observer's extras and the configuration's id are not kept).
+// (the output head, the observer's extras other than the host's load, and the
+// configuration's id are not kept).
 // A million runs take about 130 MB here, against several hundred bytes a run as
 // RunRecords; a live check appends each run as it is recorded, and a reader of a
 // journal can fill it line by line without building RunRecords at all.
@@ -29,6 +30,12 @@ struct RunTable {
 
   // The driver's metrics (check_metrics): wall time and the rusage of wait4.
   std::vector<double> wall_ns, utime_ns, stime_ns, maxrss_kb, minflt, nvcsw, nivcsw;
+
+  // The host's load during the run, as the runner records it in extra["host"]
+  // (run/host_sample.h): other processes' CPU time over the run (ns, from /proc/stat's
+  // tick counts less the target's own CPU time, so it can be a tick below 0) and the
+  // run queue at its end (procs_running, the driver included). NaN when not recorded.
+  std::vector<double> host_other_cpu_ns, host_procs_running;
 
   // One column per distinct reading name, in order of first appearance.
   struct Readings {

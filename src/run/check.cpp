@@ -9,6 +9,7 @@
 #include "observe/probes.h"
 #include "observe/sampling.h"
 #include "observe/wrap.h"
+#include "run/host_sample.h"
 #include "run/measure.h"
 #include "run/signals.h"
 #include "util/error.h"
@@ -186,6 +187,7 @@ SweepResult run_sweep(const Plan& plan, const CheckSpec& spec, const std::vector
   // are read once, not by each child (see non_default_signals).
   const std::vector<int> resets = non_default_signals();
   for (LaunchSpec& l : launches) l.reset_signals = resets;
+  const long ticks_per_second = clock_ticks_per_second();
   for (std::size_t i = 0; i < trials.size(); ++i) {
     if (InterruptGuard::interrupted()) break;
     const Trial& t = trials[i];
@@ -197,9 +199,13 @@ SweepResult run_sweep(const Plan& plan, const CheckSpec& spec, const std::vector
     if (spec.sim) {
       RunRecord rec = run_record_for(plan, t);
       try {
+        const std::optional<ProcStat> host_before = read_proc_stat();
         SimRun run = run_sim_interruptible(launch, *spec.sim, simulated[t.config]);
+        const std::optional<ProcStat> host_after = read_proc_stat();
         rec.exit = std::move(run.exit);
         rec.readings = std::move(run.readings);
+        if (host_before && host_after)
+          rec.extra["host"] = host_load_json(*host_before, *host_after, rec.exit.usage, ticks_per_second);
       } catch (const Error& e) {
         if (InterruptGuard::interrupted()) break;  // valgrind killed by us: no counts, not a failure
         if (e.kind() != ErrorKind::target_failed) throw;
@@ -226,6 +232,8 @@ SweepResult run_sweep(const Plan& plan, const CheckSpec& spec, const std::vector
     Sampler sampler;
     if (spec.observer.kind == ObserverKind::sampling) sampler = Sampler::open(child.pid(), spec.observer.sample_event, freq);
     RunRecord rec = run_record_for(plan, t);
+    // The host's load around the run, read while the target is corked and once reaped.
+    const std::optional<ProcStat> host_before = read_proc_stat();
     {
       // The ring is drained while the target runs, on a helper thread, as a profiler does.
       std::optional<SamplerThread> drainer;
@@ -233,6 +241,9 @@ SweepResult run_sweep(const Plan& plan, const CheckSpec& spec, const std::vector
       child.release();
       rec.exit = child.wait();
     }
+    const std::optional<ProcStat> host_after = read_proc_stat();
+    if (host_before && host_after)
+      rec.extra["host"] = host_load_json(*host_before, *host_after, rec.exit.usage, ticks_per_second);
     if (sampler.active()) {
       const SamplingStats st = sampler.stats();
       rec.extra["sampling"] = {{"freq", st.frequency}, {"samples", st.samples}, {"lost", st.lost},

@@ -145,3 +145,21 @@ TEST_CASE("check: a counter this host lacks is refused with its reason, or dropp
   CHECK_THAT(ok.out, Catch::Contains("dropped (--allow-missing): cycles"));
   unlink(journal.c_str());
 }
+
+TEST_CASE("check: every run line records the host's load around the run") {
+  const std::string journal = tmp_path("host.jsonl");
+  auto r = run_cli({"--counters", "task-clock", "--runs", "3", "--seed", "5", "--journal", journal, "--",
+                    workload("compute"), "50"});
+  REQUIRE((r.code == 0 || r.code == 1));
+  std::size_t runs = 0;
+  for (const json& line : journal_lines(journal)) {
+    if (line.at("type") != "run") continue;
+    ++runs;
+    const json& host = line.at("extra").at("host");
+    // Whole ticks less the target's exact CPU time: any integer, a tick's worth below 0 at most.
+    CHECK(host.at("other_cpu_ns").is_number_integer());
+    CHECK(host.at("procs_running").get<long>() >= 1);  // the driver itself, reading it
+  }
+  unlink(journal.c_str());
+  CHECK(runs == 2 * 4);  // the baseline and its A/A copy, in a warm-up block and three measured
+}

@@ -1,0 +1,47 @@
+// run/: how busy the host was around one run, for the journal (extra["host"]).
+//
+// Other processes' CPU time over a run is the host's busy CPU time between a reading of
+// /proc/stat just before the target is released and one just after it is reaped, less
+// the target's own CPU time (its rusage). /proc/stat counts whole clock ticks
+// (USER_HZ, sysconf(_SC_CLK_TCK): 100 per second on Debian's kernels), charged to
+// whatever runs when a tick falls, so one run's figure is coarse (a tick, 10 ms, either
+// way, and below 0 when a tick of the target's own time is missed); summed over the
+// runs of a block it gives the CPUs busy elsewhere (analysis/host_load.h). The run
+// queue is /proc/stat's procs_running at the end of the run: the runnable tasks, the
+// driver itself among them.
+#pragma once
+
+#include <sys/resource.h>
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace obscheck {
+
+struct ProcStat {
+  // The aggregate "cpu" line: user + nice + system + irq + softirq + steal, in ticks
+  // (guest time is already counted in user and nice; idle and iowait are not busy).
+  std::uint64_t busy_ticks = 0;
+  std::uint64_t procs_running = 0;
+};
+
+// Parses the text of /proc/stat. nullopt when the "cpu " line (with at least its
+// first four fields) or the procs_running line is missing or malformed.
+std::optional<ProcStat> parse_proc_stat(std::string_view text);
+
+// Reads /proc/stat with one read(2) (about 50 µs; taken only while the target is corked
+// or already reaped, never while it runs). nullopt when it cannot be read or parsed.
+std::optional<ProcStat> read_proc_stat();
+
+// {"other_cpu_ns": (after.busy − before.busy) x 1e9 / ticks_per_second − the target's
+//  user + system time, "procs_running": after.procs_running}. ticks_per_second > 0.
+nlohmann::json host_load_json(const ProcStat& before, const ProcStat& after, const struct rusage& target,
+                              long ticks_per_second);
+
+// sysconf(_SC_CLK_TCK), or 100 when it is unavailable (the Linux value since 2.6).
+long clock_ticks_per_second();
+
+}  // namespace obscheck

@@ -1,0 +1,345 @@
+#include "calibration/replay.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <set>
+
+#include "analysis/host_load.h"
+#include "calibration/adapter.h"
+#include "record/run_table.h"
+#include "util/error.h"
+
+namespace obscheck::calibration {
+namespace {
+
+// The kernel's tick accounting of /proc/stat at USER_HZ = 100, as on Debian's kernels.
+constexpr double kTickNs = 1e7;
+
+void shuffle(std::vector<std::size_t>& v, std::mt19937_64& rng) {
+  for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[bounded_draw(rng, i)]);
+}
+
+bool has_reading(const RunRecord& r, const std::string& name) {
+  return std::any_of(r.readings.begin(), r.readings.end(), [&](const Reading& x) { return x.name == name; });
+}
+
+const Reading& reading_named(const RunRecord& r, const std::string& name) {
+  for (const Reading& x : r.readings)
+    if (x.name == name) return x;
+  throw Error(ErrorKind::internal, fmt::format("run {} has no reading {}", r.index, name));
+}
+
+ReplayBlock relabel(const Fixture::Block& b, std::size_t source, std::mt19937_64& rng) {
+  const std::size_t n = b.by_config.size();
+  ReplayBlock out;
+  out.source_block = source;
+  out.run_of.resize(n);
+  for (std::size_t c = 0; c < n; ++c) out.run_of[c] = c;
+  shuffle(out.run_of, rng);
+  std::set<std::string> names;
+  for (const RunRecord& r : b.by_config)
+    for (const Reading& x : r.readings) names.insert(x.name);
+  for (const std::string& name : names) {
+    std::vector<std::size_t> of(n, n);  // n: c does not count `name`
+    std::vector<bool> taken(n, false);
+    std::vector<std::size_t> open;      // configurations counting `name` whose source lacks it
+    for (std::size_t c = 0; c < n; ++c) {
+      if (!has_reading(b.by_config[c], name)) continue;
+      const std::size_t s = out.run_of[c];
+      if (has_reading(b.by_config[s], name)) {
+        of[c] = s;
+        taken[s] = true;
+      } else {
+        open.push_back(c);
+      }
+    }
+    std::vector<std::size_t> left;      // runs with `name` that no configuration took
+    for (std::size_t s = 0; s < n; ++s)
+      if (has_reading(b.by_config[s], name) && !taken[s]) left.push_back(s);
+    shuffle(left, rng);
+    for (std::size_t i = 0; i < open.size(); ++i) of[open[i]] = left.at(i);
+    out.reading_of[name] = std::move(of);
+  }
+  return out;
+}
+
+std::uint64_t scaled(std::uint64_t v, double f) { return static_cast<std::uint64_t>(std::llround(static_cast<double>(v) * f)); }
+
+void scale_time(RunRecord& r, double f) {
+  for (Reading& x : r.readings)
+    if (x.name == "task-clock") {
+      x.value *= f;
+      x.raw = scaled(x.raw, f);
+    }
+  r.exit.wall_ns = scaled(r.exit.wall_ns, f);
+  const double us = (static_cast<double>(r.exit.usage.ru_utime.tv_sec) * 1e6 + static_cast<double>(r.exit.usage.ru_utime.tv_usec)) * f;
+  const auto whole = static_cast<long long>(std::llround(us));
+  r.exit.usage.ru_utime.tv_sec = static_cast<time_t>(whole / 1000000);
+  r.exit.usage.ru_utime.tv_usec = static_cast<suseconds_t>(whole % 1000000);
+}
+
+// Other processes' CPU time over a run as the runner records it (run/host_sample.h):
+// the ticks that fell in the run, whole, for the target and the others alike, less
+// the target's exact CPU time (taken as its wall time: the workloads are CPU-bound).
+void add_host_load(RunRecord& r, double cpus, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const auto wall = static_cast<double>(r.exit.wall_ns);
+  const double ticks = std::floor((1 + cpus) * wall / kTickNs + u(rng));
+  const int queue = 1 + (u(rng) < cpus ? 1 : 0);  // the driver itself, and maybe another
+  r.extra["host"] = {{"other_cpu_ns", static_cast<std::int64_t>(ticks * kTickNs - wall)}, {"procs_running", queue}};
+}
+
+}  // namespace
+
+std::vector<std::size_t> default_looks(std::size_t window) { return looks(window); }
+
+Plan replay_plan(const Fixture& fx, std::size_t window) {
+  PlanSpec spec = fx.plan.spec;
+  spec.fixed_blocks.reset();
+  spec.max_blocks = window;
+  Plan plan = make_plan(spec);
+  const bool same = plan.configs.size() == fx.plan.configs.size() &&
+                    std::equal(plan.configs.begin(), plan.configs.end(), fx.plan.configs.begin(),
+                               [](const Configuration& a, const Configuration& b) { return a.id == b.id; });
+  if (!same) throw Error(ErrorKind::internal, fmt::format("{}: the replay's plan has other configurations", fx.name));
+  return plan;
+}
+
+std::size_t injected_config(const Plan& plan, const Injection& in) {
+  if (in.config) {
+    if (*in.config >= plan.configs.size())
+      throw Error(ErrorKind::usage, fmt::format("configuration {} is not in the plan", *in.config));
+    return *in.config;
+  }
+  const Layout first = plan.spec.layouts.at(0);
+  std::optional<std::size_t> top;
+  // The most observed level: the highest dose among the first layout's configurations
+  // that are not the A/A copy, the last in plan order among equals.
+  for (const Configuration& c : plan.configs) {
+    if (c.aa_duplicate || c.layout != first) continue;
+    if (!top || c.level.dose >= plan.configs[*top].level.dose) top = c.index;
+  }
+  if (!top) throw Error(ErrorKind::usage, "the plan has no configuration to inject an effect into");
+  return *top;
+}
+
+ReplayWindow draw_window(const Fixture& fx, std::size_t window, std::uint64_t seed, std::size_t number) {
+  if (window == 0) throw Error(ErrorKind::usage, "a replay window needs at least one block");
+  if (window > fx.blocks.size())
+    throw Error(ErrorKind::usage,
+                fmt::format("{} has {} complete blocks, fewer than a window of {}", fx.name, fx.blocks.size(), window));
+  std::mt19937_64 rng(splitmix64(seed + number));
+  ReplayWindow w;
+  w.first_block = bounded_draw(rng, fx.blocks.size() - window + 1);
+  w.seed = rng();
+  for (std::size_t k = 0; k < window; ++k)
+    w.blocks.push_back(relabel(fx.blocks[w.first_block + k], w.first_block + k, rng));
+  return w;
+}
+
+std::vector<RunRecord> replay_runs(const Fixture& fx, const ReplayWindow& w, const Injection& in, std::size_t blocks) {
+  const Plan& plan = fx.plan;
+  const std::size_t size = plan.block_size();
+  const std::size_t target = injected_config(plan, in);
+  const std::size_t window = w.blocks.size();
+  std::mt19937_64 host_rng(splitmix64(w.seed));
+  std::vector<RunRecord> out;
+  out.reserve(std::min(blocks, window) * size);
+  for (std::size_t k = 0; k < std::min(blocks, window); ++k) {
+    const ReplayBlock& rb = w.blocks[k];
+    const Fixture::Block& b = fx.blocks[rb.source_block];
+    const std::size_t block = plan.spec.warmup_blocks + k;
+    const std::size_t start = out.size();
+    for (std::size_t c = 0; c < size; ++c) {
+      RunRecord r = b.by_config[rb.run_of[c]];
+      r.config = c;
+      r.config_id = plan.configs[c].id;
+      r.block = block;
+      r.index = block * size + r.position;
+      r.env_bytes = b.by_config[c].env_bytes;
+      r.readings.clear();
+      for (const Reading& own : b.by_config[c].readings)
+        r.readings.push_back(reading_named(b.by_config[rb.reading_of.at(own.name)[c]], own.name));
+      double f = 1;
+      if (c == target && (in.shape == Shape::constant || k >= window / 2)) f *= 1 + in.effect;
+      if (in.load && k >= in.load->first && k < in.load->last &&
+          (in.load->slowed.empty() ? c == target
+                                   : std::find(in.load->slowed.begin(), in.load->slowed.end(), c) != in.load->slowed.end()))
+        f *= 1 + in.load->slowdown;
+      if (f != 1) scale_time(r, f);
+      out.push_back(std::move(r));
+    }
+    // Run order within the block is the recorded time order.
+    std::sort(out.begin() + static_cast<std::ptrdiff_t>(start), out.end(),
+              [](const RunRecord& a, const RunRecord& b2) { return a.position < b2.position; });
+    if (in.load) {
+      const bool busy = k >= in.load->first && k < in.load->last;
+      for (std::size_t i = start; i < out.size(); ++i)
+        add_host_load(out[i], busy ? in.load->busy_cpus : in.load->quiet_cpus, host_rng);
+    }
+  }
+  return out;
+}
+
+ReplayedCheck replay_check(const Fixture& fx, const ReplaySpec& spec, std::uint64_t seed, std::size_t number) {
+  const ReplayWindow w = draw_window(fx, spec.window, seed, number);
+  std::vector<std::size_t> looks = spec.looks.empty() ? default_looks(spec.window) : spec.looks;
+  looks.erase(std::remove_if(looks.begin(), looks.end(), [&](std::size_t n) { return n == 0 || n > spec.window; }),
+              looks.end());
+  if (looks.empty()) throw Error(ErrorKind::usage, "the look schedule has no look within the window");
+  const Plan plan = replay_plan(fx, spec.window);
+  ReplayedCheck out;
+  out.first_block = w.first_block;
+  for (std::size_t i = 0; i < looks.size(); ++i) {
+    std::vector<RunRecord> runs = replay_runs(fx, w, spec.injection, looks[i]);
+    LookInput in;
+    in.look = i;
+    in.looks_planned = looks.size();
+    in.seed = w.seed;
+    in.margin = spec.margin;
+    in.alpha = spec.alpha;
+    in.threads = spec.threads;
+    Findings f = analyse_look(plan, runs, in);
+    out.looks_taken = i + 1;
+    out.blocks = looks[i];
+    out.decisive = decisive(f);
+    if (i == 0) out.first = f;
+    out.look_blocks.push_back(looks[i]);
+    out.at_look.push_back(f);
+    out.last = std::move(f);
+    out.runs = std::move(runs);
+    if (spec.stop_when_decisive && out.decisive) break;
+  }
+  return out;
+}
+
+namespace {
+
+std::optional<std::size_t> metric_index(const Findings& f, const std::string& name) {
+  for (std::size_t i = 0; i < f.metrics.size(); ++i)
+    if (metric_name(f, i) == name) return i;
+  return std::nullopt;
+}
+
+const LevelVerdict* verdict_at(const Findings& f, std::optional<std::size_t> metric, std::size_t level) {
+  if (!metric) return nullptr;
+  for (const LevelVerdict& v : f.verdicts)
+    if (v.metric == *metric && v.level_index == level) return &v;
+  return nullptr;
+}
+
+bool is_time_metric(const Findings& f, std::size_t metric) {
+  const std::string& n = metric_name(f, metric);
+  return n == "task-clock" || n == "wall-time";
+}
+
+bool detected(const Findings& f, const LevelVerdict* v, double effect) {
+  if (!v || v->verdict != Verdict::perturbed) return false;
+  const std::optional<double> e = verdict_effect(f, *v);
+  return e && (effect > 0 ? *e > 0 : *e < 0);
+}
+
+}  // namespace
+
+bool busy_phase_found(const HostLoad& h, std::size_t first, std::size_t last, std::size_t tolerance) {
+  if (h.busy_blocks.empty()) return false;
+  const std::size_t lo = h.busy_blocks.front(), hi = h.busy_blocks.back();
+  const auto near = [&](std::size_t a, std::size_t b) { return (a > b ? a - b : b - a) <= tolerance; };
+  return hi - lo + 1 == h.busy_blocks.size() && near(lo, first) && near(hi, last);
+}
+
+CaseRates run_case(const Fixture& fx, const ReplaySpec& spec, std::size_t replays, std::uint64_t seed) {
+  CaseRates r;
+  r.replays = replays;
+  if (replays == 0) return r;
+  const std::size_t level = fx.plan.configs.at(injected_config(fx.plan, spec.injection)).level_index;
+  const double effect = spec.injection.effect;
+  for (std::size_t k = 0; k < replays; ++k) {
+    const ReplayedCheck c = replay_check(fx, spec, seed, k);
+    const Findings& f = c.last;
+    const auto tc = metric_index(f, "task-clock"), wall = metric_index(f, "wall-time");
+    bool any = false, all_null = true, drift_any = false;
+    for (const LevelVerdict& v : f.verdicts) {
+      any |= v.verdict == Verdict::perturbed;
+      if (!is_time_metric(f, v.metric)) continue;
+      all_null &= v.verdict == Verdict::not_perturbed;
+      drift_any |= drift_flagged(f, v);
+    }
+    r.any_perturbed += any;
+    r.time_not_perturbed += all_null;
+    r.drift_any += drift_any;
+    const LevelVerdict* vtc = verdict_at(f, tc, level);
+    const LevelVerdict* vwall = verdict_at(f, wall, level);
+    r.drift_injected_level += (vtc && drift_flagged(f, *vtc)) || (vwall && drift_flagged(f, *vwall));
+    if (effect != 0) {
+      r.detected_task_clock += detected(f, vtc, effect);
+      r.detected_wall += detected(f, vwall, effect);
+      const auto tc1 = metric_index(c.first, "task-clock"), wall1 = metric_index(c.first, "wall-time");
+      r.first_look_decided +=
+          detected(c.first, verdict_at(c.first, tc1, level), effect) && detected(c.first, verdict_at(c.first, wall1, level), effect);
+      for (std::size_t i = 0; i < c.at_look.size(); ++i) {
+        const Findings& g = c.at_look[i];
+        if (detected(g, verdict_at(g, metric_index(g, "task-clock"), level), effect) &&
+            detected(g, verdict_at(g, metric_index(g, "wall-time"), level), effect)) {
+          r.decided_some_look += 1;
+          r.mean_decided_blocks += static_cast<double>(c.look_blocks[i]);
+          break;
+        }
+      }
+    }
+    if (spec.injection.load) {
+      const HostLoad h = analyse_host_load(run_table_of(c.runs));
+      r.load_found += busy_phase_found(h, fx.plan.spec.warmup_blocks + spec.injection.load->first,
+                                       fx.plan.spec.warmup_blocks + std::min(spec.injection.load->last, c.blocks) - 1);
+    }
+    r.mean_looks += static_cast<double>(c.looks_taken);
+    r.mean_blocks += static_cast<double>(c.blocks);
+  }
+  r.mean_decided_blocks = r.decided_some_look > 0 ? r.mean_decided_blocks / r.decided_some_look
+                                                  : std::numeric_limits<double>::quiet_NaN();
+  const double n = static_cast<double>(replays);
+  for (double* x : {&r.any_perturbed, &r.time_not_perturbed, &r.detected_task_clock, &r.detected_wall,
+                    &r.first_look_decided, &r.drift_injected_level, &r.drift_any, &r.load_found, &r.mean_looks,
+                    &r.mean_blocks, &r.decided_some_look})
+    *x /= n;
+  return r;
+}
+
+std::vector<NamedCase> standard_cases(std::size_t window) {
+  std::vector<NamedCase> out;
+  const auto constant = [&](std::string name, double effect) {
+    NamedCase c{std::move(name), {}};
+    c.spec.window = window;
+    c.spec.injection.effect = effect;
+    out.push_back(std::move(c));
+  };
+  constant("null", 0);
+  constant("+0.5%", 0.005);
+  constant("-0.5%", -0.005);
+  constant("+2%", 0.02);
+  constant("-2%", -0.02);
+  constant("+10%", 0.10);
+  constant("-10%", -0.10);
+  constant("x100", 99);
+  const auto whole = [&](std::string name) -> ReplaySpec& {
+    NamedCase c{std::move(name), {}};
+    c.spec.window = window;
+    c.spec.looks = {window};
+    c.spec.stop_when_decisive = false;
+    out.push_back(std::move(c));
+    return out.back().spec;
+  };
+  whole("null-full");
+  ReplaySpec& step = whole("step+10%");
+  step.injection.effect = 0.10;
+  step.injection.shape = Shape::step;
+  ReplaySpec& load = whole("load-step");
+  load.injection.load = LoadStep{window / 4, window / 2, 0.10, {}, 0.9, 0.02};
+  return out;
+}
+
+}  // namespace obscheck::calibration
