@@ -670,6 +670,25 @@ std::vector<MetricInfo> check_metrics(const Plan& plan, const RunTable& t) {
   return order_metrics(plan, names, item);
 }
 
+std::size_t planned_family(const Plan& plan) {
+  std::size_t n = 0;
+  const auto count = [&](Metric metric, std::size_t members) {
+    for (const Configuration& c : plan.configs)
+      if (!c.aa_duplicate && comparison_baseline(plan, metric, c.index)) n += members;
+  };
+  for (std::size_t i = 0; i < plan.spec.counters.size(); ++i) {
+    const std::string& item = plan.spec.counters[i];
+    count(Metric::of_counter(i), static_cast<std::size_t>(std::count(item.begin(), item.end(), ',')) + 1);
+  }
+  count(Metric::driver(), std::size(kDriverMetrics));
+  return n;
+}
+
+std::size_t first_look(const Plan& plan, double alpha) {
+  const std::size_t family = std::max<std::size_t>(planned_family(plan), 1);
+  return std::max(kFirstLook, stats::blocks_to_decide(alpha / static_cast<double>(family)));
+}
+
 Findings analyse_check(const Plan& plan, const std::vector<RunRecord>& runs, const AnalysisOptions& o) {
   return analyse_check(plan, run_table_of(runs), o);
 }

@@ -84,6 +84,17 @@ std::optional<double> metric_value(const MetricInfo& metric, const RunRecord& ru
 // written for another plan). Every analysis of a journal's runs checks each run so.
 void require_run_in_plan(const Plan& plan, const RunRecord& run);
 
+// The comparisons of `plan` that enter the Holm family (every configuration against its
+// baseline, A/A apart) for its counters' readings and the driver's seven metrics,
+// counting a {group} item's members each (readings named otherwise than the plan's
+// counters are not foreseen).
+std::size_t planned_family(const Plan& plan);
+// The first look at which the family can reject anything: the blocks after which an
+// effect every block agrees on reaches alpha / planned_family (stats/sequential.h
+// blocks_to_decide), and never before plan/ kFirstLook. Looking earlier could only
+// ever say "too few blocks".
+std::size_t first_look(const Plan& plan, double alpha = 0.05);
+
 // Throws Error(usage) when margin or alpha is outside (0, 1) or looks_planned is 0.
 // Runs whose config is not in the plan are an Error(io) (a journal of another plan).
 Findings analyse_check(const Plan& plan, const RunTable& runs, const AnalysisOptions& o);

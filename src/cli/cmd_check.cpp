@@ -327,7 +327,7 @@ struct Sweep {
 };
 
 int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
-  const auto looks = plan_looks(s.plan);
+  const auto looks = plan_looks(s.plan, s.spec.sim ? kFirstLook : first_look(s.plan));
   const std::size_t total_planned = end_block_for(s.plan, looks.back()) * s.plan.block_size();
   AnalysisOptions aopt{o.margin, 0.05, 1, s.plan.seed()};
   const auto analyse = [&] {

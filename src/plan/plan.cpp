@@ -123,9 +123,9 @@ std::vector<Level> counter_levels(const std::vector<std::string>& counters) {
 
 std::size_t next_look(std::size_t n) { return n + std::max<std::size_t>(1, n / 4); }
 
-std::vector<std::size_t> looks(std::size_t max_blocks) {
+std::vector<std::size_t> looks(std::size_t max_blocks, std::size_t first) {
   std::vector<std::size_t> out;
-  for (std::size_t n = kFirstLook; n < max_blocks; n = next_look(n)) out.push_back(n);
+  for (std::size_t n = std::max<std::size_t>(first, 1); n < max_blocks; n = next_look(n)) out.push_back(n);
   if (max_blocks > 0) out.push_back(max_blocks);
   return out;
 }
@@ -169,9 +169,9 @@ std::size_t baseline_for(const Plan& plan, Layout layout) {
               fmt::format("the plan has no '{}' layout", to_string(layout)));
 }
 
-std::vector<std::size_t> plan_looks(const Plan& plan) {
+std::vector<std::size_t> plan_looks(const Plan& plan, std::size_t first) {
   if (plan.spec.fixed_blocks) return {*plan.spec.fixed_blocks};
-  return looks(plan.spec.max_blocks);
+  return looks(plan.spec.max_blocks, first);
 }
 
 std::uint64_t splitmix64(std::uint64_t x) {

@@ -88,8 +88,10 @@ std::size_t next_look(std::size_t n);
 // during it (seeds/001, warm-up).
 inline constexpr std::size_t kDefaultWarmupBlocks = 1;
 
-// max_blocks == 0 gives an empty schedule.
-std::vector<std::size_t> looks(std::size_t max_blocks);
+// max_blocks == 0 gives an empty schedule. `first`: the first look (a check whose
+// family of tests cannot reject anything before N blocks starts looking at N:
+// analysis/check.h first_look).
+std::vector<std::size_t> looks(std::size_t max_blocks, std::size_t first = kFirstLook);
 
 struct PlanSpec {
   std::string observer = "counters";   // the observer's name; first part of every id
@@ -143,7 +145,7 @@ std::size_t baseline_for(const Plan& plan, Layout layout);
 
 // The looks the sweep makes, in measured blocks: {fixed_blocks} when --runs fixed the
 // count, else looks(max_blocks).
-std::vector<std::size_t> plan_looks(const Plan& plan);
+std::vector<std::size_t> plan_looks(const Plan& plan, std::size_t first = kFirstLook);
 
 // A permutation of 0..block_size()-1 (every configuration once, the A/A copy
 // included), drawn from a std::mt19937_64 seeded with splitmix64(splitmix64(seed) +

@@ -15,6 +15,8 @@ Findings analyse_look(const Plan& plan, const std::vector<RunRecord>& runs, cons
   return analyse_check(plan, run_table_of(runs), o);
 }
 
+std::size_t first_look_of(const Plan& plan) { return first_look(plan); }
+
 const std::string& metric_name(const Findings& f, std::size_t metric) { return f.metrics.at(metric).name; }
 
 bool decisive(const Findings& f) { return f.decisive; }

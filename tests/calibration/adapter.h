@@ -29,6 +29,10 @@ struct LookInput {
 // The check's findings on the runs recorded so far (measured blocks only).
 Findings analyse_look(const Plan& plan, const std::vector<RunRecord>& runs, const LookInput& in);
 
+// The first look the live check takes for this plan (its Holm family cannot decide
+// anything sooner).
+std::size_t first_look_of(const Plan& plan);
+
 // The name of a verdict's metric ("task-clock", "wall-time", ...).
 const std::string& metric_name(const Findings& f, std::size_t metric);
 

@@ -69,6 +69,9 @@ struct ReplaySpec {
 // The live check's look schedule for a budget of `window` blocks (plan/ looks:
 // 10, 13, 17, 22, ... and `window` itself).
 std::vector<std::size_t> default_looks(std::size_t window);
+// The live check's schedule for `plan` over a window: the first look where its Holm
+// family can decide anything (analysis/check.h first_look), then plan/'s growth.
+std::vector<std::size_t> default_looks(const Plan& plan, std::size_t window);
 
 // The plan of a live check with the fixture's configurations and a budget of `window`
 // blocks: the recorded plan with --runs dropped and --max-runs = window, so the
@@ -163,8 +166,14 @@ struct NamedCase {
 std::vector<NamedCase> standard_cases(std::size_t window);
 
 // The budget of a replayed check (blocks) and the replays per case the test runs.
-inline constexpr std::size_t kDefaultWindow = 200;
+// A live check's default budget is 60 s of runs: about 1,000 blocks of `compute 1000`
+// (8 configurations of ~6.5 ms) and 1,700 of `pagetouch 2000`. The fixtures hold 700
+// blocks each, so a replay takes 600 of them, from a start drawn among the first 100:
+// a little less than the live budget, never more.
+inline constexpr std::size_t kDefaultWindow = 600;
 inline constexpr std::size_t kDefaultReplays = 100;
+// The load-step case's own window (its busy phase is its second quarter).
+inline constexpr std::size_t kLoadStepWindow = 200;
 inline constexpr std::uint64_t kCalibrationSeed = 14;
 
 }  // namespace obscheck::calibration
