@@ -110,7 +110,8 @@ class EventSyntaxError : public Error {
   std::size_t column_;
 };
 
-// "event syntax error at column C: WHAT\n  SPEC\n  ^ (caret under column C)" (pure).
+// "WHAT (column C)\n  SPEC\n  ^" with the caret under column C, 1-based (pure; the
+// hint is left to the caller, which prints it on its own line).
 std::string format_event_error(const EventSyntaxError& e);
 
 // Throws Error(ErrorKind::event) for an unknown name (message has a did-you-mean),

@@ -597,7 +597,7 @@ EventDesc breakpoint(std::string_view text, const ItemContext& cx) {
   if (type == 0) type = HW_BREAKPOINT_R | HW_BREAKPOINT_W;
   if (len == 0) len = type == HW_BREAKPOINT_X ? sizeof(long) : HW_BREAKPOINT_LEN_4;
   EventDesc d = perf_desc(text, PERF_TYPE_BREAKPOINT, 0, "perf",
-                          fmt::format("hardware breakpoint at {:#x}, {} bytes, on {}", *addr, len,
+                          fmt::format("hardware breakpoint at {:#x}, {} bytes, access {}", *addr, len,
                                       std::string(type & HW_BREAKPOINT_R ? "r" : "") +
                                           (type & HW_BREAKPOINT_W ? "w" : "") + (type & HW_BREAKPOINT_X ? "x" : "")));
   d.attr.bp_type = type;
@@ -963,10 +963,7 @@ std::vector<std::string> split_event_list(std::string_view spec) {
 
 std::string format_event_error(const EventSyntaxError& e) {
   const std::size_t col = std::min(e.column(), e.spec().size());
-  std::string out = fmt::format("event syntax error at column {}: {}\n  {}\n  {}^", col + 1, e.what(), e.spec(),
-                                std::string(col, ' '));
-  if (!e.hint().empty()) out += fmt::format("\n  {}", e.hint());
-  return out;
+  return fmt::format("{} (column {})\n  {}\n  {}^", e.what(), col + 1, e.spec(), std::string(col, ' '));
 }
 
 EventDesc resolve_event(std::string_view raw, const ResolveOptions& opts) {
