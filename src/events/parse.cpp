@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <sstream>
 
 #include "events/did_you_mean.h"
 #include "events/elf_symbols.h"
@@ -473,9 +474,17 @@ std::vector<Tracepoint> match_tracepoints(const std::string& root, std::string_v
     for (const auto& e : fs::directory_iterator(s.path(), ec)) {
       const std::string ename = e.path().filename().string();
       if (!e.is_directory(ec) || fnmatch(ep.c_str(), ename.c_str(), 0) != 0) continue;
-      std::ifstream in(e.path() / "id");
+      // The id file, or (ftrace's own events have none) the "ID: N" line of the format
+      // file, which is where perf reads it from.
       std::uint64_t id = 0;
-      if (!(in >> id)) continue;
+      std::ifstream in(e.path() / "id");
+      if (!(in >> id)) {
+        std::ifstream fmt_in(e.path() / "format");
+        bool found = false;
+        for (std::string line; !found && std::getline(fmt_in, line);)
+          if (line.starts_with("ID: ")) found = static_cast<bool>(std::istringstream(line.substr(4)) >> id);
+        if (!found) continue;
+      }
       out.push_back({sname, ename, id});
     }
   }
@@ -654,9 +663,10 @@ EventDesc with_terms(std::string_view text, std::size_t slash, const ItemContext
     d.attr.config1 |= words.config1;
     d.attr.config2 |= words.config2;
     // perf sets exclude_guest on every event, then opens again without it where a PMU
-    // refuses it (msr, uncore, software/ PMUs: EINVAL); obscheck opens once, so it
-    // encodes what perf ends up opening: exclude_guest on the CPU PMU only.
-    d.attr.exclude_guest = d.hardware ? 1 : 0;
+    // refuses it (msr and other dynamically numbered PMUs: EINVAL); obscheck opens once,
+    // so it encodes what perf ends up opening: exclude_guest on the CPU PMU and the
+    // kernel's fixed PMUs (software, tracepoint, breakpoint), which accept it.
+    d.attr.exclude_guest = d.hardware || p->type < PERF_TYPE_MAX ? 1 : 0;
     d.resolved = fmt::format("sysfs PMU {} (type {}) terms '{}'", p->name, p->type,
                              text.substr(slash + 1, close - slash - 1));
   } else if (const auto colon = base.find(':'); colon != std::string_view::npos &&
