@@ -201,4 +201,15 @@ TEST_CASE("cs is ctx-switches and faults is page-faults, counted the same on a f
   CHECK(ev[0].at("attr") == ev[1].at("attr"));
   CHECK(ev[0].at("attr") == ev[2].at("attr"));
   CHECK(ev[3].at("attr") == ev[4].at("attr"));
+  // Counted together (one group each), run by run, on a program that touches 200 pages.
+  const auto m = run_cli({"measure", "--counters", "{cs,ctx-switches},{faults,page-faults}", "--runs", "3", "--json",
+                          "--", obscheck::test::workload("pagetouch"), "200"});
+  INFO(m.err);
+  REQUIRE(m.code == 0);
+  std::map<std::string, json> values;
+  for (const json& metric : json::parse(m.out).at("metrics")) values[metric.at("name").get<std::string>()] = metric.at("values");
+  REQUIRE(values.at("cs").size() == 3);
+  CHECK(values.at("cs") == values.at("ctx-switches"));
+  CHECK(values.at("faults") == values.at("page-faults"));
+  CHECK(values.at("faults")[0].get<double>() >= 200);
 }
