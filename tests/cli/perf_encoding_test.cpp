@@ -207,7 +207,8 @@ TEST_CASE("cs is ctx-switches and faults is page-faults, counted the same on a f
   INFO(m.err);
   REQUIRE(m.code == 0);
   std::map<std::string, json> values;
-  for (const json& metric : json::parse(m.out).at("metrics")) values[metric.at("name").get<std::string>()] = metric.at("values");
+  const json measured = json::parse(m.out);
+  for (const json& metric : measured.at("metrics")) values[metric.at("name").get<std::string>()] = metric.at("values");
   REQUIRE(values.at("cs").size() == 3);
   CHECK(values.at("cs") == values.at("ctx-switches"));
   CHECK(values.at("faults") == values.at("page-faults"));
