@@ -291,7 +291,8 @@ void check_modifiers(std::string_view mods, std::string_view whole, std::size_t 
     if (c == 'p' && ++p > 3)
       syntax_error(whole, column + i, "more than three 'p' modifiers", "precise_ip goes up to 3: ppp");
     if (c != 'p' && mods.substr(0, i).find(c) != std::string_view::npos)
-      syntax_error(whole, column + i, fmt::format("modifier '{}' given twice", c));
+      syntax_error(whole, column + i, fmt::format("modifier '{}' given twice", c),
+                   "give each modifier once; only p repeats (p, pp, ppp)");
   }
   if (mods.size() > kMaxModifierLength)
     syntax_error(whole, column + kMaxModifierLength, "too many modifiers");
@@ -577,7 +578,7 @@ EventDesc breakpoint(std::string_view text, const ItemContext& cx) {
     j = token_end(i, ":");
     const auto l = parse_number(text.substr(i, j - i));
     if (!l || (*l != 1 && *l != 2 && *l != 4 && *l != 8))
-      syntax_error(cx.whole, cx.column + i, "a breakpoint length is 1, 2, 4 or 8 bytes");
+      syntax_error(cx.whole, cx.column + i, "a breakpoint length is 1, 2, 4 or 8 bytes", "e.g. mem:0x1000/8:rw");
     len = *l;
   }
   unsigned type = 0;
@@ -828,7 +829,7 @@ class ListParser {
       skip_ws();
       if (i_ == s_.size() || s_[i_] == ',' || (s_[i_] == '}' && in_group))
         syntax_error(s_, i_, "empty event in the list", "remove the extra comma, or name an event");
-      if (s_[i_] == '}') syntax_error(s_, i_, "'}' closes no group");
+      if (s_[i_] == '}') syntax_error(s_, i_, "'}' closes no group", "a group is {a,b}");
       std::size_t name_end = i_;
       while (name_end < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[name_end])) || s_[name_end] == '_' ||
                                       s_[name_end] == '-' || s_[name_end] == '.'))
@@ -841,12 +842,12 @@ class ListParser {
       }
       skip_ws();
       if (i_ == s_.size()) {
-        if (in_group) syntax_error(s_, i_, "unclosed '{': a group ends with '}'");
+        if (in_group) syntax_error(s_, i_, "unclosed '{': a group ends with '}'", "close it: {a,b}");
         return;
       }
       if (s_[i_] == '}') {
         if (in_group) return;
-        syntax_error(s_, i_, "'}' closes no group");
+        syntax_error(s_, i_, "'}' closes no group", "a group is {a,b}");
       }
       if (s_[i_] != ',') syntax_error(s_, i_, fmt::format("unexpected '{}'", s_[i_]), "separate events with commas");
       ++i_;
