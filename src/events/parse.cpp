@@ -605,7 +605,7 @@ EventDesc breakpoint(std::string_view text, const ItemContext& cx) {
     }
   }
   if (type == 0) type = HW_BREAKPOINT_R | HW_BREAKPOINT_W;
-  if (len == 0) len = type == HW_BREAKPOINT_X ? sizeof(long) : HW_BREAKPOINT_LEN_4;
+  if (len == 0) len = type == HW_BREAKPOINT_X ? sizeof(long) : static_cast<std::uint64_t>(HW_BREAKPOINT_LEN_4);
   EventDesc d = perf_desc(text, PERF_TYPE_BREAKPOINT, 0, "perf",
                           fmt::format("hardware breakpoint at {:#x}, {} bytes, access {}", *addr, len,
                                       std::string(type & HW_BREAKPOINT_R ? "r" : "") +
@@ -791,17 +791,20 @@ void apply_level_policy(EventSet& set, const ResolveOptions& opts) {
   if (levels == KernelLevels::allowed) return;
   std::size_t n = 0;
   for (EventDesc& e : set.events) {
-    if (e.source == "uprobe" || e.attr.exclude_user || e.attr.exclude_kernel) continue;
+    // The msr PMU refuses every exclude bit (EINVAL): user level only cannot be had
+    // there, so it is left for the open to refuse with the real reason (paranoid).
+    if (e.source == "uprobe" || e.pmu == "msr" || e.attr.exclude_user || e.attr.exclude_kernel) continue;
     e.attr.exclude_kernel = 1;
     e.attr.exclude_hv = 1;
     e.user_only_fallback = true;
     ++n;
   }
+  // One sentence, the same for every list, so a caller that parses several lists can
+  // say it once; which events it touched is in each EventDesc::user_only_fallback.
   if (n > 0)
     set.notes.push_back(fmt::format(
-        "counting user level only ({} of {} events): {} — as perf stat falls back to; to count the kernel too: "
+        "counting user level only: {} — as perf stat falls back to; to count the kernel too: "
         "sudo sysctl kernel.perf_event_paranoid=1, or give obscheck CAP_PERFMON (sudo setcap cap_perfmon=ep $(command -v obscheck))",
-        n, set.events.size(),
         opts.kernel_levels == KernelLevels::host
             ? fmt::format("perf_event_paranoid is {} and this user has no CAP_PERFMON", host.paranoid)
             : std::string("kernel counting is not allowed")));
@@ -944,8 +947,9 @@ std::vector<std::string> split_event_list(std::string_view spec) {
   auto in_probe = [&] {
     std::string_view c = cur;
     while (!c.empty() && (c.front() == '{' || c.front() == ' ')) c.remove_prefix(1);
-    return c.starts_with("uprobe:") || c.starts_with("bp:");
+    return c.starts_with("uprobe:") || c.starts_with("bp:") || c.starts_with("mem:");
   };
+  bool quoted = false;  // name='a,b' inside terms
   auto flush = [&] {
     std::string item = trim(cur);
     if (item.empty() || item == "{}")
@@ -954,7 +958,8 @@ std::vector<std::string> split_event_list(std::string_view spec) {
     cur.clear();
   };
   for (char c : spec) {
-    if (c == '/' && !in_probe()) in_terms = !in_terms;
+    if (in_terms && c == '\'') quoted = !quoted;
+    if (c == '/' && !quoted && !in_probe()) in_terms = !in_terms;
     if (!in_terms && c == '{' && ++depth > 1)
       throw Error(ErrorKind::event, fmt::format("nested braces in '{}'", spec),
                   "groups cannot contain groups: {a,b},{c,d}");

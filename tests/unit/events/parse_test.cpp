@@ -39,6 +39,9 @@ TEST_CASE("split_event_list keeps groups and pmu terms whole") {
   CHECK(split_event_list("uprobe:/usr/bin/calls:obs_hot,bp:./calls:main") ==
         V{"uprobe:/usr/bin/calls:obs_hot", "bp:./calls:main"});
   CHECK(split_event_list(" cycles , l1d ") == V{"cycles", "l1d"});
+  CHECK(split_event_list("mem:0/4:rw:u,cycles") == V{"mem:0/4:rw:u", "cycles"});
+  CHECK(split_event_list("cycles/name='a,b'/u,cs") == V{"cycles/name='a,b'/u", "cs"});
+  CHECK(split_event_list("g{cs,faults}:u,cycles") == V{"g{cs,faults}:u", "cycles"});
 }
 
 TEST_CASE("malformed lists are errors that say what is wrong") {
