@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "events/event.h"
 #include "util/error.h"
 
 namespace obscheck {
@@ -40,6 +41,11 @@ int cli_main(int argc, char** argv) {
     const Parsed parsed = parse_command_line(argc, argv);
     warn_if_target_runs_as_root(parsed.options);
     return dispatch(parsed);
+  } catch (const EventSyntaxError& e) {
+    // The list as written, with a caret under the column at fault.
+    fmt::print(stderr, "obscheck: error: {}\n", format_event_error(e));
+    if (!e.hint().empty()) fmt::print(stderr, "obscheck: hint: {}\n", e.hint());
+    return static_cast<int>(exit_code_for(e.kind()));
   } catch (const Error& e) {
     fmt::print(stderr, "obscheck: error: {}\n", e.what());
     if (!e.hint().empty()) fmt::print(stderr, "obscheck: hint: {}\n", e.hint());

@@ -55,6 +55,7 @@ struct Counters {
   EventSet events;
   std::vector<std::vector<std::size_t>> item_events;
   std::vector<std::string> dropped;  // "cycles: no hardware PMU ..."
+  std::vector<std::string> notes;    // from events/, each once (e.g. counted at user level only)
 };
 
 Counters resolve_counters(const std::string& spec, bool allow_missing) {
@@ -64,14 +65,15 @@ Counters resolve_counters(const std::string& spec, bool allow_missing) {
   std::vector<EventSet> parsed;
   EventSet all;
   std::vector<std::size_t> first_event;  // each item's first index in `all`
+  Counters c;
   for (const std::string& item : items) {
     parsed.push_back(parse_events(item));
+    for (const auto& n : parsed.back().notes) if (std::find(c.notes.begin(), c.notes.end(), n) == c.notes.end()) c.notes.push_back(n);
     first_event.push_back(all.events.size());
     all = concat_events(all, parsed.back());
   }
   const std::vector<Availability> avail = probe_event_set(all);
 
-  Counters c;
   std::string why, hint;
   for (std::size_t k = 0; k < items.size(); ++k) {
     const EventSet& one = parsed[k];
@@ -496,6 +498,7 @@ int cmd_check(const Options& given) {
   const Counters counters = sim ? resolve_sim_counters(wanted, s.spec.sim_events) : resolve_counters(wanted, o.allow_missing);
   if (sim) s.spec.sim = sim_geometry_from(o);
   for (const auto& d : counters.dropped) s.warnings.push_back("dropped (--allow-missing): " + d);
+  for (const auto& n : counters.notes) s.warnings.push_back(n);
   s.spec.events = counters.events;
   s.spec.item_events = counters.item_events;
   s.spec.mode = counting_mode_from_string(o.mode);

@@ -8,6 +8,8 @@
 #include <filesystem>
 
 #include "cli/commands.h"
+#include "cli/sim_backend.h"
+#include "events/event.h"
 #include "util/error.h"
 
 namespace obscheck {
@@ -20,6 +22,9 @@ constexpr int kDemoBlocks = 10;
 // in ten blocks on a quiet machine, short enough that the demo takes seconds.
 constexpr const char* kDemoScale = "300";
 constexpr const char* kDemoHtml = "obscheck-demo.html";
+// The demo's counters where kernel counting is not allowed: the check's default
+// software events without the TSC (see cmd_demo).
+constexpr const char* kDemoUserCounters = "task-clock,page-faults,ctx-switches";
 
 std::string find_workload(const std::string& name) {
   std::error_code ec;
@@ -41,6 +46,12 @@ int cmd_demo(const Options& given) {
   if (o.target.empty()) o.target = {find_workload("compute"), kDemoScale};
   if (o.runs == 0) o.runs = kDemoBlocks;
   if (given.mode == "external") o.mode = "inprocess";
+  // The TSC comes from the msr PMU, which only counts all levels: where this user may
+  // not count the kernel (a student at perf_event_paranoid 2), the demo counts the
+  // software events alone, user level only, and says so.
+  const HostPerfFacts host = read_host_perf_facts();
+  const bool user_only = o.counters.empty() && !sim_backend(o) && !kernel_counting_allowed(host);
+  if (user_only) o.counters = kDemoUserCounters;
   // The demo leaves its figures behind as one page a browser opens without a network.
   if (o.html.empty()) o.html = kDemoHtml;
   if (!o.json && !o.csv)
@@ -50,6 +61,11 @@ int cmd_demo(const Options& given) {
                "  event list from the environment, as in the paper; 'held' pads the environment to one\n"
                "  size, 'sham' announces the events but programs one.\n\n",
                o.target.front());
+  if (user_only && !o.json && !o.csv)
+    fmt::print(stderr,
+               "  perf_event_paranoid is {} and you have no CAP_PERFMON: counting {} at user level only\n"
+               "  (tsc needs kernel-level counting; sudo sysctl kernel.perf_event_paranoid=1 allows it).\n\n",
+               host.paranoid, kDemoUserCounters);
   return cmd_check(o);
 }
 

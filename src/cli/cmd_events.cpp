@@ -7,6 +7,11 @@
 namespace obscheck {
 
 int cmd_events(const Options& o) {
+  if (!o.encode.empty()) {
+    const EventSet set = parse_events(o.encode);
+    emit(o, o.json ? events_encode_json(o.encode, set) : events_encode_text(set));
+    return 0;
+  }
   if (sim_backend(o)) {
     // The catalog does not depend on the host; the geometry a check would use does.
     const auto catalog = sim_catalog();

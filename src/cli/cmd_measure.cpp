@@ -124,6 +124,7 @@ int cmd_measure(const Options& o) {
   if (result.interrupted)
     f.notes.push_back(fmt::format("interrupted: {} of {} measured runs done", f.runs, spec.runs));
   if (!result.failure.empty()) f.notes.push_back(result.failure);
+  for (const std::string& n : spec.events.notes) f.notes.push_back(n);  // e.g. counted at user level only
 
   if (f.runs > 0 || o.json) emit(o, o.json ? measure_json(f) : measure_text(f, o.color));
   if (result.interrupted) return interrupted_exit_code();

@@ -37,6 +37,7 @@ const char* kUsage[] = {
     "usage: obscheck [options] [--] PROG [ARGS...]       does measuring PROG change what is measured?",
     "       obscheck measure [options] [--] PROG [ARGS...] count PROG's events over repeated runs",
     "       obscheck events [--all] [--json]             which events this host can count, and why not",
+    "       obscheck events --encode LIST [--json]       what each event of LIST programs (perf_event_attr)",
     "       obscheck doctor [--json]                      host noise sources and how to fix them",
     "       obscheck report FILE [--json|--csv]           re-analyse a saved journal",
     "       obscheck demo                                 the check on a bundled workload",
@@ -156,7 +157,9 @@ po::options_description options_for(Command c) {
       break;
     case Command::events: {
       po::options_description d("Events");
-      d.add_options()("all", po::bool_switch(), "every event of every PMU, not only obscheck's names");
+      d.add_options()("all", po::bool_switch(), "every event of every PMU, not only obscheck's names")
+          ("encode", po::value<std::string>(), "show the perf_event_attr each event of LIST is programmed with, "
+                                               "its group and what it resolved through (as perf stat -vv shows it)");
       all.add(d).add(backend_options()).add(output_options());
       break;
     }
@@ -409,6 +412,7 @@ Parsed parse_command_line(int argc, const char* const* argv) {
   take(vm, "journal", o.journal);
   take(vm, "resume", o.resume);
   take(vm, "journal-file", o.report_file);
+  take(vm, "encode", o.encode);
   take(vm, "html", o.html);
   take(vm, "svg", o.svg_dir);
   if (vm.count("markdown")) o.markdown = vm["markdown"].as<bool>();

@@ -55,6 +55,7 @@ struct Options {
   bool color = true;                // off with NO_COLOR or when stdout is not a tty
   bool progress = true;             // stderr is a terminal
   bool all = false;                 // events --all
+  std::string encode;               // events --encode LIST: the encoding of each event
 
   // The observer the check doses (one at a time; default: the counters themselves).
   std::string probes;               // --probes SYM[,SYM...] | auto:N  (uprobes)

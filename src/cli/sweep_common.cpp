@@ -122,6 +122,7 @@ SweepSetup prepare_sweep(const Options& o) {
   } else {
     s.events = parse_events(o.counters.empty() ? kDefaultSweepEvents : o.counters);
     require_available(s.events);
+    for (const std::string& n : s.events.notes) s.backend_notes.push_back(n);  // e.g. counted at user level only
     for (const auto& e : s.events.events) names.push_back(e.name);
   }
   s.metric = o.metric.empty() ? names.at(0) : o.metric;

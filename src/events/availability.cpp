@@ -15,6 +15,7 @@
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "events/event.h"
 #include "util/error.h"
@@ -131,8 +132,18 @@ HostPerfFacts read_host_perf_facts(const std::string& sysfs_root) {
   }
   std::ifstream in(kParanoidPath);
   in >> h.paranoid;
+  // CapEff from /proc/self/status: CAP_PERFMON is bit 38, CAP_SYS_ADMIN bit 21
+  // (linux/capability.h); the kernel lets either count kernel level at any paranoid.
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (!line.starts_with("CapEff:")) continue;
+    const std::uint64_t caps = std::stoull(line.substr(7), nullptr, 16);
+    h.cap_perfmon = (caps >> 38 & 1) != 0 || (caps >> 21 & 1) != 0;
+  }
   return h;
 }
+
+bool kernel_counting_allowed(const HostPerfFacts& host) { return host.paranoid <= 1 || host.cap_perfmon; }
 
 Availability diagnose_open_error(const EventDesc& e, int err, const HostPerfFacts& host,
                                  bool in_group) {

@@ -1,32 +1,52 @@
 // events/: what an event spec means and whether this host can count it.
 //
-// Grammar (comma-separated, perf-style):
-//   obscheck aliases     cycles instructions l1d l1i llc branches branch-misses task-clock
-//                        cpu-clock page-faults minor-faults major-faults ctx-switches
-//                        migrations tsc(=msr/tsc/)
-//   sysfs PMU events     pmu/event=0x3c,umask=0x00/   pmu/name/   (formats from
-//                        /sys/bus/event_source/devices/<pmu>/{type,format,events})
+// Grammar (comma-separated): Linux perf's event language, as `perf stat -e` reads it,
+// plus obscheck's own forms.
+//   perf legacy names    cycles instructions cache-misses branches ... cpu-clock
+//                        task-clock faults cs migrations alignment-faults ... and the
+//                        cache names TYPE[-OP][-RESULT] (L1-dcache-load-misses, LLC-loads,
+//                        dTLB-store-misses, ...) with perf's spellings (events/perf_names.h)
+//   raw and numeric      r1a  r0x1a   TYPE:CONFIG (1:1, 4:0x6530160)
+//   breakpoints          mem:ADDR[/LEN][:rwx]
+//   tracepoints          SYS:EVENT with * ? [] wildcards (syscalls:*, *:*), ids from
+//                        tracefs (<tracefs_root>/events/SYS/EVENT/id)
+//   sysfs PMU events     pmu/event=0x3c,umask=0x00/   pmu/name/   intel_pt//
+//   terms                NAME/terms/ on any of the above: config=, config1=, config2=,
+//                        name=, period=, freq=, ... and the PMU's format terms
+//   modifiers            :u :k :h (levels) :G :H (guest/host) :I (exclude idle) :p :pp
+//                        :ppp (precise_ip) :P (max precise) :S (leader sampling) :D
+//                        (pinned) :e (exclusive) :W (weak group) :b; after a name, after
+//                        the closing '/' of terms, or after a group
+//   groups               {a,b}  {a,b}:mods  name{a,b}
+//   obscheck aliases     l1d l1i llc ctx-switches tsc(=msr/tsc/) and perf's names above
 //   libpfm4 strings      e.g. INST_RETIRED:ANY_P  (pfm_get_os_event_encoding)
 //   PAPI presets         PAPI_TOT_CYC, PAPI_L1_DCM ... (PAPI's own preset mapping)
 //   probes               uprobe:PATH:SYMBOL   bp:PATH:SYMBOL (hardware execution breakpoint)
-//   groups               {a,b} — counted together, all-or-nothing
+//
+// One deliberate difference from perf: `l1d` and `l1i` are obscheck's names for the L1
+// data / instruction cache read MISSES (perf reads them as L1-dcache-loads /
+// L1-icache-loads, the accesses). The encoding (`obscheck events --encode`) says so;
+// `l1d-misses` / `L1-dcache-load-misses` mean the same to both tools.
 //
 // Resolution never opens a counter; availability (probe_event) does, on a real child.
 //
-// Privilege levels: events of the CPU PMU (aliases, cpu/.../, libpfm4 core events) count
-// user level only (exclude_kernel and exclude_hv, whatever libpfm4's default), since
-// obscheck measures the program, not the kernel on its behalf; this also works at
-// perf_event_paranoid 2. Software events exclude nothing: the kernel raises most of
-// them (context switches, faults) in kernel context, and excluding the kernel would
-// drop them. Modifiers after a name (cycles:u, cycles:k, cycles:ppp) or after the
-// closing slash (cpu/event=0x3c/uk) override this the way perf's do.
+// Privilege levels follow perf: an event counts every level (user, kernel, hypervisor)
+// unless a modifier says otherwise, and perf's defaults for exclude_guest apply (set
+// without modifiers or with :u or :p, cleared by :k, :h, :G ...). Where this caller may
+// not count the kernel (perf_event_paranoid > 1 without CAP_PERFMON or CAP_SYS_ADMIN),
+// events that would count both user and kernel level count user level only, as perf
+// stat falls back to, and EventSet::notes says so once. Hardware breakpoints on a
+// program's function (bp:) count user level only.
 #pragma once
 
 #include <linux/perf_event.h>
 
+#include "util/error.h"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace obscheck {
@@ -52,6 +72,18 @@ struct EventDesc {
   std::string probe_path;        // uprobe / breakpoint target file (absolute, resolved like execvp)
   std::string probe_symbol;      // uprobe / breakpoint symbol name
   bool hardware = false;         // needs a hardware PMU (cycles, cache events, raw cpu/...)
+  // How the name was read, for `events --encode`: "perf legacy name cpu-cycles",
+  // "tracefs syscalls/sys_enter_openat", "obscheck alias (perf reads l1d as ...)".
+  std::string resolved;
+  // perf's per-event state that is not in perf_event_attr (modifiers S, P, W; G/H seen).
+  bool sample_read = false;      // :S, the group leader samples the others
+  bool precise_max = false;      // :P, the highest precise_ip the host allows
+  bool weak_group = false;       // :W
+  bool exclude_gh = false;       // a G or H modifier was given (perf's exclude_GH)
+  bool user_only_fallback = false;  // kernel level dropped because the caller may not count it
+  // Terms perf applies only when sampling (period=, freq=, call-graph=, time=, ...):
+  // kept as written, not programmed when counting (perf stat does not program them either).
+  std::vector<std::pair<std::string, std::string>> sampling_terms;
 };
 
 // A parsed --counters list. groups[i] lists indexes into events; an event written
@@ -59,16 +91,48 @@ struct EventDesc {
 struct EventSet {
   std::vector<EventDesc> events;
   std::vector<std::vector<std::size_t>> groups;
+  std::vector<std::string> group_names;  // parallel to groups; "" unless written name{...}
+  std::vector<std::string> notes;        // said once for the whole set (privilege fallback)
 };
+
+// A syntax or name error in an event list, with the column (0-based, in the list as
+// written) of the offending character. what() is one line; format_event_error() adds the
+// list and a caret under the column.
+class EventSyntaxError : public Error {
+ public:
+  EventSyntaxError(std::string what, std::string hint, std::string spec, std::size_t column)
+      : Error(ErrorKind::event, std::move(what), std::move(hint)), spec_(std::move(spec)), column_(column) {}
+  const std::string& spec() const { return spec_; }
+  std::size_t column() const { return column_; }
+
+ private:
+  std::string spec_;
+  std::size_t column_;
+};
+
+// "WHAT (column C)\n  SPEC\n  ^" with the caret under column C, 1-based (pure; the
+// hint is left to the caller, which prints it on its own line).
+std::string format_event_error(const EventSyntaxError& e);
 
 // Throws Error(ErrorKind::event) for an unknown name (message has a did-you-mean),
 // malformed syntax, an unknown PMU or format term, a symbol not in the ELF file.
 EventSet parse_events(std::string_view spec);
 
 // Where resolution looks and what it assumes; the defaults describe this host.
+inline constexpr std::string_view kTracefsRoot = "/sys/kernel/tracing";
+
+// Whether an event without level modifiers may count kernel level.
+enum class KernelLevels {
+  host,       // ask this host: perf_event_paranoid and the caller's capabilities
+  allowed,    // count every level (root, CAP_PERFMON, or paranoid <= 1)
+  forbidden,  // count user level only where perf would fall back to it
+};
+
 struct ResolveOptions {
   std::string sysfs_root{kSysfsPmuRoot};          // tests point this at a fixture tree
+  std::string tracefs_root{kTracefsRoot};         // <root>/events/SYS/EVENT/id
   std::uint64_t pie_load_base = kPieLoadBaseNoAslr;  // for bp: on an ET_DYN file
+  KernelLevels kernel_levels = KernelLevels::host;
 };
 EventSet parse_events(std::string_view spec, const ResolveOptions& opts);
 
@@ -110,7 +174,10 @@ std::vector<Availability> probe_event_set(const EventSet& set);
 struct HostPerfFacts {
   bool cpu_pmu = false;  // <sysfs_root>/cpu (or a hybrid cpu_core/cpu_atom) exists
   int paranoid = 2;      // /proc/sys/kernel/perf_event_paranoid
+  bool cap_perfmon = false;    // effective CAP_PERFMON (or CAP_SYS_ADMIN, which implies it)
 };
+// True when this caller may count kernel level: paranoid <= 1 or CAP_PERFMON (pure).
+bool kernel_counting_allowed(const HostPerfFacts& host);
 HostPerfFacts read_host_perf_facts(const std::string& sysfs_root = std::string(kSysfsPmuRoot));
 
 // The reason and hint for perf_event_open failing on `e` with errno `err` (pure).

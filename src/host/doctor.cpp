@@ -62,8 +62,11 @@ void check_perf_access(const HostInfo& h, Findings& out) {
   } else if (p == kParanoidUserOnly) {
     add(out, finding_id::perf_paranoid_kernel, Severity::info,
         "perf_event_paranoid is 2: this user may count user space only",
-        "an event that also counts kernel mode is refused (EACCES); events that exclude "
-        "the kernel work",
+        "an event that also counts kernel mode is refused (EACCES), so obscheck counts every "
+        "event at user level only, as perf stat falls back to, and says so in each report; "
+        "context switches and other events the kernel raises on its own read 0 there, and "
+        "tsc (the msr PMU counts every level or none) cannot be counted; the demo leaves tsc out. "
+        "Granting the capability works too: sudo setcap cap_perfmon+ep $(command -v obscheck)",
         "sudo sysctl -w kernel.perf_event_paranoid=1");
   }
 }

@@ -1,8 +1,10 @@
 #include "report/events_report.h"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+
+#include "events/attr_json.h"
 
 namespace obscheck {
 
@@ -58,6 +60,105 @@ std::string events_json(const std::vector<CatalogEntry>& catalog) {
                    {"reason", e.availability.reason},
                    {"hint", e.availability.hint}});
   return nlohmann::json{{"events", arr}}.dump(2) + "\n";
+}
+
+namespace {
+
+// The group index and leader of every event (each event is in exactly one group).
+std::vector<std::pair<std::size_t, std::size_t>> group_of(const EventSet& set) {
+  std::vector<std::pair<std::size_t, std::size_t>> out(set.events.size(), {0, 0});
+  for (std::size_t g = 0; g < set.groups.size(); ++g)
+    for (std::size_t idx : set.groups[g]) out.at(idx) = {g, set.groups[g].front()};
+  return out;
+}
+
+std::string attr_block(const perf_event_attr& a) {
+  std::string out;
+  auto line = [&](std::string_view key, std::uint64_t v, bool hex) {
+    if (v == 0) return;
+    out += fmt::format("  {:<32} {}\n", key, hex ? fmt::format("{:#x}", v) : fmt::format("{}", v));
+  };
+  // perf's order and spellings (tools/perf/util/perf_event_attr_fprintf.c).
+  line("type", a.type, false);
+  line("config", a.config, true);
+  line("{ sample_period, sample_freq }", a.sample_period, false);
+  line("pinned", a.pinned, false);
+  line("exclusive", a.exclusive, false);
+  line("exclude_user", a.exclude_user, false);
+  line("exclude_kernel", a.exclude_kernel, false);
+  line("exclude_hv", a.exclude_hv, false);
+  line("exclude_idle", a.exclude_idle, false);
+  line("precise_ip", a.precise_ip, false);
+  line("exclude_host", a.exclude_host, false);
+  line("exclude_guest", a.exclude_guest, false);
+  line("bp_type", a.type == PERF_TYPE_BREAKPOINT ? a.bp_type : 0, false);
+  line("{ bp_addr, config1 }", a.config1, true);
+  line("{ bp_len, config2 }", a.config2, true);
+  return out;
+}
+
+}  // namespace
+
+std::string events_encode_text(const EventSet& set) {
+  std::string out;
+  for (const std::string& n : set.notes) out += fmt::format("note: {}\n", n);
+  const auto groups = group_of(set);
+  for (std::size_t i = 0; i < set.events.size(); ++i) {
+    const EventDesc& e = set.events[i];
+    const auto [g, leader] = groups[i];
+    std::string grouping;
+    if (set.groups[g].size() > 1)
+      grouping = fmt::format("group {}{}, {} events, {}", g,
+                             set.group_names[g].empty() ? "" : " '" + set.group_names[g] + "'", set.groups[g].size(),
+                             leader == i ? std::string("leader") : fmt::format("leader {}", set.events[leader].name));
+    else
+      grouping = "alone";
+    out += fmt::format("{}: {} ({})\n", i, e.name, grouping);
+    out += fmt::format("  resolved through {}: {}\n", e.source, e.resolved.empty() ? e.spec : e.resolved);
+    std::vector<std::string> flags;
+    if (e.sample_read) flags.emplace_back("S: the leader's samples read the group");
+    if (e.precise_max) flags.emplace_back("P: highest precise_ip the host allows, when sampling");
+    if (e.weak_group) flags.emplace_back("W: weak group");
+    if (e.user_only_fallback) flags.emplace_back("user level only: kernel counting not allowed here");
+    for (const auto& [k, v] : e.sampling_terms) flags.push_back(fmt::format("{}={} applies only when sampling", k, v));
+    for (const std::string& f : flags) out += fmt::format("  {}\n", f);
+    out += "------------------------------------------------------------\nperf_event_attr:\n";
+    out += attr_block(e.attr);
+    out += "------------------------------------------------------------\n";
+  }
+  return out;
+}
+
+std::string events_encode_json(std::string_view spec, const EventSet& set) {
+  const auto groups = group_of(set);
+  nlohmann::ordered_json j;
+  j["spec"] = spec;
+  j["notes"] = set.notes;
+  nlohmann::ordered_json gs = nlohmann::ordered_json::array();
+  for (std::size_t g = 0; g < set.groups.size(); ++g)
+    gs.push_back({{"name", set.group_names[g]}, {"leader", set.groups[g].front()}, {"members", set.groups[g]}});
+  j["groups"] = gs;
+  nlohmann::ordered_json evs = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < set.events.size(); ++i) {
+    const EventDesc& e = set.events[i];
+    nlohmann::ordered_json terms = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : e.sampling_terms) terms[k] = v;
+    evs.push_back({{"index", i},
+                   {"name", e.name},
+                   {"source", e.source},
+                   {"pmu", e.pmu},
+                   {"resolved", e.resolved},
+                   {"group", groups[i].first},
+                   {"leader", groups[i].second},
+                   {"sample_read", e.sample_read},
+                   {"precise_max", e.precise_max},
+                   {"weak_group", e.weak_group},
+                   {"user_only_fallback", e.user_only_fallback},
+                   {"sampling_terms", terms},
+                   {"attr", attr_to_json(e.attr)}});
+  }
+  j["events"] = evs;
+  return j.dump(2) + "\n";
 }
 
 }  // namespace obscheck

@@ -39,14 +39,17 @@ TEST_CASE("split_event_list keeps groups and pmu terms whole") {
   CHECK(split_event_list("uprobe:/usr/bin/calls:obs_hot,bp:./calls:main") ==
         V{"uprobe:/usr/bin/calls:obs_hot", "bp:./calls:main"});
   CHECK(split_event_list(" cycles , l1d ") == V{"cycles", "l1d"});
+  CHECK(split_event_list("mem:0/4:rw:u,cycles") == V{"mem:0/4:rw:u", "cycles"});
+  CHECK(split_event_list("cycles/name='a,b'/u,cs") == V{"cycles/name='a,b'/u", "cs"});
+  CHECK(split_event_list("g{cs,faults}:u,cycles") == V{"g{cs,faults}:u", "cycles"});
 }
 
 TEST_CASE("malformed lists are errors that say what is wrong") {
   CHECK_THAT(error_of("cycles,,l1d"), Contains("empty event"));
-  CHECK_THAT(error_of("{cycles,{l1d}}"), Contains("nested braces"));
+  CHECK_THAT(error_of("{cycles,{l1d}}"), Contains("groups cannot contain groups"));
   CHECK_THAT(error_of("{cycles,l1d"), Contains("unclosed '{'"));
-  CHECK_THAT(error_of("cycles}"), Contains("unbalanced '}'"));
-  CHECK_THAT(error_of("cpu/event=0x3c"), Contains("unclosed pmu/.../"));
+  CHECK_THAT(error_of("cycles}"), Contains("'}' closes no group"));
+  CHECK_THAT(error_of("cpu/event=0x3c"), Contains("unclosed '/'"));
   CHECK_THAT(error_of("{}"), Contains("empty event"));
 }
 
@@ -75,8 +78,8 @@ TEST_CASE("modifiers set privilege levels and precise_ip the way perf's do") {
   CHECK(p.attr.precise_ip == 2);
   CHECK(p.attr.exclude_user == 0);
   CHECK(p.attr.exclude_kernel == 1);
-  CHECK_THAT(error_of("cycles:x"), Contains("unsupported modifier 'x' in 'cycles:x'"));
-  CHECK_THAT(error_of("cycles:pppp"), Contains("unsupported modifier"));
+  CHECK_THAT(error_of("cycles:x"), Contains("unknown modifier 'x'"));
+  CHECK_THAT(error_of("cycles:pppp"), Contains("more than three 'p' modifiers"));
 }
 
 TEST_CASE("sysfs format terms, split ranges and widths") {
@@ -102,9 +105,9 @@ TEST_CASE("sysfs events: unknown terms, values that do not fit, absent PMUs") {
              Contains("PMU 'cpu' has no format term or event 'umsk' (did you mean 'umask'?)"));
   CHECK_THAT(error_of("cpu/event=0x13c/", opts), Contains("does not fit the term's 8 bits"));
   CHECK_THAT(error_of("cpu/event=zz/", opts), Contains("'zz' is not a number"));
-  CHECK_THAT(error_of("mrs/tsc/", opts), Contains("no PMU 'mrs'"));
+  CHECK_THAT(error_of("mrs/tsc/", opts), Contains("no PMU or event 'mrs'"));
   CHECK_THAT(error_of("mrs/tsc/", opts), Contains("did you mean 'msr'?"));
-  CHECK_THAT(error_of("cpu//", opts), Contains("names no event or terms"));
+  CHECK(parse_events("cpu//", opts).events.at(0).attr.config == 0);  // perf accepts an empty term list
   ResolveOptions no_cpu = opts;
   no_cpu.sysfs_root = std::string(OBSCHECK_GOLDEN_DIR) + "/events/no-such-root";
   CHECK_THAT(error_of("cpu/event=0x3c/", no_cpu), Contains("no hardware PMU on this host"));
