@@ -37,14 +37,29 @@ struct Scanner {
   const char* p;
   const char* end;
   std::optional<FieldError>& error;
-  std::string path;  // the field being read, for FieldError
+  // The field being read, for FieldError: "<object>.<key>" or "readings[i].<key>",
+  // put together only when a field fails (formatting it per field would cost more
+  // than the parsing).
+  std::string_view parent, key;
+  std::size_t reading = 0;
 
+  void at(std::string_view obj, std::string_view k) {
+    parent = obj;
+    key = k;
+  }
+  std::string path() const {
+    if (parent.empty()) return std::string(key);
+    if (parent == "readings")
+      return key.empty() ? fmt::format("readings[{}]", reading) : fmt::format("readings[{}].{}", reading, key);
+    return fmt::format("{}.{}", parent, key);
+  }
   void fail(std::string why) {
-    if (!error) error = FieldError{path, std::move(why)};
+    if (!error) error = FieldError{path(), std::move(why)};
   }
 
-  void ws() {
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) ++p;
+  // The writer's lines have no whitespace: one compare in the common case.
+  [[gnu::always_inline]] void ws() {
+    while (p < end && static_cast<unsigned char>(*p) <= ' ' && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) ++p;
   }
   bool lit(std::string_view s) {
     if (static_cast<std::size_t>(end - p) < s.size() || std::memcmp(p, s.data(), s.size()) != 0) return false;
@@ -56,28 +71,38 @@ struct Scanner {
     if (p >= end || *p != '"') return false;
     const char* start = ++p;
     escaped = false;
-    while (p < end) {
-      const unsigned char c = static_cast<unsigned char>(*p);
-      if (c == '"') {
-        raw = std::string_view(start, static_cast<std::size_t>(p - start));
-        ++p;
-        return true;
-      }
-      if (c < 0x20) return false;
-      if (c == '\\') {
+    for (;;) {
+      // To the next quote at once; then only the bytes before it are looked at.
+      const char* q = static_cast<const char*>(std::memchr(p, '"', static_cast<std::size_t>(end - p)));
+      if (!q) return false;
+      bool quote_escaped = false;
+      while (p < q) {
+        const unsigned char c = static_cast<unsigned char>(*p);
+        if (c < 0x20) return false;
+        if (c != '\\') {
+          ++p;
+          continue;
+        }
         escaped = true;
-        if (++p >= end) return false;
+        if (++p >= end) return false;  // p: the escape's letter
         if (*p == 'u') {
           for (int k = 0; k < 4; ++k)
             if (++p >= end || !std::isxdigit(static_cast<unsigned char>(*p))) return false;
-        } else if (!std::strchr("\"\\/bfnrt", *p) || *p == 0) {
+        } else if (*p == 0 || !std::strchr("\"\\/bfnrt", *p)) {
           return false;
         }
+        quote_escaped = p == q;  // \" : the quote found is part of the string
+        ++p;
+        if (quote_escaped) break;
       }
-      ++p;
+      if (!quote_escaped) {
+        raw = std::string_view(start, static_cast<std::size_t>(q - start));
+        p = q + 1;
+        return true;
+      }
     }
-    return false;
   }
+
   // A number's token, checked against JSON's grammar.
   bool number(std::string_view& tok) {
     const char* s = p;
@@ -378,7 +403,7 @@ bool parse_run_line(std::string_view line, RunFields& f, std::string& type, std:
   bool type_is_string = false;
 
   auto exit_member = [&](std::string_view k) -> bool {
-    s.path = fmt::format("exit.{}", k);
+    s.at("exit", k);
     if (k == "code") return seen |= m_code, s.i64(f.code);
     if (k == "signal") return seen |= m_signal, s.i64(f.signal);
     if (k == "timed_out") return seen |= m_timed_out, s.boolean(f.timed_out);
@@ -397,7 +422,7 @@ bool parse_run_line(std::string_view line, RunFields& f, std::string& type, std:
     return s.skip(2);
   };
   auto rusage_member = [&](std::string_view k) -> bool {
-    s.path = fmt::format("rusage.{}", k);
+    s.at("rusage", k);
     if (k == "utime_ns") return seen |= m_utime, s.u64(f.utime_ns);
     if (k == "stime_ns") return seen |= m_stime, s.u64(f.stime_ns);
     if (k == "maxrss_kb") return seen |= m_maxrss, s.u64(f.maxrss_kb);
@@ -410,7 +435,7 @@ bool parse_run_line(std::string_view line, RunFields& f, std::string& type, std:
   auto readings = [&]() -> bool {
     s.ws();
     if (s.p >= s.end || *s.p != '[') {
-      s.path = "readings";
+      s.at("", "readings");
       s.fail("is not an array");
       return s.skip(1);
     }
@@ -420,7 +445,7 @@ bool parse_run_line(std::string_view line, RunFields& f, std::string& type, std:
     for (;;) {
       const std::size_t i = f.n_readings++;
       if (i >= kMaxReadingsPerRun) {
-        s.path = "readings";
+        s.at("", "readings");
         s.fail(fmt::format("has more than {} readings", kMaxReadingsPerRun));
         if (!s.skip(2)) return false;
         --f.n_readings;
@@ -429,8 +454,11 @@ bool parse_run_line(std::string_view line, RunFields& f, std::string& type, std:
         RunFields::Reading& r = f.readings[i];
         r.value = r.scale = std::nullopt;
         std::uint32_t rseen = 0;
+        s.at("readings", "");
+        s.reading = i;
         const bool ok = s.object(2, [&](std::string_view k) -> bool {
-          s.path = fmt::format("readings[{}].{}", i, k);
+          s.at("readings", k);
+          s.reading = i;
           if (k == "name") return rseen |= r_name, s.str(r.name);
           if (k == "raw") return rseen |= r_raw, s.u64(r.raw);
           if (k == "enabled") return rseen |= r_enabled, s.u64(r.enabled);
@@ -453,7 +481,7 @@ bool parse_run_line(std::string_view line, RunFields& f, std::string& type, std:
   };
 
   const bool ok = s.object(0, [&](std::string_view k) -> bool {
-    s.path = std::string(k);
+    s.at("", k);
     if (k == "block") return seen |= m_block, s.u64(f.block);
     if (k == "config") return seen |= m_config, s.u64(f.config);
     if (k == "config_id") return seen |= m_config_id, s.str(f.config_id);
