@@ -317,3 +317,22 @@ TEST_CASE("the writer ends every line with its integrity check") {
   CHECK(t.scan.unchecked_lines == 0);
   CHECK(t.runs.size() == 5);
 }
+
+TEST_CASE("the scanner decodes escaped strings and refuses what is not one JSON object") {
+  RunFields f;
+  std::string type;
+  std::optional<FieldError> error;
+  REQUIRE(parse_run_line(R"({"type":"r\u0075n","config_id":"a\"b\\c","extra":{"k":"}\"{"}})", f, type, error));
+  CHECK(type == "run");
+  CHECK(f.config_id == "a\"b\\c");
+  CHECK(f.extra == R"({"k":"}\"{"})");
+  REQUIRE(error);
+  CHECK(error->field == "index");
+  CHECK(error->why == "is missing");
+  CHECK_FALSE(parse_run_line(R"({"type":"run"} {})", f, type, error));      // two values
+  CHECK_FALSE(parse_run_line(R"({"type":"run\"})", f, type, error));        // unterminated string
+  CHECK_FALSE(parse_run_line(std::string(100, '[') + std::string(100, ']'), f, type, error));  // not an object
+  CHECK_FALSE(parse_run_line("{\"a\":" + std::string(100, '[') + std::string(100, ']') + "}", f, type, error));  // too deep
+  CHECK(parse_run_line("{\"a\":" + std::string(60, '[') + std::string(60, ']') + "}", f, type, error));
+  CHECK_FALSE(parse_run_line("{\"type\":\"note\x01\"}", f, type, error));  // a raw control character
+}
