@@ -590,6 +590,47 @@ std::optional<FieldError> check_run_fields(const RunFields& f, const RunLimits* 
 
 namespace {
 
+// The manifest's members that readers take with a type (report, resume): each must
+// have that type when present, so a malformed manifest is named here rather than
+// failing later as a JSON type error. Returns what is wrong, or "".
+std::string manifest_shape_problem(const nlohmann::json& m) {
+  const auto is_string = [](const nlohmann::json& j) { return j.is_string(); };
+  const auto is_number = [](const nlohmann::json& j) { return j.is_number(); };
+  const auto is_object = [](const nlohmann::json& j) { return j.is_object(); };
+  const auto is_strings = [](const nlohmann::json& j) {
+    return j.is_array() && std::all_of(j.begin(), j.end(), [](const nlohmann::json& e) { return e.is_string(); });
+  };
+  std::string problem;
+  auto optional = [&](const nlohmann::json& obj, const char* key, auto is, const char* what) {
+    if (problem.empty() && obj.contains(key) && !is(obj.at(key))) problem = fmt::format("field {} has the wrong type", what);
+  };
+  if (!m.contains("options") || !m.contains("target") || !m.at("target").is_object() || !m.at("target").contains("argv"))
+    return "the manifest has no options or no target.argv";
+  optional(m, "format", is_string, "format");
+  optional(m, "host", is_object, "host");
+  optional(m, "options", is_object, "options");
+  if (!problem.empty()) return problem;
+  const nlohmann::json& o = m.at("options");
+  optional(o, "mode", is_string, "options.mode");
+  optional(o, "backend", is_string, "options.backend");
+  optional(o, "margin", is_number, "options.margin");
+  optional(o, "dropped_counters", is_strings, "options.dropped_counters");
+  const nlohmann::json& t = m.at("target");
+  optional(t, "argv", is_strings, "target.argv");
+  optional(t, "path", is_string, "target.path");
+  optional(t, "sha256", is_string, "target.sha256");
+  if (!problem.empty()) return problem;
+  if (m.contains("env")) {
+    const nlohmann::json& env = m.at("env");
+    if (!env.is_array()) return "field env is not an array";
+    for (const nlohmann::json& e : env)
+      if (!e.is_object() || (e.contains("bytes") && !e.at("bytes").is_number_unsigned()) ||
+          (e.contains("name") && !e.at("name").is_string()))
+        return "an entry of field env is not {\"name\": string, \"bytes\": count}";
+  }
+  return "";
+}
+
 class LineReader {
  public:
   LineReader(std::string path, JournalSink& sink) : path_(std::move(path)), sink_(sink) {}
@@ -633,7 +674,9 @@ class LineReader {
       ++scan_.runs;
       sink_.run(fields_, number);
     } else if (type == "note") {
-      sink_.note(tree(text));
+      nlohmann::json n = tree(text);
+      if (n.contains("kind") && !n.at("kind").is_string()) bad_line(path_, number, "field kind of a note is not a string");
+      sink_.note(std::move(n));
     }
     // Any other type is from a later version: skipped by design.
   }
@@ -672,7 +715,7 @@ class LineReader {
   void manifest(std::string_view text, const std::string& type, bool checked) {
     if (type != "manifest") bad_line(path_, 1, "not a manifest (is this an obscheck journal?)");
     nlohmann::json m = tree(text);
-    if (m.value("format", "") != kJournalFormat) bad_line(path_, 1, fmt::format("format is not \"{}\"", kJournalFormat));
+    if (const auto f = m.find("format"); f == m.end() || *f != kJournalFormat) bad_line(path_, 1, fmt::format("format is not \"{}\"", kJournalFormat));
     if (!m.contains("version") || !m.at("version").is_number_integer()) bad_line(path_, 1, "the manifest has no version");
     const auto version = m.at("version").get<long long>();
     if (version < 1 || version > kJournalVersion)
@@ -681,6 +724,7 @@ class LineReader {
                               kJournalVersion),
                   "read it with the obscheck that wrote it (the manifest's \"obscheck\" field)");
     if (!m.contains("plan")) bad_line(path_, 1, "the manifest has no plan");
+    if (const std::string problem = manifest_shape_problem(m); !problem.empty()) bad_line(path_, 1, problem);
     Plan plan;
     try {
       plan = plan_from_json(m.at("plan"));

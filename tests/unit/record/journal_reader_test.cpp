@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <sstream>
 
@@ -335,4 +336,28 @@ TEST_CASE("the scanner decodes escaped strings and refuses what is not one JSON 
   CHECK_FALSE(parse_run_line("{\"a\":" + std::string(100, '[') + std::string(100, ']') + "}", f, type, error));  // too deep
   CHECK(parse_run_line("{\"a\":" + std::string(60, '[') + std::string(60, ']') + "}", f, type, error));
   CHECK_FALSE(parse_run_line("{\"type\":\"note\x01\"}", f, type, error));  // a raw control character
+}
+
+TEST_CASE("a manifest of the wrong shape is named, not a JSON type error later") {
+  TempDir dir;
+  const std::string path = dir.file("m.jsonl");
+  std::vector<std::string> lines = lines_of(kGolden);
+  auto with_manifest = [&](const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json m = nlohmann::json::parse(lines[0]);
+    edit(m);
+    std::vector<std::string> copy = lines;
+    copy[0] = m.dump();
+    write_lines(path, copy, true);
+    return refusal(path);
+  };
+  CHECK(with_manifest([](nlohmann::json& m) { m["format"] = 1; }) ==
+        "journal " + path + " line 1: format is not \"obscheck-journal\"");
+  CHECK(with_manifest([](nlohmann::json& m) { m["options"]["margin"] = "wide"; }) ==
+        "journal " + path + " line 1: field options.margin has the wrong type");
+  CHECK(with_manifest([](nlohmann::json& m) { m["target"]["argv"] = {1, 2}; }) ==
+        "journal " + path + " line 1: field target.argv has the wrong type");
+  CHECK(with_manifest([](nlohmann::json& m) { m.erase("target"); }) ==
+        "journal " + path + " line 1: the manifest has no options or no target.argv");
+  CHECK(with_manifest([](nlohmann::json& m) { m["env"][0]["bytes"] = -1; }) ==
+        "journal " + path + " line 1: an entry of field env is not {\"name\": string, \"bytes\": count}");
 }
