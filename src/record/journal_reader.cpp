@@ -733,6 +733,12 @@ class LineReader {
     } catch (const std::exception& e) {
       bad_line(path_, 1, fmt::format("the manifest's plan is malformed: {}", e.what()));
     }
+    // Run indexes are 32-bit in a RunTable, and the look schedule walks the blocks.
+    const std::size_t measured = plan.spec.fixed_blocks ? *plan.spec.fixed_blocks : plan.spec.max_blocks;
+    constexpr std::size_t kMaxRuns = std::numeric_limits<std::uint32_t>::max();
+    if (measured > kMaxRuns / plan.block_size() || plan.spec.warmup_blocks + measured > kMaxRuns / plan.block_size())
+      bad_line(path_, 1, fmt::format("the plan's {} blocks of {} runs are beyond 2^32 runs", measured,
+                                     plan.block_size()));
     limits_ = run_limits(plan);
     checked_ = checked;
     sink_.manifest(std::move(m), plan);
