@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <set>
+#include <type_traits>
 #include <utility>
 
 #include "util/error.h"
@@ -125,7 +127,9 @@ std::size_t next_look(std::size_t n) { return n + std::max<std::size_t>(1, n / 4
 
 std::vector<std::size_t> looks(std::size_t max_blocks, std::size_t first) {
   std::vector<std::size_t> out;
-  for (std::size_t n = std::max<std::size_t>(first, 1); n < max_blocks; n = next_look(n)) out.push_back(n);
+  // n stops short of overflowing (a huge --max-runs, or a plan read from a file).
+  for (std::size_t n = std::max<std::size_t>(first, 1); n < max_blocks && n <= SIZE_MAX / 2; n = next_look(n))
+    out.push_back(n);
   if (max_blocks > 0) out.push_back(max_blocks);
   return out;
 }
@@ -260,7 +264,19 @@ template <class T>
 T field(const nlohmann::json& j, const char* name, const std::string& where) {
   if (!j.is_object() || !j.contains(name))
     throw Error(ErrorKind::io, fmt::format("{}: field '{}' is missing", where, name));
+  // nlohmann's get<> casts a float to an integer unchecked (undefined behaviour out of
+  // range): integers are taken only from JSON integers that fit.
+  const auto fits = [](const nlohmann::json& v) {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+      return v.is_number_integer() && (v.is_number_unsigned() ? std::in_range<T>(v.get<std::uint64_t>())
+                                                              : std::in_range<T>(v.get<std::int64_t>()));
+    else if constexpr (std::is_same_v<T, std::vector<std::size_t>>)
+      return v.is_array() && std::all_of(v.begin(), v.end(), [](const auto& e) { return e.is_number_unsigned(); });
+    else
+      return true;
+  };
   try {
+    if (!fits(j.at(name))) throw nlohmann::json::type_error::create(302, "out of range", nullptr);
     return j.at(name).get<T>();
   } catch (const nlohmann::json::exception&) {
     throw Error(ErrorKind::io,

@@ -1,5 +1,6 @@
 #include "record/journal.h"
 
+#include <functional>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include <sstream>
 #include <utility>
 
+#include "record/journal_reader.h"
 #include "util/error.h"
 
 namespace obscheck {
@@ -25,8 +27,11 @@ namespace {
 constexpr int kMaxDefaultNameAttempts = 100;
 
 // Never throw on a non-UTF-8 byte (an argv or event name can hold one): replace it.
+// Every line ends in its integrity check (journal_reader.h).
 std::string dump_line(const nlohmann::json& j) {
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + '\n';
+  std::string line;
+  append_checked_line(line, j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  return line;
 }
 
 std::string errno_text(int err) { return std::strerror(err); }
@@ -56,34 +61,8 @@ void sync_parent_dir(const std::string& path) noexcept {
   if (fd) ::fsync(fd.get());  // best effort: some filesystems refuse fsync on a directory
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw Error(ErrorKind::io, fmt::format("cannot read journal {}: {}", path, errno_text(errno)),
-                "check the path given to --resume or obscheck report");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 [[noreturn]] void bad_line(const std::string& path, std::size_t line, const std::string& why) {
   throw Error(ErrorKind::io, fmt::format("journal {} line {}: {}", path, line, why));
-}
-
-void check_manifest(const std::string& path, const nlohmann::json& m) {
-  if (!m.is_object() || m.value("type", "") != "manifest")
-    bad_line(path, 1, "not a manifest (is this an obscheck journal?)");
-  if (m.value("format", "") != kJournalFormat)
-    bad_line(path, 1, fmt::format("format is not \"{}\"", kJournalFormat));
-  if (!m.contains("version") || !m.at("version").is_number_integer())
-    bad_line(path, 1, "the manifest has no version");
-  const auto version = m.at("version").get<long long>();
-  if (version < 1 || version > kJournalVersion)
-    throw Error(ErrorKind::io,
-                fmt::format("journal {} line 1: version {} is not one this obscheck reads (1..{})",
-                            path, version, kJournalVersion),
-                "read it with the obscheck that wrote it (the manifest's \"obscheck\" field)");
-  if (!m.contains("plan")) bad_line(path, 1, "the manifest has no plan");
 }
 
 UniqueFd open_exclusive(const std::string& path, int& err) {
@@ -175,74 +154,50 @@ std::string default_journal_path(const std::string& dir, std::chrono::system_clo
   }
 }
 
-JournalData load_journal(const std::string& path) { return parse_journal(read_file(path), path); }
+namespace {
 
-JournalData parse_journal(std::string_view text, const std::string& path) {
+// load_journal's sink: RunRecords from the same checked fields the table reader uses.
+class RecordSink : public JournalSink {
+ public:
+  explicit RecordSink(JournalData& d) : d_(d) {}
+  void manifest(nlohmann::json&& m, const Plan&) override { d_.manifest = std::move(m); }
+  void run(const RunFields& f, std::size_t line) override {
+    RunRecord& r = d_.runs.emplace_back(run_record_of(f));
+    if (f.extra != "{}") {
+      r.extra = nlohmann::json::parse(f.extra, nullptr, false);
+      if (!r.extra.is_object()) bad_line(d_.path, line, "field extra is not an object");
+    }
+  }
+  void note(nlohmann::json&& n) override { d_.notes.push_back(std::move(n)); }
+
+ private:
+  JournalData& d_;
+};
+
+}  // namespace
+
+namespace {
+
+JournalData journal_data(const std::string& path, const std::function<JournalScan(RecordSink&)>& scan_with) {
   JournalData data;
   data.path = path;
-  if (text.empty())
-    throw Error(ErrorKind::io, fmt::format("journal {} is empty", path),
-                "it was created but its manifest never written; start a new sweep");
-
-  // Split into lines, remembering where each starts; a last piece without '\n' is torn.
-  struct Line {
-    std::size_t start, length;
-    bool complete;
-  };
-  std::vector<Line> lines;
-  for (std::size_t pos = 0; pos < text.size();) {
-    const auto nl = text.find('\n', pos);
-    if (nl == std::string::npos) {
-      lines.push_back({pos, text.size() - pos, false});
-      break;
-    }
-    lines.push_back({pos, nl - pos, true});
-    pos = nl + 1;
-  }
-
-  std::map<std::size_t, std::size_t> index_line;  // run index -> line number
-  data.valid_bytes = text.size();
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    const std::size_t number = i + 1;
-    const bool last = i + 1 == lines.size();
-    const std::string_view body(text.data() + lines[i].start, lines[i].length);
-    nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
-    if (last && (!lines[i].complete || j.is_discarded())) {
-      if (i == 0)
-        throw Error(ErrorKind::io, fmt::format("journal {} line 1: the manifest is incomplete", path),
-                    "the sweep stopped while creating the journal; start a new one");
-      data.torn_tail = true;
-      data.valid_bytes = lines[i].start;
-      break;
-    }
-    if (j.is_discarded()) bad_line(path, number, "not valid JSON");
-    if (!j.is_object() || !j.contains("type") || !j.at("type").is_string())
-      bad_line(path, number, "not a journal record (no \"type\")");
-    if (i == 0) {
-      check_manifest(path, j);
-      data.manifest = std::move(j);
-      continue;
-    }
-    const auto type = j.at("type").get<std::string>();
-    if (type == "manifest") bad_line(path, number, "a second manifest (two journals concatenated?)");
-    if (type == "note") {
-      data.notes.push_back(std::move(j));
-    } else if (type == "run") {
-      RunRecord run;
-      try {
-        run = j.get<RunRecord>();
-      } catch (const nlohmann::json::exception& e) {
-        bad_line(path, number, fmt::format("malformed run: {}", e.what()));
-      }
-      const auto [it, fresh] = index_line.emplace(run.index, number);
-      if (!fresh)
-        bad_line(path, number,
-                 fmt::format("run index {} is already recorded on line {}", run.index, it->second));
-      data.runs.push_back(std::move(run));
-    }
-    // Any other type is from a later version: skipped by design.
-  }
+  RecordSink sink(data);
+  const JournalScan scan = scan_with(sink);
+  data.torn_tail = scan.torn_tail;
+  data.valid_bytes = scan.valid_bytes;
+  data.unchecked_lines = scan.unchecked_lines;
+  data.lines = scan.lines;
   return data;
+}
+
+}  // namespace
+
+JournalData load_journal(const std::string& path) {
+  return journal_data(path, [&](RecordSink& sink) { return scan_journal(path, sink); });
+}
+
+JournalData parse_journal(std::string_view text, const std::string& path) {
+  return journal_data(path, [&](RecordSink& sink) { return scan_journal_text(text, path, sink); });
 }
 
 Plan plan_from_journal(const JournalData& data) {
@@ -381,7 +336,9 @@ void JournalWriter::sync() {
 }
 
 void JournalWriter::append(const RunRecord& run) {
-  write_line(run_line(run) + '\n');
+  std::string line;
+  append_checked_line(line, run_line(run));
+  write_line(line);
   if (std::chrono::steady_clock::now() - last_sync_ >= sync_interval_) sync();
 }
 

@@ -93,14 +93,18 @@ struct JournalData {
   std::vector<nlohmann::json> notes;  // the "note" lines, in file order
   bool torn_tail = false;             // the last line was incomplete and was ignored
   std::uint64_t valid_bytes = 0;      // length of the file without the torn tail
+  std::size_t lines = 0;              // lines read, the torn tail excluded
+  std::size_t unchecked_lines = 0;    // lines without an integrity check (journal_reader.h)
 };
 
-// Reads and validates a journal. Throws Error(io), naming the file and the line, when:
-// the file cannot be read or is empty; line 1 is not a complete manifest of a known
-// format and version; a line is not a JSON object with a "type"; a run line lacks a
-// field or has one of the wrong type; a run index repeats an earlier line's. A last
-// line without its '\n', or one that is not JSON at all, is a torn tail from a crash:
-// it is ignored and torn_tail is set.
+// Reads and validates a journal with the streaming reader of journal_reader.h (the same
+// checks, the same bounded memory), keeping each run as a RunRecord. Throws Error(io),
+// naming the file and the line, when: the file cannot be read, is not a regular file
+// or is empty; line 1 is not a complete manifest of a known format and version; a line
+// is not a JSON object with a "type" or fails its integrity check; a run line lacks a
+// field, has one of the wrong type or out of range (naming the field); a run index
+// repeats an earlier line's. A last line without its '\n', or one that is not JSON at
+// all, is a torn tail from a crash: it is ignored and torn_tail is set.
 JournalData load_journal(const std::string& path);
 // The same for a journal's text already in memory (a decompressed copy, say); `path`
 // names it in errors and in JournalData::path.

@@ -5,6 +5,9 @@
 #include <cmath>
 #include <iterator>
 #include <limits>
+#include <optional>
+
+#include "util/error.h"
 
 namespace obscheck {
 
@@ -17,8 +20,98 @@ nlohmann::json finite_or_null(double x) {
   return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json();
 }
 
-double number_or_nan(const nlohmann::json& j) {
-  return j.is_null() ? std::numeric_limits<double>::quiet_NaN() : j.get<double>();
+[[noreturn]] void bad_field(const std::string& field, const std::string& why) {
+  throw Error(ErrorKind::io, fmt::format("field {} {}", field, why));
+}
+
+const nlohmann::json& member(const nlohmann::json& j, const char* key, const std::string& field) {
+  if (!j.is_object()) bad_field(field, "is in something that is not an object");
+  const auto it = j.find(key);
+  if (it == j.end()) bad_field(field, "is missing");
+  return *it;
+}
+
+// nlohmann's get<> casts a float to an integer type unchecked (undefined behaviour out
+// of range): only JSON integers are taken as integers.
+std::uint64_t u64_at(const nlohmann::json& j, const char* key, const std::string& field) {
+  const nlohmann::json& v = member(j, key, field);
+  if (v.is_number_unsigned()) return v.get<std::uint64_t>();
+  if (v.is_number_integer()) bad_field(field, fmt::format("{} is negative", v.dump()));
+  if (v.is_number_float()) bad_field(field, fmt::format("{} is not a whole number", v.dump()));
+  bad_field(field, "is not a number");
+}
+
+std::int64_t i64_at(const nlohmann::json& j, const char* key, const std::string& field) {
+  const nlohmann::json& v = member(j, key, field);
+  if (v.is_number_integer() && !v.is_number_unsigned()) return v.get<std::int64_t>();
+  if (v.is_number_unsigned()) {
+    if (v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+      bad_field(field, fmt::format("{} is out of range", v.dump()));
+    return static_cast<std::int64_t>(v.get<std::uint64_t>());
+  }
+  if (v.is_number_float()) bad_field(field, fmt::format("{} is not a whole number", v.dump()));
+  bad_field(field, "is not a number");
+}
+
+bool bool_at(const nlohmann::json& j, const char* key, const std::string& field) {
+  const nlohmann::json& v = member(j, key, field);
+  if (!v.is_boolean()) bad_field(field, "is not true or false");
+  return v.get<bool>();
+}
+
+std::string string_at(const nlohmann::json& j, const char* key, const std::string& field) {
+  const nlohmann::json& v = member(j, key, field);
+  if (!v.is_string()) bad_field(field, "is not a string");
+  return v.get<std::string>();
+}
+
+std::optional<double> real_at(const nlohmann::json& j, const char* key, const std::string& field) {
+  const nlohmann::json& v = member(j, key, field);
+  if (v.is_null()) return std::nullopt;
+  if (!v.is_number()) bad_field(field, "is neither a number nor null");
+  const double x = v.get<double>();
+  if (!std::isfinite(x)) bad_field(field, "is beyond a double's range");
+  return x;
+}
+
+void check(const RunFields& f) {
+  if (auto e = check_run_fields(f, nullptr)) bad_field(e->field, e->why);
+}
+
+double value_or_nan(const std::optional<double>& x) {
+  return x ? *x : std::numeric_limits<double>::quiet_NaN();
+}
+
+void exit_fields(const nlohmann::json& e, RunFields& f) {
+  f.code = i64_at(e, "code", "exit.code");
+  f.signal = i64_at(e, "signal", "exit.signal");
+  f.timed_out = bool_at(e, "timed_out", "exit.timed_out");
+  f.wall_ns = u64_at(e, "wall_ns", "exit.wall_ns");
+  const nlohmann::json& digest = member(e, "output_sha256", "exit.output_sha256");
+  if (!digest.is_null()) f.output_sha256 = string_at(e, "output_sha256", "exit.output_sha256");
+  f.output_bytes = u64_at(e, "output_bytes", "exit.output_bytes");
+}
+
+void rusage_fields(const nlohmann::json& u, RunFields& f) {
+  f.utime_ns = u64_at(u, "utime_ns", "rusage.utime_ns");
+  f.stime_ns = u64_at(u, "stime_ns", "rusage.stime_ns");
+  f.maxrss_kb = u64_at(u, "maxrss_kb", "rusage.maxrss_kb");
+  f.minflt = u64_at(u, "minflt", "rusage.minflt");
+  f.majflt = u64_at(u, "majflt", "rusage.majflt");
+  f.nvcsw = u64_at(u, "nvcsw", "rusage.nvcsw");
+  f.nivcsw = u64_at(u, "nivcsw", "rusage.nivcsw");
+}
+
+RunFields::Reading reading_fields(const nlohmann::json& j, const std::string& at) {
+  RunFields::Reading r;
+  r.name = string_at(j, "name", at + "name");
+  r.raw = u64_at(j, "raw", at + "raw");
+  r.enabled = u64_at(j, "enabled", at + "enabled");
+  r.running = u64_at(j, "running", at + "running");
+  r.value = real_at(j, "value", at + "value");
+  r.multiplexed = bool_at(j, "multiplexed", at + "multiplexed");
+  r.scale = real_at(j, "scale", at + "scale");
+  return r;
 }
 
 std::uint64_t timeval_ns(const timeval& tv) {
@@ -75,14 +168,11 @@ void to_json(nlohmann::json& j, const ExitInfo& e) {
 }
 
 void from_json(const nlohmann::json& j, ExitInfo& e) {
-  e = ExitInfo{};
-  e.exit_code = j.at("code").get<int>();
-  e.signal = j.at("signal").get<int>();
-  e.timed_out = j.at("timed_out").get<bool>();
-  e.wall_ns = j.at("wall_ns").get<std::uint64_t>();
-  const auto& digest = j.at("output_sha256");
-  e.output_digest = digest.is_null() ? std::string() : digest.get<std::string>();
-  e.output_bytes = j.at("output_bytes").get<std::uint64_t>();
+  RunFields f;
+  exit_fields(j, f);
+  check(f);
+  e = run_record_of(f).exit;
+  e.usage = rusage{};
 }
 
 nlohmann::json rusage_to_json(const struct rusage& r) {
@@ -96,15 +186,10 @@ nlohmann::json rusage_to_json(const struct rusage& r) {
 }
 
 struct rusage rusage_from_json(const nlohmann::json& j) {
-  struct rusage r {};
-  r.ru_utime = ns_timeval(j.at("utime_ns").get<std::uint64_t>());
-  r.ru_stime = ns_timeval(j.at("stime_ns").get<std::uint64_t>());
-  r.ru_maxrss = j.at("maxrss_kb").get<long>();
-  r.ru_minflt = j.at("minflt").get<long>();
-  r.ru_majflt = j.at("majflt").get<long>();
-  r.ru_nvcsw = j.at("nvcsw").get<long>();
-  r.ru_nivcsw = j.at("nivcsw").get<long>();
-  return r;
+  RunFields f;
+  rusage_fields(j, f);
+  check(f);
+  return run_record_of(f).exit.usage;
 }
 
 void to_json(nlohmann::json& j, const Reading& r) {
@@ -118,13 +203,11 @@ void to_json(nlohmann::json& j, const Reading& r) {
 }
 
 void from_json(const nlohmann::json& j, Reading& r) {
-  r.name = j.at("name").get<std::string>();
-  r.raw = j.at("raw").get<std::uint64_t>();
-  r.time_enabled = j.at("enabled").get<std::uint64_t>();
-  r.time_running = j.at("running").get<std::uint64_t>();
-  r.value = number_or_nan(j.at("value"));
-  r.multiplexed = j.at("multiplexed").get<bool>();
-  r.scale = number_or_nan(j.at("scale"));
+  RunFields f;
+  f.readings.push_back(reading_fields(j, ""));
+  f.n_readings = 1;
+  check(f);
+  r = run_record_of(f).readings.at(0);
 }
 
 void to_json(nlohmann::json& j, const RunRecord& r) {
@@ -142,18 +225,71 @@ void to_json(nlohmann::json& j, const RunRecord& r) {
        {"extra", r.extra}};
 }
 
+RunFields run_fields_of(const nlohmann::json& j) {
+  RunFields f;
+  f.index = u64_at(j, "index", "index");
+  f.block = u64_at(j, "block", "block");
+  f.position = u64_at(j, "position", "position");
+  f.config = u64_at(j, "config", "config");
+  f.config_id = string_at(j, "config_id", "config_id");
+  f.warmup = bool_at(j, "warmup", "warmup");
+  f.env_bytes = u64_at(j, "env_bytes", "env_bytes");
+  exit_fields(member(j, "exit", "exit"), f);
+  rusage_fields(member(j, "rusage", "rusage"), f);
+  const nlohmann::json& readings = member(j, "readings", "readings");
+  if (!readings.is_array()) bad_field("readings", "is not an array");
+  if (readings.size() > kMaxReadingsPerRun) bad_field("readings", fmt::format("has more than {} readings", kMaxReadingsPerRun));
+  for (std::size_t i = 0; i < readings.size(); ++i)
+    f.readings.push_back(reading_fields(readings[i], fmt::format("readings[{}].", i)));
+  f.n_readings = f.readings.size();
+  return f;
+}
+
+RunRecord run_record_of(const RunFields& f) {
+  RunRecord r;
+  r.index = f.index;
+  r.block = f.block;
+  r.position = f.position;
+  r.config = f.config;
+  r.config_id = f.config_id;
+  r.warmup = f.warmup;
+  r.env_bytes = f.env_bytes;
+  ExitInfo& e = r.exit;
+  e.exit_code = static_cast<int>(f.code);
+  e.signal = static_cast<int>(f.signal);
+  e.timed_out = f.timed_out;
+  e.wall_ns = f.wall_ns;
+  e.output_digest = f.output_sha256.value_or(std::string());
+  e.output_bytes = f.output_bytes;
+  e.usage.ru_utime = ns_timeval(f.utime_ns);
+  e.usage.ru_stime = ns_timeval(f.stime_ns);
+  e.usage.ru_maxrss = static_cast<long>(f.maxrss_kb);
+  e.usage.ru_minflt = static_cast<long>(f.minflt);
+  e.usage.ru_majflt = static_cast<long>(f.majflt);
+  e.usage.ru_nvcsw = static_cast<long>(f.nvcsw);
+  e.usage.ru_nivcsw = static_cast<long>(f.nivcsw);
+  r.readings.reserve(f.n_readings);
+  for (std::size_t i = 0; i < f.n_readings; ++i) {
+    const RunFields::Reading& in = f.readings[i];
+    Reading& out = r.readings.emplace_back();
+    out.name = in.name;
+    out.raw = in.raw;
+    out.time_enabled = in.enabled;
+    out.time_running = in.running;
+    out.value = value_or_nan(in.value);
+    out.multiplexed = in.multiplexed;
+    out.scale = value_or_nan(in.scale);
+  }
+  return r;
+}
+
 void from_json(const nlohmann::json& j, RunRecord& r) {
-  r.index = j.at("index").get<std::size_t>();
-  r.block = j.at("block").get<std::size_t>();
-  r.position = j.at("position").get<std::size_t>();
-  r.config = j.at("config").get<std::size_t>();
-  r.config_id = j.at("config_id").get<std::string>();
-  r.warmup = j.at("warmup").get<bool>();
-  r.env_bytes = j.at("env_bytes").get<std::uint64_t>();
-  r.exit = j.at("exit").get<ExitInfo>();
-  r.exit.usage = rusage_from_json(j.at("rusage"));
-  r.readings = j.at("readings").get<std::vector<Reading>>();
-  r.extra = j.contains("extra") ? j.at("extra") : nlohmann::json::object();
+  const RunFields f = run_fields_of(j);
+  check(f);
+  r = run_record_of(f);
+  if (!j.is_object() || !j.contains("extra")) return;
+  if (!j.at("extra").is_object()) bad_field("extra", "is not an object");
+  r.extra = j.at("extra");
 }
 
 std::string run_line(const RunRecord& r) {

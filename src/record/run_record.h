@@ -14,6 +14,7 @@
 #include "launch/launcher.h"
 #include "observe/reading.h"
 #include "plan/plan.h"
+#include "record/run_fields.h"
 
 namespace obscheck {
 
@@ -53,9 +54,10 @@ struct rusage rusage_from_json(const nlohmann::json& j);
 void to_json(nlohmann::json& j, const Reading& r);
 void from_json(const nlohmann::json& j, Reading& r);
 
-// The run line's JSON (with "type":"run") and back. from_json throws
-// nlohmann::json::exception on a missing field or wrong type; load_journal turns that
-// into an Error naming the line.
+// The run line's JSON (with "type":"run") and back. The from_json functions check
+// every field's type and range as a journal reader does (run_fields.h; no value is
+// cast out of its type's range) and throw Error(io) naming the field ("field
+// exit.wall_ns is not a whole number").
 void to_json(nlohmann::json& j, const RunRecord& r);
 void from_json(const nlohmann::json& j, RunRecord& r);
 
@@ -64,5 +66,11 @@ void from_json(const nlohmann::json& j, RunRecord& r);
 // driver spends between two runs). No trailing newline. Invalid UTF-8 in a string is
 // replaced by U+FFFD, as the journal's dump does.
 std::string run_line(const RunRecord& r);
+
+// A run line's checked fields as a RunRecord (`extra` left empty: it is JSON text in
+// RunFields, parsed by the caller when it wants it).
+RunRecord run_record_of(const RunFields& f);
+// A run line's JSON as RunFields (extra excluded), types checked. Throws Error(io).
+RunFields run_fields_of(const nlohmann::json& j);
 
 }  // namespace obscheck

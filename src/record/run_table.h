@@ -16,6 +16,8 @@
 
 namespace obscheck {
 
+struct RunFields;
+
 struct RunTable {
   // One entry per row.
   std::vector<std::uint32_t> index;   // RunRecord::index (Trial::index)
@@ -55,6 +57,7 @@ struct RunTable {
   const Readings* find(const std::string& name) const;
 
  private:
+  friend void add_run(RunTable&, const RunFields&);  // record/journal_reader.h
   Readings& column(const std::string& name);
 };
 
