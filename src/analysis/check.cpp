@@ -45,9 +45,12 @@ struct BlockRows {
 };
 
 // One comparison's paired data, beside its Comparison.
+// Kept small on purpose: a journal of a million runs has over a hundred thousand blocks,
+// and the analysis keeps, per comparison, only what a later pass reads (see
+// analyse_check).
 struct Series {
-  std::vector<std::size_t> joint;   // positions in BlockRows where both configurations ran
-  std::vector<std::size_t> blocks;  // ... and both have the metric: the pairs (block numbers)
+  std::vector<std::uint32_t> joint;   // positions in BlockRows where both configurations ran
+  std::vector<std::uint32_t> blocks;  // ... and both have the metric: the pairs (block numbers)
   std::vector<double> x, y;         // config, baseline: raw values
   std::vector<double> d;            // on the comparison's scale
 };
@@ -192,11 +195,11 @@ Series pair_series(const std::vector<double>* column, const BlockRows& b, std::s
   for (std::size_t k = 0; k < b.blocks.size(); ++k) {
     const std::size_t rx = b.rows[k][config], ry = b.rows[k][base];
     if (rx == kNone || ry == kNone) continue;
-    s.joint.push_back(k);
+    s.joint.push_back(static_cast<std::uint32_t>(k));
     if (!column) continue;
     const double vx = (*column)[rx], vy = (*column)[ry];
     if (!std::isfinite(vx) || !std::isfinite(vy)) continue;
-    s.blocks.push_back(b.blocks[k]);
+    s.blocks.push_back(static_cast<std::uint32_t>(b.blocks[k]));
     s.x.push_back(vx);
     s.y.push_back(vy);
   }
@@ -703,7 +706,6 @@ Findings analyse_check(const Plan& plan, const RunTable& t, const AnalysisOption
   const BlockRows blocks = index_runs(plan, t, f);
 
   // Every metric against its baseline, for every configuration that has one.
-  std::vector<Series> series;
   for (std::size_t mi = 0; mi < f.metrics.size(); ++mi) {
     const MetricInfo& m = f.metrics[mi];
     if (!m.driver && !m.counter) {
@@ -711,20 +713,31 @@ Findings analyse_check(const Plan& plan, const RunTable& t, const AnalysisOption
       continue;
     }
     const Metric metric = m.driver ? Metric::driver() : Metric::of_counter(*m.counter);
-    const std::vector<double>* column = column_of(m, t);
     for (const Configuration& c : plan.configs) {
       const auto base = comparison_baseline(plan, metric, c.index);
-      if (!base) continue;
-      f.comparisons.push_back(comparison_of(plan, mi, c, *base));
-      series.push_back(pair_series(column, blocks, c.index, *base));
+      if (base) f.comparisons.push_back(comparison_of(plan, mi, c, *base));
     }
   }
 
+  // Each comparison's pairs are built, analysed and cut down to what the later passes
+  // read: the block positions for the multiplexing check (counters), d and its blocks
+  // for the drift test (held and A/A). The raw values go at once.
   std::vector<Scale> scales;
   for (const MetricInfo& m : f.metrics) scales.push_back(scale_of(m, column_of(m, t), blocks));
+  std::vector<Series> series(f.comparisons.size());
   for_each_index(f.comparisons.size(), o.threads, [&](std::size_t i) {
     Comparison& c = f.comparisons[i];
-    compute(c, series[i], f.metrics[c.metric], scales[c.metric], o.margin, o.alpha, kPredictionCap);
+    const MetricInfo& m = f.metrics[c.metric];
+    Series& s = series[i];
+    s = pair_series(column_of(m, t), blocks, c.config, c.baseline);
+    compute(c, s, m, scales[c.metric], o.margin, o.alpha, kPredictionCap);
+    std::vector<double>().swap(s.x);
+    std::vector<double>().swap(s.y);
+    if (m.driver) std::vector<std::uint32_t>().swap(s.joint);
+    if (!(c.aa || c.layout == Layout::held)) {
+      std::vector<double>().swap(s.d);
+      std::vector<std::uint32_t>().swap(s.blocks);
+    }
   });
   std::set<std::string> difference_metrics;
   for (const Comparison& c : f.comparisons)

@@ -1,5 +1,8 @@
 // The main job: obscheck [options] PROG ARGS — and its journal's re-entry points,
 // obscheck --resume FILE and obscheck report FILE.
+#include <sys/stat.h>
+
+#include <fstream>
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 #include <unistd.h>
@@ -24,6 +27,7 @@
 #include "host/doctor.h"
 #include "host/host_info.h"
 #include "record/journal.h"
+#include "record/journal_reader.h"
 #include "report/check_report.h"
 #include "run/check.h"
 #include "util/digest.h"
@@ -585,6 +589,20 @@ CheckContext check_context_from_journal(const JournalData& d, const Plan& plan) 
   return ctx;
 }
 
+// Whether a journal records a --backend sim check, from its first line alone.
+bool journal_is_simulated(const std::string& path) {
+  // Not a regular file (a directory, /dev/zero), or a first line beyond the reader's
+  // limit: the reader refuses it and names why.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  std::ifstream in(path);
+  std::string first;
+  for (char c; first.size() < kMaxJournalLineBytes && in.get(c) && c != '\n';) first += c;
+  const nlohmann::json m = nlohmann::json::parse(first, nullptr, false);
+  return m.is_object() && m.contains("options") && m.at("options").is_object() &&
+         m.at("options").value("backend", "native") == "sim";
+}
+
 // The looks the last invocation of the sweep took, from its end note (1 when none says).
 std::size_t looks_of(const JournalData& d) {
   if (d.notes.empty() || !d.notes.back().contains("sweep") || !d.notes.back().at("sweep").is_object()) return 1;
@@ -592,7 +610,57 @@ std::size_t looks_of(const JournalData& d) {
   return n > 0 ? n : 1;
 }
 
+namespace {
+
+// `report` of a native check without figures: one streaming pass into columns (record/
+// journal_reader.h), never a RunRecord per run, so a journal of a million runs is read
+// in bounded memory. Only runs whose observer left something for the report (probe
+// hits, samples, processes left behind) are kept, and only their extras.
+int report_from_table(const Options& o) {
+  std::vector<RunRecord> with_extras;
+  const JournalTable t = read_journal_table(o.report_file, [&](const RunFields& f) {
+    if (f.extra == "{}") return;
+    if (f.extra.find("\"probe_hits\"") == std::string_view::npos &&
+        f.extra.find("\"sampling\"") == std::string_view::npos &&
+        f.extra.find("\"left_behind\"") == std::string_view::npos)
+      return;
+    RunRecord& r = with_extras.emplace_back();
+    r.index = f.index;
+    r.config = f.config;
+    r.block = f.block;
+    r.warmup = f.warmup;
+    r.extra = nlohmann::json::parse(f.extra, nullptr, false);
+    if (!r.extra.is_object()) r.extra = nlohmann::json::object();
+  });
+  JournalData shell;  // what the report's context reads of a journal: all but the runs
+  shell.path = t.path;
+  shell.manifest = t.manifest;
+  shell.notes = t.notes;
+  shell.torn_tail = t.scan.torn_tail;
+  const double margin = o.margin_given ? o.margin : t.manifest.at("options").value("margin", 0.01);
+  const Findings findings = analyse_check(t.plan, t.runs, {margin, 0.05, looks_of(shell), t.plan.seed()});
+  CheckContext ctx = context_from_manifest(shell, t.plan, findings);
+  ctx.runs_done = t.runs.size();
+  ctx.observations = observations(t.plan, with_extras);
+  if (auto w = left_behind_warning(with_extras); !w.empty()) ctx.warnings.push_back(w);
+  if (t.scan.torn_tail)
+    ctx.warnings.push_back("the journal's last line is incomplete (a run cut off mid-write); it was ignored");
+  if (auto w = integrity_warning(t.scan); !w.empty()) ctx.warnings.push_back(w);
+  emit(o, o.json ? check_json(t.plan, findings, ctx)
+          : o.csv ? check_csv(t.plan, findings)
+          : o.markdown ? check_markdown(t.plan, findings, ctx)
+                  : check_text(t.plan, findings, ctx, o.color));
+  return 0;
+}
+
+}  // namespace
+
 int cmd_report(const Options& o) {
+  {
+    // The manifest alone says which path applies: the simulated backend's analysis and
+    // the figures (--html, --svg) read RunRecords.
+    if (o.html.empty() && o.svg_dir.empty() && !journal_is_simulated(o.report_file)) return report_from_table(o);
+  }
   const JournalData d = load_journal(o.report_file);
   const Plan plan = plan_from_journal(d);
   const double margin = o.margin_given ? o.margin : d.manifest.at("options").value("margin", 0.01);
@@ -603,6 +671,11 @@ int cmd_report(const Options& o) {
   ctx.observations = observations(plan, d.runs);
   if (auto w = left_behind_warning(d.runs); !w.empty()) ctx.warnings.push_back(w);
   if (d.torn_tail) ctx.warnings.push_back("the journal's last line is incomplete (a run cut off mid-write); it was ignored");
+  if (d.unchecked_lines > 0)
+    ctx.warnings.push_back(fmt::format("{} of the journal's {} lines carry no integrity check (written by an older "
+                                       "obscheck): they were validated field by field, but a plausible changed value "
+                                       "cannot be detected",
+                                       d.unchecked_lines, d.lines));
   emit(o, o.json ? check_json(plan, findings, ctx)
           : o.csv ? check_csv(plan, findings)
           : o.markdown ? check_markdown(plan, findings, ctx)

@@ -1,5 +1,6 @@
 #include "record/journal_reader.h"
 
+#include <cctype>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -841,6 +842,34 @@ JournalScan scan_journal(const std::string& path, JournalSink& sink) {
 
 // ---- the table -----------------------------------------------------------------------
 
+namespace {
+
+// extra.host.KEY when it is a plain number, else NaN, as RunTable::add reads it from a
+// RunRecord; found by scanning the extra's text, since building its JSON for every run
+// would cost more than the rest of the line. The runner writes
+// "host":{"other_cpu_ns":N,"procs_running":N}: the key is looked for after "host":{ and
+// before the object closes.
+double host_number(std::string_view extra, std::string_view key) {
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  const std::size_t host = extra.find("\"host\":{");
+  if (host == std::string_view::npos) return kNaN;
+  const std::size_t end = extra.find('}', host);
+  const std::string needle = "\"" + std::string(key) + "\":";
+  const std::size_t at = extra.find(needle, host);
+  if (at == std::string_view::npos || at > end) return kNaN;
+  const std::size_t from = at + needle.size();
+  std::size_t to = from;
+  while (to < end && (std::isdigit(static_cast<unsigned char>(extra[to])) || extra[to] == '.' || extra[to] == '-' ||
+                      extra[to] == 'e' || extra[to] == 'E' || extra[to] == '+'))
+    ++to;
+  if (to == from) return kNaN;
+  double v = kNaN;
+  const auto [ptr, ec] = std::from_chars(extra.data() + from, extra.data() + to, v);
+  return ec == std::errc() && ptr == extra.data() + to && std::isfinite(v) ? v : kNaN;
+}
+
+}  // namespace
+
 void add_run(RunTable& t, const RunFields& f) {
   constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
   const std::size_t row = t.size();
@@ -872,6 +901,8 @@ void add_run(RunTable& t, const RunFields& f) {
   t.minflt.push_back(static_cast<double>(f.minflt));
   t.nvcsw.push_back(static_cast<double>(f.nvcsw));
   t.nivcsw.push_back(static_cast<double>(f.nivcsw));
+  t.host_other_cpu_ns.push_back(host_number(f.extra, "other_cpu_ns"));
+  t.host_procs_running.push_back(host_number(f.extra, "procs_running"));
   for (RunTable::Readings& c : t.readings) {
     c.value.push_back(kNaN);
     c.multiplexed.push_back(0);
@@ -893,7 +924,7 @@ namespace {
 
 class TableSink : public JournalSink {
  public:
-  explicit TableSink(JournalTable& t) : t_(t) {}
+  TableSink(JournalTable& t, const std::function<void(const RunFields&)>& each_run) : t_(t), each_run_(each_run) {}
   void manifest(nlohmann::json&& m, const Plan& plan) override {
     t_.manifest = std::move(m);
     t_.plan = plan;
@@ -904,19 +935,21 @@ class TableSink : public JournalSink {
     } catch (const Error& e) {
       bad_line(t_.path, line, e.what());
     }
+    if (each_run_) each_run_(f);
   }
   void note(nlohmann::json&& n) override { t_.notes.push_back(std::move(n)); }
 
  private:
   JournalTable& t_;
+  const std::function<void(const RunFields&)>& each_run_;
 };
 
 }  // namespace
 
-JournalTable read_journal_table(const std::string& path) {
+JournalTable read_journal_table(const std::string& path, const std::function<void(const RunFields&)>& each_run) {
   JournalTable t;
   t.path = path;
-  TableSink sink(t);
+  TableSink sink(t, each_run);
   t.scan = scan_journal(path, sink);
   return t;
 }

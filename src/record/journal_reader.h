@@ -27,6 +27,7 @@
 // crash) is ignored and reported (torn_tail), as is a last line that is not JSON.
 #pragma once
 
+#include <functional>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -102,7 +103,10 @@ struct JournalTable {
 };
 
 // One pass over the file; no RunRecord or JSON tree per run line. Throws as scan_journal.
-JournalTable read_journal_table(const std::string& path);
+// `each_run`, when given, also sees every run line that passed its checks (its fields
+// valid during the call only): for what a caller needs of the observer's extras.
+JournalTable read_journal_table(const std::string& path,
+                                const std::function<void(const RunFields&)>& each_run = {});
 
 // A sentence for the report when lines carried no integrity check, else "".
 std::string integrity_warning(const JournalScan& scan);

@@ -4,7 +4,10 @@
 // exactly the checked-in text and JSON. The analysis is seeded by the plan's seed,
 // the host and doctor findings come from the manifest, so nothing depends on the
 // machine the test runs on. OBSCHECK_UPDATE_GOLDEN=1 rewrites the golden files.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -57,4 +60,27 @@ TEST_CASE("report: a journal that is not one is refused with exit code 6") {
   CHECK(r.code == 6);
   auto missing = run_cli({"report", "/nonexistent/journal.jsonl"});
   CHECK(missing.code == 6);
+}
+
+TEST_CASE("report: the streaming path and the RunRecord path give the same findings") {
+  // Without figures, report reads the journal into columns in one pass; with --html it
+  // loads every run line as a RunRecord (the figures draw them). Same journals, same
+  // findings, comparison by comparison.
+  const std::string dir = std::string(OBSCHECK_SOURCE_DIR) + "/tests/golden";
+  for (const std::string journal : {dir + "/check/journal.jsonl", dir + "/report/fixture-check.jsonl"}) {
+    INFO(journal);
+    const std::string page = "/tmp/obscheck-report-paths-" + std::to_string(::getpid()) + ".html";
+    auto fast = run_cli({"report", "--json", journal});
+    auto exact = run_cli({"report", "--json", "--html", page, journal});
+    ::unlink(page.c_str());
+    REQUIRE(fast.code == 0);
+    REQUIRE(exact.code == 0);
+    const auto a = nlohmann::json::parse(fast.out), b = nlohmann::json::parse(exact.out);
+    CHECK(a.at("comparisons") == b.at("comparisons"));
+    CHECK(a.at("verdicts") == b.at("verdicts"));
+    CHECK(a.at("aa") == b.at("aa"));
+    CHECK(a.at("notes") == b.at("notes"));
+    CHECK(a.at("context").at("observations") == b.at("context").at("observations"));
+    CHECK(a.at("context").at("warnings") == b.at("context").at("warnings"));
+  }
 }

@@ -104,8 +104,11 @@ void check_equal(const RunTable& a, const RunTable& b) {
   CHECK(a.digest == b.digest);
   CHECK(a.digests == b.digests);
   for (auto col : {&RunTable::wall_ns, &RunTable::utime_ns, &RunTable::stime_ns, &RunTable::maxrss_kb, &RunTable::minflt,
-                   &RunTable::nvcsw, &RunTable::nivcsw})
+                   &RunTable::nvcsw, &RunTable::nivcsw, &RunTable::host_other_cpu_ns, &RunTable::host_procs_running}) {
+    REQUIRE((a.*col).size() == a.size());
+    REQUIRE((b.*col).size() == b.size());
     for (std::size_t i = 0; i < a.size(); ++i) CHECK(same((a.*col)[i], (b.*col)[i]));
+  }
   REQUIRE(a.readings.size() == b.readings.size());
   for (std::size_t c = 0; c < a.readings.size(); ++c) {
     CHECK(a.readings[c].name == b.readings[c].name);
