@@ -347,14 +347,18 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
   // Written once, when the sweep stops: interrupted, or finished (a failure has none).
   // The note also records what the report says of this invocation (the looks it took,
   // its pace), so that `report` prints from the file exactly what the check printed.
+  const auto started = std::chrono::steady_clock::now();
+  const auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
   double pace = 0;  // seconds per measured block in this invocation
+  double analysis_seconds = 0;  // spent analysing at the looks (the looks' cost, for the benchmark)
   const auto end_note = [&](JournalWriter::Durable when) {
-    const nlohmann::json how{{"looks", aopt.looks_planned}, {"seconds_per_block", pace}};
+    const nlohmann::json how{{"looks", aopt.looks_planned},
+                             {"seconds_per_block", pace},
+                             {"analysis_seconds", std::round(analysis_seconds * 1e6) / 1e6},
+                             {"seconds", std::round(elapsed_s() * 1e6) / 1e6}};
     if (interrupted) journal.append_note({{"kind", "interrupted"}, {"runs", s.runs.size()}, {"sweep", how}}, when);
     else if (failure.empty()) journal.append_note({{"kind", "finished"}, {"runs", s.runs.size()}, {"sweep", how}}, when);
   };
-  const auto started = std::chrono::steady_clock::now();
-  const auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
   // --time-budget: the sweep stops at the first look after the budget is spent, and a
   // look is shortened so as not to run far past it (at the pace of this invocation's
   // blocks so far). --runs N asked for exactly N blocks: no budget applies.
@@ -406,7 +410,8 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
       // print the same.
       if (blocks_run >= 1) pace = std::round(elapsed_s() / blocks_run * 1e6) / 1e6;
     }
-    if (ended) end_note(JournalWriter::Durable::at_next_sync);
+    // The end note is written after the last analysis (it records the analyses' time);
+    // the runs before it go to the disk while they are analysed.
     {
       // When the sweep has ended, its journal goes to the disk while the runs are
       // analysed: an fdatasync mostly waits for the device, and neither needs the other.
@@ -419,10 +424,13 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
           sync_failure = std::current_exception();
         }
       });
+      const auto analysis_started = std::chrono::steady_clock::now();
       findings = analyse();
+      analysis_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - analysis_started).count();
       if (syncer.joinable()) syncer.join();
       if (sync_failure) std::rethrow_exception(sync_failure);
     }
+    if (ended) end_note(JournalWriter::Durable::on_return);
     if (ended) break;
     // Stop as soon as more runs cannot change an answer: every verdict decided, or the
     // undecided ones need more blocks than the rest of the time budget allows.

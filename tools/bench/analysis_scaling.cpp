@@ -7,7 +7,8 @@
 // ru_maxrss) next to the parse-only floor over the same file in the same run: the
 // streaming reader alone filling a RunTable (read_journal_table), in a child process
 // so its peak RSS is its own. Prints both, their ratio, and each one's growth from
-// 100k to 1M runs (linear would be 10x).
+// 100k to 1M runs (linear would be 10x). Last, the looks' share of a live check's
+// time: a check of /bin/true looked at as the live check looks, every look analysed.
 //
 //   bench_analysis_scaling [RUNS...]     default 10000 100000 1000000
 // OBSCHECK_BENCH_KEEP=1 keeps the journals (in /tmp/obscheck-bench-scaling-PID/).
@@ -198,6 +199,25 @@ int main(int argc, char** argv) {
     std::printf("growth %zu -> %zu runs (%.1fx the data): report %.1fx%s, parse %.1fx\n", a.runs, b.runs,
                 static_cast<double>(b.runs) / static_cast<double>(a.runs), b.report.seconds / a.report.seconds,
                 b.report.stopped ? " (at least)" : "", b.floor.seconds / a.floor.seconds);
+  }
+  // The looks' cost in a live check: a long check of /bin/true (the shortest runs, so
+  // the analyses weigh the most), every look analysed, the share of the check's time
+  // they took (from the sweep's end note: analysis_seconds over seconds).
+  for (const char* blocks : {"500", "4000"}) {
+    const std::string live = dir + "/live-" + std::string(blocks) + ".jsonl";
+    const Timing t = run({OBSCHECK_BIN, "--json", "--counters", "task-clock,page-faults", "--max-runs", blocks,
+                          "--time-budget", "0", "--seed", "2", "--journal", live, "--", "/bin/true"},
+                         kReportLimit);
+    const obscheck::JournalData d = obscheck::load_journal(live);
+    if (!d.notes.empty() && d.notes.back().contains("sweep")) {
+      const auto& sweep = d.notes.back().at("sweep");
+      const double a = sweep.value("analysis_seconds", 0.0), all = sweep.value("seconds", 0.0);
+      std::printf("live check of /bin/true, up to %s blocks: %zu runs, %zu looks, analyses %.3f s of %.2f s = %.1f%%\n",
+                  blocks, d.runs.size(), sweep.value("looks", std::size_t{0}), a, all, all > 0 ? 100 * a / all : 0.0);
+    } else {
+      std::fprintf(stderr, "the live check of /bin/true left no end note (exit %d)\n", t.status);
+    }
+    if (!keep) ::unlink(live.c_str());
   }
   if (!keep) {
     ::unlink(recorded.c_str());
