@@ -15,6 +15,7 @@
 #include <tuple>
 #include <utility>
 
+#include "analysis/host_load.h"
 #include "stats/changepoint.h"
 #include "stats/descriptive.h"
 #include "stats/hypothesis.h"
@@ -621,6 +622,37 @@ std::optional<Trend> trend_of(const Plan& plan, const RunTable&, const BlockRows
   return t;
 }
 
+// The host's load (analysis/host_load.h): when it changed during the check, a note says
+// when, and every verdict whose held comparison has pairs in the busy blocks says how
+// many. The search for a busy phase is quadratic in the blocks, so it runs up to
+// kHostLoadMaxBlocks (past the live check's cap); a longer journal gets a note instead.
+constexpr std::size_t kHostLoadMaxBlocks = 2500;
+
+void note_host_load(const RunTable& t, const std::vector<Series>& series, Findings& f) {
+  const bool any = std::any_of(t.host_other_cpu_ns.begin(), t.host_other_cpu_ns.end(),
+                               [](double v) { return std::isfinite(v); });
+  if (!any) return;
+  if (f.measured_blocks > kHostLoadMaxBlocks) {
+    f.notes.push_back(fmt::format("the host's load is not searched for busy phases beyond {} blocks",
+                                  kHostLoadMaxBlocks));
+    return;
+  }
+  const HostLoad load = analyse_host_load(t);
+  if (!load.recorded || load.busy_blocks.empty()) return;
+  f.notes.push_back(describe_host_load(load));
+  const std::set<std::size_t> busy(load.busy_blocks.begin(), load.busy_blocks.end());
+  for (LevelVerdict& v : f.verdicts)
+    for (std::size_t i : v.comparisons) {
+      const Comparison& c = f.comparisons[i];
+      if (c.layout != Layout::held || series[i].blocks.empty()) continue;
+      const auto n = static_cast<std::size_t>(std::count_if(series[i].blocks.begin(), series[i].blocks.end(),
+                                                            [&](std::uint32_t b) { return busy.count(b) > 0; }));
+      if (n > 0)
+        v.reason += fmt::format(" ({} of its {} blocks ran while the host was busy)", n, series[i].blocks.size());
+      break;
+    }
+}
+
 }  // namespace
 
 void require_run_in_plan(const Plan& plan, const RunRecord& run) { require_config_in_plan(plan, run.config, run.index); }
@@ -822,6 +854,8 @@ Findings analyse_check(const Plan& plan, const RunTable& t, const AnalysisOption
   judge_levels(plan, f, [&](std::size_t mi, std::size_t li, const std::vector<std::size_t>& idx) {
     return judge_level(ctx, mi, li, idx);
   });
+
+  note_host_load(t, series, f);
 
   // Page's trend over the prefix levels, per metric and layout.
   const std::vector<std::size_t> prefixes = prefix_levels(plan);

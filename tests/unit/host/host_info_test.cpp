@@ -255,7 +255,7 @@ TEST_CASE("read_host on a KVM guest without a PMU detects both") {
   const CpuidInfo cpuid = read_cpuid();
   if (cpuid.hypervisor_signature != "KVMKVMKVM" ||
       std::filesystem::exists("/sys/bus/event_source/devices/cpu")) {
-    WARN("not a KVM guest without a cpu PMU; skipped");
+    WARN("skipped: not a KVM guest without a cpu PMU");
     return;
   }
   const HostInfo h = read_host("/", cpuid);
