@@ -2,6 +2,7 @@
 // the paper's own set-up (seeds/004 §4.1.1): counters programmed in process by a
 // preloaded wrapper told its events through the environment, crossed with the
 // padding intervention (§5.1), so natural, held and sham are all shown.
+#include <algorithm>
 #include <fmt/core.h>
 #include <unistd.h>
 
@@ -15,11 +16,13 @@
 namespace obscheck {
 namespace {
 
-// Ten measured blocks: the first sequential look, enough for every interval and test
-// to be defined, short enough (a few seconds) for a first look at the tool.
-constexpr int kDemoBlocks = 10;
-// compute 300 runs for about 6 ms: long enough for task-clock to resolve 1% effects
-// in ten blocks on a quiet machine, short enough that the demo takes seconds.
+// The demo is the sequential check with a shorter budget: it stops as soon as every
+// verdict is decided, and after 20 s of runs at the latest (about 300 blocks of its 22
+// configurations), long enough for the verdicts a quiet machine can reach, short
+// enough for a first look at the tool.
+constexpr double kDemoSeconds = 20;
+// compute 300 runs for about 2 ms: short enough that a block of 22 configurations
+// takes well under a second.
 constexpr const char* kDemoScale = "300";
 constexpr const char* kDemoHtml = "obscheck-demo.html";
 // The demo's counters where kernel counting is not allowed: the check's default
@@ -44,7 +47,7 @@ int cmd_demo(const Options& given) {
   Options o = given;
   o.command = Command::check;
   if (o.target.empty()) o.target = {find_workload("compute"), kDemoScale};
-  if (o.runs == 0) o.runs = kDemoBlocks;
+  if (std::find(o.given.begin(), o.given.end(), "time-budget") == o.given.end()) o.time_budget = kDemoSeconds;
   if (given.mode == "external") o.mode = "inprocess";
   // The TSC comes from the msr PMU, which only counts all levels: where this user may
   // not count the kernel (a student at perf_event_paranoid 2), the demo counts the
