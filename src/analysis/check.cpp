@@ -291,7 +291,7 @@ void compute(Comparison& c, Series& s, const MetricInfo& m, Scale scale, double 
   } else {
     for (std::size_t i = 0; i < c.n; ++i) s.d[i] = s.x[i] - s.y[i];
     const bool rusage_clock = m.driver && m.unit == "ns" && m.name != "wall-time";
-    const double step = resolution_of(s, rusage_clock ? kRusageStepNs : m.unit == "ns" ? 1 : 1);
+    const double step = resolution_of(s, rusage_clock ? kRusageStepNs : 1);
     c.margin = std::max(margin * std::fabs(c.median_baseline), step / 2);
   }
   // TOST at alpha on each side is a 1 - 2 alpha interval; the always-valid p of the
@@ -337,8 +337,9 @@ std::pair<std::string, std::string> drift_of(const Comparison& c, const Series& 
   a.effect = before;
   b.effect = after;
   const auto text = [&](const Comparison& x) {
-    if (x.scale == Scale::difference) return effect_text(x, unit).substr(0, effect_text(x, unit).find(" ["));
-    return fmt::format("{:+.1f}%", 100 * x.effect);
+    if (x.scale == Scale::ratio) return fmt::format("{:+.1f}%", 100 * x.effect);
+    const std::string full = effect_text(x, unit);
+    return full.substr(0, full.find(" ["));
   };
   const bool sign = before * after < 0;
   const bool side = (std::fabs(before) <= c.margin) != (std::fabs(after) <= c.margin);
@@ -553,9 +554,7 @@ LevelJudgement judge_level(const Context& x, std::size_t metric, std::size_t lev
     // More runs can change this answer only if the blocks it needs are within the
     // plan's cap; a bounded interval that no block count up to the cap would narrow
     // enough is as far as this check can go, and must not keep the sweep running.
-    const bool bounded = std::isfinite(c.ci_lo) && std::isfinite(c.ci_hi);
-    const bool out_of_reach = bounded && (c.blocks_needed == 0 || c.blocks_needed > x.max_blocks);
-    return {Verdict::inconclusive, text, out_of_reach};
+    return {Verdict::inconclusive, text, !more_blocks_could_decide(c, x.max_blocks)};
   }
   return {Verdict::inconclusive,
           fmt::format("{} beyond {}, but no held comparison tells layout from measurement",
@@ -654,6 +653,22 @@ void note_host_load(const RunTable& t, const std::vector<Series>& series, Findin
 }
 
 }  // namespace
+
+bool more_blocks_could_decide(const Comparison& c, std::size_t blocks) {
+  if (c.equivalent || (c.significant && c.outside_margin)) return false;
+  if (!std::isfinite(c.ci_lo) || !std::isfinite(c.ci_hi) || !c.drift.empty() || c.outside_margin) return true;
+  return c.blocks_needed > 0 && c.blocks_needed <= blocks;
+}
+
+bool more_blocks_could_decide(const Findings& f, std::size_t blocks) {
+  // An inconclusive verdict whose comparisons are all decided (a failed A/A, say) waits
+  // on nothing more runs would change.
+  for (const LevelVerdict& v : f.verdicts)
+    if (v.verdict == Verdict::inconclusive)
+      for (std::size_t i : v.comparisons)
+        if (more_blocks_could_decide(f.comparisons[i], blocks)) return true;
+  return false;
+}
 
 void require_run_in_plan(const Plan& plan, const RunRecord& run) { require_config_in_plan(plan, run.config, run.index); }
 

@@ -95,6 +95,14 @@ std::size_t planned_family(const Plan& plan);
 // ever say "too few blocks".
 std::size_t first_look(const Plan& plan, double alpha = 0.05);
 
+// Whether running up to `blocks` measured blocks in all could settle this comparison
+// at the noise seen: its interval is still unbounded, it drifts, it is beyond the
+// margin but not yet Holm-significant, or it needs blocks_needed <= `blocks`. A
+// decided comparison (equivalent, or significant and beyond) has nothing to settle.
+bool more_blocks_could_decide(const Comparison& c, std::size_t blocks);
+// The same over every inconclusive verdict of `f`: what keeps a sweep going.
+bool more_blocks_could_decide(const Findings& f, std::size_t blocks);
+
 // Throws Error(usage) when margin or alpha is outside (0, 1) or looks_planned is 0.
 // Runs whose config is not in the plan are an Error(io) (a journal of another plan).
 Findings analyse_check(const Plan& plan, const RunTable& runs, const AnalysisOptions& o);

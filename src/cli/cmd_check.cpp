@@ -302,25 +302,6 @@ nlohmann::json options_json(const Options& o, const std::vector<std::string>& it
   return j;
 }
 
-// True when some undecided verdict could be decided within `more` measured blocks
-// after `now` at the noise seen (or cannot be judged yet: its interval is unbounded).
-bool within_reach(const Findings& f, std::size_t now, std::size_t more) {
-  for (const LevelVerdict& v : f.verdicts) {
-    if (v.verdict != Verdict::inconclusive) continue;
-    for (std::size_t i : v.comparisons) {
-      const Comparison& c = f.comparisons[i];
-      if (c.equivalent || (c.significant && c.outside_margin)) continue;
-      // Unbounded, drifting, or beyond the margin but not yet Holm-significant: a few
-      // more blocks may settle it.
-      if (!std::isfinite(c.ci_lo) || !std::isfinite(c.ci_hi) || !c.drift.empty() || c.outside_margin) return true;
-      if (c.blocks_needed > 0 && c.blocks_needed <= now + more) return true;
-    }
-    // An inconclusive verdict all of whose comparisons are decided (a failed A/A, say)
-    // waits on nothing more runs would change here.
-  }
-  return false;
-}
-
 // The looks loop shared by a new check and a resumed one.
 struct Sweep {
   Plan plan;
@@ -434,7 +415,7 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
     if (ended) break;
     // Stop as soon as more runs cannot change an answer: every verdict decided, or the
     // undecided ones need more blocks than the rest of the time budget allows.
-    if (findings.decisive || (budget_blocks > 0 && !within_reach(findings, look, budget_blocks))) {
+    if (findings.decisive || (budget_blocks > 0 && !more_blocks_could_decide(findings, look + budget_blocks))) {
       end_note(JournalWriter::Durable::on_return);
       break;
     }

@@ -872,51 +872,35 @@ double host_number(std::string_view extra, std::string_view key) {
 
 void add_run(RunTable& t, const RunFields& f) {
   constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-  const std::size_t row = t.size();
-  t.index.push_back(static_cast<std::uint32_t>(f.index));
-  t.block.push_back(static_cast<std::uint32_t>(f.block));
-  t.config.push_back(static_cast<std::uint32_t>(f.config));
-  t.warmup.push_back(f.warmup);
-  t.timed_out.push_back(f.timed_out);
-  t.signal.push_back(static_cast<std::int32_t>(f.signal));
-  t.exit_code.push_back(static_cast<std::int32_t>(f.code));
-  std::uint32_t id = 0;
-  if (f.output_sha256 && !f.output_sha256->empty()) {
-    for (std::size_t k = 1; k < t.digests.size() && !id; ++k)
-      if (t.digests[k] == *f.output_sha256) id = static_cast<std::uint32_t>(k);
-    if (!id) {
-      id = static_cast<std::uint32_t>(t.digests.size());
-      t.digests.push_back(*f.output_sha256);
-    }
-  }
-  t.digest.push_back(id);
   // As RunRecord's rusage holds them: whole microseconds in a timeval.
   auto timeval_ns = [](std::uint64_t ns) {
     return static_cast<double>(ns / 1'000'000'000) * 1e9 + static_cast<double>((ns % 1'000'000'000) / 1'000) * 1e3;
   };
-  t.wall_ns.push_back(static_cast<double>(f.wall_ns));
-  t.utime_ns.push_back(timeval_ns(f.utime_ns));
-  t.stime_ns.push_back(timeval_ns(f.stime_ns));
-  t.maxrss_kb.push_back(static_cast<double>(f.maxrss_kb));
-  t.minflt.push_back(static_cast<double>(f.minflt));
-  t.nvcsw.push_back(static_cast<double>(f.nvcsw));
-  t.nivcsw.push_back(static_cast<double>(f.nivcsw));
-  t.host_other_cpu_ns.push_back(host_number(f.extra, "other_cpu_ns"));
-  t.host_procs_running.push_back(host_number(f.extra, "procs_running"));
-  for (RunTable::Readings& c : t.readings) {
-    c.value.push_back(kNaN);
-    c.multiplexed.push_back(0);
-    c.scale.push_back(std::numeric_limits<float>::quiet_NaN());
-  }
+  RunTable::Row row;
+  row.index = f.index;
+  row.block = f.block;
+  row.config = f.config;
+  row.warmup = f.warmup;
+  row.timed_out = f.timed_out;
+  row.signal = static_cast<int>(f.signal);
+  row.exit_code = static_cast<int>(f.code);
+  if (f.output_sha256) row.digest = *f.output_sha256;
+  row.wall_ns = static_cast<double>(f.wall_ns);
+  row.utime_ns = timeval_ns(f.utime_ns);
+  row.stime_ns = timeval_ns(f.stime_ns);
+  row.maxrss_kb = static_cast<double>(f.maxrss_kb);
+  row.minflt = static_cast<double>(f.minflt);
+  row.nvcsw = static_cast<double>(f.nvcsw);
+  row.nivcsw = static_cast<double>(f.nivcsw);
+  row.host_other_cpu_ns = host_number(f.extra, "other_cpu_ns");
+  row.host_procs_running = host_number(f.extra, "procs_running");
+  const std::size_t n = t.append(row);
   for (std::size_t i = 0; i < f.n_readings; ++i) {
     const RunFields::Reading& r = f.readings[i];
     if (!t.find(r.name) && t.readings.size() >= kMaxReadingColumns)
       throw Error(ErrorKind::io, fmt::format("run {}: more than {} distinct reading names in one journal", f.index,
                                              kMaxReadingColumns));
-    RunTable::Readings& c = t.column(r.name);
-    c.value[row] = r.value ? *r.value : kNaN;
-    c.multiplexed[row] = r.multiplexed;
-    c.scale[row] = static_cast<float>(r.scale ? *r.scale : kNaN);
+    t.set_reading(n, r.name, r.value ? *r.value : kNaN, r.multiplexed, r.scale ? *r.scale : kNaN);
   }
 }
 

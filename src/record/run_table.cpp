@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <limits>
-#include <unordered_map>
 
 #include "util/error.h"
 
@@ -52,47 +51,73 @@ const RunTable::Readings* RunTable::find(const std::string& name) const {
   return nullptr;
 }
 
-void RunTable::add(const RunRecord& r) {
+std::size_t RunTable::append(const Row& r) {
   const std::size_t row = size();
   index.push_back(narrow(r.index, "index", r.index));
   block.push_back(narrow(r.block, "block", r.index));
   config.push_back(narrow(r.config, "configuration", r.index));
   warmup.push_back(r.warmup);
-  timed_out.push_back(r.exit.timed_out);
-  signal.push_back(r.exit.signal);
-  exit_code.push_back(r.exit.exit_code);
+  timed_out.push_back(r.timed_out);
+  signal.push_back(r.signal);
+  exit_code.push_back(r.exit_code);
   std::uint32_t id = 0;
-  if (!r.exit.output_digest.empty()) {
+  if (!r.digest.empty()) {
     // Few distinct digests (one per behaviour of the target): a linear look-up is cheap.
     for (std::size_t k = 1; k < digests.size() && !id; ++k)
-      if (digests[k] == r.exit.output_digest) id = static_cast<std::uint32_t>(k);
+      if (digests[k] == r.digest) id = static_cast<std::uint32_t>(k);
     if (!id) {
       id = narrow(digests.size(), "digest", r.index);
-      digests.push_back(r.exit.output_digest);
+      digests.emplace_back(r.digest);
     }
   }
   digest.push_back(id);
-  const struct rusage& u = r.exit.usage;
-  wall_ns.push_back(static_cast<double>(r.exit.wall_ns));
-  utime_ns.push_back(timeval_ns(u.ru_utime));
-  stime_ns.push_back(timeval_ns(u.ru_stime));
-  maxrss_kb.push_back(static_cast<double>(u.ru_maxrss));
-  minflt.push_back(static_cast<double>(u.ru_minflt));
-  nvcsw.push_back(static_cast<double>(u.ru_nvcsw));
-  nivcsw.push_back(static_cast<double>(u.ru_nivcsw));
-  host_other_cpu_ns.push_back(host_number(r.extra, "other_cpu_ns"));
-  host_procs_running.push_back(host_number(r.extra, "procs_running"));
+  wall_ns.push_back(r.wall_ns);
+  utime_ns.push_back(r.utime_ns);
+  stime_ns.push_back(r.stime_ns);
+  maxrss_kb.push_back(r.maxrss_kb);
+  minflt.push_back(r.minflt);
+  nvcsw.push_back(r.nvcsw);
+  nivcsw.push_back(r.nivcsw);
+  host_other_cpu_ns.push_back(r.host_other_cpu_ns);
+  host_procs_running.push_back(r.host_procs_running);
   for (Readings& c : readings) {
     c.value.push_back(kNaN);
     c.multiplexed.push_back(0);
     c.scale.push_back(std::numeric_limits<float>::quiet_NaN());
   }
-  for (const Reading& reading : r.readings) {
-    Readings& c = column(reading.name);
-    c.value[row] = std::isfinite(reading.value) ? reading.value : kNaN;
-    c.multiplexed[row] = reading.multiplexed;
-    c.scale[row] = static_cast<float>(reading.scale);
-  }
+  return row;
+}
+
+void RunTable::set_reading(std::size_t row, const std::string& name, double value, bool multiplexed, double scale) {
+  Readings& c = column(name);
+  c.value[row] = std::isfinite(value) ? value : kNaN;
+  c.multiplexed[row] = multiplexed;
+  c.scale[row] = static_cast<float>(scale);
+}
+
+void RunTable::add(const RunRecord& r) {
+  const struct rusage& u = r.exit.usage;
+  Row row;
+  row.index = r.index;
+  row.block = r.block;
+  row.config = r.config;
+  row.warmup = r.warmup;
+  row.timed_out = r.exit.timed_out;
+  row.signal = r.exit.signal;
+  row.exit_code = r.exit.exit_code;
+  row.digest = r.exit.output_digest;
+  row.wall_ns = static_cast<double>(r.exit.wall_ns);
+  row.utime_ns = timeval_ns(u.ru_utime);
+  row.stime_ns = timeval_ns(u.ru_stime);
+  row.maxrss_kb = static_cast<double>(u.ru_maxrss);
+  row.minflt = static_cast<double>(u.ru_minflt);
+  row.nvcsw = static_cast<double>(u.ru_nvcsw);
+  row.nivcsw = static_cast<double>(u.ru_nivcsw);
+  row.host_other_cpu_ns = host_number(r.extra, "other_cpu_ns");
+  row.host_procs_running = host_number(r.extra, "procs_running");
+  const std::size_t n = append(row);
+  for (const Reading& reading : r.readings)
+    set_reading(n, reading.name, reading.value, reading.multiplexed, reading.scale);
 }
 
 RunTable run_table_of(const std::vector<RunRecord>& runs) {

@@ -10,13 +10,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "record/run_record.h"
 
 namespace obscheck {
-
-struct RunFields;
 
 struct RunTable {
   // One entry per row.
@@ -50,14 +49,30 @@ struct RunTable {
 
   std::size_t size() const { return index.size(); }
 
-  // Appends one row. Throws Error(io) when a field does not fit its column (an index,
-  // block or configuration beyond 2^32).
+  // One row's fields other than its readings, as both a RunRecord and a journal line
+  // (record/journal_reader.h add_run) give them.
+  struct Row {
+    std::size_t index = 0, block = 0, config = 0;
+    bool warmup = false, timed_out = false;
+    int signal = 0, exit_code = 0;
+    std::string_view digest;  // "" when the output was not captured
+    double wall_ns = 0, utime_ns = 0, stime_ns = 0, maxrss_kb = 0, minflt = 0, nvcsw = 0, nivcsw = 0;
+    double host_other_cpu_ns = 0, host_procs_running = 0;  // NaN when not recorded
+  };
+  // Appends a row (its readings absent until set_reading) and returns its number.
+  // Throws Error(io) when a field does not fit its column (an index, block or
+  // configuration beyond 2^32).
+  std::size_t append(const Row& row);
+  // Sets one reading of row `row`, adding its column when the name is new. A value
+  // that is not finite is stored as NaN.
+  void set_reading(std::size_t row, const std::string& name, double value, bool multiplexed, double scale);
+
+  // Appends one row from a run as the runner records it.
   void add(const RunRecord& r);
   // The column of a reading name, or nullptr.
   const Readings* find(const std::string& name) const;
 
  private:
-  friend void add_run(RunTable&, const RunFields&);  // record/journal_reader.h
   Readings& column(const std::string& name);
 };
 

@@ -446,7 +446,7 @@ std::string host_section(const CheckContext& ctx, bool env_line = true) {
   return out + "</section>\n";
 }
 
-std::string methods_section(const Plan& plan, const Findings& f) {
+std::string methods_section(const Plan&, const Findings& f) {
   // Each distinct method, in first-use order, with how many comparisons used it.
   std::vector<std::pair<std::string, std::size_t>> ci, p;
   auto count = [](std::vector<std::pair<std::string, std::size_t>>& v, const std::string& method) {
