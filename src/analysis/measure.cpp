@@ -12,7 +12,7 @@ namespace obscheck {
 MetricSummary summarize_metric(MetricSeries series, std::uint64_t seed, double level) {
   MetricSummary m;
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  m.mean = m.median = m.min = m.q1 = m.q3 = m.max = m.mad = m.cv = m.ci_lo = m.ci_hi = nan;
+  m.mean = m.median = m.min = m.q1 = m.q3 = m.max = m.mad = m.cv = m.sd = m.ci_lo = m.ci_hi = nan;
   m.ci_level = level;
   // A counter that never ran in some run has no value there (NaN): the summary is of
   // the runs that have one, and says how many those were.
@@ -33,6 +33,7 @@ MetricSummary summarize_metric(MetricSeries series, std::uint64_t seed, double l
   m.max = s.five.max;
   m.mad = s.mad;
   if (s.cv) m.cv = *s.cv;
+  if (s.stddev) m.sd = *s.stddev;
   if (s.median_ci) {
     m.ci_lo = s.median_ci->lo;
     m.ci_hi = s.median_ci->hi;

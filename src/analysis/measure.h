@@ -17,6 +17,9 @@ struct MetricSeries {
   std::size_t multiplexed_runs = 0; // runs in which the counter was scaled
   double max_scale = 1.0;           // largest time_enabled / time_running seen
   bool counter = false;             // a perf counter (vs the driver's wall time / rusage)
+  // Counters: the sums over the measured runs of the kernel's time_running and
+  // time_enabled, in ns (perf stat's "run time" and "% running" columns).
+  double running_ns = 0, enabled_ns = 0;
 };
 
 struct MetricSummary {
@@ -24,6 +27,7 @@ struct MetricSummary {
   std::size_t n = 0;
   double mean = 0, median = 0, min = 0, q1 = 0, q3 = 0, max = 0;
   double mad = 0, cv = 0;
+  double sd = 0;                    // sample standard deviation (n - 1); NaN below two runs
   double ci_lo = 0, ci_hi = 0;      // CI of the median
   double ci_level = 0.95;
   std::string ci_method;            // e.g. "percentile bootstrap of the median, 10000 resamples"

@@ -29,6 +29,7 @@ int dispatch(const Parsed& parsed) {
     case Command::demo: return cmd_demo(o);
     case Command::bias: return cmd_bias(o);
     case Command::compare: return cmd_compare(o);
+    case Command::completion: return cmd_completion(o);
   }
   throw Error(ErrorKind::usage, "this command is not part of this build");
 }

@@ -17,6 +17,7 @@
 #include "analysis/deterministic.h"
 #include "cli/commands.h"
 #include "cli/html_out.h"
+#include "cli/install_paths.h"
 #include "cli/resume.h"
 #include "cli/sim_backend.h"
 #include "cli/sweep_common.h"
@@ -138,23 +139,7 @@ std::string default_counters() {
   return std::string(kDefaultPmuCounters) + "," + kDefaultCheckCounters;
 }
 
-std::string self_dir() {
-  std::error_code ec;
-  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string(".") : p.parent_path().string();
-}
-
 }  // namespace
-
-std::string probe_library_path() {
-  // A build tree keeps the library beside the driver; an installed one in libdir.
-  const std::string built = self_dir() + "/probes/libobsprobe.so";
-  if (access(built.c_str(), R_OK) == 0) return built;
-  if (access(OBSCHECK_PROBE_LIB, R_OK) == 0) return OBSCHECK_PROBE_LIB;
-  throw Error(ErrorKind::host, "the in-process library libobsprobe.so is not installed (looked in " + built +
-                                   " and " OBSCHECK_PROBE_LIB ")",
-              "build it (tools/bootstrap build) or use --mode external");
-}
 
 namespace {
 
@@ -720,10 +705,9 @@ int cmd_resume(const Options& o) {
   if (sha256_file(s.spec.base.path) != recorded)
     throw Error(ErrorKind::usage, s.spec.base.path + " has changed since the journal was started (sha256 differs)",
                 "a resumed check must run the same binary; start a new check instead");
-  if (env_summary(s.spec.base.env.vars()) != m.at("env"))
-    throw Error(ErrorKind::usage,
-                "this environment differs from the journal's (names or sizes): the target's layout would move",
-                "resume from the same shell environment the check was started in");
+  if (const std::string why = env_difference(m.at("env"), env_summary(s.spec.base.env.vars())); !why.empty())
+    throw Error(ErrorKind::usage, "this environment differs from the journal's: " + why + "; the target's layout would move",
+                "resume with the environment the check was started with, or start a new check (without --resume)");
   const std::string counter_list = fmt::format("{}", fmt::join(s.plan.spec.counters, ","));
   const bool sim = sim_backend(eff);
   const Counters counters = sim ? resolve_sim_counters(counter_list, s.spec.sim_events) : resolve_counters(counter_list, false);

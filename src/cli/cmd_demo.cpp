@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "cli/commands.h"
+#include "cli/install_paths.h"
 #include "cli/sim_backend.h"
 #include "events/event.h"
 #include "util/error.h"
@@ -29,24 +30,12 @@ constexpr const char* kDemoHtml = "obscheck-demo.html";
 // software events without the TSC (see cmd_demo).
 constexpr const char* kDemoUserCounters = "task-clock,page-faults,ctx-switches";
 
-std::string find_workload(const std::string& name) {
-  std::error_code ec;
-  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  const std::string dir = ec ? "." : exe.parent_path().string();
-  for (const std::string& candidate : {dir + "/experiments/workloads/" + name,
-                                       dir + "/../libexec/obscheck/" + name}) {
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  throw Error(ErrorKind::host, "the bundled workload '" + name + "' is not installed beside " + dir,
-              "build the project (tools/bootstrap build) or install it (cmake --install)");
-}
-
 }  // namespace
 
 int cmd_demo(const Options& given) {
   Options o = given;
   o.command = Command::check;
-  if (o.target.empty()) o.target = {find_workload("compute"), kDemoScale};
+  if (o.target.empty()) o.target = {bundled_workload("compute"), kDemoScale};
   if (std::find(o.given.begin(), o.given.end(), "time-budget") == o.given.end()) o.time_budget = kDemoSeconds;
   if (given.mode == "external") o.mode = "inprocess";
   // The TSC comes from the msr PMU, which only counts all levels: where this user may

@@ -41,6 +41,8 @@ std::vector<MetricSeries> collect_series(const MeasureResult& r) {
       if (fresh) counters.push_back(MetricSeries{rd.name, "count", {}, 0, 1.0, true});
       MetricSeries& s = counters[it->second];
       s.values.push_back(rd.value);
+      s.running_ns += static_cast<double>(rd.time_running);
+      s.enabled_ns += static_cast<double>(rd.time_enabled);
       if (rd.multiplexed) {
         ++s.multiplexed_runs;
         s.max_scale = std::max(s.max_scale, rd.scale);
@@ -126,7 +128,12 @@ int cmd_measure(const Options& o) {
   if (!result.failure.empty()) f.notes.push_back(result.failure);
   for (const std::string& n : spec.events.notes) f.notes.push_back(n);  // e.g. counted at user level only
 
-  if (f.runs > 0 || o.json) emit(o, o.json ? measure_json(f) : measure_text(f, o.color));
+  if (f.runs > 0 || o.json)
+    emit(o, o.json                       ? measure_json(f)
+            : o.csv                      ? measure_csv(f)
+            : o.markdown                 ? measure_markdown(f)
+            : !o.field_separator.empty() ? measure_separated(f, o.field_separator)
+                                         : measure_text(f, o.color));
   if (result.interrupted) return interrupted_exit_code();
   if (!result.failure.empty())
     throw Error(ErrorKind::target_failed, result.failure,

@@ -20,15 +20,13 @@ int cmd_report(const Options& o);
 int cmd_demo(const Options& o);
 int cmd_bias(const Options& o);     // measurement bias across contexts
 int cmd_compare(const Options& o);  // two variants over sampled contexts
+int cmd_completion(const Options& o);  // the bash or zsh completion script
 
 // The report context of a journal, as `obscheck report` builds it (cmd_check.cpp).
 struct CheckContext;
 struct JournalData;
 struct Plan;
 CheckContext check_context_from_journal(const JournalData& d, const Plan& plan);
-
-// libobsprobe.so beside the driver (build tree) or where it is installed.
-std::string probe_library_path();
 
 // The exit code of a sweep stopped by a signal: 128 + its number, as a shell reports
 // a process killed by it (130 SIGINT, 143 SIGTERM, 129 SIGHUP); the results so far

@@ -32,7 +32,7 @@ LaunchSpec launch_spec_from(const Options& o) {
   LaunchSpec s;
   s.path = resolve_target(o.target.at(0));
   s.argv = o.target;
-  s.env = EnvBlock::from_current();
+  s.env = EnvBlock::for_target();
   if (o.env_pad) s.env.pad_to(*o.env_pad);
   s.aslr = o.aslr;
   s.cpu = o.cpu;

@@ -30,7 +30,7 @@ constexpr double kMaxTimeoutSeconds = 30.0 * 24 * 3600;
 const std::map<std::string, Command> kCommands = {
     {"check", Command::check},   {"measure", Command::measure}, {"events", Command::events},
     {"doctor", Command::doctor}, {"report", Command::report},   {"demo", Command::demo},
-    {"bias", Command::bias},     {"compare", Command::compare},
+    {"bias", Command::bias},     {"compare", Command::compare}, {"completion", Command::completion},
 };
 
 const char* kUsage[] = {
@@ -43,6 +43,7 @@ const char* kUsage[] = {
     "       obscheck demo                                 the check on a bundled workload",
     "       obscheck bias [options] -- PROG [ARGS...]     how far PROG's metric swings across measurement contexts",
     "       obscheck compare [options] -- BASE [ARGS...] ::: CONTENDER [ARGS...]   compare two variants over sampled contexts",
+    "       obscheck completion bash|zsh                  the shell completion script",
 };
 
 po::options_description target_options() {
@@ -83,6 +84,7 @@ po::options_description output_options() {
   d.add_options()
       ("json", po::bool_switch(), "write JSON (every raw value) instead of text")
       ("output,o", po::value<std::string>(), "write the report to FILE instead of stdout")
+      ("color", po::value<std::string>(), "colour the text: auto (a terminal without NO_COLOR, default) | always | never")
       ("help,h", "this help");
   return d;
 }
@@ -147,9 +149,16 @@ po::options_description context_options(bool compare) {
 po::options_description options_for(Command c) {
   po::options_description all;
   switch (c) {
-    case Command::measure:
-      all.add(counting_options(kDefaultMeasureRuns)).add(backend_options()).add(target_options()).add(output_options());
+    case Command::measure: {
+      po::options_description d("Measure output");
+      d.add_options()
+          ("field-separator,x", po::value<std::string>(), "perf stat's layout, fields separated by SEP (e.g. -x,)")
+          ("csv", po::bool_switch(), "write CSV, one row per metric with every summary value")
+          ("markdown", po::bool_switch(), "write the table as Markdown");
+      all.add(counting_options(kDefaultMeasureRuns)).add(backend_options()).add(target_options()).add(d)
+          .add(output_options());
       break;
+    }
     case Command::check:
     case Command::demo:
       all.add(counting_options(0)).add(check_options()).add(observer_options()).add(backend_options())
@@ -189,6 +198,29 @@ const char* command_name(Command c) {
   return "check";
 }
 
+}  // namespace
+
+std::vector<CommandOptions> option_table() {
+  std::vector<CommandOptions> table;
+  for (const auto& [name, cmd] : kCommands) {
+    CommandOptions c{name, {}};
+    const po::options_description desc = options_for(cmd);
+    for (const auto& opt : desc.options()) {
+      OptionInfo info;
+      info.long_name = opt->long_name();
+      const std::string shown = opt->canonical_display_name(po::command_line_style::allow_dash_for_short);
+      if (shown.size() == 2 && shown[0] == '-') info.short_name = shown.substr(1);
+      info.takes_value = opt->semantic()->max_tokens() > 0;
+      info.description = opt->description();
+      c.options.push_back(std::move(info));
+    }
+    table.push_back(std::move(c));
+  }
+  return table;
+}
+
+namespace {
+
 std::string help_for(Command c) {
   std::ostringstream out;
   for (const char* line : kUsage) out << line << '\n';
@@ -218,13 +250,22 @@ void split_target(const std::vector<std::string>& words, const po::options_descr
       return;
     }
     ours.push_back(w);
-    if (w.find('=') != std::string::npos) continue;
     const bool is_long = w.rfind("--", 0) == 0;
-    // boost keeps short names with their dash ("-r"), long names without.
-    std::string name = is_long ? w.substr(2) : w.substr(0, 2);
-    if (!is_long && w.size() > 2) continue;  // -r10: value attached
-    const po::option_description* opt = desc.find_nothrow(name, false, false, false);
-    if (opt && opt->semantic()->max_tokens() > 0 && i + 1 < words.size()) ours.push_back(words[++i]);
+    if (is_long) {
+      if (w.find('=') != std::string::npos) continue;
+      const po::option_description* opt = desc.find_nothrow(w.substr(2), false, false, false);
+      if (opt && opt->semantic()->max_tokens() > 0 && i + 1 < words.size()) ours.push_back(words[++i]);
+      continue;
+    }
+    // Short options bundle as getopt's do: "-iw 2" is -i -w 2, "-r10" is -r 10. The
+    // first letter that takes a value ends the bundle: the rest of the word is its
+    // value, or the next word when nothing is left.
+    for (std::size_t k = 1; k < w.size(); ++k) {
+      const po::option_description* opt = desc.find_nothrow(std::string("-") + w[k], false, false, false);
+      if (!opt || opt->semantic()->max_tokens() == 0) continue;
+      if (k + 1 == w.size() && i + 1 < words.size()) ours.push_back(words[++i]);
+      break;
+    }
   }
 }
 
@@ -338,8 +379,9 @@ Parsed parse_command_line(int argc, const char* const* argv) {
   po::variables_map vm;
   po::positional_options_description positional;
   if (o.command == Command::report) positional.add("journal-file", 1);
+  if (o.command == Command::completion) positional.add("shell", 1);
   po::options_description hidden;
-  hidden.add_options()("journal-file", po::value<std::string>());
+  hidden.add_options()("journal-file", po::value<std::string>())("shell", po::value<std::string>());
   po::options_description parse_desc;
   parse_desc.add(desc).add(hidden);
   try {
@@ -409,9 +451,16 @@ Parsed parse_command_line(int argc, const char* const* argv) {
   take(vm, "run-as", o.run_as);
   if (vm.count("run-as") && o.run_as.empty()) throw Error(ErrorKind::usage, "--run-as needs a user name");
   take(vm, "output", o.output);
+  take(vm, "field-separator", o.field_separator);
+  if (vm.count("field-separator") && o.field_separator.empty())
+    throw Error(ErrorKind::usage, "-x needs a separator", "e.g. -x, or -x ';'");
+  take(vm, "color", o.color_when);
+  if (o.color_when != "auto" && o.color_when != "always" && o.color_when != "never")
+    throw Error(ErrorKind::usage, "--color must be auto, always or never, not '" + o.color_when + "'");
   take(vm, "journal", o.journal);
   take(vm, "resume", o.resume);
   take(vm, "journal-file", o.report_file);
+  take(vm, "shell", o.shell);
   take(vm, "encode", o.encode);
   take(vm, "html", o.html);
   take(vm, "svg", o.svg_dir);
@@ -434,7 +483,7 @@ Parsed parse_command_line(int argc, const char* const* argv) {
 
   validate(vm, o);
   for (const auto& [name, value] : vm)
-    if (!value.defaulted() && name != "journal-file") o.given.push_back(name);
+    if (!value.defaulted() && name != "journal-file" && name != "shell") o.given.push_back(name);
   if (o.command == Command::measure && o.runs == 0) o.runs = kDefaultMeasureRuns;
   if (o.mode != "external" && o.mode != "inprocess")
     throw Error(ErrorKind::usage, "--mode must be external or inprocess, not '" + o.mode + "'");
@@ -445,18 +494,24 @@ Parsed parse_command_line(int argc, const char* const* argv) {
     throw Error(ErrorKind::usage, "--sim-cache goes with --backend sim");
   if (o.json && o.csv) throw Error(ErrorKind::usage, "--json and --csv: choose one");
   if (o.markdown && (o.json || o.csv)) throw Error(ErrorKind::usage, "--markdown, --json and --csv: choose one");
+  if (!o.field_separator.empty() && (o.json || o.csv || o.markdown))
+    throw Error(ErrorKind::usage, "-x, --markdown, --json and --csv: choose one");
 
   o.target = std::move(rest);
   if (takes_target && o.target.empty() && o.resume.empty() && o.build.empty())
     throw Error(ErrorKind::usage, std::string("obscheck ") + command_name(o.command) + ": no program to run",
                 "usage: obscheck " + std::string(o.command == Command::measure ? "measure " : "") +
                     "[options] [--] PROG [ARGS...]");
+  if (o.command == Command::completion && o.shell != "bash" && o.shell != "zsh")
+    throw Error(ErrorKind::usage, "obscheck completion: which shell? bash or zsh, not '" + o.shell + "'",
+                "obscheck completion bash > /etc/bash_completion.d/obscheck");
   if (o.command == Command::report && o.report_file.empty())
     throw Error(ErrorKind::usage, "obscheck report: which journal?", "usage: obscheck report FILE");
 
   // NO_COLOR (https://no-color.org): any non-empty value turns colour off.
   const char* no_color = std::getenv("NO_COLOR");
-  o.color = !(no_color && *no_color) && isatty(STDOUT_FILENO) && o.output.empty();
+  o.color = o.color_when == "always" ||
+            (o.color_when == "auto" && !(no_color && *no_color) && isatty(STDOUT_FILENO) && o.output.empty());
   o.progress = isatty(STDERR_FILENO);
   return parsed;
 }

@@ -8,7 +8,7 @@
 
 namespace obscheck {
 
-enum class Command { check, measure, events, doctor, report, demo, bias, compare, help, version };
+enum class Command { check, measure, events, doctor, report, demo, bias, compare, completion, help, version };
 
 struct Options {
   Command command = Command::check;
@@ -52,10 +52,13 @@ struct Options {
   std::string journal;              // --journal FILE
   std::string resume;               // --resume FILE
   std::string report_file;          // report FILE
-  bool color = true;                // off with NO_COLOR or when stdout is not a tty
+  std::string field_separator;      // measure -x SEP: perf stat's field-separated layout
+  std::string color_when = "auto";  // --color auto|always|never
+  bool color = true;                // always; never; auto: off with NO_COLOR or when stdout is not a tty
   bool progress = true;             // stderr is a terminal
   bool all = false;                 // events --all
   std::string encode;               // events --encode LIST: the encoding of each event
+  std::string shell;                // completion SHELL: bash | zsh
 
   // The observer the check doses (one at a time; default: the counters themselves).
   std::string probes;               // --probes SYM[,SYM...] | auto:N  (uprobes)
@@ -94,5 +97,19 @@ struct Parsed {
   std::string help_text;
 };
 Parsed parse_command_line(int argc, const char* const* argv);
+
+// The options each command accepts, as the parser knows them: the one source the man
+// page test and the shell completions (cli/completion.h) are checked against.
+struct OptionInfo {
+  std::string long_name;   // "counters"
+  std::string short_name;  // "e" or ""
+  bool takes_value = false;
+  std::string description;
+};
+struct CommandOptions {
+  std::string command;     // "check", "measure", ... ("check" is also the bare `obscheck PROG`)
+  std::vector<OptionInfo> options;
+};
+std::vector<CommandOptions> option_table();
 
 }  // namespace obscheck

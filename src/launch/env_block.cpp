@@ -24,6 +24,12 @@ EnvBlock EnvBlock::from_current() {
   return EnvBlock(std::move(vars));
 }
 
+EnvBlock EnvBlock::for_target() {
+  EnvBlock env = from_current();
+  for (const char* name : kShellBookkeeping) env.unset(name);
+  return env;
+}
+
 void EnvBlock::set(const std::string& name, const std::string& value) {
   auto it = std::find_if(vars_.begin(), vars_.end(),
                          [&](const std::string& v) { return has_name(v, name); });

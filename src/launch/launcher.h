@@ -25,11 +25,21 @@ namespace obscheck {
 
 // The child's environment, byte-exact. size_bytes() counts what the kernel copies
 // onto the new stack: each "NAME=value" plus its NUL.
+// Variables a shell sets about itself, not about the experiment: `_` (the last
+// command's path: "/usr/bin/timeout" under timeout, "/usr/bin/sudo" under sudo),
+// OLDPWD (the previous directory) and SHLVL (the nesting depth). Two shells started
+// the same way give them different values and sizes, so a target that kept them would
+// see its stack move between a check and its resume. The target never gets them.
+inline constexpr const char* kShellBookkeeping[] = {"_", "OLDPWD", "SHLVL"};
+
 class EnvBlock {
  public:
   EnvBlock() = default;
   explicit EnvBlock(std::vector<std::string> vars) : vars_(std::move(vars)) {}
   static EnvBlock from_current();  // this process's environ
+  // this process's environ without the invoking shell's bookkeeping variables
+  // (kShellBookkeeping): what every measuring command gives its target.
+  static EnvBlock for_target();
 
   void set(const std::string& name, const std::string& value);  // replaces or appends
   void unset(const std::string& name);

@@ -116,6 +116,26 @@ nlohmann::json env_summary(const std::vector<std::string>& env) {
   return out;
 }
 
+std::string env_difference(const nlohmann::json& recorded, const nlohmann::json& now) {
+  const auto find = [](const nlohmann::json& env, const std::string& name) -> const nlohmann::json* {
+    for (const auto& e : env)
+      if (e.value("name", std::string()) == name) return &e;
+    return nullptr;
+  };
+  for (const auto& e : now) {
+    const std::string name = e.value("name", std::string());
+    const nlohmann::json* r = find(recorded, name);
+    if (r == nullptr) return fmt::format("{} is set here, not in the journal", name);
+    const auto here = e.value("bytes", std::size_t{0}), then = r->value("bytes", std::size_t{0});
+    if (here != then) return fmt::format("{} is {} bytes here, {} in the journal", name, here, then);
+  }
+  for (const auto& r : recorded) {
+    const std::string name = r.value("name", std::string());
+    if (find(now, name) == nullptr) return fmt::format("{} is set in the journal, not here", name);
+  }
+  return recorded == now ? "" : "the variables are in another order";
+}
+
 std::string utc_iso8601(std::chrono::system_clock::time_point t) {
   const std::time_t secs = std::chrono::system_clock::to_time_t(t);
   std::tm tm{};

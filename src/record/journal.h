@@ -78,6 +78,12 @@ nlohmann::json make_manifest(const ManifestInput& in, const Plan& plan);
 // the sizes sum to EnvBlock::size_bytes(). An entry without '=' is all name.
 nlohmann::json env_summary(const std::vector<std::string>& env);
 
+// What differs between a journal's environment summary and this one, in words a user
+// can act on ("HOME is 14 bytes here, 19 in the journal"; "FOO is set here, not in the
+// journal"; "the variables are in another order"), the first difference only; ""
+// when they are the same. Both are env_summary's arrays.
+std::string env_difference(const nlohmann::json& recorded, const nlohmann::json& now);
+
 // "2026-11-20T23:59:59Z" (UTC, whole seconds).
 std::string utc_iso8601(std::chrono::system_clock::time_point t);
 

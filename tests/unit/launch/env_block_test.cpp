@@ -63,3 +63,20 @@ TEST_CASE("EnvBlock::from_current copies environ", "[env]") {
   CHECK(found == 1);
   ::unsetenv("OBSCHECK_TEST_VAR");
 }
+
+TEST_CASE("EnvBlock::for_target drops the shell's own variables and keeps the rest in order", "[env]") {
+  setenv("_", "/usr/bin/timeout", 1);
+  setenv("SHLVL", "7", 1);
+  setenv("OLDPWD", "/somewhere", 1);
+  const EnvBlock env = EnvBlock::for_target();
+  for (const std::string& v : env.vars()) {
+    CHECK(v.rfind("_=", 0) != 0);
+    CHECK(v.rfind("SHLVL=", 0) != 0);
+    CHECK(v.rfind("OLDPWD=", 0) != 0);
+  }
+  std::vector<std::string> expected;
+  const EnvBlock all = EnvBlock::from_current();
+  for (const std::string& v : all.vars())
+    if (v.rfind("_=", 0) != 0 && v.rfind("SHLVL=", 0) != 0 && v.rfind("OLDPWD=", 0) != 0) expected.push_back(v);
+  CHECK(env.vars() == expected);
+}
