@@ -17,19 +17,19 @@ _obscheck() {
     --leftovers) COMPREPLY=($(compgen -W "kill fail" -- "$cur")); return 0 ;;
     completion) COMPREPLY=($(compgen -W "bash zsh" -- "$cur")); return 0 ;;
   esac
-  case "  --counters -e  --events  --runs -r  --warmup -w  --env-sizes  --argv0-pads  --link  --objects  --link-orders  --contexts  --metric  --confidence  --seed  --html  --svg  --backend  --sim-cache  --cpu  --env-pad  --timeout  --run-as  --output -o  --color  --mode  --margin  --max-runs  --time-budget  --leftovers  --journal  --resume  --probes  --breakpoints  --sample-freq  --sample-event  --observer-cmd  --levels  --build  --probe-sites  --encode  --field-separator -x  " in
+  case "  --counters -e  --events  --runs -r  --warmup -w  --env-sizes  --argv0-pads  --link  --objects  --link-orders  --contexts  --metric  --confidence  --seed  --html  --svg  --fail-on  --backend  --sim-cache  --cpu  --env-pad  --timeout  --run-as  --output -o  --color  --mode  --margin  --max-runs  --time-budget  --leftovers  --journal  --resume  --probes  --breakpoints  --sample-freq  --sample-event  --observer-cmd  --levels  --build  --probe-sites  --encode  --field-separator -x  " in
     *" $prev "*) return 0 ;;
   esac
   case "$cmd" in
-    bias) opts="--counters -e --events --runs -r --warmup -w --env-sizes --argv0-pads --link --objects --link-orders --contexts --metric --confidence --seed --csv --html --svg --backend --sim-cache --aslr --cpu --env-pad --timeout --show-output --run-as --ignore-failure -i --json --output -o --color --help -h" ;;
-    check) opts="--counters -e --events --runs -r --warmup -w --mode --margin --max-runs --time-budget --seed --leftovers --allow-missing --journal --resume --keep-output-head --csv --html --probes --breakpoints --sample-freq --sample-event --observer-cmd --levels --build --probe-sites --backend --sim-cache --aslr --cpu --env-pad --timeout --show-output --run-as --ignore-failure -i --json --output -o --color --help -h" ;;
-    compare) opts="--counters -e --events --runs -r --warmup -w --env-sizes --argv0-pads --link --objects --link-orders --contexts --metric --confidence --seed --csv --html --svg --margin --aa --backend --sim-cache --aslr --cpu --env-pad --timeout --show-output --run-as --ignore-failure -i --json --output -o --color --help -h" ;;
+    bias) opts="--counters -e --events --runs -r --warmup -w --env-sizes --argv0-pads --link --objects --link-orders --contexts --metric --confidence --seed --csv --html --svg --fail-on --backend --sim-cache --aslr --cpu --env-pad --timeout --show-output --run-as --ignore-failure -i --json --output -o --color --help -h" ;;
+    check) opts="--counters -e --events --runs -r --warmup -w --mode --margin --max-runs --time-budget --seed --leftovers --allow-missing --journal --resume --keep-output-head --csv --html --fail-on --verbose -v --probes --breakpoints --sample-freq --sample-event --observer-cmd --levels --build --probe-sites --backend --sim-cache --aslr --cpu --env-pad --timeout --show-output --run-as --ignore-failure -i --json --output -o --color --help -h" ;;
+    compare) opts="--counters -e --events --runs -r --warmup -w --env-sizes --argv0-pads --link --objects --link-orders --contexts --metric --confidence --seed --csv --html --svg --margin --aa --fail-on --backend --sim-cache --aslr --cpu --env-pad --timeout --show-output --run-as --ignore-failure -i --json --output -o --color --help -h" ;;
     completion) opts="--json --output -o --color --help -h" ;;
-    demo) opts="--counters -e --events --runs -r --warmup -w --mode --margin --max-runs --time-budget --seed --leftovers --allow-missing --journal --resume --keep-output-head --csv --html --probes --breakpoints --sample-freq --sample-event --observer-cmd --levels --build --probe-sites --backend --sim-cache --aslr --cpu --env-pad --timeout --show-output --run-as --ignore-failure -i --json --output -o --color --help -h" ;;
+    demo) opts="--counters -e --events --runs -r --warmup -w --mode --margin --max-runs --time-budget --seed --leftovers --allow-missing --journal --resume --keep-output-head --csv --html --fail-on --verbose -v --probes --breakpoints --sample-freq --sample-event --observer-cmd --levels --build --probe-sites --backend --sim-cache --aslr --cpu --env-pad --timeout --show-output --run-as --ignore-failure -i --json --output -o --color --help -h" ;;
     doctor) opts="--json --output -o --color --help -h" ;;
     events) opts="--all --encode --backend --sim-cache --json --output -o --color --help -h" ;;
     measure) opts="--counters -e --events --runs -r --warmup -w --backend --sim-cache --aslr --cpu --env-pad --timeout --show-output --run-as --ignore-failure -i --field-separator -x --csv --markdown --json --output -o --color --help -h" ;;
-    report) opts="--csv --margin --markdown --html --svg --json --output -o --color --help -h" ;;
+    report) opts="--csv --margin --markdown --fail-on --verbose -v --html --svg --json --output -o --color --help -h" ;;
   esac
   if [[ "$cur" == -* ]]; then
     COMPREPLY=($(compgen -W "$opts" -- "$cur"))

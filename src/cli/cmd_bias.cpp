@@ -80,7 +80,10 @@ int cmd_bias(const Options& o) {
   emit(o, o.json ? sweep_json(report) : o.csv ? sweep_csv(report) : bias_text(report, o.color));
   write_sweep_files(o, report);
   if (result.interrupted) return interrupted_exit_code();
-  return biased || any_failed ? static_cast<int>(ExitCode::findings) : 0;
+  std::vector<std::string> found;
+  if (biased) found.push_back("bias");
+  if (any_failed) found.push_back("failed");
+  return findings_exit_code(o, found, {"bias", "failed"});
 }
 
 }  // namespace obscheck

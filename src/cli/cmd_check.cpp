@@ -287,6 +287,14 @@ nlohmann::json options_json(const Options& o, const std::vector<std::string>& it
   return j;
 }
 
+// The exit code of a check (or its report) that ran to the end: --fail-on over the
+// verdicts it reached, per metric and level.
+int check_exit_code(const Options& o, const Findings& f) {
+  std::vector<std::string> found;
+  for (const LevelVerdict& v : f.verdicts) found.emplace_back(verdict_key(v.verdict));
+  return findings_exit_code(o, found, kCheckFailOn);
+}
+
 // The looks loop shared by a new check and a resumed one.
 struct Sweep {
   Plan plan;
@@ -430,6 +438,10 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
                                        budget, s.journal_path));
   ctx.seconds_per_block = pace;
   if (!failure.empty()) ctx.warnings.push_back(failure);
+  const int findings_code = check_exit_code(o, findings);
+  ctx.exit_code = interrupted ? interrupted_exit_code() : !failure.empty() ? static_cast<int>(ExitCode::target_failed)
+                                                                           : findings_code;
+  ctx.verbose = o.verbose;
 
   std::string out = o.json ? check_json(s.plan, findings, ctx)
                     : o.csv ? check_csv(s.plan, findings)
@@ -442,10 +454,7 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
     throw Error(ErrorKind::target_failed, failure + " (journal: " + s.journal_path + ")",
                 "use -i/--ignore-failure to record failing runs and go on");
   }
-  for (Verdict v : findings.metric_verdicts)
-    if (v == Verdict::perturbed || v == Verdict::explained_by_layout || v == Verdict::incomparable)
-      return static_cast<int>(ExitCode::findings);
-  return 0;
+  return findings_code;
 }
 
 int cmd_check(const Options& given) {
@@ -620,11 +629,13 @@ int report_from_table(const Options& o) {
   if (t.scan.torn_tail)
     ctx.warnings.push_back("the journal's last line is incomplete (a run cut off mid-write); it was ignored");
   if (auto w = integrity_warning(t.scan); !w.empty()) ctx.warnings.push_back(w);
+  ctx.exit_code = check_exit_code(o, findings);
+  ctx.verbose = o.verbose;
   emit(o, o.json ? check_json(t.plan, findings, ctx)
           : o.csv ? check_csv(t.plan, findings)
           : o.markdown ? check_markdown(t.plan, findings, ctx)
                   : check_text(t.plan, findings, ctx, o.color));
-  return 0;
+  return ctx.exit_code;
 }
 
 }  // namespace
@@ -650,12 +661,14 @@ int cmd_report(const Options& o) {
                                        "obscheck): they were validated field by field, but a plausible changed value "
                                        "cannot be detected",
                                        d.unchecked_lines, d.lines));
+  ctx.exit_code = check_exit_code(o, findings);
+  ctx.verbose = o.verbose;
   emit(o, o.json ? check_json(plan, findings, ctx)
           : o.csv ? check_csv(plan, findings)
           : o.markdown ? check_markdown(plan, findings, ctx)
                   : check_text(plan, findings, ctx, o.color));
   write_report_files(o, plan, findings, ctx, d.runs);
-  return 0;
+  return ctx.exit_code;
 }
 
 int cmd_resume(const Options& o) {

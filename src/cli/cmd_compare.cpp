@@ -86,12 +86,19 @@ int cmd_compare(const Options& o) {
   emit(o, o.json ? sweep_json(report) : o.csv ? sweep_csv(report) : compare_text(report, o.color));
   write_sweep_files(o, report);
   if (result.interrupted) return interrupted_exit_code();
+  // The A/A pair should show nothing: better, worse or incomparable there is "aa".
   const auto untrustworthy = [](const VariantComparison& c) {
     return c.outcome == Outcome::better || c.outcome == Outcome::worse || c.outcome == Outcome::incomparable;
   };
-  if ((report.aa && untrustworthy(*report.aa)) || report.comparison->outcome == Outcome::incomparable)
-    return static_cast<int>(ExitCode::findings);
-  return 0;
+  std::vector<std::string> found;
+  if (report.aa && untrustworthy(*report.aa)) found.push_back("aa");
+  switch (report.comparison->outcome) {
+    case Outcome::better: found.push_back("better"); break;
+    case Outcome::worse: found.push_back("worse"); break;
+    case Outcome::incomparable: found.push_back("incomparable"); break;
+    default: break;
+  }
+  return findings_exit_code(o, found, {"incomparable", "aa"});
 }
 
 }  // namespace obscheck

@@ -33,6 +33,15 @@ CheckContext check_context_from_journal(const JournalData& d, const Plan& plan);
 // are kept and printed first.
 int interrupted_exit_code();
 
+// The exit code of a command that ran to the end: 1 (ExitCode::findings) when one of
+// `found` (the outcomes this run produced: verdict keys, "worse", "bias", ...) is in
+// --fail-on, or in `defaults` when --fail-on was not given; else 0. "none" in
+// --fail-on never fails.
+int findings_exit_code(const Options& o, const std::vector<std::string>& found,
+                       const std::vector<std::string>& defaults);
+// The check's default: a verdict a person must act on.
+inline const std::vector<std::string> kCheckFailOn = {"perturbed", "layout", "incomparable"};
+
 // Writes a finished report to -o FILE (util/safe_write.h: a fresh file renamed over
 // FILE, never through a planted name or link) or stdout.
 void emit(const Options& o, const std::string& bytes);

@@ -12,6 +12,14 @@
 
 namespace obscheck {
 
+int findings_exit_code(const Options& o, const std::vector<std::string>& found,
+                       const std::vector<std::string>& defaults) {
+  const std::vector<std::string>& rule = o.fail_on.empty() ? defaults : o.fail_on;
+  for (const std::string& outcome : found)
+    if (std::find(rule.begin(), rule.end(), outcome) != rule.end()) return static_cast<int>(ExitCode::findings);
+  return static_cast<int>(ExitCode::ok);
+}
+
 int interrupted_exit_code() {
   const int sig = InterruptGuard::signal_number();
   return sig > 0 ? 128 + sig : static_cast<int>(ExitCode::interrupted);

@@ -103,7 +103,9 @@ po::options_description check_options() {
       ("resume", po::value<std::string>(), "continue the interrupted check recorded in FILE")
       ("keep-output-head", po::bool_switch(), "keep the first line of the target's output (up to 200 bytes) in the journal; default: only its digest and size")
       ("csv", po::bool_switch(), "write CSV")
-      ("html", po::value<std::string>(), "also write the report with its figures as one self-contained HTML FILE");
+      ("html", po::value<std::string>(), "also write the report with its figures as one self-contained HTML FILE")
+      ("fail-on", po::value<std::string>(), "exit 1 when a verdict is one of LIST: perturbed,layout,incomparable,inconclusive or none (default perturbed,layout,incomparable)")
+      ("verbose,v", po::bool_switch(), "show every metric's rows and plots, also those with nothing to act on");
   return d;
 }
 
@@ -142,7 +144,11 @@ po::options_description context_options(bool compare) {
   if (compare)
     d.add_options()
         ("margin", po::value<double>(), "ε: \"no significant difference\" is backed by equivalence within ±ε (default 0.01)")
-        ("aa", po::bool_switch(), "also compare the baseline against itself in the same contexts, reported first");
+        ("aa", po::bool_switch(), "also compare the baseline against itself in the same contexts, reported first")
+        ("fail-on", po::value<std::string>(), "exit 1 when the outcome is one of LIST: worse,better,incomparable,aa or none (default incomparable,aa)");
+  else
+    d.add_options()
+        ("fail-on", po::value<std::string>(), "exit 1 when one of LIST is found: bias,failed or none (default bias,failed)");
   return d;
 }
 
@@ -176,6 +182,8 @@ po::options_description options_for(Command c) {
       po::options_description d("Report");
       d.add_options()("csv", po::bool_switch(), "write CSV")("margin", po::value<double>(), "re-judge with this ε")
           ("markdown", po::bool_switch(), "write the verdict table as Markdown, for an issue or a lab report")
+          ("fail-on", po::value<std::string>(), "exit 1 when a verdict is one of LIST, as the check (default perturbed,layout,incomparable)")
+          ("verbose,v", po::bool_switch(), "show every metric's rows and plots")
           ("html", po::value<std::string>(), "also write the report with its figures as one self-contained HTML FILE")
           ("svg", po::value<std::string>(), "also write every figure as an SVG file into DIR");
       all.add(d).add(output_options());
@@ -225,12 +233,12 @@ std::string help_for(Command c) {
   std::ostringstream out;
   for (const char* line : kUsage) out << line << '\n';
   out << '\n' << options_for(c);
-  if (c == Command::check || c == Command::measure) {
+  if (c == Command::check || c == Command::measure || c == Command::bias || c == Command::compare)
     out << "\nEverything after PROG (or after --) is passed to PROG untouched. PROG is never run\n"
-           "through a shell. Exit codes: 0 ok, 1 findings, 2 usage, 3 target, 4 event,\n"
-           "5 target failed, 6 file I/O, 7 host, 8 journal busy, 129/130/143 stopped by\n"
-           "SIGHUP/SIGINT/SIGTERM (see man obscheck).\n";
-  }
+           "through a shell.\n";
+  out << "\nExit codes: 0 ok, 1 findings (what --fail-on names), 2 usage, 3 target, 4 event,\n"
+         "5 target failed, 6 io, 7 host, 8 busy, 129 hangup, 130 interrupted, 143 terminated\n"
+         "(man obscheck, EXIT STATUS).\n";
   return out.str();
 }
 
@@ -480,6 +488,26 @@ Parsed parse_command_line(int argc, const char* const* argv) {
   take(vm, "metric", o.metric);
   take(vm, "confidence", o.confidence);
   if (vm.count("aa")) o.aa = vm["aa"].as<bool>();
+  if (vm.count("verbose")) o.verbose = vm["verbose"].as<bool>();
+  if (vm.count("fail-on")) {
+    const std::string list = vm["fail-on"].as<std::string>();
+    const std::vector<std::string> known =
+        o.command == Command::compare ? std::vector<std::string>{"worse", "better", "incomparable", "aa", "none"}
+        : o.command == Command::bias  ? std::vector<std::string>{"bias", "failed", "none"}
+                                      : std::vector<std::string>{"perturbed", "layout", "incomparable", "inconclusive", "none"};
+    std::string word;
+    std::stringstream words(list);
+    while (std::getline(words, word, ',')) {
+      if (word.empty()) continue;
+      if (std::find(known.begin(), known.end(), word) == known.end()) {
+        std::string accepted;
+        for (const auto& k : known) accepted += (accepted.empty() ? "" : ", ") + k;
+        throw Error(ErrorKind::usage, "--fail-on: '" + word + "' is not an outcome of this command", "one or more of " + accepted);
+      }
+      o.fail_on.push_back(word);
+    }
+    if (o.fail_on.empty()) throw Error(ErrorKind::usage, "--fail-on is empty", "name an outcome, or none");
+  }
 
   validate(vm, o);
   for (const auto& [name, value] : vm)

@@ -81,6 +81,11 @@ struct Options {
   double confidence = 0.95;         // --confidence LEVEL of the intervals and tests
   bool aa = false;                  // compare --aa: the baseline against itself, first
 
+  // --fail-on LIST: which outcomes make the command exit 1 (cli/commands.h
+  // findings_exit_code); empty: the command's default.
+  std::vector<std::string> fail_on;
+  bool verbose = false;             // --verbose: every metric's detail in the text report
+
   // The long names of the options given on the command line (not defaulted), so a
   // command can tell "given as the default" from "not given" (--resume refuses a
   // given option that differs from the journal's).

@@ -19,7 +19,7 @@ constexpr int kParanoidDisallowAll = 3;
 constexpr int kParanoidUserOnly = 2;
 // More runnable tasks than half the CPUs means the target will share a CPU with
 // something for a noticeable part of a run (the limit the doctor was specified with;
-// seeds/000 advice #1: "Do not run on a busy system").
+// Rechistov, "Pitfalls of measuring software performance": "Do not run on a busy system").
 constexpr double kLoadPerCpuLimit = 0.5;
 
 // The driver option that replaces hardware counters with the cachegrind model
@@ -145,7 +145,7 @@ void check_virtualization(const HostInfo& h, Findings& out) {
       "the hypervisor steals time for other guests and its own exits, virtualises timers "
       "and the PMU, and turns every breakpoint or uprobe trap into an exit costing "
       "microseconds: timing noise is larger and observer costs differ from bare metal "
-      "(seeds/002 knob 6, background load)",
+      "(background load: \"The methodology problem: most benchmarks are wrong\")",
       "repeat the measurement on bare metal before trusting small timing effects; at least "
       "pin each vCPU to a dedicated host core (virsh vcpupin DOMAIN VCPU HOSTCPU)");
 }
@@ -153,7 +153,7 @@ void check_virtualization(const HostInfo& h, Findings& out) {
 void check_frequency(const HostInfo& h, Findings& out) {
   const std::string_view freq_why =
       "a governor other than performance raises the clock only when load appears, so "
-      "early and short runs see a slower CPU than later ones (seeds/002 knob 1; seeds/000: "
+      "early and short runs see a slower CPU than later ones (frequency: \"The methodology problem: most benchmarks are wrong\"; Rechistov, \"Pitfalls of measuring software performance\": "
       "fixate the frequency)";
   if (h.governors.empty() && !h.online_cpus.empty()) {
     add(out, finding_id::no_cpufreq, Severity::info,
@@ -183,8 +183,8 @@ void check_frequency(const HostInfo& h, Findings& out) {
     add(out, finding_id::boost, Severity::warning,
         fmt::format("turbo boost is on ({} is {})", h.boost_control, pstate ? "0" : "1"),
         "boost raises the clock while the package is cool and few cores are busy, then "
-        "drops it: the same run slows down as the chip heats up (seeds/000 advice #2, "
-        "seeds/002 knob 1, seeds/003)",
+        "drops it: the same run slows down as the chip heats up (Rechistov, \"Pitfalls of measuring software performance\"; \"The methodology problem: most benchmarks are wrong\"; "
+        "\"Estimating Benchmark Results Uncertainty\")",
         pstate ? "echo 1 | sudo tee /sys/devices/system/cpu/intel_pstate/no_turbo"
                : "echo 0 | sudo tee /sys/devices/system/cpu/cpufreq/boost");
   }
@@ -196,7 +196,7 @@ void check_cpu_sharing(const HostInfo& h, Findings& out) {
         "SMT (hyper-threading) is on: sibling logical CPUs share one core",
         "whatever runs on the sibling shares the target's caches, TLB and execution units, "
         "and on many Intel cores SMT halves the general-purpose counters per logical CPU "
-        "(seeds/002: SMT effects)",
+        "(SMT effects: \"The methodology problem: most benchmarks are wrong\")",
         "echo off | sudo tee /sys/devices/system/cpu/smt/control");
   if (h.online_cpus.size() >= 2) {
     if (h.isolated_cpus.empty()) {
@@ -204,7 +204,7 @@ void check_cpu_sharing(const HostInfo& h, Findings& out) {
       add(out, finding_id::no_isolated_cpus, Severity::info,
           "no isolated CPUs: the scheduler may run other tasks on the target's CPU",
           "daemons, kernel threads and interrupts preempt the target and pollute its caches "
-          "(seeds/002 knob 6: isolcpus; seeds/000: pin threads)",
+          "(isolcpus: \"The methodology problem: most benchmarks are wrong\"; pin threads: Rechistov, \"Pitfalls of measuring software performance\")",
           fmt::format("add isolcpus={0} nohz_full={0} to GRUB_CMDLINE_LINUX in "
                       "/etc/default/grub, sudo update-grub, reboot, then run with --cpu {0}",
                       n));
@@ -224,7 +224,7 @@ void check_cpu_sharing(const HostInfo& h, Findings& out) {
           fmt::format("1-minute load average {:.2f} on {} online CPUs (warning above {:.1f})",
                       h.load->one, h.online_cpus.size(), limit),
           "other runnable tasks compete with the target for CPUs, caches and memory "
-          "bandwidth; stop them before measuring (seeds/000 advice #1; seeds/002 knob 6)",
+          "bandwidth; stop them before measuring (Rechistov, \"Pitfalls of measuring software performance\"; \"The methodology problem: most benchmarks are wrong\")",
           "ps -eo pid,pcpu,comm --sort=-pcpu | head");
   }
 }
@@ -248,8 +248,8 @@ void check_memory(const HostInfo& h, Findings& out) {
     add(out, finding_id::aslr, Severity::info,
         fmt::format("ASLR is on (kernel.randomize_va_space={})", *h.randomize_va_space),
         "nothing to do: obscheck starts every target with personality(ADDR_NO_RANDOMIZE), "
-        "so each run sees the same stack and mmap addresses (seeds/004 section 3.3 "
-        "disabled stack randomisation for the same reason); tools run beside obscheck "
+        "so each run sees the same stack and mmap addresses (Mytkowicz et al., \"Observer Effect "
+        "and Measurement Bias in Performance Analysis\", disabled stack randomisation for the same reason); tools run beside obscheck "
         "still randomise");
 }
 

@@ -1,11 +1,14 @@
 #include "report/check_report.h"
 
+#include "analysis/summary.h"
+
 #include <fmt/core.h>
 
 #include <algorithm>
 #include <cmath>
 #include <optional>
 #include <set>
+#include <sstream>
 
 #include "analysis/check.h"
 #include "host/host_info.h"
@@ -258,7 +261,159 @@ std::string text_header(const Plan& plan, const Findings& f, const CheckContext&
   return out;
 }
 
-std::string verdict_table(const Plan& plan, const Findings& f, const Palette& pal) {
+// `line` indented by `indent`, broken at spaces so that no piece passes `width`
+// columns. A line that starts with a name and two spaces ("task-clock  not perturbed:
+// ...") continues under its text; any other under its fourth column.
+std::string wrap_line(const std::string& line, std::size_t indent, std::size_t width) {
+  const std::size_t gap = line.find("  ");
+  const std::size_t head_end = gap != std::string::npos && gap < 40 ? line.find_first_not_of(' ', gap) : 0;
+  const std::string head = line.substr(0, head_end == std::string::npos ? line.size() : head_end);
+  const std::size_t hang = indent + (head_end > 0 ? display_width(head) : 4);
+  std::string out, piece = std::string(indent, ' ') + head;
+  bool empty = true;  // no word on this piece yet
+  std::istringstream words(line.substr(head.size()));
+  for (std::string word; words >> word;) {
+    if (!empty && display_width(piece) + 1 + display_width(word) > width) {
+      out += piece + "\n";
+      piece = std::string(hang, ' ');
+      empty = true;
+    }
+    piece += (empty ? "" : " ") + word;
+    empty = false;
+  }
+  return out + piece + "\n";
+}
+
+// What one dose is called in a sentence: "4 counters", "3 uprobes", "1000Hz".
+std::string dose_name(const Plan& plan, std::size_t level) {
+  const Level& l = plan.spec.levels.at(level);
+  if (plan.spec.observer == "counters") return fmt::format("{} counter{}", l.dose, l.dose == 1 ? "" : "s");
+  if (plan.spec.observer == "probes") return fmt::format("{} uprobe{}", l.dose, l.dose == 1 ? "" : "s");
+  if (plan.spec.observer == "breakpoints") return fmt::format("{} breakpoint{}", l.dose, l.dose == 1 ? "" : "s");
+  if (plan.spec.observer == "build") return fmt::format("{} probe site{}", l.dose, l.dose == 1 ? "" : "s");
+  return l.label;
+}
+
+// The A/A control's bound on this metric: the noise a verdict was judged against.
+std::string noise_text(const Findings& f, std::size_t metric) {
+  for (const Comparison& c : f.comparisons)
+    if (c.aa && c.metric == metric && c.n > 1) {
+      const std::string b = bound_text(c, f.metrics[metric].unit);
+      return b.empty() ? std::string() : "A/A " + b;
+    }
+  return {};
+}
+
+std::string metric_answer_text(const Plan& plan, const Findings& f, const MetricAnswer& a) {
+  const std::string& unit = f.metrics[a.metric].unit;
+  if (a.doses.empty()) return "no dose to compare";
+  const LevelVerdict& last = f.verdicts[a.doses.back()];
+  const Comparison* shown = a.largest ? &f.comparisons[*a.largest] : nullptr;
+  // "(largest, 4 counters: +0.2% [-0.6, +0.9]; noise A/A ±0.7%)"
+  std::string at_largest;
+  if (shown) {
+    const std::string noise = noise_text(f, a.metric);
+    at_largest = fmt::format(" ({}{}: {}{})", a.doses.size() > 1 ? "largest, " : "", dose_name(plan, last.level_index),
+                             effect_text(*shown, unit), noise.empty() ? "" : "; noise " + noise);
+  }
+  const std::size_t n = a.doses.size();
+  switch (a.verdict) {
+    case Verdict::not_perturbed:
+      return fmt::format("not perturbed: within {} at {}{}", shown ? margin_text(*shown, unit) : format_margin(f.margin),
+                         n == 1 ? "the dose" : "every dose", at_largest);
+    case Verdict::perturbed:
+    case Verdict::explained_by_layout: {
+      std::string out = a.verdict == Verdict::perturbed ? "perturbed" : "explained by layout";
+      if (n > 1 && a.lowest_unsafe) out += " from " + dose_name(plan, f.verdicts[*a.lowest_unsafe].level_index);
+      if (a.verdict == Verdict::perturbed) return out + at_largest;
+      // The layout's effect is where the dose moves the metric; held shows it gone.
+      std::string parts;
+      for (std::size_t i : last.comparisons)
+        parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", to_string(f.comparisons[i].layout),
+                             effect_text(f.comparisons[i], unit));
+      return fmt::format("{} ({}{}: {}); with the layout held it does not move", out, n > 1 ? "largest, " : "",
+                         dose_name(plan, last.level_index), parts);
+    }
+    case Verdict::incomparable:
+      for (const LevelVerdict& v : f.verdicts)
+        if (v.metric == a.metric && v.verdict == Verdict::incomparable)
+          return fmt::format("incomparable at {}: {}", v.level_label,
+                             v.reason.empty() ? std::string("an assumption broke") : v.reason);
+      return "incomparable";
+    case Verdict::inconclusive: {
+      std::string out = n - a.decided == n ? "undecided" : fmt::format("undecided at {} of {} doses", n - a.decided, n);
+      if (shown) {
+        const std::string bound = bound_text(*shown, unit);
+        out += (bound.empty() ? "" : ": no effect beyond " + bound) + at_largest;
+        if (shown->blocks_needed > 0) out += fmt::format("; about {} blocks would decide", shown->blocks_needed);
+      }
+      return out;
+    }
+  }
+  return {};
+}
+
+// "task-clock within ±1% up to 1000Hz; 10000Hz is not (+20.7% [...])", or "".
+std::string safe_dose_text(const Plan& plan, const Findings& f, const MetricAnswer& a) {
+  if (a.doses.size() < 2 || (!a.highest_safe && !a.lowest_unsafe)) return {};
+  const std::string& name = f.metrics[a.metric].name;
+  const std::string& unit = f.metrics[a.metric].unit;
+  std::string out;
+  if (a.highest_safe) {
+    const LevelVerdict& v = f.verdicts[*a.highest_safe];
+    const auto c = std::find_if(v.comparisons.begin(), v.comparisons.end(),
+                                [&](std::size_t i) { return f.comparisons[i].layout == Layout::held; });
+    const std::string margin = c != v.comparisons.end() ? margin_text(f.comparisons[*c], unit) : format_margin(f.margin);
+    out = fmt::format("{} within {} up to {}", name, margin, dose_name(plan, v.level_index));
+  }
+  if (a.lowest_unsafe) {
+    const LevelVerdict& v = f.verdicts[*a.lowest_unsafe];
+    const Comparison* c = nullptr;
+    for (std::size_t i : v.comparisons)
+      if (!c || std::fabs(f.comparisons[i].effect) > std::fabs(c->effect)) c = &f.comparisons[i];
+    out += fmt::format("{}{} is not{}", out.empty() ? name + ": none shown safe; " : "; ",
+                       dose_name(plan, v.level_index), c ? " (" + effect_text(*c, unit) + ")" : "");
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> summary_lines(const Plan& plan, const Findings& f, const CheckContext& ctx) {
+  const CheckSummary s = summarize_check(plan, f);
+  std::vector<std::string> out;
+  if (!s.any_verdict) {
+    out.push_back(s.single_level
+                      ? "answer: no dose to compare — the check has a single level; give two or more counters or doses"
+                      : "answer: none yet (no measured block has completed)");
+    return out;
+  }
+  std::size_t name_w = 0;
+  for (const MetricAnswer& a : s.metrics)
+    if (a.asked || a.finding) name_w = std::max(name_w, display_width(f.metrics[a.metric].name));
+  std::vector<std::string> quiet, safe;
+  for (const MetricAnswer& a : s.metrics) {
+    if (!a.asked && !a.finding) {
+      quiet.push_back(f.metrics[a.metric].name);
+      continue;
+    }
+    out.push_back(pad(f.metrics[a.metric].name, name_w) + "  " + metric_answer_text(plan, f, a));
+    if (std::string line = safe_dose_text(plan, f, a); !line.empty()) safe.push_back(std::move(line));
+  }
+  if (!quiet.empty())
+    out.push_back(fmt::format("{}: nothing to act on (not perturbed, or undecided); shown with --verbose or --json",
+                              join(quiet, ", ")));
+  for (const std::string& line : safe) out.push_back("safe dose: " + line);
+  std::string overall = fmt::format("overall: {}", verdict_text(s.overall));
+  if (s.overall == Verdict::inconclusive) overall += "; more runs would decide what is undecided";
+  if (ctx.exit_code >= 0) overall += fmt::format("; exit {}", ctx.exit_code);
+  out.push_back(overall);
+  return out;
+}
+
+namespace {
+
+std::string verdict_table(const Plan& plan, const Findings& f, const Palette& pal, bool verbose) {
   if (f.verdicts.empty()) return "verdicts: none yet (no measured block has completed)\n";
   const auto& layouts = plan.spec.layouts;
   std::size_t level_w = std::string("level").size();
@@ -283,6 +438,9 @@ std::string verdict_table(const Plan& plan, const Findings& f, const Palette& pa
     const auto rows = verdicts_of(f, m);
     if (rows.empty()) continue;
     const Verdict worst = *metric_verdict(f, m);
+    if (!verbose && f.metrics[m].driver && f.metrics[m].name != "wall-time" &&
+        (worst == Verdict::not_perturbed || worst == Verdict::inconclusive))
+      continue;
     out += fmt::format("  {} ({}): {}\n", pal.paint(pal.bold, f.metrics[m].name), f.metrics[m].unit,
                        pal.paint(pal.of(worst), std::string(verdict_text(worst))));
     for (const LevelVerdict* v : rows) {
@@ -535,7 +693,9 @@ std::string to_decide_line(const Findings& f, const CheckContext& ctx) {
 std::string check_text(const Plan& plan, const Findings& f, const CheckContext& ctx, bool color) {
   const Palette pal(color);
   std::string out = text_header(plan, f, ctx, pal) + "\n";
-  out += verdict_table(plan, f, pal);
+  for (const std::string& line : summary_lines(plan, f, ctx)) out += wrap_line(line, 2, kTableWidth);
+  out += "\n";
+  out += verdict_table(plan, f, pal, ctx.verbose);
   if (const std::string line = to_decide_line(f, ctx); !line.empty()) out += line + "\n";
   out += "\n" + aa_section(plan, f, pal);
   out += incomparable_section(plan, f, pal);
@@ -543,6 +703,10 @@ std::string check_text(const Plan& plan, const Findings& f, const CheckContext& 
   for (const auto& w : ctx.warnings) out += pal.paint(pal.yellow, "warning:") + " " + w + "\n";
   for (const auto& w : ctx.observations) out += "observer: " + w + "\n";
   for (std::size_t m = 0; m < f.metrics.size(); ++m) {
+    const Verdict worst = m < f.metric_verdicts.size() ? f.metric_verdicts[m] : Verdict::inconclusive;
+    if (!ctx.verbose && f.metrics[m].driver && f.metrics[m].name != "wall-time" &&
+        (worst == Verdict::not_perturbed || worst == Verdict::inconclusive))
+      continue;
     const std::string plot = metric_plot(plan, f, m, pal);
     if (!plot.empty()) out += "\n" + plot;
   }
@@ -557,6 +721,29 @@ std::string check_json(const Plan& plan, const Findings& f, const CheckContext& 
   json j;
   j["schema"] = "obscheck-check-report";
   j["version"] = 1;
+  {
+    // The answer first, as the text report gives it (docs/report-schema.md "answer").
+    const CheckSummary sum = summarize_check(plan, f);
+    json metrics = json::array();
+    const auto dose_of = [&](const std::optional<std::size_t>& v) -> json {
+      if (!v) return nullptr;
+      const LevelVerdict& lv = f.verdicts[*v];
+      return {{"level", lv.level_label}, {"dose", lv.dose}};
+    };
+    for (const MetricAnswer& a : sum.metrics)
+      metrics.push_back({{"metric", f.metrics[a.metric].name},
+                         {"asked", a.asked},
+                         {"verdict", sum.any_verdict ? json(std::string(verdict_key(a.verdict))) : json(nullptr)},
+                         {"finding", a.finding},
+                         {"doses", a.doses.size()},
+                         {"decided", a.decided},
+                         {"highest_safe_dose", dose_of(a.highest_safe)},
+                         {"lowest_unsafe_dose", dose_of(a.lowest_unsafe)}});
+    j["answer"] = {{"overall", sum.any_verdict ? json(std::string(verdict_key(sum.overall))) : json(nullptr)},
+                   {"exit_code", ctx.exit_code >= 0 ? json(ctx.exit_code) : json(nullptr)},
+                   {"lines", summary_lines(plan, f, ctx)},
+                   {"metrics", metrics}};
+  }
   j["context"] = {{"argv", ctx.argv},
                   {"mode", ctx.mode},
                   {"seed", ctx.seed},
@@ -728,6 +915,9 @@ std::string check_markdown(const Plan& plan, const Findings& f, const CheckConte
                      format_margin(f.margin), ctx.complete ? "" : " (incomplete)");
   for (const std::string& line : ctx.backend) out += "- " + md_cell(line) + "\n";
   if (!ctx.backend.empty()) out += "\n";
+  out += "**Summary**\n\n";
+  for (const std::string& line : summary_lines(plan, f, ctx)) out += "- " + md_cell(line) + "\n";
+  out += "\n";
   std::string head = "| metric | level |", rule = "|---|---|";
   for (Layout l : plan.spec.layouts) {
     head += fmt::format(" {} |", to_string(l));

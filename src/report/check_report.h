@@ -45,7 +45,18 @@ struct CheckContext {
   // The pace of the check's runs (seconds per measured block), when it was timed: the
   // report turns "about N blocks would decide" into seconds. 0: not known (a report).
   double seconds_per_block = 0;
+  // The exit code the check gives for these findings (cli/'s --fail-on rule), printed
+  // on the summary's last line; -1: not known (the line then names no code).
+  int exit_code = -1;
+  // Show every metric's rows and plots (--verbose); otherwise a driver metric with
+  // nothing to act on is named only in the summary's one line.
+  bool verbose = false;
 };
+
+// The summary that opens every report: one line per metric the user asked about
+// (and any other with a finding), one for the quiet driver metrics, the safe doses,
+// and the whole check's verdict. Lines without an end-of-line; no colour.
+std::vector<std::string> summary_lines(const Plan& plan, const Findings& f, const CheckContext& ctx);
 
 // Terminal text, in this order: a header (command, mode, blocks × configurations,
 // seed, journal, margin), the verdict table (one row per metric × level, grouped by

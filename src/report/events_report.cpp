@@ -23,7 +23,7 @@ std::string events_text(const std::vector<CatalogEntry>& catalog, bool color) {
       ++n_missing;
       missing += fmt::format("  {}{:<22}{} {}\n", red, e.name, reset, e.availability.reason);
       if (!e.availability.hint.empty())
-        missing += fmt::format("  {:<22} {}instead: {}{}\n", "", dim, e.availability.hint, reset);
+        missing += fmt::format("  {:<22} {}hint: {}{}\n", "", dim, e.availability.hint, reset);
     }
   }
   std::string out = fmt::format("Available here ({}):\n{}", n_avail, avail);

@@ -14,7 +14,9 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -266,31 +268,46 @@ TEST_CASE("lifecycle: --resume of a complete journal re-prints its report and wr
 
 namespace {
 
-// The codes a table documents: the first number of each row ("| 8 | busy |" in
-// Markdown, "8\tbusy\tT{" in the man page's tbl source).
-std::set<int> documented_codes(const std::string& text, bool markdown) {
-  std::set<int> out;
+// The exit-code table of a document: code -> name ("| 8 | busy |" rows of a Markdown
+// table headed "| code | name | meaning |"; "8\tbusy\tT{" rows of the man page's tbl
+// source; "8 busy" items of --help's "Exit codes:" paragraph).
+std::map<int, std::string> documented_codes(const std::string& text, char kind) {
+  std::map<int, std::string> out;
   std::istringstream in(text);
   bool in_table = false;
+  std::string help;
   for (std::string line; std::getline(in, line);) {
-    if (markdown) {
+    if (kind == 'm') {
       if (line.rfind("| code | name | meaning |", 0) == 0) in_table = true;
       else if (in_table && line.rfind("|", 0) != 0) in_table = false;
-      if (in_table && line.size() > 2 && std::isdigit(static_cast<unsigned char>(line[2]))) out.insert(std::stoi(line.substr(2)));
-    } else {
+      if (in_table && line.size() > 2 && std::isdigit(static_cast<unsigned char>(line[2]))) {
+        const auto bar = line.find('|', 2), next = line.find('|', bar + 1);
+        out[std::stoi(line.substr(2))] = line.substr(bar + 2, next - bar - 3);
+      }
+    } else if (kind == 'r') {
       if (line == ".SH EXIT STATUS") in_table = true;
       else if (in_table && line.rfind(".SH", 0) == 0) in_table = false;
       if (in_table && !line.empty() && std::isdigit(static_cast<unsigned char>(line[0])) &&
-          line.find('\t') != std::string::npos)
-        out.insert(std::stoi(line));
+          line.find('\t') != std::string::npos) {
+        const auto tab = line.find('\t'), tab2 = line.find('\t', tab + 1);
+        out[std::stoi(line)] = line.substr(tab + 1, tab2 - tab - 1);
+      }
+    } else {
+      if (line.rfind("Exit codes:", 0) == 0) in_table = true;
+      if (in_table) help += line + " ";
+      if (in_table && line.find("EXIT STATUS") != std::string::npos) in_table = false;
     }
+  }
+  if (kind == 'h') {
+    const std::regex item("(\\d+) ([a-z]+( failed)?)");
+    for (std::sregex_iterator it(help.begin(), help.end(), item), e; it != e; ++it) out[std::stoi((*it)[1])] = (*it)[2];
   }
   return out;
 }
 
 }  // namespace
 
-TEST_CASE("lifecycle: the man page and the README document every exit code, and only those") {
+TEST_CASE("lifecycle: the man page, README, docs and --help document every exit code with its name, and only those") {
   using obscheck::ExitCode;
   const std::set<int> codes = {
       static_cast<int>(ExitCode::ok),      static_cast<int>(ExitCode::findings),
@@ -303,6 +320,52 @@ TEST_CASE("lifecycle: the man page and the README document every exit code, and 
   CHECK(128 + SIGHUP == static_cast<int>(ExitCode::hangup));
   CHECK(128 + SIGINT == static_cast<int>(ExitCode::interrupted));
   CHECK(128 + SIGTERM == static_cast<int>(ExitCode::terminated));
-  CHECK(documented_codes(file_bytes(std::string(OBSCHECK_SOURCE_DIR) + "/docs/obscheck.1"), false) == codes);
-  CHECK(documented_codes(file_bytes(std::string(OBSCHECK_SOURCE_DIR) + "/README.md"), true) == codes);
+  // One table everywhere: the same codes with the same names.
+  const std::map<int, std::string> names = {{0, "ok"},    {1, "findings"},   {2, "usage"},       {3, "target"},
+                                            {4, "event"}, {5, "target failed"}, {6, "io"},     {7, "host"},
+                                            {8, "busy"},  {129, "hangup"},   {130, "interrupted"}, {143, "terminated"}};
+  std::set<int> named;
+  for (const auto& [code, name] : names) named.insert(code);
+  CHECK(named == codes);
+  CHECK(documented_codes(file_bytes(std::string(OBSCHECK_SOURCE_DIR) + "/docs/obscheck.1"), 'r') == names);
+  CHECK(documented_codes(file_bytes(std::string(OBSCHECK_SOURCE_DIR) + "/README.md"), 'm') == names);
+  CHECK(documented_codes(file_bytes(std::string(OBSCHECK_SOURCE_DIR) + "/docs/exit-codes.md"), 'm') == names);
+  for (const char* cmd : {"check", "measure", "report", "bias", "compare", "doctor"}) {
+    INFO(cmd << " --help");
+    CHECK(documented_codes(run_cli({cmd, "--help"}).out, 'h') == names);
+  }
+}
+
+TEST_CASE("lifecycle: --fail-on chooses which verdicts exit 1, for the check and its report alike") {
+  if (geteuid() != 0) {
+    WARN("skipped: uprobes (the perturbing observer of this test) need root");
+    return;
+  }
+  const std::string journal = tmp_path("fail-on.jsonl");
+  unlink(journal.c_str());
+  // A uprobe on a function called 1000 times: perturbed, decided within 20 blocks.
+  const std::vector<std::string> check = {"--probes", "hot_step", "--counters", "task-clock", "--seed", "3",
+                                          "--max-runs", "20", "--journal", journal, "--",
+                                          std::string(OBSCHECK_WORKLOADS) + "/hot", "1000"};
+  const auto r = run_cli(check);
+  REQUIRE(r.code == 1);  // the default: perturbed fails
+  CHECK(r.out.find("overall: perturbed by the measurement; exit 1") != std::string::npos);
+  CHECK(run_cli({"report", journal}).code == 1);  // report exits as the check did
+  CHECK(run_cli({"report", journal, "--fail-on", "none"}).code == 0);
+  CHECK(run_cli({"report", journal, "--fail-on", "inconclusive"}).code ==
+        (run_cli({"report", journal, "--json"}).out.find("\"inconclusive\"") != std::string::npos ? 1 : 0));
+  const auto none = run_cli({"report", journal, "--fail-on", "none"});
+  CHECK(none.out.find("; exit 0") != std::string::npos);
+  CHECK(run_cli({"report", journal, "--fail-on", "worse"}).code == 2);  // not an outcome of a check
+  unlink(journal.c_str());
+}
+
+TEST_CASE("lifecycle: an undecided check exits 0 unless --fail-on inconclusive") {
+  const std::string golden = std::string(OBSCHECK_SOURCE_DIR) + "/tests/golden/report/fixture-check.jsonl";
+  const auto r = run_cli({"report", golden});
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("overall: inconclusive") != std::string::npos);
+  CHECK(run_cli({"report", golden, "--fail-on", "inconclusive"}).code == 1);
+  CHECK(run_cli({"report", golden, "--fail-on", "perturbed,inconclusive"}).code == 1);
+  CHECK(run_cli({"report", golden, "--fail-on", "perturbed"}).code == 0);
 }

@@ -185,3 +185,33 @@ TEST_CASE("observers: bad input is named with its exit code") {
     CHECK(r.code == 2);
   }
 }
+
+TEST_CASE("observers: a sampling sweep names its safe dose, ordered as its verdicts") {
+  auto r = run_cli({"--json", "--sample-freq", "0,100,1000,20000", "--counters", "task-clock", "--seed", "4",
+                    "--time-budget", "8", "--max-runs", "300", "--journal", tmp_path("safe.jsonl"), "--",
+                    workload("compute"), "300"});
+  unlink(tmp_path("safe.jsonl").c_str());
+  REQUIRE((r.code == 0 || r.code == 1));
+  const json j = json::parse(r.out);
+  const json& answer = j.at("answer");
+  const json* tc = nullptr;
+  for (const json& m : answer.at("metrics"))
+    if (m.at("metric") == "task-clock") tc = &m;
+  REQUIRE(tc != nullptr);
+  CHECK(tc->at("doses") == 3);
+  const json& safe = tc->at("highest_safe_dose");
+  const json& unsafe = tc->at("lowest_unsafe_dose");
+  INFO(answer.dump(2));
+  if (!safe.is_null() && !unsafe.is_null()) CHECK(safe.at("dose").get<int>() < unsafe.at("dose").get<int>());
+  // The line is there whenever the sweep showed either.
+  bool line = false;
+  for (const json& l : answer.at("lines")) line = line || l.get<std::string>().rfind("safe dose: task-clock", 0) == 0;
+  CHECK(line == (!safe.is_null() || !unsafe.is_null()));
+  // Each named dose agrees with its level's verdict.
+  for (const json& v : j.at("verdicts")) {
+    if (v.at("metric") != "task-clock") continue;
+    if (!safe.is_null() && v.at("level") == safe.at("level")) CHECK(v.at("verdict") == "not-perturbed");
+    if (!unsafe.is_null() && v.at("level") == unsafe.at("level"))
+      CHECK((v.at("verdict") == "perturbed" || v.at("verdict") == "layout"));
+  }
+}

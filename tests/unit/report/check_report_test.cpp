@@ -272,7 +272,9 @@ TEST_CASE("check text report in external mode (held only) matches its golden fil
 TEST_CASE("check text report: table first, every verdict named, plots per compared metric") {
   const Plan plan = fixture_plan();
   const Findings f = fixture_findings(plan);
-  const std::string text = check_text(plan, f, fixture_context(), false);
+  CheckContext verbose = fixture_context();
+  verbose.verbose = true;
+  const std::string text = check_text(plan, f, verbose, false);
   const auto table = text.find("verdicts:");
   const auto first_plot = text.find("task-clock (ns): effect vs dose");
   REQUIRE(table != std::string::npos);
@@ -310,11 +312,34 @@ TEST_CASE("check text report: table first, every verdict named, plots per compar
   }
 }
 
+TEST_CASE("check text report: the summary comes first; driver metrics with nothing to act on only with --verbose") {
+  const Plan plan = fixture_plan();
+  const Findings f = fixture_findings(plan);
+  CheckContext ctx = fixture_context();
+  ctx.exit_code = 1;
+  const std::string text = check_text(plan, f, ctx, false);
+  const auto overall = text.find("  overall: ");
+  REQUIRE(overall != std::string::npos);
+  CHECK(overall < text.find("verdicts:"));
+  CHECK(text.find("; exit 1\n") != std::string::npos);
+  // user-time is a driver metric the fixture leaves undecided: named in one line, no rows.
+  CHECK(text.find("user-time: nothing to act on") != std::string::npos);
+  CHECK(text.find("user-time (ns):") == std::string::npos);
+  ctx.verbose = true;
+  CHECK(check_text(plan, f, ctx, false).find("user-time (ns):") != std::string::npos);
+  for (const auto& line : lines_of(text.substr(0, text.find("verdicts:")))) {
+    INFO(line);
+    CHECK(columns(line) <= 120);
+  }
+}
+
 TEST_CASE("check text report colours only when asked") {
   const Plan plan = fixture_plan();
   const Findings f = fixture_findings(plan);
   const std::string plain = check_text(plan, f, fixture_context(), false);
-  const std::string colour = check_text(plan, f, fixture_context(), true);
+  CheckContext verbose = fixture_context();
+  verbose.verbose = true;
+  const std::string colour = check_text(plan, f, verbose, true);
   CHECK(plain.find('\x1b') == std::string::npos);
   CHECK(colour.find("\x1b[31mperturbed by the measurement\x1b[0m") != std::string::npos);
   CHECK(colour.find("\x1b[33mexplained by layout\x1b[0m") != std::string::npos);
