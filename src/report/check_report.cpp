@@ -309,12 +309,19 @@ std::string metric_answer_text(const Plan& plan, const Findings& f, const Metric
   if (a.doses.empty()) return "no dose to compare";
   const LevelVerdict& last = f.verdicts[a.doses.back()];
   const Comparison* shown = a.largest ? &f.comparisons[*a.largest] : nullptr;
+  // Undecided: the layout whose interval is widest is the one that leaves it open.
+  if (a.verdict == Verdict::inconclusive)
+    for (std::size_t i : last.comparisons)
+      if (shown && f.comparisons[i].bound > shown->bound) shown = &f.comparisons[i];
+  const std::string layout_note =
+      shown && plan.spec.layouts.size() > 1 ? std::string(to_string(shown->layout)) + " " : "";
   // "(largest, 4 counters: +0.2% [-0.6, +0.9]; noise A/A ±0.7%)"
   std::string at_largest;
   if (shown) {
     const std::string noise = noise_text(f, a.metric);
-    at_largest = fmt::format(" ({}{}: {}{})", a.doses.size() > 1 ? "largest, " : "", dose_name(plan, last.level_index),
-                             effect_text(*shown, unit), noise.empty() ? "" : "; noise " + noise);
+    at_largest = fmt::format(" ({}{}: {}{}{})", a.doses.size() > 1 ? "largest, " : "",
+                             dose_name(plan, last.level_index), layout_note, effect_text(*shown, unit),
+                             noise.empty() ? "" : "; noise " + noise);
   }
   const std::size_t n = a.doses.size();
   switch (a.verdict) {
