@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <functional>
 #include <boost/math/distributions/fisher_f.hpp>
 #include <cmath>
 #include <limits>
@@ -59,10 +61,31 @@ OneWayAnova one_way_anova(std::span<const std::vector<double>> groups) {
   return a;
 }
 
-BiasAnalysis analyse_bias(const std::string& metric, std::span<const ContextSeries> contexts, double alpha) {
+namespace {
+
+// The geometric mean and the back-transformed t interval of mean ln x.
+void summarise_on_logs(const std::vector<double>& values, double alpha, ContextStat& s) {
+  std::vector<double> logs;
+  for (double x : values) logs.push_back(std::log(x));
+  const bool varies = std::adjacent_find(values.begin(), values.end(), std::not_equal_to<>()) != values.end();
+  // Runs that agree give their value itself, not exp(ln x), which may differ in the last bit.
+  s.mean = varies ? std::exp(stats::mean(logs)) : values.front();
+  if (s.n >= 2 && varies) {
+    const stats::Interval ci = stats::one_sample_t(logs, 0.0, 1 - alpha).ci;
+    s.mean_ci = stats::Interval{std::exp(ci.lo), std::exp(ci.hi)};
+  } else if (s.n >= 2) {
+    s.mean_ci = stats::Interval{s.mean, s.mean};  // every run the same: exact
+  }
+}
+
+}  // namespace
+
+BiasAnalysis analyse_bias(const std::string& metric, std::span<const ContextSeries> contexts, double alpha,
+                          double margin) {
   BiasAnalysis b;
   b.metric = metric;
   b.alpha = alpha;
+  b.margin = margin;
   std::vector<double> means;
   for (const ContextSeries& c : contexts) {
     if (!c.failure.empty() || c.values.empty()) {
@@ -77,9 +100,8 @@ BiasAnalysis analyse_bias(const std::string& metric, std::span<const ContextSeri
     s.id = c.id;
     s.label = c.label;
     s.n = c.values.size();
-    s.mean = stats::mean(c.values);
     s.median = stats::median(c.values);
-    if (s.n >= 2) s.mean_ci = stats::one_sample_t(c.values, 0.0, 1 - alpha).ci;
+    summarise_on_logs(c.values, alpha, s);
     means.push_back(s.mean);
     b.contexts.push_back(std::move(s));
   }
@@ -117,6 +139,16 @@ BiasAnalysis analyse_bias(const std::string& metric, std::span<const ContextSeri
     b.method = "one context: nothing to compare it with";
   } else if (n <= logs.size()) {
     b.method = "one run per context: no run-to-run noise to compare the spread with (use --runs 2 or more)";
+  } else if (std::all_of(logs.begin(), logs.end(), [](const std::vector<double>& l) {
+               return std::adjacent_find(l.begin(), l.end(), std::not_equal_to<>()) == l.end();
+             })) {
+    // No run differs from the others of its context: exact values, no noise.
+    b.exact = true;
+    b.exceeds_noise = b.swing > margin;
+    b.method = fmt::format(
+        "exact: every run of a context gives the same {}, so there is no run-to-run noise to test against (no F, "
+        "no p); the contexts differ by {:.4g}% at most, {} the ±{:g}% margin",
+        metric, 100 * b.swing, b.exceeds_noise ? "beyond" : "within", 100 * margin);
   } else {
     b.spread = one_way_anova(logs);
     b.exceeds_noise = b.spread->p_value < alpha;

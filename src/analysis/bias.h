@@ -43,12 +43,17 @@ struct ContextSeries {
   std::string failure;
 };
 
+// A context's values are positive (a duration, a count), so it is summarised on the
+// log scale: `mean` is the geometric mean exp(mean ln x) and `mean_ci` the t interval
+// of mean ln x, back-transformed. Both are always positive, whatever n; with n = 2 the
+// interval is wide but never below zero (an arithmetic t interval of two runs gave
+// "241.931 ms [-299.870 ms, 783.732 ms]"). The spread test works on the same logs.
 struct ContextStat {
   std::size_t id = 0;
   std::string label;
   std::size_t n = 0;
-  double mean = 0, median = 0;
-  std::optional<stats::Interval> mean_ci;  // t interval of the mean, n >= 2
+  double mean = 0, median = 0;             // geometric mean; median
+  std::optional<stats::Interval> mean_ci;  // t interval on logs, back-transformed; n >= 2 and runs differ
   double ratio = 0;                        // mean / (median of the context means)
   std::optional<stats::Interval> ratio_ci; // mean_ci / that median
 };
@@ -63,8 +68,15 @@ struct BiasAnalysis {
   std::size_t lowest = 0, highest = 0;      // indexes into `contexts` of the extremes
   double swing = 0;                         // ratio_max / ratio_min - 1
   std::optional<OneWayAnova> spread;        // on ln(values): needs >= 2 contexts and a run to spare
-  bool exceeds_noise = false;               // spread->p_value < alpha
+  bool exceeds_noise = false;               // spread->p_value < alpha; exact: swing beyond the margin
   double alpha = 0.05;
+  // Every run of every context gave the same value as the other runs of its context
+  // (the simulated PMU; a count the context fixes): there is no noise to test against,
+  // so there is no F and no p. The per-context values are exact and the swing is the
+  // answer: bias when it exceeds `margin` (a swing of a fraction of a percent in an
+  // exact count is real but says nothing a performance analyst acts on).
+  bool exact = false;
+  double margin = 0.01;
   std::string method;                       // one line: how the verdict was reached
 };
 
@@ -74,6 +86,6 @@ struct BiasAnalysis {
 // values. With one context, or one run per context, the spread test is absent and
 // exceeds_noise is false (method says why).
 BiasAnalysis analyse_bias(const std::string& metric, std::span<const ContextSeries> contexts,
-                          double alpha = 0.05);
+                          double alpha = 0.05, double margin = 0.01);
 
 }  // namespace obscheck

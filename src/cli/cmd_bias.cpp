@@ -52,11 +52,15 @@ int cmd_bias(const Options& o) {
   std::vector<std::string> metrics = {setup.metric};
   for (const auto& e : setup.events.events)
     if (e.name != setup.metric) metrics.push_back(e.name);
-  if (setup.metric != "wall-time") metrics.push_back("wall-time");
+  // Under --backend sim every simulated counter asked for is reported too; wall time
+  // is then the simulator's, not the program's, and is left out.
+  for (const auto& e : setup.sim_events)
+    if (e.name != setup.metric) metrics.push_back(e.name);
+  if (setup.metric != "wall-time" && !setup.sim) metrics.push_back("wall-time");
   bool any_failed = false, biased = false;
   for (const std::string& m : metrics) {
     try {
-      report.bias.push_back(analyse_bias(m, series_of(spec, result, m), report.alpha));
+      report.bias.push_back(analyse_bias(m, series_of(spec, result, m), report.alpha, o.margin));
       any_failed = any_failed || !report.bias.back().failed.empty();
       if (m == setup.metric) biased = report.bias.back().exceeds_noise;
     } catch (const std::invalid_argument&) {

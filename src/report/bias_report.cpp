@@ -47,8 +47,8 @@ std::string what_context(const SweepContextRecord& c) {
 
 std::string bias_table(const BiasAnalysis& b, const SweepReport& r, const Style& st) {
   const std::string u = sweep_metric_unit(b.metric);
-  std::string out = fmt::format("\n  {}{}{}: mean per context with its {:g}% t interval; ratio = mean / median "
-                                "of the context means ({})\n",
+  std::string out = fmt::format("\n  {}{}{}: geometric mean per context, {:g}% interval (t on logs);\n"
+                                "  ratio = mean / median of the context means ({})\n",
                                 st.bold, b.metric, st.reset, 100 * (1 - b.alpha),
                                 format_value(b.median_of_means, u));
   out += fmt::format("  {:<22} {:<40} {:>12}  {:<27} {:>7}  {}\n", "context", "what", "mean", "CI", "ratio",
@@ -68,7 +68,14 @@ std::string bias_table(const BiasAnalysis& b, const SweepReport& r, const Style&
   out += fmt::format("  extremes: {} ({:.4f}) and {} ({:.4f}): a swing of {:.2f}%\n",
                      b.contexts[b.lowest].label, b.ratio_min, b.contexts[b.highest].label, b.ratio_max,
                      100 * b.swing);
-  if (b.spread)
+  if (b.exact)
+    out += fmt::format("  {}{}{}\n", b.exceeds_noise ? st.red : "",
+                       b.exceeds_noise ? fmt::format("exact values: the contexts move it by {:.2f}%, beyond ±{:g}%: "
+                                                     "measurement bias", 100 * b.swing, 100 * b.margin)
+                                       : fmt::format("exact values: the contexts move it by {:.4g}%, within ±{:g}%: "
+                                                     "no measurement bias", 100 * b.swing, 100 * b.margin),
+                       st.reset);
+  else if (b.spread)
     out += fmt::format("  {}{}{}\n", b.exceeds_noise ? st.red : "",
                        b.exceeds_noise ? "the spread across contexts exceeds run-to-run noise: measurement bias"
                                        : "the spread across contexts is within run-to-run noise",
@@ -109,6 +116,7 @@ json analysis_json(const BiasAnalysis& b) {
   j["highest"] = b.contexts[b.highest].id;
   j["swing"] = num(b.swing);
   j["exceeds_noise"] = b.exceeds_noise;
+  j["exact"] = b.exact;
   j["alpha"] = b.alpha;
   j["method"] = b.method;
   if (b.spread)

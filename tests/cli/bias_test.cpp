@@ -321,3 +321,44 @@ TEST_CASE("compare: usage errors") {
   CHECK(r.code == 2);
   CHECK_THAT(r.err, Catch::Contains("{objects}"));
 }
+
+namespace {
+
+// Every interval in a report, as [lo, hi]: a 2-array under a key ending in "ci", or an
+// object with "lo" and "hi"; `path` names where.
+void intervals_of(const json& j, const std::string& path, std::vector<std::pair<std::string, json>>& out) {
+  if (j.is_object()) {
+    if (j.contains("lo") && j.contains("hi")) out.emplace_back(path, json::array({j.at("lo"), j.at("hi")}));
+    for (const auto& [k, v] : j.items()) {
+      if (v.is_array() && v.size() == 2 && k.size() >= 2 && k.compare(k.size() - 2, 2, "ci") == 0 &&
+          v[0].is_number())
+        out.emplace_back(path + "." + k, v);
+      intervals_of(v, path + "." + k, out);
+    }
+  } else if (j.is_array()) {
+    for (const json& v : j) intervals_of(v, path + "[]", out);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("bias and compare: no interval of a positive quantity goes below zero, even with two runs") {
+  // Two runs per context: an arithmetic t interval of two runs has 12.7 standard
+  // errors each side and went negative for times and ratios.
+  std::vector<std::pair<std::string, json>> all;
+  const auto bias = run_cli({"bias", "--json", "-r", "2", "--env-sizes", "2,400,800,1200", "--seed", "3", "--",
+                             workload("compute"), "100"});
+  REQUIRE((bias.code == 0 || bias.code == 1));
+  intervals_of(json::parse(bias.out), "bias", all);
+  const auto cmp = run_cli({"compare", "--json", "-r", "2", "--aa", "--env-sizes", "2,400,800", "--seed", "3", "--",
+                            workload("extrawork"), "500", ":::", workload("extrawork"), "500", "10"});
+  REQUIRE((cmp.code == 0 || cmp.code == 1));
+  intervals_of(json::parse(cmp.out), "compare", all);
+  REQUIRE(all.size() >= 8);
+  // Every quantity these reports give an interval for is a time, a count or a ratio.
+  for (const auto& [where, ci] : all) {
+    INFO(where << " = " << ci.dump());
+    if (ci[0].is_number()) CHECK(ci[0].get<double>() >= 0);
+    if (ci[1].is_number()) CHECK(ci[1].get<double>() >= 0);
+  }
+}

@@ -238,3 +238,19 @@ TEST_CASE("sim check: compile-time probes apply under simulation and add exactly
   for (const auto& [id, values] : counts) CHECK(values.size() == 1);
   unlink(journal.c_str());
 }
+
+TEST_CASE("sim bias: every counter asked for is reported, as exact values with no F or p") {
+  const auto r = run_cli({"bias", "--json", "--backend", "sim", "--counters", "instructions,l1d", "--env-sizes",
+                          "2,400", "--", workload("compute"), "20"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const json j = json::parse(r.out);
+  std::vector<std::string> metrics;
+  for (const json& a : j.at("analyses")) {
+    metrics.push_back(a.at("metric").get<std::string>());
+    CHECK(a.at("exact") == true);
+    CHECK_FALSE(a.contains("spread"));
+    CHECK(a.at("exceeds_noise") == false);  // compute's counts move by far less than 1%
+  }
+  CHECK(metrics == std::vector<std::string>{"instructions", "l1d"});
+}

@@ -64,8 +64,8 @@ TEST_CASE("bias: ANOVA edge cases: no noise at all, noise but no spread, too lit
 
 TEST_CASE("bias: ratios to the median context, extremes and the swing are exact") {
   // Context means 10, 20, 40 (and one failed context): the median context is 20, so
-  // the ratios are 0.5, 1, 2; swing = 2 / 0.5 - 1 = 3. No run-to-run noise at all, so
-  // any spread exceeds it (F infinite, p 0).
+  // the ratios are 0.5, 1, 2; swing = 2 / 0.5 - 1 = 3. No run-to-run noise at all:
+  // the values are exact, there is no F or p, and a swing beyond the margin is bias.
   std::vector<ContextSeries> cs = {{0, "env+2", {10, 10, 10}, ""},
                                    {1, "env+392", {40, 40, 40}, ""},
                                    {2, "env+782", {20, 20, 20}, ""},
@@ -84,9 +84,45 @@ TEST_CASE("bias: ratios to the median context, extremes and the swing are exact"
   CHECK(b.contexts[b.lowest].label == "env+2");
   CHECK(b.contexts[b.highest].label == "env+392");
   CHECK(b.swing == Approx(3));
-  REQUIRE(b.spread.has_value());
-  CHECK(b.spread->p_value == 0);
+  CHECK(b.exact);
+  CHECK_FALSE(b.spread.has_value());
   CHECK(b.exceeds_noise);
+  CHECK_THAT(b.method, Catch::Contains("no F"));
+  REQUIRE(b.contexts[0].mean_ci.has_value());
+  CHECK(b.contexts[0].mean_ci->lo == 10);
+  CHECK(b.contexts[0].mean_ci->hi == 10);
+}
+
+TEST_CASE("bias: an exact count the contexts move by less than the margin is not bias") {
+  // page-faults of a small program: 74 in every run, 75 in one context. Real, exact,
+  // and 1.4% here: beyond 1%. At 740 against 741 it is 0.14%: within.
+  std::vector<ContextSeries> small = {{0, "a", {74, 74}, ""}, {1, "b", {75, 75}, ""}, {2, "c", {74, 74}, ""}};
+  const auto b = analyse_bias("page-faults", small);
+  CHECK(b.exact);
+  CHECK(b.exceeds_noise);
+  std::vector<ContextSeries> large = {{0, "a", {740, 740}, ""}, {1, "b", {741, 741}, ""}, {2, "c", {740, 740}, ""}};
+  const auto c = analyse_bias("page-faults", large);
+  CHECK(c.exact);
+  CHECK_FALSE(c.exceeds_noise);
+  CHECK_THAT(c.method, Catch::Contains("within the ±1% margin"));
+  std::vector<ContextSeries> same = {{0, "a", {74, 74}, ""}, {1, "b", {74, 74}, ""}};
+  CHECK_FALSE(analyse_bias("page-faults", same).exceeds_noise);
+}
+
+TEST_CASE("bias: a context's interval is positive whatever n (t on logs, back-transformed)") {
+  // Two runs far apart: an arithmetic t interval of {10, 470} goes below zero.
+  std::vector<ContextSeries> cs = {{0, "a", {10, 470}, ""}, {1, "b", {100, 110}, ""}};
+  const auto b = analyse_bias("wall-time", cs);
+  for (const obscheck::ContextStat& c : b.contexts) {
+    REQUIRE(c.mean_ci.has_value());
+    CHECK(c.mean_ci->lo > 0);
+    CHECK(c.mean_ci->lo <= c.mean);
+    CHECK(c.mean <= c.mean_ci->hi);
+    REQUIRE(c.ratio_ci.has_value());
+    CHECK(c.ratio_ci->lo > 0);
+  }
+  // The geometric mean of 10 and 470.
+  CHECK(b.contexts[0].mean == Approx(std::sqrt(4700.0)));
 }
 
 TEST_CASE("bias: contexts that differ less than runs do are not called biased") {
