@@ -8,8 +8,7 @@
 #include <numbers>
 #include <stdexcept>
 
-#include "stats/descriptive.h"
-#include "stats/rng.h"
+#include "analysis/figures.h"
 
 namespace obscheck::svg {
 namespace {
@@ -45,8 +44,6 @@ constexpr double kPointRadius = 2.5;
 // Grid for the violin outline: 48 steps draw a smooth curve at report sizes.
 constexpr std::size_t kViolinGrid = 48;
 // IQR / 1.34 estimates sigma under normality (1.34 ≈ 2 Φ⁻¹(3/4)), Silverman 1986.
-constexpr double kIqrToSigma = 1.34;
-constexpr double kSilvermanFactor = 0.9;
 
 // Slot labels closer than this (px) read as one.
 constexpr double kLabelGap = 6;
@@ -250,7 +247,7 @@ void raw_values(Writer& w, const IntervalChart& c, const Frame& fr, const Scale&
   if (c.raw.empty()) return;
   const double slot_w = (fr.x1 - fr.x0) / static_cast<double>(c.slots.size());
   const double spread = std::min(kMaxDodge, slot_w * kDodgeShare / 2);
-  const std::vector<double> jit = jitter(c.raw.size(), c.raw_seed);
+  const std::vector<double> jit = point_offsets(c.raw.size(), c.raw_seed);
   w.open("g", {{"class", "raw-values"}});
   for (std::size_t i = 0; i < c.raw.size(); ++i) {
     const SlotValue& v = c.raw[i];
@@ -429,41 +426,6 @@ std::string tick_label(double v, double step, std::string_view unit) {
   return s + std::string(unit);
 }
 
-std::vector<double> jitter(std::size_t n, std::uint64_t seed) {
-  std::vector<double> out;
-  out.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    stats::Rng rng(seed + i);
-    out.push_back(2 * rng.uniform() - 1);
-  }
-  return out;
-}
-
-double silverman_bandwidth(std::span<const double> x) {
-  if (x.size() < 2) throw std::invalid_argument("silverman_bandwidth: needs at least 2 values");
-  const double sd = stats::stddev(x);
-  double lo = std::min(sd, stats::iqr(x) / kIqrToSigma);
-  if (!(lo > 0)) lo = sd;
-  if (!(lo > 0)) lo = std::abs(x[0]);
-  if (!(lo > 0)) lo = 1;
-  return kSilvermanFactor * lo * std::pow(static_cast<double>(x.size()), -0.2);
-}
-
-std::vector<double> kde(std::span<const double> x, double h, std::span<const double> at) {
-  std::vector<double> out(at.size(), 0.0);
-  if (x.empty() || !(h > 0)) return out;
-  const double norm = 1 / (static_cast<double>(x.size()) * h * std::sqrt(2 * std::numbers::pi));
-  for (std::size_t k = 0; k < at.size(); ++k) {
-    double sum = 0;
-    for (double xi : x) {
-      const double u = (at[k] - xi) / h;
-      sum += std::exp(-0.5 * u * u);
-    }
-    out[k] = sum * norm;
-  }
-  return out;
-}
-
 void marker(Writer& w, Marker shape, double x, double y, double size, const std::string& colour, const Attrs& extra) {
   const double r = size / 2;
   Attrs a{{"class", "marker"}};
@@ -608,26 +570,20 @@ std::string render(const DistributionChart& c) {
       w.close();
       continue;
     }
-    const double med = stats::median(v);
+    std::uint64_t state = c.seed + gi;
+    const GroupShape shape = group_shape(v, c.violin, kMinViolinPoints, kViolinGrid, next_seed(state));
+    const double med = shape.median;
     w.text_element("title", {}, fmt::format("{}: n = {}, median {}", g.label, v.size(), short_number(med, c.unit)));
-    const auto [mn, mx] = std::minmax_element(v.begin(), v.end());
-    if (c.violin && v.size() >= kMinViolinPoints && *mx > *mn) {
-      const double h = silverman_bandwidth(v);
-      std::vector<double> grid;
-      for (std::size_t k = 0; k <= kViolinGrid; ++k)
-        grid.push_back(*mn + (*mx - *mn) * static_cast<double>(k) / static_cast<double>(kViolinGrid));
-      const std::vector<double> dens = kde(v, h, grid);
-      const double dmax = *std::max_element(dens.begin(), dens.end());
+    if (!shape.density.empty()) {
       std::string d;
-      for (std::size_t k = 0; k < grid.size(); ++k)
-        d += fmt::format("{}{},{}", k == 0 ? "M" : "L", num(cx + dens[k] / dmax * half), num(ys(grid[k])));
-      for (std::size_t k = grid.size(); k-- > 0;)
-        d += fmt::format("L{},{}", num(cx - dens[k] / dmax * half), num(ys(grid[k])));
+      for (std::size_t k = 0; k < shape.grid.size(); ++k)
+        d += fmt::format("{}{},{}", k == 0 ? "M" : "L", num(cx + shape.density[k] * half), num(ys(shape.grid[k])));
+      for (std::size_t k = shape.grid.size(); k-- > 0;)
+        d += fmt::format("L{},{}", num(cx - shape.density[k] * half), num(ys(shape.grid[k])));
       w.element("path", {{"class", "violin"}, {"d", d + "Z"}, {"fill", g.colour}, {"fill-opacity", "0.15"},
                          {"stroke", g.colour}, {"stroke-opacity", "0.6"}});
     }
-    std::uint64_t state = c.seed + gi;
-    const std::vector<double> jit = jitter(v.size(), stats::splitmix64(state));
+    const std::vector<double>& jit = shape.offsets;
     for (std::size_t i = 0; i < v.size(); ++i)
       w.element("circle", {{"class", "run-point"}, {"cx", num(cx + jit[i] * half * kJitterShare)},
                            {"cy", num(ys(v[i]))}, {"r", num(kPointRadius)}, {"fill", g.colour},

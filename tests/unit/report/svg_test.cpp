@@ -94,43 +94,6 @@ TEST_CASE("svg tick labels carry the decimals of the step") {
   CHECK(svg::tick_label(-4, 2, "%") == "-4%");
 }
 
-TEST_CASE("svg jitter is deterministic, bounded and stable under appending") {
-  const auto a = svg::jitter(50, 7);
-  CHECK(a == svg::jitter(50, 7));
-  const auto prefix = svg::jitter(10, 7);
-  CHECK(std::vector<double>(a.begin(), a.begin() + 10) == prefix);
-  CHECK(a != svg::jitter(50, 8));
-  for (double v : a) {
-    CHECK(v >= -1);
-    CHECK(v <= 1);
-  }
-  // Both sides are used: 50 uniform draws all on one side has probability 2^-49.
-  CHECK(std::count_if(a.begin(), a.end(), [](double v) { return v < 0; }) > 0);
-  CHECK(std::count_if(a.begin(), a.end(), [](double v) { return v > 0; }) > 0);
-}
-
-TEST_CASE("svg Silverman bandwidth matches R's bw.nrd0") {
-  // x = 1..10: sd = sqrt(55/6) = 3.02765, IQR (type 7) = 7.75 - 3.25 = 4.5, 4.5/1.34 = 3.35821;
-  // h = 0.9 * 3.02765 * 10^(-1/5) = 1.7192864 (R: bw.nrd0(1:10) = 1.719286).
-  std::vector<double> x{1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
-  CHECK(svg::silverman_bandwidth(x) == Approx(1.719286404692283).epsilon(1e-12));
-  // All equal: sd = 0, so bw.nrd0 falls back to |x_0|: 0.9 * 4 * 2^(-1/5).
-  std::vector<double> same{4, 4};
-  CHECK(svg::silverman_bandwidth(same) == Approx(0.9 * 4 * std::pow(2.0, -0.2)));
-  std::vector<double> one{1};
-  CHECK_THROWS_AS(svg::silverman_bandwidth(one), std::invalid_argument);
-}
-
-TEST_CASE("svg kde is the Gaussian kernel density") {
-  std::vector<double> x{0}, at{0};
-  CHECK(svg::kde(x, 1, at)[0] == Approx(0.3989422804014327));  // φ(0)
-  std::vector<double> two{-1, 1};
-  CHECK(svg::kde(two, 1, at)[0] == Approx(0.24197072451914337));  // (φ(1) + φ(1)) / 2
-  std::vector<double> half_h{0};
-  CHECK(svg::kde(half_h, 0.5, at)[0] == Approx(2 * 0.3989422804014327));
-  CHECK(svg::kde(std::vector<double>{}, 1, at)[0] == 0);
-}
-
 TEST_CASE("svg interval chart draws one bar per finite interval, series grouped, band and zero line") {
   svg::IntervalChart c;
   c.root = {{"class", "plot effect-curve"}, {"data-metric", "m"}};
