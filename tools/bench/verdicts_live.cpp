@@ -11,8 +11,11 @@
 //           the seconds until the check decided, 5 seeds.
 //   sample  --sample-freq 0,1000,10000 on `compute 1000`, 5 seeds: how often the
 //           10 kHz level was voided by drift.
+//   compare `compare` of `extrawork 5000` against itself with 10% more work, over
+//           environment contexts, 5 runs each at 99%, 20 seeds: how often it says
+//           "worse" (the power of the comparison on this host's noise).
 //
-// Usage: bench_verdicts_live [aa|hot|sample|all] [SEEDS]   (default: all, 20 / 5 / 5)
+// Usage: bench_verdicts_live [aa|hot|sample|compare|all] [SEEDS]   (default: all, 20 / 5 / 5 / 20)
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -143,11 +146,38 @@ void sample(int seeds) {
 
 }  // namespace
 
+void compare_power(int seeds) {
+  std::printf("compare: extrawork 5000 ::: extrawork 5000 10 (10%% more work), 5 runs per context, %d seeds\n", seeds);
+  int worse = 0;
+  std::vector<double> times;
+  for (int s = 1; s <= seeds; ++s) {
+    const std::string cmd = quote(OBSCHECK_BIN) + " compare --json --confidence 0.99 --env-sizes 0:2000:400 -r 5 --seed " +
+                            std::to_string(s) + " -- " + quote(workload("extrawork")) + " 5000 ::: " +
+                            quote(workload("extrawork")) + " 5000 10 2>/dev/null";
+    const auto t0 = std::chrono::steady_clock::now();
+    FILE* p = popen(cmd.c_str(), "r");
+    std::string out;
+    char buf[65536];
+    while (p && !feof(p)) out.append(buf, fread(buf, 1, sizeof buf, p));
+    if (p) pclose(p);
+    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    std::string outcome = "unparsed";
+    try {
+      outcome = json::parse(out).at("comparison").at("outcome").get<std::string>();
+    } catch (const std::exception&) {
+    }
+    worse += outcome == "worse";
+    std::printf("  seed %2d: %-14s %.1f s\n", s, outcome.c_str(), times.back());
+  }
+  std::printf("  worse in %d of %d seeds; median %.1f s a comparison\n", worse, seeds, median(times));
+}
+
 int main(int argc, char** argv) {
   const std::string what = argc > 1 ? argv[1] : "all";
   const int seeds = argc > 2 ? std::atoi(argv[2]) : 0;
   if (what == "aa" || what == "all") aa(seeds > 0 ? seeds : 20);
   if (what == "hot" || what == "all") hot(seeds > 0 ? seeds : 5);
   if (what == "sample" || what == "all") sample(seeds > 0 ? seeds : 5);
+  if (what == "compare" || what == "all") compare_power(seeds > 0 ? seeds : 20);
   return 0;
 }
