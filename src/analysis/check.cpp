@@ -21,6 +21,7 @@
 #include "stats/hypothesis.h"
 #include "stats/sequential.h"
 #include "util/error.h"
+#include "util/timeval.h"
 
 namespace obscheck {
 namespace {
@@ -82,9 +83,6 @@ std::string counter_unit(const std::string& name) {
   return (name == "task-clock" || name == "cpu-clock" || name == "duration_time") ? "ns" : "count";
 }
 
-double timeval_ns(const struct timeval& t) {
-  return static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_usec) * 1e3;
-}
 
 std::string trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '{')) s.remove_prefix(1);
@@ -680,8 +678,8 @@ std::optional<double> metric_value(const MetricInfo& metric, const RunRecord& ru
   }
   const struct rusage& u = run.exit.usage;
   if (metric.name == "wall-time") return static_cast<double>(run.exit.wall_ns);
-  if (metric.name == "user-time") return timeval_ns(u.ru_utime);
-  if (metric.name == "system-time") return timeval_ns(u.ru_stime);
+  if (metric.name == "user-time") return static_cast<double>(timeval_ns(u.ru_utime));
+  if (metric.name == "system-time") return static_cast<double>(timeval_ns(u.ru_stime));
   if (metric.name == "max-rss") return static_cast<double>(u.ru_maxrss);
   if (metric.name == "minor-faults(ru)") return static_cast<double>(u.ru_minflt);
   if (metric.name == "vol-ctx-switches(ru)") return static_cast<double>(u.ru_nvcsw);

@@ -14,6 +14,7 @@
 #include "report/measure_report.h"
 #include "run/measure.h"
 #include "util/error.h"
+#include "util/timeval.h"
 
 namespace obscheck {
 namespace {
@@ -26,7 +27,7 @@ constexpr const char* kDefaultMeasureEvents = "task-clock,page-faults,ctx-switch
 constexpr const char* kDefaultSimMeasureEvents = "instructions,cycles,l1d,l1d-reads,l1i,llc,branches,branch-misses";
 constexpr int kSimMeasureRuns = 2;
 
-double ns(const timeval& t) { return static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_usec) * 1e3; }
+double ns(const timeval& t) { return static_cast<double>(timeval_ns(t)); }
 
 std::vector<MetricSeries> collect_series(const MeasureResult& r) {
   std::vector<MetricSeries> counters;

@@ -15,6 +15,7 @@
 #include "stats/rng.h"
 #include "util/digest.h"
 #include "util/error.h"
+#include "util/timeval.h"
 
 namespace obscheck {
 namespace {
@@ -50,7 +51,7 @@ std::string join_label(const std::vector<std::string>& parts) {
   return s;
 }
 
-double ns(const timeval& t) { return static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_usec) * 1e3; }
+double ns(const timeval& t) { return static_cast<double>(timeval_ns(t)); }
 
 }  // namespace
 

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "util/error.h"
+#include "util/splitmix64.h"
 
 namespace obscheck {
 
@@ -178,12 +179,7 @@ std::vector<std::size_t> plan_looks(const Plan& plan, std::size_t first) {
   return looks(plan.spec.max_blocks, first);
 }
 
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
+std::uint64_t splitmix64(std::uint64_t x) { return splitmix64_next(x); }
 
 std::uint64_t bounded_draw(std::mt19937_64& engine, std::uint64_t bound) {
   // Values below 2^64 mod bound would make the low residues more likely; redraw them

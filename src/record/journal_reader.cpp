@@ -19,6 +19,7 @@
 #include "util/crc32c.h"
 #include "util/error.h"
 #include "util/fd.h"
+#include "util/timeval.h"
 
 namespace obscheck {
 namespace {
@@ -872,10 +873,6 @@ double host_number(std::string_view extra, std::string_view key) {
 
 void add_run(RunTable& t, const RunFields& f) {
   constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-  // As RunRecord's rusage holds them: whole microseconds in a timeval.
-  auto timeval_ns = [](std::uint64_t ns) {
-    return static_cast<double>(ns / 1'000'000'000) * 1e9 + static_cast<double>((ns % 1'000'000'000) / 1'000) * 1e3;
-  };
   RunTable::Row row;
   row.index = f.index;
   row.block = f.block;
@@ -886,8 +883,8 @@ void add_run(RunTable& t, const RunFields& f) {
   row.exit_code = static_cast<int>(f.code);
   if (f.output_sha256) row.digest = *f.output_sha256;
   row.wall_ns = static_cast<double>(f.wall_ns);
-  row.utime_ns = timeval_ns(f.utime_ns);
-  row.stime_ns = timeval_ns(f.stime_ns);
+  row.utime_ns = rusage_ns(f.utime_ns);
+  row.stime_ns = rusage_ns(f.stime_ns);
   row.maxrss_kb = static_cast<double>(f.maxrss_kb);
   row.minflt = static_cast<double>(f.minflt);
   row.nvcsw = static_cast<double>(f.nvcsw);

@@ -8,13 +8,11 @@
 #include <optional>
 
 #include "util/error.h"
+#include "util/timeval.h"
 
 namespace obscheck {
 
 namespace {
-
-constexpr std::uint64_t kNsPerSecond = 1'000'000'000;
-constexpr std::uint64_t kNsPerMicrosecond = 1'000;
 
 nlohmann::json finite_or_null(double x) {
   return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json();
@@ -114,17 +112,6 @@ RunFields::Reading reading_fields(const nlohmann::json& j, const std::string& at
   return r;
 }
 
-std::uint64_t timeval_ns(const timeval& tv) {
-  return static_cast<std::uint64_t>(tv.tv_sec) * kNsPerSecond +
-         static_cast<std::uint64_t>(tv.tv_usec) * kNsPerMicrosecond;
-}
-
-timeval ns_timeval(std::uint64_t ns) {
-  timeval tv{};
-  tv.tv_sec = static_cast<time_t>(ns / kNsPerSecond);
-  tv.tv_usec = static_cast<suseconds_t>((ns % kNsPerSecond) / kNsPerMicrosecond);
-  return tv;
-}
 
 // Appends a JSON string (quotes and escapes as nlohmann's dump writes them).
 void append_string(std::string& out, const std::string& s) {

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "util/error.h"
+#include "util/timeval.h"
 
 namespace obscheck {
 namespace {
@@ -18,9 +19,6 @@ std::uint32_t narrow(std::size_t v, const char* what, std::size_t run) {
   return static_cast<std::uint32_t>(v);
 }
 
-double timeval_ns(const struct timeval& t) {
-  return static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_usec) * 1e3;
-}
 
 // extra["host"][key] when it is a number, else NaN (an older journal, or a run the
 // host's load could not be read for).
@@ -107,8 +105,8 @@ void RunTable::add(const RunRecord& r) {
   row.exit_code = r.exit.exit_code;
   row.digest = r.exit.output_digest;
   row.wall_ns = static_cast<double>(r.exit.wall_ns);
-  row.utime_ns = timeval_ns(u.ru_utime);
-  row.stime_ns = timeval_ns(u.ru_stime);
+  row.utime_ns = static_cast<double>(timeval_ns(u.ru_utime));
+  row.stime_ns = static_cast<double>(timeval_ns(u.ru_stime));
   row.maxrss_kb = static_cast<double>(u.ru_maxrss);
   row.minflt = static_cast<double>(u.ru_minflt);
   row.nvcsw = static_cast<double>(u.ru_nvcsw);

@@ -8,6 +8,7 @@
 #include <charconv>
 
 #include "util/fd.h"
+#include "util/timeval.h"
 
 namespace obscheck {
 namespace {
@@ -69,9 +70,7 @@ std::optional<ProcStat> read_proc_stat() {
 
 nlohmann::json host_load_json(const ProcStat& before, const ProcStat& after, const struct rusage& target,
                               long ticks_per_second) {
-  const auto tv_ns = [](const struct timeval& t) {
-    return static_cast<std::int64_t>(t.tv_sec) * 1000000000 + static_cast<std::int64_t>(t.tv_usec) * 1000;
-  };
+  const auto tv_ns = [](const struct timeval& t) { return static_cast<std::int64_t>(timeval_ns(t)); };
   const auto ticks = static_cast<std::int64_t>(after.busy_ticks) - static_cast<std::int64_t>(before.busy_ticks);
   const std::int64_t busy_ns = ticks * (1000000000 / ticks_per_second);
   return {{"other_cpu_ns", busy_ns - tv_ns(target.ru_utime) - tv_ns(target.ru_stime)},

@@ -8,16 +8,13 @@
 #include <cmath>
 #include <cstdint>
 
+#include "util/splitmix64.h"
+
 namespace obscheck::stats {
 
 // SplitMix64 (Steele, Lea, Flood 2014): used only to expand one seed into the
 // xoshiro state, as its authors recommend.
-inline std::uint64_t splitmix64(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+inline std::uint64_t splitmix64(std::uint64_t& state) { return splitmix64_next(state); }
 
 // xoshiro256** 1.0 (Blackman & Vigna 2018): fast, 256-bit state, passes BigCrush.
 class Rng {
