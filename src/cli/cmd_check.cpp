@@ -163,7 +163,12 @@ std::vector<Level> observer_levels(const Options& o, const std::vector<std::stri
   if (o.probes.empty() && o.breakpoints.empty() && o.sample_freq.empty() && o.observer_cmd.empty() &&
       o.build.empty()) {
     obs.kind = ObserverKind::counters;
-    return counter_levels(items);
+    // One counter has no other dose to compare with: it is compared with no counter at
+    // all (level 0), which the driver's metrics can measure. External and native only:
+    // in process, level 0 would be the program without the library, another mechanism;
+    // under simulation the driver's metrics are the simulator's.
+    const bool reference = items.size() == 1 && o.mode == "external" && !sim_backend(o);
+    return counter_levels(items, reference);
   }
   std::vector<std::size_t> all(items.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;

@@ -109,9 +109,10 @@ std::vector<Layout> layouts_for(CountingMode mode) {
   return {Layout::natural, Layout::held, Layout::sham};
 }
 
-std::vector<Level> counter_levels(const std::vector<std::string>& counters) {
+std::vector<Level> counter_levels(const std::vector<std::string>& counters, bool reference) {
   if (counters.empty()) throw Error(ErrorKind::usage, "no counters to compare", "give --counters a list");
   std::vector<Level> levels;
+  if (reference) levels.push_back(Level{0, "0[none]", {}, {}, nlohmann::json::object()});
   std::vector<std::size_t> prefix;
   for (std::size_t k = 0; k < counters.size(); ++k) {
     prefix.push_back(k);

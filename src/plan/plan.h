@@ -70,8 +70,12 @@ struct Level {
 // 3): the prefixes 1..n (dose k: the first k counters), then each counter i = 2..n on
 // its own (dose 1), so every counter has a baseline where it is collected alone
 // (counter 1 alone is prefix 1). Labels: "<dose>[name,name,...]".
+// With `reference`, a level 0 ("0[none]": no counter programmed, none announced) comes
+// first and is the baseline: the driver's metrics (wall time, rusage) then answer
+// "does counting change my program?" even for a single counter. Level 0 cannot
+// measure a counter, so each counter is still compared against itself alone.
 // Throws Error(usage) when `counters` is empty.
-std::vector<Level> counter_levels(const std::vector<std::string>& counters);
+std::vector<Level> counter_levels(const std::vector<std::string>& counters, bool reference = false);
 
 // Looks, in measured blocks (warm-up excluded): 10, 13, 17, 22, 28, ... (each a
 // quarter more than the last), never past max_blocks and always ending with a look

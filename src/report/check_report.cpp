@@ -306,7 +306,13 @@ std::string noise_text(const Findings& f, std::size_t metric) {
 
 std::string metric_answer_text(const Plan& plan, const Findings& f, const MetricAnswer& a) {
   const std::string& unit = f.metrics[a.metric].unit;
-  if (a.doses.empty()) return "no dose to compare";
+  if (a.doses.empty()) {
+    const bool reference = !plan.spec.levels.empty() && plan.spec.levels.front().programmed.empty();
+    return reference && f.metrics[a.metric].counter
+               ? "counted at one dose only: level 0 (no counter) cannot measure it; wall time and rusage show what "
+                 "counting it does to the program"
+               : "no dose to compare";
+  }
   const LevelVerdict& last = f.verdicts[a.doses.back()];
   const Comparison* shown = a.largest ? &f.comparisons[*a.largest] : nullptr;
   // Undecided: the layout whose interval is widest is the one that leaves it open.

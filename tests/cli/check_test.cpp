@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -161,5 +162,62 @@ TEST_CASE("check: every run line records the host's load around the run") {
     CHECK(host.at("procs_running").get<long>() >= 1);  // the driver itself, reading it
   }
   unlink(journal.c_str());
-  CHECK(runs == 2 * 4);  // the baseline and its A/A copy, in a warm-up block and three measured
+  CHECK(runs == 3 * 4);  // level 0, the counter and level 0's A/A copy, in a warm-up block and three measured
+}
+
+TEST_CASE("check: a single counter is compared with no counter at all (level 0) on the driver's metrics") {
+  const std::string journal = "/tmp/obscheck-check-test-" + std::to_string(getpid()) + "-one.jsonl";
+  unlink(journal.c_str());
+  const auto r = run_cli({"--json", "--counters", "task-clock", "--runs", "12", "--seed", "2", "--journal", journal,
+                          "--", workload("compute"), "100"});
+  unlink(journal.c_str());
+  INFO(r.err);
+  REQUIRE((r.code == 0 || r.code == 1));
+  const json j = json::parse(r.out);
+  std::vector<std::string> levels;
+  for (const json& c : j.at("plan").at("configs")) levels.push_back(c.at("level").get<std::string>());
+  CHECK(std::find(levels.begin(), levels.end(), "0[none]") != levels.end());
+  // wall-time, user-time, ... each have a verdict at 1[task-clock] against 0[none].
+  std::set<std::string> judged;
+  for (const json& v : j.at("verdicts"))
+    if (v.at("level") == "1[task-clock]")
+      judged.insert(j.at("metrics").at(v.at("metric").get<std::size_t>()).at("name").get<std::string>());
+  CHECK(judged.count("wall-time") == 1);
+  CHECK(judged.count("user-time") == 1);
+  CHECK(judged.count("task-clock") == 0);  // level 0 cannot count it
+  bool said = false;
+  for (const json& l : j.at("answer").at("lines"))
+    said = said || l.get<std::string>().find("level 0 (no counter) cannot measure it") != std::string::npos;
+  CHECK(said);
+}
+
+TEST_CASE("check: the demo ends with a decisive finding, and no verdict contradicts its interval") {
+  const std::string dir = "/tmp/obscheck-check-test-" + std::to_string(getpid()) + "-demo";
+  std::filesystem::create_directories(dir);
+  const auto r = run_cli({"demo", "--json", "--journal", dir + "/demo.jsonl", "--html", dir + "/demo.html"});
+  std::filesystem::remove_all(dir);
+  INFO(r.err);
+  REQUIRE((r.code == 0 || r.code == 1));
+  const json j = json::parse(r.out);
+  std::size_t decisive = 0;
+  for (const json& v : j.at("verdicts")) {
+    const std::string verdict = v.at("verdict");
+    decisive += verdict != "inconclusive";
+    bool any_moved = false, held_within = false, all_within = true;
+    for (std::size_t i : v.at("comparisons").get<std::vector<std::size_t>>()) {
+      const json& c = j.at("comparisons").at(i);
+      if (c.at("n").get<std::size_t>() == 0) continue;  // no paired block: no interval to contradict
+      INFO(v.at("metric_name") << " " << v.at("level") << " " << verdict << ": " << c.at("layout") << " "
+                               << c.at("ci").dump());
+      const bool moved = c.at("significant").get<bool>() || c.at("outside_margin").get<bool>();
+      any_moved = any_moved || moved;
+      all_within = all_within && c.at("equivalent").get<bool>();
+      if (c.at("layout") == "held") held_within = c.at("equivalent").get<bool>();
+      if (verdict == "not-perturbed") CHECK(c.at("equivalent").get<bool>());
+    }
+    if (verdict == "perturbed") CHECK(any_moved);
+    if (verdict == "layout") CHECK((any_moved && held_within));
+    if (verdict == "not-perturbed") CHECK(all_within);
+  }
+  CHECK(decisive >= 1);
 }

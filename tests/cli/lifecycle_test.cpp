@@ -163,11 +163,11 @@ TEST_CASE("lifecycle: processes a run leaves behind are killed after it and the 
     ++runs;
     marked += line.at("extra").value("left_behind", 0);
   }
-  CHECK(runs == 6);    // (2 measured + 1 warm-up) blocks x 2 configurations
-  CHECK(marked == 6);  // one sleep left by every run
-  CHECK(r.out.find("6 runs (first: run 0) left 6 processes running after the target exited") != std::string::npos);
+  CHECK(runs == 9);    // (2 measured + 1 warm-up) blocks x 3 configurations (level 0, the counter, A/A)
+  CHECK(marked == 9);  // one sleep left by every run
+  CHECK(r.out.find("9 runs (first: run 0) left 9 processes running after the target exited") != std::string::npos);
   auto rep = run_cli({"report", journal});
-  CHECK(rep.out.find("6 runs (first: run 0) left 6 processes") != std::string::npos);
+  CHECK(rep.out.find("9 runs (first: run 0) left 9 processes") != std::string::npos);
   unlink(journal.c_str());
 
   // --leftovers fail: the first such run ends the check as a failed target does.
@@ -247,7 +247,7 @@ TEST_CASE("lifecycle: --resume of a complete journal re-prints its report and wr
   const std::string before = file_bytes(journal);
   auto r = run_cli({"--resume", journal});
   CHECK(r.code == 0);
-  CHECK(r.err.find("is complete (6 runs): nothing to run, nothing written") != std::string::npos);
+  CHECK(r.err.find("is complete (9 runs): nothing to run, nothing written") != std::string::npos);
   CHECK(r.out == run_cli({"report", journal}).out);
   CHECK(file_bytes(journal) == before);
 

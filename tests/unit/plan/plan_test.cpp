@@ -75,6 +75,30 @@ TEST_CASE("counter levels for one counter: the counter alone") {
   CHECK(p.configs[1].aa_duplicate);
 }
 
+TEST_CASE("counter levels with a reference: level 0 counts nothing and is the baseline") {
+  const auto levels = counter_levels({"task-clock"}, true);
+  REQUIRE(levels.size() == 2);
+  CHECK(levels[0].label == "0[none]");
+  CHECK(levels[0].dose == 0);
+  CHECK(levels[0].programmed.empty());
+  CHECK(levels[0].announced.empty());
+  CHECK(levels[1].label == "1[task-clock]");
+  PlanSpec s;
+  s.counters = {"task-clock"};
+  s.levels = levels;
+  s.layouts = layouts_for(CountingMode::external);
+  s.seed = 1;
+  const Plan p = make_plan(s);
+  CHECK(ids(p) == std::vector<std::string>{"counters=0[none]/held", "counters=1[task-clock]/held",
+                                           "counters=0[none]/held#aa"});
+  CHECK(p.baselines == std::vector<std::size_t>{0});
+  CHECK(p.aa == 2);
+  // The driver's metrics compare the counter against nothing; the counter itself has no
+  // reference (level 0 cannot count it).
+  CHECK(comparison_baseline(p, Metric::driver(), 1) == std::optional<std::size_t>{0});
+  CHECK_FALSE(comparison_baseline(p, Metric::of_counter(0), 1));
+}
+
 TEST_CASE("counter levels for two counters: prefixes then the second alone") {
   const auto levels = counter_levels({"cycles", "l1d"});
   REQUIRE(levels.size() == 3);
