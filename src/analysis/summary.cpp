@@ -71,8 +71,14 @@ CheckSummary summarize_check(const Plan& plan, const Findings& f) {
   s.any_verdict = !f.verdicts.empty();
   if (!s.any_verdict) return s;
   s.overall = Verdict::not_perturbed;
-  for (const LevelVerdict& v : f.verdicts)
-    if (verdict_severity(v.verdict) > verdict_severity(s.overall)) s.overall = v.verdict;
+  for (const MetricAnswer& a : s.metrics) {
+    if (!a.asked && !a.finding) continue;
+    for (const LevelVerdict& v : f.verdicts) {
+      if (v.metric != a.metric) continue;
+      s.outcomes.emplace_back(verdict_key(v.verdict));
+      if (verdict_severity(v.verdict) > verdict_severity(s.overall)) s.overall = v.verdict;
+    }
+  }
   return s;
 }
 

@@ -39,9 +39,15 @@ struct MetricAnswer {
 // The check as a whole, for the one-line verdict and the exit code.
 struct CheckSummary {
   std::vector<MetricAnswer> metrics;  // the asked-for metrics first (in Findings order), then the others
-  // The worst verdict over every metric (perturbed > layout > incomparable >
-  // inconclusive > not perturbed); inconclusive when there are no verdicts.
+  // The worst verdict (perturbed > layout > incomparable > inconclusive > not
+  // perturbed) over the metrics the summary answers for: the asked-for ones and any with
+  // a finding. A driver metric with nothing to act on (undecided user time, say) does
+  // not make a check whose counters and wall time are decided "inconclusive".
+  // Inconclusive when there are no verdicts.
   Verdict overall = Verdict::inconclusive;
+  // The verdict keys behind `overall`, one per level verdict of those metrics (for the
+  // exit code's --fail-on rule).
+  std::vector<std::string> outcomes;
   bool any_verdict = false;           // false: no level could be compared yet
   // The check had nothing to compare against: a single level (one counter, no other
   // dose). The answer then says so instead of a verdict.

@@ -15,6 +15,7 @@
 
 #include "analysis/check.h"
 #include "analysis/deterministic.h"
+#include "analysis/summary.h"
 #include "cli/commands.h"
 #include "cli/html_out.h"
 #include "cli/install_paths.h"
@@ -294,10 +295,8 @@ nlohmann::json options_json(const Options& o, const std::vector<std::string>& it
 
 // The exit code of a check (or its report) that ran to the end: --fail-on over the
 // verdicts it reached, per metric and level.
-int check_exit_code(const Options& o, const Findings& f) {
-  std::vector<std::string> found;
-  for (const LevelVerdict& v : f.verdicts) found.emplace_back(verdict_key(v.verdict));
-  return findings_exit_code(o, found, kCheckFailOn);
+int check_exit_code(const Options& o, const Plan& plan, const Findings& f) {
+  return findings_exit_code(o, summarize_check(plan, f).outcomes, kCheckFailOn);
 }
 
 // The looks loop shared by a new check and a resumed one.
@@ -443,7 +442,7 @@ int finish_sweep(const Options& o, Sweep& s, JournalWriter& journal) {
                                        budget, s.journal_path));
   ctx.seconds_per_block = pace;
   if (!failure.empty()) ctx.warnings.push_back(failure);
-  const int findings_code = check_exit_code(o, findings);
+  const int findings_code = check_exit_code(o, s.plan, findings);
   ctx.exit_code = interrupted ? interrupted_exit_code() : !failure.empty() ? static_cast<int>(ExitCode::target_failed)
                                                                            : findings_code;
   ctx.verbose = o.verbose;
@@ -634,7 +633,7 @@ int report_from_table(const Options& o) {
   if (t.scan.torn_tail)
     ctx.warnings.push_back("the journal's last line is incomplete (a run cut off mid-write); it was ignored");
   if (auto w = integrity_warning(t.scan); !w.empty()) ctx.warnings.push_back(w);
-  ctx.exit_code = check_exit_code(o, findings);
+  ctx.exit_code = check_exit_code(o, t.plan, findings);
   ctx.verbose = o.verbose;
   emit(o, o.json ? check_json(t.plan, findings, ctx)
           : o.csv ? check_csv(t.plan, findings)
@@ -666,7 +665,7 @@ int cmd_report(const Options& o) {
                                        "obscheck): they were validated field by field, but a plausible changed value "
                                        "cannot be detected",
                                        d.unchecked_lines, d.lines));
-  ctx.exit_code = check_exit_code(o, findings);
+  ctx.exit_code = check_exit_code(o, plan, findings);
   ctx.verbose = o.verbose;
   emit(o, o.json ? check_json(plan, findings, ctx)
           : o.csv ? check_csv(plan, findings)

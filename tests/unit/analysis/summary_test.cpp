@@ -128,3 +128,17 @@ TEST_CASE("summary: no verdict yet, and a check of a single level") {
   CHECK_FALSE(sum.any_verdict);
   CHECK(sum.single_level);
 }
+
+TEST_CASE("summary: an undecided driver metric with nothing to act on does not make the check inconclusive") {
+  const Plan plan = sampling_plan();
+  const CheckSummary s = summarize_check(
+      plan, findings_with(plan, {Verdict::not_perturbed, Verdict::not_perturbed, Verdict::not_perturbed},
+                          Verdict::inconclusive));
+  CHECK(s.overall == Verdict::not_perturbed);
+  CHECK(s.outcomes == std::vector<std::string>{"not-perturbed", "not-perturbed", "not-perturbed"});
+  // A driver metric that moved is a finding: it counts.
+  const CheckSummary moved = summarize_check(
+      plan, findings_with(plan, {Verdict::not_perturbed, Verdict::not_perturbed, Verdict::not_perturbed},
+                          Verdict::perturbed));
+  CHECK(moved.overall == Verdict::perturbed);
+}

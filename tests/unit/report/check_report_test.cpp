@@ -483,3 +483,74 @@ TEST_CASE("render_plot draws bars, markers, zero and guides at hand-computed row
   CHECK(lines[6] == "         1     2");
   CHECK(render_plot(TextPlot{}, "  ").empty());
 }
+
+namespace {
+
+// A check where nothing moved: both counters and wall time within ±1% (external mode).
+Findings null_findings(const Plan& plan) {
+  Builder b{plan, {}};
+  Findings& f = b.f;
+  f.metrics = {{"task-clock", "ns", false, 0}, {"page-faults", "count", false, 1},
+               {"wall-time", "ns", true, std::nullopt}, {"user-time", "ns", true, std::nullopt}};
+  f.runs = 200;
+  f.measured_blocks = 20;
+  f.margin = 0.01;
+  b.verdict(0, L2, Verdict::not_perturbed, "within ±1% under held +0.20% [-0.40, +0.80]",
+            {b.add(0, L2, "held", L1, 0.002, -0.004, 0.008, 0.5, 1)});
+  b.verdict(1, L2, Verdict::not_perturbed, "within ±1% under held +0.00% [+0.00, +0.00]",
+            {b.add(1, L2, "held", LPF, 0, 0, 0, 1, 1)});
+  b.verdict(2, L2, Verdict::not_perturbed, "within ±1% under held +0.10% [-0.50, +0.70]",
+            {b.add(2, L2, "held", L1, 0.001, -0.005, 0.007, 0.7, 1)});
+  b.verdict(3, L2, Verdict::inconclusive, "no effect beyond ±3%",
+            {b.add(3, L2, "held", L1, 0.01, -0.03, 0.02, 0.6, 1)});
+  b.add(0, L1, "held", L1, 0.001, -0.006, 0.007, 0.8, 1, true);
+  b.add(2, L1, "held", L1, -0.002, -0.007, 0.004, 0.6, 1, true);
+  f.metric_verdicts = {Verdict::not_perturbed, Verdict::not_perturbed, Verdict::not_perturbed, Verdict::inconclusive};
+  f.decisive = false;
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("check summary of a null check: text and Markdown golden files") {
+  const Plan plan = fixture_plan(CountingMode::external);
+  const Findings f = null_findings(plan);
+  CheckContext ctx = fixture_context();
+  ctx.mode = "external";
+  ctx.exit_code = 0;
+  std::string summary;
+  for (const std::string& line : summary_lines(plan, f, ctx)) summary += line + "\n";
+  check_golden("summary-null.txt", summary);
+  const std::string md = check_markdown(plan, f, ctx);
+  check_golden("summary-null.md", md.substr(0, md.find("| metric | level |")));
+  CHECK(summary.find("task-clock   not perturbed: within ±1% at the dose") == 0);
+  CHECK(summary.find("overall: not perturbed (within ±ε); exit 0") != std::string::npos);
+}
+
+TEST_CASE("check summary of a one-counter check against level 0: text golden file") {
+  PlanSpec s;
+  s.counters = {"task-clock"};
+  s.levels = counter_levels(s.counters, true);
+  s.layouts = layouts_for(CountingMode::external);
+  s.seed = 42;
+  const Plan plan = make_plan(s);
+  Builder b{plan, {}};
+  Findings& f = b.f;
+  f.metrics = {{"task-clock", "ns", false, 0}, {"wall-time", "ns", true, std::nullopt}};
+  f.runs = 60;
+  f.measured_blocks = 20;
+  f.margin = 0.01;
+  b.verdict(1, L1, Verdict::not_perturbed, "within ±1% under held +0.31% [-0.22, +0.85]",
+            {b.add(1, L1, "held", "0[none]", 0.0031, -0.0022, 0.0085, 0.4, 1)});
+  b.add(1, "0[none]", "held", "0[none]", 0.001, -0.006, 0.007, 0.8, 1, true);
+  f.metric_verdicts = {Verdict::inconclusive, Verdict::not_perturbed};
+  CheckContext ctx = fixture_context();
+  ctx.mode = "external";
+  ctx.exit_code = 0;
+  std::string summary;
+  for (const std::string& line : summary_lines(plan, f, ctx)) summary += line + "\n";
+  check_golden("summary-one-counter.txt", summary);
+  CHECK(summary.find("level 0 (no counter) cannot measure it") != std::string::npos);
+  CHECK(summary.find("wall-time   not perturbed: within ±1% at the dose (1 counter: +0.31% [-0.22, +0.85]") !=
+        std::string::npos);
+}
