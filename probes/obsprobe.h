@@ -1,5 +1,5 @@
 /* obsprobe.h — compile-time software probes (the paper's software metrics,
- * seeds/004 §4.1.2: "the instrumentation for an event takes the form of an increment
+ * Mytkowicz et al., "Observer Effect and Measurement Bias in Performance Analysis" §4.1.2: "the instrumentation for an event takes the form of an increment
  * to a global variable").
  *
  *   #include "obsprobe.h"

@@ -1,4 +1,4 @@
-/* libobsprobe.so: in-process counting, the set-up of seeds/004 §3.3 and §4.1.1.
+/* libobsprobe.so: in-process counting, the set-up of Mytkowicz et al., "Observer Effect and Measurement Bias in Performance Analysis" §3.3 and §4.1.1.
  *
  * A precompiled wrapper around main(), installed with LD_PRELOAD and told what to
  * count through environment variables (as PAPI's PAPI_EVENTS, hpmcount and TAU do).

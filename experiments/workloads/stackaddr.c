@@ -1,6 +1,6 @@
 /* stackaddr: prints the address of one of its stack variables and of the environment
  * block, then does a little work. With ASLR off the address moves only when the
- * environment (or argv) changes size: the layout effect of seeds/004 §4.2.1. */
+ * environment (or argv) changes size: the layout effect of Mytkowicz et al., "Observer Effect and Measurement Bias in Performance Analysis" §4.2.1. */
 #include <stdio.h>
 
 extern char **environ;

@@ -1,4 +1,4 @@
-// analysis/: measurement bias across contexts (seeds/004 §4.2) — how far one
+// analysis/: measurement bias across contexts (Mytkowicz et al., "Observer Effect and Measurement Bias in Performance Analysis" §4.2) — how far one
 // program's metric swings when only its measurement context changes, and whether
 // that swing is larger than run-to-run noise. Pure: values in, values out.
 #pragma once

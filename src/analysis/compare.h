@@ -1,7 +1,7 @@
 // analysis/: comparing two variants measured in the same sample of contexts
-// (seeds/004 §5.2, variant generation; Kalibera & Jones 2013, contexts as the upper
+// (Mytkowicz et al., "Observer Effect and Measurement Bias in Performance Analysis" §5.2, variant generation; Kalibera & Jones 2013, contexts as the upper
 // level of a two-level design). The verdict is one of the four outcomes of
-// seeds/000: better, worse, no significant difference, incomparable. Pure.
+// Rechistov, "Pitfalls of measuring software performance": better, worse, no significant difference, incomparable. Pure.
 #pragma once
 
 #include <cstddef>

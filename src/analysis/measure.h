@@ -1,5 +1,5 @@
 // analysis/: the summary `obscheck measure` reports — per metric, the median, the
-// five-number summary and a confidence interval, never a bare number (seeds/000).
+// five-number summary and a confidence interval, never a bare number (Rechistov, "Pitfalls of measuring software performance").
 #pragma once
 
 #include <cstdint>

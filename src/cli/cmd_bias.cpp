@@ -1,4 +1,4 @@
-// obscheck bias: one program measured in many measurement contexts (seeds/004 §4.2):
+// obscheck bias: one program measured in many measurement contexts (Mytkowicz et al., "Observer Effect and Measurement Bias in Performance Analysis" §4.2):
 // how far does its metric swing when only the context changes, and is the swing
 // larger than run-to-run noise?
 #include <fmt/core.h>

@@ -1,6 +1,6 @@
 // obscheck compare: two variants measured in the same sample of measurement
-// contexts, paired per context (seeds/004 §5.2: variant generation turns the bias of
-// any one context into random error), judged with the four outcomes of seeds/000.
+// contexts, paired per context (Mytkowicz et al., "Observer Effect and Measurement Bias in Performance Analysis" §5.2: variant generation turns the bias of
+// any one context into random error), judged with the four outcomes of Rechistov, "Pitfalls of measuring software performance".
 #include <fmt/core.h>
 
 #include <cmath>

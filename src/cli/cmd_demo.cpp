@@ -1,5 +1,5 @@
 // obscheck demo: the check on a bundled workload, with whatever this host counts —
-// the paper's own set-up (seeds/004 §4.1.1): counters programmed in process by a
+// the paper's own set-up (Mytkowicz et al., "Observer Effect and Measurement Bias in Performance Analysis" §4.1.1): counters programmed in process by a
 // preloaded wrapper told its events through the environment, crossed with the
 // padding intervention (§5.1), so natural, held and sham are all shown.
 #include <algorithm>

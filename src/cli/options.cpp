@@ -20,7 +20,7 @@ namespace {
 
 // Defaults, each with its reason.
 // 10 measured runs: enough for a five-number summary and a bootstrap CI of the
-// median, few enough for a quick look (seeds/000 asks for ≥ 30 before concluding;
+// median, few enough for a quick look (Rechistov, "Pitfalls of measuring software performance" asks for ≥ 30 before concluding;
 // the check command sizes itself sequentially instead).
 constexpr int kDefaultMeasureRuns = 10;
 // The longest --timeout taken: 30 days. Far beyond any run worth repeating, and its
@@ -125,7 +125,7 @@ po::options_description observer_options() {
   return d;
 }
 
-// bias / compare: the measurement contexts to sweep (seeds/004 §4.2, §5.2).
+// bias / compare: the measurement contexts to sweep (Mytkowicz et al., "Observer Effect and Measurement Bias in Performance Analysis" §4.2, §5.2).
 po::options_description context_options(bool compare) {
   po::options_description d("Measurement contexts (bias / compare)");
   d.add_options()

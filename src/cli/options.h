@@ -70,7 +70,7 @@ struct Options {
   std::string build;                // --build 'cc -O2 -DOBS_PROBES={mask} prog.c -o {out}'
   int probe_sites = 8;              // --probe-sites N: build doses 0..N
 
-  // bias / compare: measurement contexts (seeds/004 §4.2, §5.2)
+  // bias / compare: measurement contexts (Mytkowicz et al., "Observer Effect and Measurement Bias in Performance Analysis" §4.2, §5.2)
   std::string env_sizes;            // --env-sizes FROM:TO:STEP or a,b,c (the dummy variable's value bytes)
   std::string argv0_pads;           // --argv0-pads FROM:TO:STEP or a,b,c (extra bytes in argv[0])
   std::string link_command;         // --link 'CMD ... {objects} ... -o {out}'

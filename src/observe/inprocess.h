@@ -1,6 +1,6 @@
 // observe/: the driver side of in-process counting (DESIGN.md: counters, in-process).
 //
-// The paper's set-up (seeds/004 §3.3, §4.1.1): a precompiled wrapper around main,
+// The paper's set-up (Mytkowicz et al., "Observer Effect and Measurement Bias in Performance Analysis" §3.3, §4.1.1): a precompiled wrapper around main,
 // libobsprobe.so (probes/obsprobe_preload.c), installed with LD_PRELOAD and told what
 // to count through environment variables, as PAPI_EVENTS does. The event list grows
 // with the dose, so the environment does, so the initial stack moves: under the

@@ -1,4 +1,4 @@
-// observe/: the compile-time-probe observer (seeds/004 §4.1.2, Figures 4–5). One build
+// observe/: the compile-time-probe observer (Mytkowicz et al., "Observer Effect and Measurement Bias in Performance Analysis" §4.1.2, Figures 4–5). One build
 // of the target per dose: dose k compiles in probe sites 0..k-1 of probes/obsprobe.h
 // (OBS_PROBES = the mask with the first k bits set), from the user's build template,
 // e.g.  cc -O2 -DOBS_PROBES={mask} prog.c -o {out}

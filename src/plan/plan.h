@@ -89,7 +89,7 @@ inline constexpr std::size_t kDefaultMaxBlocks = 2000;
 // The look after n blocks: n + max(1, n / 4).
 std::size_t next_look(std::size_t n);
 // The first block is always dropped: caches, page cache and CPU frequency settle
-// during it (seeds/001, warm-up).
+// during it (the chapter "Measurement Methodology", warm-up).
 inline constexpr std::size_t kDefaultWarmupBlocks = 1;
 
 // max_blocks == 0 gives an empty schedule. `first`: the first look (a check whose

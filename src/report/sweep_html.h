@@ -1,7 +1,7 @@
 // report/: `obscheck bias` and `obscheck compare` as pictures — one self-contained
 // HTML page (`--html FILE`) and its figures as standalone SVG files (`--svg DIR`).
 //
-// The figures are the paper's (seeds/004):
+// The figures are the paper's (Mytkowicz et al., "Observer Effect and Measurement Bias in Performance Analysis"):
 //   bias     one chart per analysed metric: x = the measurement context (environment
 //            size in bytes, link order, argv[0] padding, or the context's label when
 //            several dimensions are crossed), y = the metric; per context the mean with

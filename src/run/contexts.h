@@ -1,5 +1,5 @@
 // run/: the context-sweep runner behind `obscheck bias` and `obscheck compare`
-// (seeds/004 §4.2 and §5.2). A measurement context is what the program cannot see
+// (Mytkowicz et al., "Observer Effect and Measurement Bias in Performance Analysis" §4.2 and §5.2). A measurement context is what the program cannot see
 // but its layout can: the environment's size, the length of argv[0], the order its
 // objects were linked in. The runner measures one or more variants of a program in
 // every context, interleaving: each round visits the contexts in a fresh seeded
@@ -22,7 +22,7 @@
 
 namespace obscheck {
 
-// seeds/004 §4.2.1: "The leftmost point is for an environment of 2 bytes; all
+// Mytkowicz et al., "Observer Effect and Measurement Bias in Performance Analysis" §4.2.1: "The leftmost point is for an environment of 2 bytes; all
 // subsequent points add 390 bytes to the environment; the last point is at 8192
 // bytes." obscheck reads those sizes as the length of the dummy variable's value (the
 // part the paper "simply extends"): the base environment is the user's, unchanged,

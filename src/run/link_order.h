@@ -1,4 +1,4 @@
-// run/: link-order variants (seeds/004 §4.2.2). The same object files linked in
+// run/: link-order variants (Mytkowicz et al., "Observer Effect and Measurement Bias in Performance Analysis" §4.2.2). The same object files linked in
 // different orders give binaries whose functions sit at different addresses; each
 // order is one measurement context. The link command is a user template run without
 // a shell, e.g. 'cc -O2 {objects} -o {out}'.

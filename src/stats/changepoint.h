@@ -45,15 +45,15 @@ struct Changepoints {
 // equal -> no changepoints. NaN/inf -> std::invalid_argument.
 Changepoints detect_changepoints(std::span<const double> x, const ChangepointOptions& options = {});
 
-// seeds/001 ("CV convergence"): a rolling window's coefficient of variation
+// the chapter "Measurement Methodology" ("CV convergence"): a rolling window's coefficient of variation
 // (population standard deviation / mean, as numpy.std) is computed for the windows
 // x[i - window, i), i = window..n; the first window whose CV is below `threshold`
 // marks the end of warm-up and the function returns its start i - window (the number
 // of leading values to drop). Unlike the seed, it returns std::nullopt rather than
 // n/2 when no window is stable: "never stabilised" must not look like a measurement.
 // window >= 2; windows whose mean is <= 0 never count as stable. n < window -> nullopt.
-inline constexpr std::size_t kWarmupWindow = 10;      // seeds/001 default
-inline constexpr double kWarmupCvThreshold = 0.05;    // seeds/001 default
+inline constexpr std::size_t kWarmupWindow = 10;      // the chapter "Measurement Methodology" default
+inline constexpr double kWarmupCvThreshold = 0.05;    // the chapter "Measurement Methodology" default
 std::optional<std::size_t> warmup_rolling_cv(std::span<const double> x,
                                              std::size_t window = kWarmupWindow,
                                              double threshold = kWarmupCvThreshold);

@@ -68,7 +68,7 @@ struct PairedEffect {
 //   effect   = exp(mean d) - 1
 //   p-value  = sign_flip_test(d): exact for n <= sign_flip_exact_max_n, else Monte Carlo
 //   CI       = the wider of  mean d +- t_{1-alpha/2, n-1} max(se_iid, se_hac)  and the
-//              circular block bootstrap percentile interval (seeds/003, DESIGN.md)
+//              circular block bootstrap percentile interval ("Estimating Benchmark Results Uncertainty", DESIGN.md)
 //   TOST     = tost(mean d, se, n - 1, ln(1 - margin), ln(1 + margin), alpha) with se the
 //              reported CI's half-width / t_{1-alpha/2, n-1}, so "equivalent" is judged
 //              with the same (wider) uncertainty as the CI.

@@ -1,4 +1,4 @@
-// The slope method of seeds/000: time a loop of N repetitions for several N and fit
+// The slope method of Rechistov, "Pitfalls of measuring software performance": time a loop of N repetitions for several N and fit
 // duration = intercept + slope * N by least squares. The slope is the cost of one more
 // repetition, free of the fixed overhead of the timer and the wrapper (the intercept).
 #pragma once

@@ -1,6 +1,6 @@
 /* linkorder: a program of several objects whose functions call across files in a
  * hot loop, so the order in which the objects are linked moves every function to a
- * different address (seeds/004 §4.2.2). Build each .c with cc -O2 -c, link them in
+ * different address (Mytkowicz et al., "Observer Effect and Measurement Bias in Performance Analysis" §4.2.2). Build each .c with cc -O2 -c, link them in
  * any order: the output is the same, the layout is not.
  * Usage: linkorder [ITERATIONS]   (default 200000) */
 #include <stdio.h>

@@ -1,4 +1,4 @@
-// analysis/compare: the four outcomes of seeds/000 on synthetic contexts whose
+// analysis/compare: the four outcomes of Rechistov, "Pitfalls of measuring software performance" on synthetic contexts whose
 // answer is known, and the paper's "1.007 ± 0.003" form.
 #include "analysis/compare.h"
 

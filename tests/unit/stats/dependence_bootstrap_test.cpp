@@ -54,7 +54,7 @@ TEST_CASE("autocovariance, HAC and truncated-lag SE by hand on 1..5") {
   CHECK(newey_west_lag(x) == 0);
   CHECK(hac_se(x).se == Approx(std::sqrt(2.0 / 5.0)));
 
-  // seeds/003 formula (6) cut at K = floor(sqrt 5) = 2:
+  // "Estimating Benchmark Results Uncertainty" formula (6) cut at K = floor(sqrt 5) = 2:
   // (1/5) (2 + (2/5) (4 * 0.8 + 3 * (-0.2))) = 3.04 / 5.
   CHECK(truncated_lag_se(x) == Approx(std::sqrt(3.04 / 5.0)));
   CHECK(iid_se(x) == Approx(std::sqrt(2.5 / 5.0)));

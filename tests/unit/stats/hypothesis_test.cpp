@@ -216,8 +216,8 @@ TEST_CASE("changepoints: a level shift, a variance change, and none") {
   CHECK_THROWS_AS(detect_changepoints(calm, {ChangeModel::mean, 0.0, 1}), std::invalid_argument);
 }
 
-TEST_CASE("warm-up by rolling CV on seeds/001's table") {
-  // seeds/001: runs 1-4 are warm-up (5234, 3891, 2456, 1334), stable from run 5.
+TEST_CASE("warm-up by rolling CV on the table of the chapter Measurement Methodology") {
+  // the chapter "Measurement Methodology": runs 1-4 are warm-up (5234, 3891, 2456, 1334), stable from run 5.
   // Window 3, threshold 2%: [1334 1256 1243] has CV 40.2/1277.7 = 3.1% (population sd),
   // [1256 1243 1238] has 7.6/1245.7 = 0.6% -> warm-up ends at index 4.
   const std::vector<double> t{5234, 3891, 2456, 1334, 1256, 1243, 1238, 1241, 1240, 1239};
@@ -314,7 +314,7 @@ TEST_CASE("slope method: least squares with a t interval by hand") {
   CHECK(f.ci->lo == Approx(1.94 - 4.302653 * std::sqrt(0.0082)).epsilon(1e-6));
   CHECK(f.ci->hi == Approx(1.94 + 4.302653 * std::sqrt(0.0082)).epsilon(1e-6));
 
-  // seeds/000's two-point formula: (d2 - d1) / (N2 - N1).
+  // the two-point formula: (d2 - d1) / (N2 - N1).
   const auto two = fit_slope(std::vector<double>{100, 300}, std::vector<double>{1.5, 4.5});
   CHECK(two.slope == Approx(0.015));
   CHECK_FALSE(two.se);
