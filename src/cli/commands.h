@@ -22,12 +22,6 @@ int cmd_bias(const Options& o);     // measurement bias across contexts
 int cmd_compare(const Options& o);  // two variants over sampled contexts
 int cmd_completion(const Options& o);  // the bash or zsh completion script
 
-// The report context of a journal, as `obscheck report` builds it (cmd_check.cpp).
-struct CheckContext;
-struct JournalData;
-struct Plan;
-CheckContext check_context_from_journal(const JournalData& d, const Plan& plan);
-
 // The exit code of a sweep stopped by a signal: 128 + its number, as a shell reports
 // a process killed by it (130 SIGINT, 143 SIGTERM, 129 SIGHUP); the results so far
 // are kept and printed first.
@@ -49,12 +43,6 @@ void emit(const Options& o, const std::string& bytes);
 // The launch spec every measuring command shares: resolved target, exact
 // environment (padded with --env-pad), ASLR, CPU, timeout, stdio, --run-as.
 LaunchSpec launch_spec_from(const Options& o);
-
-// --run-as as the journal's manifest records it: null, or {"user", "uid", "gid",
-// "groups"} as looked up now. Throws Error(usage) for an unknown user.
-nlohmann::json run_as_json(const std::string& user);
-// The user name in what run_as_json recorded ("" for null or a journal without it).
-std::string run_as_user(const nlohmann::json& recorded);
 
 // Run as root through sudo without --run-as, by a command that runs a target: says
 // once, on stderr, that the target runs as root too and how to change that.

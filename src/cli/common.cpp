@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "cli/check_setup.h"
 #include "cli/commands.h"
 #include "run/signals.h"
 #include "util/error.h"
@@ -36,29 +37,7 @@ void emit(const Options& o, const std::string& bytes) {
   write_file_safely(o.output, bytes);
 }
 
-LaunchSpec launch_spec_from(const Options& o) {
-  LaunchSpec s;
-  s.path = resolve_target(o.target.at(0));
-  s.argv = o.target;
-  s.env = EnvBlock::for_target();
-  if (o.env_pad) s.env.pad_to(*o.env_pad);
-  s.aslr = o.aslr;
-  s.cpu = o.cpu;
-  s.timeout_s = o.timeout_s;
-  s.out = o.show_output ? Stdio::inherit : Stdio::capture;
-  if (!o.run_as.empty()) s.run_as = credentials_of(o.run_as);
-  return s;
-}
-
-nlohmann::json run_as_json(const std::string& user) {
-  if (user.empty()) return nullptr;
-  const Credentials c = credentials_of(user);
-  return {{"user", c.user}, {"uid", c.uid}, {"gid", c.gid}, {"groups", c.groups}};
-}
-
-std::string run_as_user(const nlohmann::json& recorded) {
-  return recorded.is_object() ? recorded.value("user", std::string()) : std::string();
-}
+LaunchSpec launch_spec_from(const Options& o) { return launch_spec_for(launch_request_from(o)); }
 
 void warn_if_target_runs_as_root(const Options& o) {
   const bool runs_target = o.command == Command::check || o.command == Command::measure || o.command == Command::demo ||

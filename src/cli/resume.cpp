@@ -10,7 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "cli/check_setup.h"
 #include "cli/commands.h"
+#include "record/journal_reader.h"
+#include "util/digest.h"
 #include "record/journal.h"
 #include "util/error.h"
 #include "util/fd.h"
@@ -155,6 +158,43 @@ int report_complete_journal(const Options& o, const JournalData& d) {
   Options report = o;
   report.report_file = d.path;
   return cmd_report(report);
+}
+
+}  // namespace obscheck
+
+namespace obscheck {
+
+int cmd_resume(const Options& o) {
+  if (const nlohmann::json m = read_manifest_line(o.resume); !m.is_null()) refuse_changed_options(o, m);
+  ResumedJournal r = JournalWriter::open_for_resume(o.resume);
+  if (journal_complete(r.data.notes)) return report_complete_journal(o, r.data);
+  const nlohmann::json& m = r.data.manifest;
+  // The continuation runs exactly as the interrupted sweep did: its request comes from
+  // the journal; this command line gives only the output and this invocation's budget.
+  CheckRequest request = request_from_manifest(m);
+  request.time_budget = o.time_budget;
+  if (request.backend == Backend::sim) find_valgrind();
+  const PreparedCheck p = prepare_check(request);
+  Session s;
+  s.plan = plan_from_journal(r.data);
+  s.spec = p.spec;
+  s.runs = r.data.runs;
+  s.journal_path = r.writer.path();
+  if (sha256_file(s.spec.base.path) != m.at("target").at("sha256").get<std::string>())
+    throw Error(ErrorKind::usage, s.spec.base.path + " has changed since the journal was started (sha256 differs)",
+                "a resumed check must run the same binary; start a new check instead");
+  if (const std::string why = env_difference(m.at("env"), env_summary(s.spec.base.env.vars())); !why.empty())
+    throw Error(ErrorKind::usage, "this environment differs from the journal's: " + why + "; the target's layout would move",
+                "resume with the environment the check was started with, or start a new check (without --resume)");
+  if (p.plan.levels != s.plan.spec.levels)
+    throw Error(ErrorKind::usage, "the observer's doses differ from the journal's (a rebuilt variant, a changed symbol?)",
+                "start a new check");
+  std::vector<std::string> warnings;
+  if (r.data.torn_tail)
+    warnings.push_back("the journal's last line was incomplete (cut off mid-write) and was removed; that run is run again");
+  PreparedCheck resumed = p;
+  resumed.warnings = warnings;  // dropped counters and notes were reported when the check began
+  return run_check(o, resumed, s, r.writer, m.value("host", nlohmann::json::object()));
 }
 
 }  // namespace obscheck

@@ -11,6 +11,7 @@
 #include "cli/options.h"
 #include "events/event.h"
 #include "observe/sim.h"
+#include "record/request.h"
 
 namespace obscheck {
 
@@ -20,11 +21,6 @@ bool sim_backend(const Options& o);  // --backend sim
 // Checks up front that valgrind is installed (find_valgrind's Error(host)), so a check
 // fails before it writes a journal. Throws Error(usage) for a bad --sim-cache.
 SimGeometry sim_geometry_from(const Options& o);
-
-// The geometry as a manifest records it, and back (exactly: size, assoc and line of
-// each cache, its source and notes). from_json throws Error(io) on a malformed record.
-nlohmann::json sim_geometry_json(const SimGeometry& g);
-SimGeometry sim_geometry_from_json(const nlohmann::json& j);
 
 // What a report says about the backend, one line each: the simulator and its
 // determinism, the geometry and where it came from, cachegrind's adjustments, and the

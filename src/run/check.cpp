@@ -109,18 +109,6 @@ std::string left_behind_warning(const std::vector<RunRecord>& runs) {
          "overlapped the runs: make the target wait for its children, or use --leftovers fail to stop at the first";
 }
 
-std::string_view to_string(ObserverKind k) {
-  switch (k) {
-    case ObserverKind::counters: return "counters";
-    case ObserverKind::probes: return "probes";
-    case ObserverKind::breakpoints: return "breakpoints";
-    case ObserverKind::sampling: return "sampling";
-    case ObserverKind::command: return "command";
-    case ObserverKind::build: return "build";
-  }
-  return "counters";
-}
-
 LaunchSpec launch_for(const CheckSpec& spec, const Configuration& c) {
   LaunchSpec l = spec.base;
   if (spec.observer.kind == ObserverKind::command) {

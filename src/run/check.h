@@ -14,6 +14,7 @@
 
 #include "events/event.h"
 #include "launch/launcher.h"
+#include "observe/observer.h"
 #include "observe/sim.h"
 #include "plan/plan.h"
 #include "record/journal.h"
@@ -21,12 +22,7 @@
 
 namespace obscheck {
 
-// What is dosed. The counter observer doses the counters themselves; every other
-// observer programs the same counters at every level and doses something else,
-// named in each Level's `extra` (DESIGN.md "Observers: the doses").
-enum class ObserverKind { counters, probes, breakpoints, sampling, command, build };
-std::string_view to_string(ObserverKind k);
-
+// What the runner does for the chosen observer at a level named in its `extra`.
 struct ObserverSpec {
   ObserverKind kind = ObserverKind::counters;
   EventSet probes;                     // probes / breakpoints: level k attaches the first k ("probes": k)

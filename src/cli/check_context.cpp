@@ -1,0 +1,128 @@
+#include "cli/check_context.h"
+
+#include <sys/stat.h>
+
+#include <fmt/core.h>
+#include <fmt/ranges.h>
+
+#include <fstream>
+#include <map>
+
+#include "analysis/summary.h"
+#include "cli/commands.h"
+#include "cli/sim_backend.h"
+#include "host/doctor.h"
+#include "host/host_info.h"
+#include "record/journal.h"
+
+namespace obscheck {
+namespace {
+
+std::vector<nlohmann::json> doctor_of(const nlohmann::json& host_json) {
+  HostInfo host;
+  from_json(host_json, host);
+  std::vector<nlohmann::json> out;
+  for (const Finding& f : doctor_checks(host)) out.push_back(f);
+  return out;
+}
+
+}  // namespace
+
+int check_exit_code(const Options& o, const Plan& plan, const Findings& f) {
+  return findings_exit_code(o, summarize_check(plan, f).outcomes, kCheckFailOn);
+}
+
+std::vector<std::string> observations(const Plan& plan, const std::vector<RunRecord>& runs) {
+  struct Range {
+    double lo = 1e300, hi = -1e300, sum = 0;
+    std::size_t n = 0;
+    void add(double v) { lo = std::min(lo, v); hi = std::max(hi, v); sum += v; ++n; }
+    std::string text() const {
+      return lo == hi ? fmt::format("{:.0f}", lo) : fmt::format("{:.0f}..{:.0f} (mean {:.0f})", lo, hi, sum / n);
+    }
+  };
+  std::map<std::size_t, std::map<std::string, Range>> per_level;
+  for (const RunRecord& r : runs) {
+    if (r.warmup) continue;
+    const std::size_t level = plan.configs.at(r.config).level_index;
+    if (r.extra.contains("probe_hits"))
+      for (const auto& [name, hits] : r.extra.at("probe_hits").items()) per_level[level][name + " hits"].add(hits.get<double>());
+    if (r.extra.contains("sampling")) {
+      per_level[level]["samples taken"].add(r.extra.at("sampling").value("samples", 0.0));
+      per_level[level]["samples lost"].add(r.extra.at("sampling").value("lost", 0.0));
+    }
+  }
+  std::vector<std::string> out;
+  for (const auto& [level, items] : per_level)
+    for (const auto& [what, range] : items)
+      out.push_back(fmt::format("{}: {} per run = {}", plan.spec.levels.at(level).label, what, range.text()));
+  return out;
+}
+
+CheckContext session_context(const Session& s, const SessionOutcome& out, const nlohmann::json& host,
+                             std::vector<std::string> warnings) {
+  CheckContext ctx;
+  ctx.argv = s.spec.base.argv;
+  ctx.mode = std::string(to_string(s.spec.mode));
+  ctx.seed = s.plan.seed();
+  ctx.journal_path = s.journal_path;
+  ctx.host = host;
+  ctx.doctor = doctor_of(host);
+  ctx.env_bytes = s.spec.base.env.size_bytes();
+  ctx.runs_done = s.runs.size();
+  ctx.runs_planned = out.runs_planned;
+  ctx.complete = !out.interrupted && out.failure.empty();
+  ctx.warnings = std::move(warnings);
+  if (auto w = left_behind_warning(s.runs); !w.empty()) ctx.warnings.push_back(w);
+  ctx.observations = observations(s.plan, s.runs);
+  if (s.spec.sim) ctx.backend = sim_backend_lines(*s.spec.sim, s.spec.sim_events);
+  if (out.interrupted) ctx.warnings.push_back("interrupted: continue with obscheck --resume " + s.journal_path);
+  ctx.seconds_per_block = out.seconds_per_block;
+  if (!out.failure.empty()) ctx.warnings.push_back(out.failure);
+  return ctx;
+}
+
+CheckContext manifest_context(const JournalData& d, const Plan& plan) {
+  const nlohmann::json& m = d.manifest;
+  const CheckRequest request = request_from_manifest(m);
+  CheckContext ctx;
+  ctx.argv = request.launch.argv;
+  ctx.mode = std::string(to_string(request.mode));
+  ctx.seed = plan.seed();
+  ctx.journal_path = d.path;
+  ctx.host = m.value("host", nlohmann::json::object());
+  ctx.doctor = doctor_of(ctx.host);
+  for (const auto& e : m.value("env", nlohmann::json::array())) ctx.env_bytes += e.value("bytes", std::size_t{0});
+  ctx.runs_planned = end_block_for(plan, plan_looks(plan).back()) * plan.block_size();
+  ctx.runs_done = d.runs.size();
+  // The last word of the sweep decides: a resumed sweep that finished is complete.
+  const std::string last = d.notes.empty() ? "" : d.notes.back().value("kind", "");
+  if (!d.notes.empty() && d.notes.back().contains("sweep") && d.notes.back().at("sweep").is_object())
+    ctx.seconds_per_block = d.notes.back().at("sweep").value("seconds_per_block", 0.0);
+  ctx.complete = last == "finished";
+  for (const auto& w : request.dropped) ctx.warnings.push_back("dropped (--allow-missing): " + w);
+  if (request.sim) ctx.backend = sim_backend_lines(*request.sim, resolve_sim_events(request.counters.text()));
+  if (last == "interrupted") ctx.warnings.push_back("interrupted: continue with obscheck --resume " + d.path);
+  return ctx;
+}
+
+bool journal_is_simulated(const std::string& path) {
+  // Not a regular file (a directory, /dev/zero), or a first line beyond the reader's
+  // limit: the reader refuses it and names why.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  std::ifstream in(path);
+  std::string first;
+  for (char c; first.size() < kMaxJournalLineBytes && in.get(c) && c != '\n';) first += c;
+  const nlohmann::json m = nlohmann::json::parse(first, nullptr, false);
+  return m.is_object() && m.contains("options") && m.at("options").is_object() &&
+         m.at("options").value("backend", "native") == "sim";
+}
+
+std::size_t looks_of(const JournalData& d) {
+  if (d.notes.empty() || !d.notes.back().contains("sweep") || !d.notes.back().at("sweep").is_object()) return 1;
+  const auto n = d.notes.back().at("sweep").value("looks", std::size_t{1});
+  return n > 0 ? n : 1;
+}
+
+}  // namespace obscheck

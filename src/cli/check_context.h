@@ -1,0 +1,43 @@
+// cli/: what a check report says besides the findings (report/check_report.h
+// CheckContext): for a check just run, from its session; for `obscheck report`, from
+// the journal's manifest and notes alone. Also the exit code of a check's verdicts.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/check.h"
+#include "cli/options.h"
+#include "plan/plan.h"
+#include "record/journal_reader.h"
+#include "record/run_record.h"
+#include "report/check_report.h"
+#include "run/session.h"
+
+namespace obscheck {
+
+// The exit code of a check (or its report) that ran to the end: --fail-on over the
+// verdicts it reached, per metric and level.
+int check_exit_code(const Options& o, const Plan& plan, const Findings& f);
+
+// What the observer itself recorded, per level, for the report: probe hit counts
+// (exact counts: the same in every run, or their range) and samples taken and lost.
+std::vector<std::string> observations(const Plan& plan, const std::vector<RunRecord>& runs);
+
+// The context of a check this invocation ran (new or resumed) to `out`.
+CheckContext session_context(const Session& s, const SessionOutcome& out, const nlohmann::json& host,
+                             std::vector<std::string> warnings);
+
+// The context of a journal's check from its manifest and notes (runs_done, the
+// observations and the warnings about runs are the caller's, who read the runs).
+CheckContext manifest_context(const JournalData& d, const Plan& plan);
+
+// Whether a journal records a --backend sim check, from its first line alone.
+bool journal_is_simulated(const std::string& path);
+
+// The looks the last invocation of the sweep took, from its end note (1 when none says).
+std::size_t looks_of(const JournalData& d);
+
+}  // namespace obscheck

@@ -1,0 +1,363 @@
+#include "cli/check_setup.h"
+
+#include <fmt/core.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <random>
+
+#include "cli/commands.h"
+#include "cli/install_paths.h"
+#include "cli/sim_backend.h"
+#include "cli/sweep_common.h"
+#include "events/event.h"
+#include "observe/probes.h"
+#include "observe/variants.h"
+#include "observe/wrap.h"
+#include "util/error.h"
+
+namespace obscheck {
+namespace {
+
+// What the check counts when --counters is not given: the software events every
+// Linux host has, plus the TSC; hosts with a PMU add the paper's cycles/l1d/l1i.
+constexpr const char* kDefaultCheckCounters = "task-clock,page-faults,ctx-switches,tsc";
+constexpr const char* kDefaultPmuCounters = "cycles,instructions,l1d,l1i";
+// The metrics of a check of any other observer, when --counters is not given.
+constexpr const char* kDefaultObserverMetrics = "task-clock,page-faults";
+// Under --backend sim: the paper's counters, simulated (cycles estimated).
+constexpr const char* kDefaultSimCounters = "cycles,instructions,l1d,l1i";
+constexpr const char* kDefaultSimObserverMetrics = "instructions,cycles,l1d";
+// Under --backend sim a configuration's counts are exact: one measured block decides
+// and a second confirms that they repeat (analysis/deterministic.h). No warm-up: the
+// simulated caches start cold in every run, so there is nothing to settle.
+constexpr std::size_t kSimBlocks = 2;
+// Where --build writes its variants, relative to the working directory.
+constexpr const char* kVariantsDir = ".obscheck-variants";
+
+// The counter list's items with the events of each, after dropping what this host
+// cannot count (--allow-missing) or refusing the whole list with every reason (the
+// counter set is the independent variable: never silently smaller).
+struct Counters {
+  std::vector<std::string> items;
+  EventSet events;
+  std::vector<std::vector<std::size_t>> item_events;
+  std::vector<std::string> dropped;  // "cycles: no hardware PMU ..."
+  std::vector<std::string> notes;    // from events/, each once (e.g. counted at user level only)
+};
+
+// One item's reasons it cannot be counted ("" when it can), the hints gathered.
+std::string unavailable_reasons(const EventSet& one, const std::vector<Availability>& avail, std::size_t first,
+                                std::string& hint) {
+  std::string why;
+  for (std::size_t i = 0; i < one.events.size(); ++i) {
+    const Availability& a = avail[first + i];
+    if (a.available) continue;
+    why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", one.events[i].spec, a.reason);
+    if (!a.hint.empty() && hint.find(a.hint) == std::string::npos) hint += (hint.empty() ? "" : "; ") + a.hint;
+  }
+  return why;
+}
+
+void add_item(Counters& c, const std::string& item, const EventSet& one) {
+  std::vector<std::size_t> idx;
+  for (const auto& group : one.groups) {
+    std::vector<std::size_t> g;
+    for (std::size_t e : group) {
+      g.push_back(c.events.events.size());
+      idx.push_back(c.events.events.size());
+      c.events.events.push_back(one.events[e]);
+    }
+    c.events.groups.push_back(std::move(g));
+  }
+  c.items.push_back(item);
+  c.item_events.push_back(std::move(idx));
+}
+
+Counters resolve_counters(const CounterList& list, bool allow_missing) {
+  // Every item is parsed first and all are probed together on one child: one fork
+  // and one look at the host's perf facts for the whole list, not one per item.
+  std::vector<EventSet> parsed;
+  EventSet all;
+  std::vector<std::size_t> first_event;  // each item's first index in `all`
+  Counters c;
+  for (const std::string& item : list.items()) {
+    parsed.push_back(parse_events(item));
+    for (const auto& n : parsed.back().notes)
+      if (std::find(c.notes.begin(), c.notes.end(), n) == c.notes.end()) c.notes.push_back(n);
+    first_event.push_back(all.events.size());
+    all = concat_events(all, parsed.back());
+  }
+  const std::vector<Availability> avail = probe_event_set(all);
+  std::string why, hint;
+  for (std::size_t k = 0; k < list.size(); ++k) {
+    const std::string item_why = unavailable_reasons(parsed[k], avail, first_event[k], hint);
+    if (item_why.empty()) add_item(c, list[k], parsed[k]);
+    else if (allow_missing) c.dropped.push_back(item_why);
+    else why += (why.empty() ? "" : "; ") + item_why;
+  }
+  if (!why.empty())
+    throw Error(ErrorKind::event, "cannot count " + why,
+                hint + (hint.empty() ? "" : "; ") + "or drop them with --allow-missing");
+  if (c.items.empty())
+    throw Error(ErrorKind::event,
+                "none of the counters can be counted here: " + fmt::format("{}", fmt::join(c.dropped, "; ")),
+                "see obscheck events");
+  return c;
+}
+
+// The simulated counterpart: every simulated event exists on any host, so nothing is
+// dropped; each name is its own item.
+Counters resolve_sim_counters(const CounterList& list, std::vector<SimEvent>& events) {
+  events = resolve_sim_events(list.text());
+  Counters c;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    c.items.push_back(events[i].name);
+    c.item_events.push_back({i});
+  }
+  return c;
+}
+
+// The counters a check counts when the user named none.
+CounterList default_counters(const CheckRequest& r) {
+  const bool other = r.observer.kind != ObserverKind::counters;
+  if (r.backend == Backend::sim)
+    return CounterList(split_event_list(other ? kDefaultSimObserverMetrics : kDefaultSimCounters));
+  if (other) return CounterList(split_event_list(kDefaultObserverMetrics));
+  // The PMU set only if this host can count it.
+  for (const auto& a : probe_event_set(parse_events(kDefaultPmuCounters)))
+    if (!a.available) return CounterList(split_event_list(kDefaultCheckCounters));
+  return CounterList(split_event_list(std::string(kDefaultPmuCounters) + "," + kDefaultCheckCounters));
+}
+
+std::uint64_t parse_frequency(const std::string& w) {
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(w.c_str(), &end, 10);
+  if (w.empty() || *end != '\0') throw Error(ErrorKind::usage, "--sample-freq: '" + w + "' is not a frequency in Hz");
+  return v;
+}
+
+std::string default_sample_event() {
+  return probe_event_set(parse_events("cycles")).front().available ? "cycles" : "cpu-clock";
+}
+
+// A level of an observer other than the counters: every level programs all the
+// counters (they are the metrics) and names its dose in `extra`.
+Level dose_level(std::size_t counters, int dose, std::string label, nlohmann::json extra) {
+  Level l;
+  l.dose = dose;
+  l.label = std::move(label);
+  for (std::size_t i = 0; i < counters; ++i) l.programmed.push_back(i);
+  l.announced = l.programmed;
+  l.extra = std::move(extra);
+  return l;
+}
+
+std::vector<Level> probe_levels(const ObserverRequest& req, std::size_t counters, const LaunchSpec& base,
+                                ObserverSpec& obs) {
+  const bool uprobes = req.kind == ObserverKind::probes;
+  const std::vector<std::string> syms = req.symbols.rfind("auto:", 0) == 0
+                                            ? auto_probe_symbols(base.path, std::stoul(req.symbols.substr(5)))
+                                            : split_commas(req.symbols);
+  obs.probes = probe_events(base.path, syms, uprobes ? ProbeKind::uprobe : ProbeKind::breakpoint);
+  require_openable_together(obs.probes);
+  std::vector<Level> levels;
+  std::string names;
+  for (std::size_t k = 0; k <= syms.size(); ++k) {
+    if (k > 0) names += (k > 1 ? "," : "") + syms[k - 1];
+    levels.push_back(dose_level(counters, static_cast<int>(k), std::to_string(k) + "[" + (k ? names : "none") + "]",
+                                {{"probes", k}}));
+  }
+  return levels;
+}
+
+std::vector<Level> sampling_levels(const ObserverRequest& req, std::size_t counters, ObserverSpec& obs) {
+  obs.sample_event = parse_events(req.sample_event.empty() ? default_sample_event() : req.sample_event).events.at(0);
+  std::vector<Level> levels;
+  for (const std::string& w : split_commas(req.frequencies)) {
+    const std::uint64_t f = parse_frequency(w);
+    levels.push_back(dose_level(counters, static_cast<int>(f), f == 0 ? "0Hz[none]" : std::to_string(f) + "Hz",
+                                {{"freq", f}}));
+  }
+  return levels;
+}
+
+std::vector<Level> command_levels(const ObserverRequest& req, std::size_t counters, const LaunchSpec& base,
+                                  ObserverSpec& obs, std::vector<std::string>& notes) {
+  obs.command = req.command;
+  std::vector<Level> levels;
+  int i = 0;
+  for (const std::string& w : split_commas(req.levels)) {
+    char* end = nullptr;
+    const long v = std::strtol(w.c_str(), &end, 10);
+    levels.push_back(dose_level(counters, *end == '\0' ? static_cast<int>(v) : i, w == "0" ? "0[bare]" : w,
+                                {{"wrap", w}}));
+    if (w != "0")
+      for (const auto& a : describe_wrapper_changes(wrap_command(req.command, w, base.argv), base.argv).aspects)
+        if (!a.held) notes.push_back("level " + w + ": " + a.note);
+    ++i;
+  }
+  return levels;
+}
+
+std::vector<Level> build_levels(const ObserverRequest& req, std::size_t counters, ObserverSpec& obs) {
+  std::vector<Level> levels;
+  for (const BuildVariant& v : build_variants(req.build, req.probe_sites, kVariantsDir)) {
+    obs.variants.push_back(v.path);
+    levels.push_back(dose_level(counters, v.dose, std::to_string(v.dose) + "[mask " + std::to_string(v.mask) + "]",
+                                {{"variant", obs.variants.size() - 1}, {"sha256", v.digest}}));
+  }
+  return levels;
+}
+
+// The doses of the chosen observer as plan levels; fills the runner's ObserverSpec.
+std::vector<Level> observer_levels(const CheckRequest& r, const LaunchSpec& base, ObserverSpec& obs,
+                                   std::vector<std::string>& notes) {
+  obs.kind = r.observer.kind;
+  std::vector<Level> levels;
+  switch (r.observer.kind) {
+    case ObserverKind::counters:
+      // One counter has no other dose to compare with: it is compared with no counter
+      // at all (level 0), which the driver's metrics can measure. External and native
+      // only: in process, level 0 would be the program without the library, another
+      // mechanism; under simulation the driver's metrics are the simulator's.
+      return counter_levels(r.counters.items(), r.counters.size() == 1 && r.mode == CountingMode::external &&
+                                                    r.backend == Backend::native);
+    case ObserverKind::probes:
+    case ObserverKind::breakpoints: levels = probe_levels(r.observer, r.counters.size(), base, obs); break;
+    case ObserverKind::sampling: levels = sampling_levels(r.observer, r.counters.size(), obs); break;
+    case ObserverKind::command: levels = command_levels(r.observer, r.counters.size(), base, obs, notes); break;
+    case ObserverKind::build: levels = build_levels(r.observer, r.counters.size(), obs); break;
+  }
+  std::stable_sort(levels.begin(), levels.end(), [](const Level& a, const Level& b) { return a.dose < b.dose; });
+  return levels;
+}
+
+ObserverRequest observer_request_from(const Options& o) {
+  ObserverRequest r;
+  r.kind = !o.probes.empty()         ? ObserverKind::probes
+           : !o.breakpoints.empty()  ? ObserverKind::breakpoints
+           : !o.sample_freq.empty()  ? ObserverKind::sampling
+           : !o.observer_cmd.empty() ? ObserverKind::command
+           : !o.build.empty()        ? ObserverKind::build
+                                     : ObserverKind::counters;
+  r.symbols = !o.probes.empty() ? o.probes : o.breakpoints;
+  r.frequencies = o.sample_freq;
+  r.sample_event = o.sample_event;
+  r.command = o.observer_cmd;
+  r.levels = o.levels;
+  r.build = o.build;
+  r.probe_sites = o.probe_sites;
+  return r;
+}
+
+// The plan's blocks: under simulation one measured block decides and a second confirms.
+void set_budget(const CheckRequest& r, PlanSpec& ps) {
+  if (r.runs > 0) ps.fixed_blocks = static_cast<std::size_t>(r.runs);
+  if (r.max_runs > 0) ps.max_blocks = static_cast<std::size_t>(r.max_runs);
+  ps.warmup_blocks = static_cast<std::size_t>(r.warmup);
+  if (r.backend == Backend::sim) {
+    ps.fixed_blocks = r.runs > 0 ? static_cast<std::size_t>(r.runs) : kSimBlocks;
+    ps.warmup_blocks = r.warmup_given ? static_cast<std::size_t>(r.warmup) : 0;
+  }
+}
+
+}  // namespace
+
+LaunchRequest launch_request_from(const Options& o) {
+  LaunchRequest l;
+  l.argv = o.target;
+  l.aslr = o.aslr;
+  l.cpu = o.cpu;
+  l.env_pad = o.env_pad;
+  l.timeout_s = o.timeout_s;
+  l.show_output = o.show_output;
+  l.run_as = o.run_as;
+  l.keep_output_head = o.keep_output_head;
+  return l;
+}
+
+LaunchSpec launch_spec_for(const LaunchRequest& r) {
+  LaunchSpec s;
+  s.path = resolve_target(r.argv.at(0));
+  s.argv = r.argv;
+  s.env = EnvBlock::for_target();
+  if (r.env_pad) s.env.pad_to(*r.env_pad);
+  s.aslr = r.aslr;
+  s.cpu = r.cpu;
+  s.timeout_s = r.timeout_s;
+  s.out = r.show_output ? Stdio::inherit : Stdio::capture;
+  if (!r.run_as.empty()) s.run_as = credentials_of(r.run_as);
+  return s;
+}
+
+CheckRequest check_request_from(const Options& o) {
+  CheckRequest r;
+  r.observer = observer_request_from(o);
+  r.mode = counting_mode_from_string(o.mode);
+  if (r.observer.kind != ObserverKind::counters && r.mode == CountingMode::inprocess)
+    throw Error(ErrorKind::usage, "--mode inprocess goes with the counter observer only",
+                "probes, breakpoints, sampling, profiler commands and builds are checked with --mode external");
+  r.backend = backend_from_string(o.backend);
+  if (r.backend == Backend::sim) {
+    require_sim_observer_of(o);
+    r.sim_cache = o.sim_cache;
+    r.sim = sim_geometry_from(o);
+  }
+  if (!o.counters.empty()) r.counters = CounterList(split_event_list(o.counters));
+  r.allow_missing = o.allow_missing;
+  r.margin = o.margin;
+  r.seed = o.seed;
+  r.seed_given = o.seed_given;
+  r.runs = o.runs;
+  r.max_runs = o.max_runs;
+  r.warmup = o.warmup;
+  r.warmup_given = o.warmup_given;
+  r.time_budget = o.time_budget;
+  r.ignore_failure = o.ignore_failure;
+  r.leftovers = o.leftovers;
+  r.launch = launch_request_from(o);
+  return r;
+}
+
+PreparedCheck prepare_check(CheckRequest r) {
+  PreparedCheck p;
+  // With --build the program is the variant: "{out}" (or nothing) stands for it.
+  if (r.observer.kind == ObserverKind::build && (r.launch.argv.empty() || r.launch.argv.front() == "{out}")) {
+    const auto variants = build_variants(r.observer.build, r.observer.probe_sites, kVariantsDir);
+    if (r.launch.argv.empty()) r.launch.argv.push_back(variants.front().path);
+    r.launch.argv.front() = variants.front().path;
+  }
+  if (r.counters.empty()) r.counters = default_counters(r);
+  CheckSpec& spec = p.spec;
+  spec.base = launch_spec_for(r.launch);
+  spec.keep_output_head = r.launch.keep_output_head;
+  const Counters c = r.backend == Backend::sim ? resolve_sim_counters(r.counters, spec.sim_events)
+                                               : resolve_counters(r.counters, r.allow_missing);
+  r.counters = CounterList(c.items);
+  r.dropped.insert(r.dropped.end(), c.dropped.begin(), c.dropped.end());
+  for (const auto& d : c.dropped) p.warnings.push_back("dropped (--allow-missing): " + d);
+  for (const auto& n : c.notes) p.warnings.push_back(n);
+  spec.sim = r.sim;
+  spec.events = c.events;
+  spec.item_events = c.item_events;
+  spec.mode = r.mode;
+  spec.ignore_failure = r.ignore_failure;
+  spec.fail_on_leftovers = r.leftovers == "fail";
+  if (spec.mode == CountingMode::inprocess && r.backend == Backend::native) spec.probe_library = probe_library_path();
+
+  p.plan.counters = r.counters.items();
+  p.plan.levels = observer_levels(r, spec.base, spec.observer, p.warnings);
+  p.plan.observer = std::string(to_string(spec.observer.kind));
+  // Only the counter observer's list reaches the target's environment in process;
+  // every other observer leaves the environment alone, so its layout is held.
+  p.plan.layouts = spec.observer.kind == ObserverKind::counters ? layouts_for(spec.mode) : std::vector<Layout>{Layout::held};
+  // A seed the user did not give is drawn once and recorded, so the run can be replayed.
+  if (!r.seed_given) r.seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+  p.plan.seed = r.seed;
+  set_budget(r, p.plan);
+  p.request = std::move(r);
+  return p;
+}
+
+}  // namespace obscheck

@@ -1,0 +1,47 @@
+// cli/: from a command line to a check ready to run. The command line becomes one
+// typed CheckRequest (record/request.h), once; the request is then resolved against
+// this host: the counters it can count (or every reason it cannot), the observer's
+// doses as plan levels, the runner's CheckSpec and the plan. A resumed check resolves
+// the request its journal recorded the same way, so both start from one place.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/options.h"
+#include "launch/launcher.h"
+#include "plan/plan.h"
+#include "record/request.h"
+#include "record/journal.h"
+#include "run/check.h"
+#include "run/session.h"
+
+namespace obscheck {
+
+// The check the user asked for. Reads the options only; resolves nothing on the host
+// but the simulated geometry (--backend sim: valgrind must be there before a journal
+// is written). Throws Error(usage) for an observer that cannot act in this mode or
+// under simulation.
+CheckRequest check_request_from(const Options& o);
+
+// How the target starts for every measuring command: resolved path, exact environment
+// (padded with env_pad), ASLR, CPU, timeout, stdio, the user it runs as.
+LaunchRequest launch_request_from(const Options& o);
+LaunchSpec launch_spec_for(const LaunchRequest& r);
+
+struct PreparedCheck {
+  CheckRequest request;      // counters as they will be counted, `dropped` filled
+  CheckSpec spec;            // what the runner needs
+  PlanSpec plan;             // the levels and layouts (seed and budget from the request)
+  std::vector<std::string> warnings;  // dropped counters, counting notes, a wrapper's changes
+};
+
+// Resolves `r` on this host. Throws Error(event) naming every counter that cannot be
+// counted (unless allow_missing drops them), Error(target) for a missing program.
+PreparedCheck prepare_check(CheckRequest r);
+
+// Runs a prepared check's session (new, or resumed with its journalled runs in `s`)
+// to its end, prints the report and returns the exit code (cli/cmd_check.cpp).
+int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWriter& journal, const nlohmann::json& host);
+
+}  // namespace obscheck

@@ -1,0 +1,101 @@
+// obscheck report FILE: a check's report from its journal alone, exactly as the check
+// printed it (the findings are recomputed from the runs; what the check said of its
+// own invocation comes from the journal's notes).
+#include <fmt/core.h>
+
+#include "analysis/check.h"
+#include "analysis/deterministic.h"
+#include "cli/check_context.h"
+#include "cli/commands.h"
+#include "cli/html_out.h"
+#include "record/journal.h"
+#include "record/journal_reader.h"
+#include "report/check_report.h"
+#include "run/check.h"
+
+namespace obscheck {
+namespace {
+
+constexpr const char* kTornTail = "the journal's last line is incomplete (a run cut off mid-write); it was ignored";
+
+void print_check(const Options& o, const Plan& plan, const Findings& findings, const CheckContext& ctx) {
+  emit(o, o.json       ? check_json(plan, findings, ctx)
+          : o.csv      ? check_csv(plan, findings)
+          : o.markdown ? check_markdown(plan, findings, ctx)
+                       : check_text(plan, findings, ctx, o.color));
+}
+
+double margin_of(const Options& o, const nlohmann::json& manifest) {
+  return o.margin_given ? o.margin : manifest.at("options").value("margin", 0.01);
+}
+
+// Only runs whose observer left something for the report (probe hits, samples,
+// processes left behind) are kept, and only their extras.
+void keep_extras(std::vector<RunRecord>& with_extras, const RunFields& f) {
+  if (f.extra == "{}") return;
+  if (f.extra.find("\"probe_hits\"") == std::string_view::npos &&
+      f.extra.find("\"sampling\"") == std::string_view::npos &&
+      f.extra.find("\"left_behind\"") == std::string_view::npos)
+    return;
+  RunRecord& r = with_extras.emplace_back();
+  r.index = f.index;
+  r.config = f.config;
+  r.block = f.block;
+  r.warmup = f.warmup;
+  r.extra = nlohmann::json::parse(f.extra, nullptr, false);
+  if (!r.extra.is_object()) r.extra = nlohmann::json::object();
+}
+
+// A native check without figures: one streaming pass into columns (record/
+// journal_reader.h), never a RunRecord per run, so a journal of a million runs is read
+// in bounded memory.
+int report_from_table(const Options& o) {
+  std::vector<RunRecord> with_extras;
+  const JournalTable t = read_journal_table(o.report_file, [&](const RunFields& f) { keep_extras(with_extras, f); });
+  JournalData shell;  // what the report's context reads of a journal: all but the runs
+  shell.path = t.path;
+  shell.manifest = t.manifest;
+  shell.notes = t.notes;
+  const Findings findings =
+      analyse_check(t.plan, t.runs, {margin_of(o, t.manifest), 0.05, looks_of(shell), t.plan.seed()});
+  CheckContext ctx = manifest_context(shell, t.plan);
+  ctx.runs_done = t.runs.size();
+  ctx.observations = observations(t.plan, with_extras);
+  if (auto w = left_behind_warning(with_extras); !w.empty()) ctx.warnings.push_back(w);
+  if (t.scan.torn_tail) ctx.warnings.push_back(kTornTail);
+  if (auto w = integrity_warning(t.scan); !w.empty()) ctx.warnings.push_back(w);
+  ctx.exit_code = check_exit_code(o, t.plan, findings);
+  ctx.verbose = o.verbose;
+  print_check(o, t.plan, findings, ctx);
+  return ctx.exit_code;
+}
+
+}  // namespace
+
+int cmd_report(const Options& o) {
+  // The manifest alone says which path applies: the simulated backend's analysis and
+  // the figures (--html, --svg) read RunRecords.
+  if (o.html.empty() && o.svg_dir.empty() && !journal_is_simulated(o.report_file)) return report_from_table(o);
+  const JournalData d = load_journal(o.report_file);
+  const Plan plan = plan_from_journal(d);
+  const double margin = margin_of(o, d.manifest);
+  const bool simulated = d.manifest.at("options").value("backend", "native") == "sim";
+  const Findings findings = simulated ? analyse_deterministic(plan, d.runs, margin)
+                                      : analyse_check(plan, d.runs, {margin, 0.05, looks_of(d), plan.seed()});
+  CheckContext ctx = manifest_context(d, plan);
+  ctx.observations = observations(plan, d.runs);
+  if (auto w = left_behind_warning(d.runs); !w.empty()) ctx.warnings.push_back(w);
+  if (d.torn_tail) ctx.warnings.push_back(kTornTail);
+  if (d.unchecked_lines > 0)
+    ctx.warnings.push_back(fmt::format("{} of the journal's {} lines carry no integrity check (written by an older "
+                                       "obscheck): they were validated field by field, but a plausible changed value "
+                                       "cannot be detected",
+                                       d.unchecked_lines, d.lines));
+  ctx.exit_code = check_exit_code(o, plan, findings);
+  ctx.verbose = o.verbose;
+  print_check(o, plan, findings, ctx);
+  write_report_files(o, plan, findings, ctx, d.runs);
+  return ctx.exit_code;
+}
+
+}  // namespace obscheck

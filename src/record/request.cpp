@@ -1,0 +1,147 @@
+#include "record/request.h"
+
+#include <string>
+
+#include "launch/launcher.h"
+#include "util/error.h"
+
+namespace obscheck {
+namespace {
+
+nlohmann::json cache_json(const SimCache& c) { return {{"size", c.size}, {"assoc", c.assoc}, {"line", c.line}}; }
+
+SimCache cache_from_json(const nlohmann::json& j) {
+  return {j.at("size").get<std::size_t>(), j.at("assoc").get<std::size_t>(), j.at("line").get<std::size_t>()};
+}
+
+// The user the target ran as, with the ids it resolved to when the check started (a
+// reader of the journal sees who ran it, even if the account changes later).
+nlohmann::json run_as_json(const std::string& user) {
+  if (user.empty()) return nullptr;
+  const Credentials c = credentials_of(user);
+  return {{"user", c.user}, {"uid", c.uid}, {"gid", c.gid}, {"groups", c.groups}};
+}
+
+nlohmann::json observer_json(const ObserverRequest& o) {
+  // The keys are the command-line options' names: one string per kind of dose.
+  return {{"probes", o.kind == ObserverKind::probes ? o.symbols : ""},
+          {"breakpoints", o.kind == ObserverKind::breakpoints ? o.symbols : ""},
+          {"sample_freq", o.frequencies},
+          {"sample_event", o.sample_event},
+          {"observer_cmd", o.command},
+          {"levels", o.levels},
+          {"build", o.build},
+          {"probe_sites", o.probe_sites}};
+}
+
+ObserverRequest observer_from_json(const nlohmann::json& j) {
+  ObserverRequest o;
+  const std::string probes = j.value("probes", ""), breakpoints = j.value("breakpoints", "");
+  o.frequencies = j.value("sample_freq", "");
+  o.sample_event = j.value("sample_event", "");
+  o.command = j.value("observer_cmd", "");
+  o.levels = j.value("levels", "");
+  o.build = j.value("build", "");
+  o.probe_sites = j.value("probe_sites", 8);
+  o.symbols = !probes.empty() ? probes : breakpoints;
+  o.kind = !probes.empty()            ? ObserverKind::probes
+           : !breakpoints.empty()     ? ObserverKind::breakpoints
+           : !o.frequencies.empty()   ? ObserverKind::sampling
+           : !o.command.empty()       ? ObserverKind::command
+           : !o.build.empty()         ? ObserverKind::build
+                                      : ObserverKind::counters;
+  return o;
+}
+
+}  // namespace
+
+std::string_view to_string(Backend b) { return b == Backend::sim ? "sim" : "native"; }
+
+Backend backend_from_string(std::string_view text) {
+  if (text == "native") return Backend::native;
+  if (text == "sim") return Backend::sim;
+  throw Error(ErrorKind::usage, "--backend: '" + std::string(text) + "' is not a backend",
+              "use native (perf_event) or sim (the simulated PMU: valgrind --tool=cachegrind)");
+}
+
+nlohmann::json request_to_json(const CheckRequest& r) {
+  nlohmann::json j;
+  j["backend"] = to_string(r.backend);
+  j["sim_geometry"] = r.sim ? sim_geometry_json(*r.sim) : nlohmann::json(nullptr);
+  j["counters"] = r.counters.items();
+  j["dropped_counters"] = r.dropped;
+  j["mode"] = to_string(r.mode);
+  j["margin"] = r.margin;
+  j["runs"] = r.runs;
+  j["max_runs"] = r.max_runs;
+  j["time_budget"] = r.time_budget;
+  j["warmup"] = r.warmup;
+  j["aslr"] = r.launch.aslr;
+  j["cpu"] = r.launch.cpu;
+  j["env_pad"] = r.launch.env_pad ? nlohmann::json(*r.launch.env_pad) : nlohmann::json(nullptr);
+  j["timeout"] = r.launch.timeout_s;
+  j["ignore_failure"] = r.ignore_failure;
+  j["leftovers"] = r.leftovers;
+  j["show_output"] = r.launch.show_output;
+  j["run_as"] = run_as_json(r.launch.run_as);
+  j["keep_output_head"] = r.launch.keep_output_head;
+  j["observer"] = observer_json(r.observer);
+  return j;
+}
+
+CheckRequest request_from_manifest(const nlohmann::json& m) {
+  try {
+    const nlohmann::json& opt = m.at("options");
+    CheckRequest r;
+    r.backend = backend_from_string(opt.value("backend", "native"));
+    if (r.backend == Backend::sim) r.sim = sim_geometry_from_json(opt.at("sim_geometry"));
+    r.counters = CounterList(opt.at("counters").get<std::vector<std::string>>());
+    r.dropped = opt.value("dropped_counters", std::vector<std::string>{});
+    r.mode = counting_mode_from_string(opt.value("mode", "external"));
+    r.margin = opt.value("margin", 0.01);
+    r.runs = opt.value("runs", 0);
+    r.max_runs = opt.value("max_runs", 0);
+    r.time_budget = opt.value("time_budget", 60.0);
+    r.warmup = opt.value("warmup", 1);
+    r.warmup_given = true;  // what the check ran with, given or not
+    r.ignore_failure = opt.value("ignore_failure", false);
+    r.leftovers = opt.value("leftovers", "kill");
+    r.observer = observer_from_json(opt.value("observer", nlohmann::json::object()));
+    r.seed = m.at("seed").get<std::uint64_t>();
+    r.seed_given = true;
+    LaunchRequest& l = r.launch;
+    l.argv = m.at("target").at("argv").get<std::vector<std::string>>();
+    l.aslr = opt.value("aslr", false);
+    l.cpu = opt.value("cpu", -1);
+    if (opt.contains("env_pad") && !opt.at("env_pad").is_null()) l.env_pad = opt.at("env_pad").get<std::size_t>();
+    l.timeout_s = opt.value("timeout", 0.0);
+    l.show_output = opt.value("show_output", false);
+    const nlohmann::json run_as = opt.value("run_as", nlohmann::json());
+    l.run_as = run_as.is_object() ? run_as.value("user", std::string()) : std::string();
+    l.keep_output_head = opt.value("keep_output_head", false);
+    return r;
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(ErrorKind::io, std::string("the journal's manifest does not record a check request: ") + e.what());
+  }
+}
+
+nlohmann::json sim_geometry_json(const SimGeometry& g) {
+  return {{"I1", cache_json(g.i1)}, {"D1", cache_json(g.d1)}, {"LL", cache_json(g.ll)},
+          {"source", g.source},     {"notes", g.notes}};
+}
+
+SimGeometry sim_geometry_from_json(const nlohmann::json& j) {
+  try {
+    SimGeometry g;
+    g.i1 = cache_from_json(j.at("I1"));
+    g.d1 = cache_from_json(j.at("D1"));
+    g.ll = cache_from_json(j.at("LL"));
+    g.source = j.at("source").get<std::string>();
+    g.notes = j.value("notes", std::vector<std::string>{});
+    return g;
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(ErrorKind::io, std::string("the journal's simulated cache geometry is malformed: ") + e.what());
+  }
+}
+
+}  // namespace obscheck

@@ -1,0 +1,93 @@
+// record/: the check as the user asked for it, typed. cli/ builds it from argv once;
+// everything downstream reads its fields, never a string it must parse again; the
+// journal's manifest stores it and a resume or a report restores it through the one
+// function pair below, so a continuation runs exactly as the check began.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "observe/observer.h"
+#include "observe/sim.h"
+#include "plan/counter_list.h"
+#include "plan/plan.h"
+
+namespace obscheck {
+
+// Where counts come from: perf_event on this host, or the simulated PMU (cachegrind).
+// Chosen once, here; the runner and the reports read it from the request.
+enum class Backend { native, sim };
+std::string_view to_string(Backend b);
+// "native" | "sim"; throws Error(usage) naming the accepted values.
+Backend backend_from_string(std::string_view text);
+
+// The dose, as asked: the kind, and that kind's knobs (the others stay empty).
+struct ObserverRequest {
+  ObserverKind kind = ObserverKind::counters;
+  std::string symbols;         // probes, breakpoints: "f,g" or "auto:N"
+  std::string frequencies;     // sampling: "0,100,1000" (Hz)
+  std::string sample_event;    // sampling: the event sampled ("" = the host's default)
+  std::string command;         // command: the wrapper template with {level}
+  std::string levels;          // command: "0,99,999" (0 = the bare target)
+  std::string build;           // build: the build template with {mask} and {out}
+  int probe_sites = 8;         // build: doses 0..N
+  bool operator==(const ObserverRequest&) const = default;
+};
+
+// How the target is started: the measurement context held constant over the check.
+struct LaunchRequest {
+  std::vector<std::string> argv;   // PROG ARGS, argv[0] as written
+  bool aslr = false;
+  int cpu = -1;
+  std::optional<std::size_t> env_pad;
+  double timeout_s = 0;
+  bool show_output = false;
+  std::string run_as;              // "" = as obscheck runs
+  bool keep_output_head = false;
+  bool operator==(const LaunchRequest&) const = default;
+};
+
+struct CheckRequest {
+  // The counters, as items. Before resolution: as asked (empty: the default for this
+  // host and observer); after: the ones that will be counted, with `dropped` saying
+  // what --allow-missing left out and why.
+  CounterList counters;
+  std::vector<std::string> dropped;
+  bool allow_missing = false;
+  ObserverRequest observer;
+  Backend backend = Backend::native;
+  std::string sim_cache;                  // --sim-cache as given ("" = the host's geometry)
+  std::optional<SimGeometry> sim;         // the geometry in use (backend sim, once resolved)
+  CountingMode mode = CountingMode::external;
+  double margin = 0.01;
+  std::uint64_t seed = 0;                 // 0 with !seed_given: drawn when the plan is made
+  bool seed_given = false;
+  int runs = 0;                           // --runs: fixed measured blocks (0: sequential looks)
+  int max_runs = 0;                       // --max-runs: cap on measured blocks (0: the default)
+  int warmup = 1;
+  bool warmup_given = false;
+  double time_budget = 60;                // seconds; 0: none (an invocation's, not the check's)
+  bool ignore_failure = false;
+  std::string leftovers = "kill";         // "kill" | "fail"
+  LaunchRequest launch;
+  bool operator==(const CheckRequest&) const = default;
+};
+
+// The request as a manifest's "options" object, and back. The keys are the journal
+// format's (docs/report-schema.md); a journal written before a key existed gets that
+// field's default. request_from_manifest reads the whole manifest (the target's argv
+// and the seed live beside "options") and throws Error(io) naming a malformed field.
+nlohmann::json request_to_json(const CheckRequest& r);
+CheckRequest request_from_manifest(const nlohmann::json& manifest);
+
+// The simulated cache geometry as a manifest records it, and back (exactly: size,
+// assoc and line of each cache, its source and notes); from_json throws Error(io).
+nlohmann::json sim_geometry_json(const SimGeometry& g);
+SimGeometry sim_geometry_from_json(const nlohmann::json& j);
+
+}  // namespace obscheck

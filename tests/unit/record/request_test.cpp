@@ -1,0 +1,113 @@
+#include <catch2/catch.hpp>
+
+#include "record/request.h"
+#include "util/error.h"
+
+using namespace obscheck;
+
+namespace {
+
+CheckRequest sample_request() {
+  CheckRequest r;
+  r.counters = CounterList({"task-clock", "{page-faults,minor-faults}"});
+  r.dropped = {"cycles: no hardware PMU"};
+  r.observer.kind = ObserverKind::sampling;
+  r.observer.frequencies = "0,1000";
+  r.observer.sample_event = "cpu-clock";
+  r.mode = CountingMode::external;
+  r.margin = 0.02;
+  r.seed = 77;
+  r.seed_given = true;
+  r.runs = 0;
+  r.max_runs = 40;
+  r.warmup = 2;
+  r.warmup_given = true;
+  r.time_budget = 30;
+  r.ignore_failure = true;
+  r.leftovers = "fail";
+  r.launch.argv = {"./prog", "--size", "3"};
+  r.launch.cpu = 1;
+  r.launch.env_pad = 4096;
+  r.launch.timeout_s = 5;
+  r.launch.keep_output_head = true;
+  return r;
+}
+
+nlohmann::json manifest_of(const CheckRequest& r) {
+  return {{"options", request_to_json(r)}, {"seed", r.seed}, {"target", {{"argv", r.launch.argv}}}};
+}
+
+}  // namespace
+
+TEST_CASE("request: a check request survives the manifest exactly") {
+  const CheckRequest r = sample_request();
+  CHECK(request_from_manifest(manifest_of(r)) == r);
+
+  CheckRequest sim = sample_request();
+  sim.observer = ObserverRequest{};
+  sim.backend = Backend::sim;
+  sim.sim = SimGeometry{{32768, 8, 64}, {4096, 1, 64}, {8388608, 16, 64}, "--sim-cache", {"a note"}};
+  sim.mode = CountingMode::inprocess;
+  CHECK(request_from_manifest(manifest_of(sim)) == sim);
+}
+
+TEST_CASE("request: the manifest keeps the journal format's keys and values") {
+  const nlohmann::json j = request_to_json(sample_request());
+  CHECK(j.at("counters") == nlohmann::json::array({"task-clock", "{page-faults,minor-faults}"}));
+  CHECK(j.at("backend") == "native");
+  CHECK(j.at("sim_geometry").is_null());
+  CHECK(j.at("mode") == "external");
+  CHECK(j.at("env_pad") == 4096);
+  CHECK(j.at("run_as").is_null());
+  CHECK(j.at("observer").at("sample_freq") == "0,1000");
+  CHECK(j.at("observer").at("probes") == "");
+}
+
+TEST_CASE("request: each observer kind is restored from the key its option wrote") {
+  for (ObserverKind k : {ObserverKind::counters, ObserverKind::probes, ObserverKind::breakpoints,
+                         ObserverKind::command, ObserverKind::build}) {
+    CheckRequest r = sample_request();
+    r.observer = ObserverRequest{};
+    r.observer.kind = k;
+    if (k == ObserverKind::probes || k == ObserverKind::breakpoints) r.observer.symbols = "f,g";
+    if (k == ObserverKind::command) r.observer.command = "perf record -F {level} --", r.observer.levels = "0,99";
+    if (k == ObserverKind::build) r.observer.build = "cc -DOBS_PROBES={mask} p.c -o {out}";
+    CHECK(request_from_manifest(manifest_of(r)).observer.kind == k);
+  }
+}
+
+TEST_CASE("request: a journal written before a key existed gets that field's default") {
+  const nlohmann::json old = {{"options", {{"counters", {"task-clock"}}, {"mode", "inprocess"}}},
+                              {"seed", 5},
+                              {"target", {{"argv", {"./a"}}}}};
+  const CheckRequest r = request_from_manifest(old);
+  CHECK(r.counters.items() == std::vector<std::string>{"task-clock"});
+  CHECK(r.mode == CountingMode::inprocess);
+  CHECK(r.margin == 0.01);
+  CHECK(r.warmup == 1);
+  CHECK(r.leftovers == "kill");
+  CHECK(r.backend == Backend::native);
+  CHECK_FALSE(r.launch.env_pad);
+  CHECK(r.launch.cpu == -1);
+}
+
+TEST_CASE("request: a manifest that records no request is an io error naming what is missing") {
+  const nlohmann::json no_counters = {{"options", {{"mode", "external"}}}, {"seed", 5}, {"target", {{"argv", {"a"}}}}};
+  try {
+    request_from_manifest(no_counters);
+    FAIL("accepted");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::io);
+    CHECK_THAT(e.what(), Catch::Contains("counters"));
+  }
+  CHECK_THROWS_AS(backend_from_string("pmu"), Error);
+  CHECK(backend_from_string("sim") == Backend::sim);
+}
+
+TEST_CASE("request: a counter list is its items, written back as the user would write them") {
+  const CounterList c({"cycles", "{l1d,l1i}"});
+  CHECK(c.size() == 2);
+  CHECK(c[1] == "{l1d,l1i}");
+  CHECK(c.text() == "cycles,{l1d,l1i}");
+  CHECK(CounterList().empty());
+}
