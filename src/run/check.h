@@ -66,13 +66,8 @@ std::size_t held_env_total(const Plan& plan, const CheckSpec& spec);
 EnvBlock environment_for(const Plan& plan, const CheckSpec& spec, const Configuration& c,
                          std::size_t held_total);
 
-// The events a configuration counts: the programmed items' events, groups kept, then
-// (probe observers) the level's probes, whose indexes go to *probe_index.
-EventSet events_for(const CheckSpec& spec, const Configuration& c, std::vector<std::size_t>* probe_index = nullptr);
-
-// The target as this configuration starts it: wrapped in the profiler command, or the
-// level's build variant (argv[0] becomes the variant's path).
-LaunchSpec launch_for(const CheckSpec& spec, const Configuration& c);
+// The indexes into `events` (or `sim_events`) of these plan items' events, in order.
+std::vector<std::size_t> event_indexes(const CheckSpec& spec, const std::vector<std::size_t>& items);
 
 // The report's warning about runs that left processes behind (extra "left_behind"),
 // or "" when none did.

@@ -1,0 +1,115 @@
+#include "run/observers.h"
+
+#include <optional>
+
+#include "observe/probes.h"
+#include "observe/sampling.h"
+#include "observe/wrap.h"
+
+namespace obscheck {
+namespace {
+
+// The counters alone: every level's dose is its counter list, which the measurer
+// programs; nothing else to attach or collect.
+class CounterObserver final : public Observer {};
+
+// Uprobes or hardware breakpoints: level k counts the first k, beside the metrics.
+class ProbeObserver final : public Observer {
+ public:
+  explicit ProbeObserver(EventSet probes) : probes_(std::move(probes)) {}
+  EventSet events(const Level& level) const override {
+    EventSet first;
+    const std::size_t k = level.extra.value("probes", std::size_t{0});
+    for (std::size_t i = 0; i < k; ++i) {
+      first.groups.push_back({first.events.size()});
+      first.events.push_back(probes_.events.at(i));
+    }
+    return first;
+  }
+  void collect(RunRecord& rec, const EventSet& counted, const std::vector<std::size_t>& own) const override {
+    if (own.empty()) return;
+    // Probe hit counts go beside the metrics, not among them: they are the dose.
+    nlohmann::json hits = nlohmann::json::object();
+    for (const ProbeHit& h : probe_hits(rec.readings, counted, own)) hits[h.name] = h.hits;
+    rec.extra["probe_hits"] = std::move(hits);
+    rec.readings.resize(own.front());
+  }
+
+ private:
+  EventSet probes_;
+};
+
+class SamplingAttachment final : public Attachment {
+ public:
+  explicit SamplingAttachment(Sampler s) : sampler_(std::move(s)) {}
+  void start() override {
+    if (sampler_.active()) drainer_.emplace(sampler_);
+  }
+  void collect(RunRecord& rec) override {
+    drainer_.reset();  // stops the thread and drains the last records
+    if (!sampler_.active()) return;
+    const SamplingStats st = sampler_.stats();
+    rec.extra["sampling"] = {{"freq", st.frequency}, {"samples", st.samples}, {"lost", st.lost},
+                             {"throttles", st.throttles}};
+  }
+
+ private:
+  Sampler sampler_;
+  std::optional<SamplerThread> drainer_;
+};
+
+// A sampling profiler's own mechanism: level "freq" Hz samples the event (0: none).
+class SamplingObserver final : public Observer {
+ public:
+  explicit SamplingObserver(EventDesc event) : event_(std::move(event)) {}
+  std::unique_ptr<Attachment> attach(pid_t child, const Level& level) const override {
+    return std::make_unique<SamplingAttachment>(
+        Sampler::open(child, event_, level.extra.value("freq", std::uint64_t{0})));
+  }
+
+ private:
+  EventDesc event_;
+};
+
+// A profiler command: level "wrap" runs the target inside the template ("0": bare).
+class CommandObserver final : public Observer {
+ public:
+  explicit CommandObserver(std::string command) : command_(std::move(command)) {}
+  LaunchSpec launch(const LaunchSpec& base, const Level& level) const override {
+    return wrap_launch(base, command_, level.extra.at("wrap").get<std::string>());
+  }
+
+ private:
+  std::string command_;
+};
+
+// Compile-time probes: level "variant" runs that build of the program.
+class BuildObserver final : public Observer {
+ public:
+  explicit BuildObserver(std::vector<std::string> variants) : variants_(std::move(variants)) {}
+  LaunchSpec launch(const LaunchSpec& base, const Level& level) const override {
+    LaunchSpec l = base;
+    l.path = variants_.at(level.extra.at("variant").get<std::size_t>());
+    l.argv.at(0) = l.path;
+    return l;
+  }
+
+ private:
+  std::vector<std::string> variants_;
+};
+
+}  // namespace
+
+std::unique_ptr<Observer> make_observer(const ObserverSpec& spec) {
+  switch (spec.kind) {
+    case ObserverKind::counters: return std::make_unique<CounterObserver>();
+    case ObserverKind::probes:
+    case ObserverKind::breakpoints: return std::make_unique<ProbeObserver>(spec.probes);
+    case ObserverKind::sampling: return std::make_unique<SamplingObserver>(spec.sample_event);
+    case ObserverKind::command: return std::make_unique<CommandObserver>(spec.command);
+    case ObserverKind::build: return std::make_unique<BuildObserver>(spec.variants);
+  }
+  return std::make_unique<CounterObserver>();
+}
+
+}  // namespace obscheck
