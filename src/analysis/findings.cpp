@@ -99,6 +99,13 @@ std::string pct_text(double fraction, int digits) {
 
 std::string effect_text(const Comparison& c, const std::string& unit) {
   if (!std::isfinite(c.effect)) return "n/a";
+  // Exact counts (the simulated PMU) have no interval: the effect is the difference.
+  const bool exact = std::isnan(c.ci_lo) && std::isnan(c.ci_hi);
+  if (exact && c.scale == Scale::difference) return value_text(c.effect, unit, true) + " per run (exact)";
+  if (exact) {
+    const double largest = std::fabs(100 * c.effect);
+    return pct_text(c.effect, largest < 1 ? 2 : largest < 100 ? 1 : 0) + "% (exact)";
+  }
   if (c.scale == Scale::difference)
     return fmt::format("{} per run [{}, {}]", value_text(c.effect, unit, true), value_text(c.ci_lo, unit, true),
                        value_text(c.ci_hi, unit, true));

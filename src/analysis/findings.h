@@ -77,7 +77,8 @@ struct Comparison {
 };
 
 // "+4.1% [+3.2%, +5.0%]" (ratio) or "+2 per run [+1, +3]", "+1.5 ms per run [...]"
-// (difference, in the metric's unit); an unbounded end prints as ∞.
+// (difference, in the metric's unit); an unbounded end prints as ∞; exact counts (no
+// interval: the simulated PMU) as "-3.3% (exact)".
 std::string effect_text(const Comparison& c, const std::string& unit);
 // "±1%" (ratio) or "±0.5 per run", "±1 µs per run" (difference).
 std::string margin_text(const Comparison& c, const std::string& unit);
