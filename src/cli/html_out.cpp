@@ -52,6 +52,13 @@ void write_report_files(const Options& o, const Plan& plan, const Findings& f, c
 
 void write_sweep_files(const Options& o, const SweepReport& r) {
   write_page_files(o, [&] { return sweep_html(r, page_context()); }, [&] { return sweep_svgs(r); });
+  // As hyperfine's --export-json: the machine-readable report beside the terminal's.
+  for (const auto& [file, bytes] : {std::pair{o.export_json, std::function<std::string()>([&] { return sweep_json(r); })},
+                                    {o.export_csv, std::function<std::string()>([&] { return sweep_csv(r); })}}) {
+    if (file.empty()) continue;
+    write_file_safely(file, bytes());
+    fmt::print(stderr, "obscheck: wrote {}\n", file);
+  }
 }
 
 }  // namespace obscheck

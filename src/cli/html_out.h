@@ -22,7 +22,8 @@ namespace obscheck {
 void write_report_files(const Options& o, const Plan& plan, const Findings& f, const CheckContext& ctx,
                         const std::vector<RunRecord>& runs);
 
-// The same for bias and compare. The host is read now (read_host) and judged by
+// The same for bias and compare, and --export-json / --export-csv FILE (the JSON report
+// and the runs as CSV, beside what the terminal shows). The host is read now (read_host) and judged by
 // doctor_checks for the page's host section: the sweep has just run on it.
 void write_sweep_files(const Options& o, const SweepReport& r);
 

@@ -140,7 +140,9 @@ po::options_description context_options(bool compare) {
       ("seed", po::value<std::string>(), "seed for the context order and sample (default: drawn and reported)")
       ("csv", po::bool_switch(), "write CSV, one row per run")
       ("html", po::value<std::string>(), "also write the report with its figures as one self-contained HTML FILE")
-      ("svg", po::value<std::string>(), "also write every figure as an SVG file into DIR");
+      ("svg", po::value<std::string>(), "also write every figure as an SVG file into DIR")
+      ("export-json", po::value<std::string>(), "also write the report as JSON to FILE (as --json prints it)")
+      ("export-csv", po::value<std::string>(), "also write every run as CSV to FILE (as --csv prints it)");
   if (compare)
     d.add_options()
         ("margin", po::value<double>(), "ε: \"no significant difference\" is backed by equivalence within ±ε (default 0.01)")
@@ -472,6 +474,8 @@ Parsed parse_command_line(int argc, const char* const* argv) {
   take(vm, "encode", o.encode);
   take(vm, "html", o.html);
   take(vm, "svg", o.svg_dir);
+  take(vm, "export-json", o.export_json);
+  take(vm, "export-csv", o.export_csv);
   if (vm.count("markdown")) o.markdown = vm["markdown"].as<bool>();
   for (auto [flag, field] : {std::pair{"aslr", &o.aslr}, {"show-output", &o.show_output},
                              {"ignore-failure", &o.ignore_failure}, {"json", &o.json}, {"csv", &o.csv},

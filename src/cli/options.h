@@ -48,6 +48,8 @@ struct Options {
   bool markdown = false;            // report --markdown: the verdict table as GFM
   std::string html;                 // report/check/bias/compare --html FILE: one self-contained HTML page
   std::string svg_dir;              // report/bias/compare --svg DIR: every figure as its own .svg
+  std::string export_json;          // bias/compare --export-json FILE: the JSON report beside what is printed
+  std::string export_csv;           // bias/compare --export-csv FILE: the runs as CSV beside what is printed
   std::string output;               // -o/--output FILE
   std::string journal;              // --journal FILE
   std::string resume;               // --resume FILE
