@@ -70,6 +70,7 @@ int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWrite
                   : !out.failure.empty() ? static_cast<int>(ExitCode::target_failed)
                                          : findings_code;
   ctx.verbose = o.verbose;
+  ctx.summary_only = o.summary_only;
   emit(o, o.json  ? check_json(s.plan, findings, ctx)
           : o.csv ? check_csv(s.plan, findings)
                   : check_text(s.plan, findings, ctx, o.color));

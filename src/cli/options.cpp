@@ -40,7 +40,7 @@ const char* kUsage[] = {
     "       obscheck events --encode LIST [--json]       what each event of LIST programs (perf_event_attr)",
     "       obscheck doctor [--json]                      host noise sources and how to fix them",
     "       obscheck report FILE [--json|--csv]           re-analyse a saved journal",
-    "       obscheck demo                                 the check on a bundled workload",
+    "       obscheck demo                                 the check on a bundled workload, then the layout effect",
     "       obscheck bias [options] -- PROG [ARGS...]     how far PROG's metric swings across measurement contexts",
     "       obscheck compare [options] -- BASE [ARGS...] ::: CONTENDER [ARGS...]   compare two variants over sampled contexts",
     "       obscheck completion bash|zsh                  the shell completion script",

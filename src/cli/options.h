@@ -87,6 +87,7 @@ struct Options {
   // findings_exit_code); empty: the command's default.
   std::vector<std::string> fail_on;
   bool verbose = false;             // --verbose: every metric's detail in the text report
+  bool summary_only = false;        // not an option: the demo's second part prints its answer alone
 
   // The long names of the options given on the command line (not defaulted), so a
   // command can tell "given as the default" from "not given" (--resume refuses a

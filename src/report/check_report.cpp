@@ -707,6 +707,7 @@ std::string check_text(const Plan& plan, const Findings& f, const CheckContext& 
   const Palette pal(color);
   std::string out = text_header(plan, f, ctx, pal) + "\n";
   for (const std::string& line : summary_lines(plan, f, ctx)) out += wrap_line(line, 2, kTableWidth);
+  if (ctx.summary_only) return out + "  detail: obscheck report " + ctx.journal_path + "\n";
   out += "\n";
   out += verdict_table(plan, f, pal, ctx.verbose);
   if (const std::string line = to_decide_line(f, ctx); !line.empty()) out += line + "\n";

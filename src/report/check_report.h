@@ -51,6 +51,8 @@ struct CheckContext {
   // Show every metric's rows and plots (--verbose); otherwise a driver metric with
   // nothing to act on is named only in the summary's one line.
   bool verbose = false;
+  // The header and the answer alone, and where the detail is (the demo's second part).
+  bool summary_only = false;
 };
 
 // The summary that opens every report: one line per metric the user asked about

@@ -221,3 +221,29 @@ TEST_CASE("check: the demo ends with a decisive finding, and no verdict contradi
   }
   CHECK(decisive >= 1);
 }
+
+TEST_CASE("check: the demo's second part shows the layout effect on the simulated PMU, answer only") {
+  if (std::system("valgrind --version > /dev/null 2>&1") != 0) {
+    WARN("SKIPPED: needs valgrind for the simulated PMU");
+    return;
+  }
+  const std::string dir = "/tmp/obscheck-check-test-" + std::to_string(getpid()) + "-demo2";
+  std::filesystem::create_directories(dir);
+  const std::string here = std::filesystem::current_path();
+  std::filesystem::current_path(dir);  // the demo writes its pages and journals here
+  const auto r = run_cli({"demo", "--time-budget", "2"});
+  std::filesystem::current_path(here);
+  const bool page = std::filesystem::is_regular_file(dir + "/obscheck-demo-layout.html");
+  std::filesystem::remove_all(dir);
+  INFO(r.err << r.out);
+  REQUIRE((r.code == 0 || r.code == 1));
+  CHECK(r.err.find("part 2: the paper's layout effect") != std::string::npos);
+  const auto part2 = r.out.rfind("layout 2000 1024");
+  REQUIRE(part2 != std::string::npos);
+  const std::string answer = r.out.substr(part2);
+  CHECK(answer.find("l1d            explained by layout") != std::string::npos);
+  CHECK(answer.find("instructions   not perturbed") != std::string::npos);
+  CHECK(answer.find("detail: obscheck report ") != std::string::npos);
+  CHECK(answer.find("verdicts:") == std::string::npos);  // the answer alone: the detail is in the journal
+  CHECK(page);
+}
