@@ -217,12 +217,13 @@ std::vector<Level> observer_levels(const CheckRequest& r, const LaunchSpec& base
   std::vector<Level> levels;
   switch (r.observer.kind) {
     case ObserverKind::counters:
-      // One counter has no other dose to compare with: it is compared with no counter
-      // at all (level 0), which the driver's metrics can measure. External and native
-      // only: in process, level 0 would be the program without the library, another
-      // mechanism; under simulation the driver's metrics are the simulator's.
-      return counter_levels(r.counters.items(), r.counters.size() == 1 && r.mode == CountingMode::external &&
-                                                    r.backend == Backend::native);
+      // Every dose is compared with no counter at all (level 0) on the driver's metrics
+      // (wall time, rusage): they answer "does counting these events change my
+      // program?" for a list of any length, one counter included. A counter is still
+      // compared with itself counted alone: level 0 cannot count it. External and
+      // native only: in process, level 0 would be the program without the library,
+      // another mechanism; under simulation the driver's metrics are the simulator's.
+      return counter_levels(r.counters.items(), r.mode == CountingMode::external && r.backend == Backend::native);
     case ObserverKind::probes:
     case ObserverKind::breakpoints: levels = probe_levels(r.observer, r.counters.size(), base, obs); break;
     case ObserverKind::sampling: levels = sampling_levels(r.observer, r.counters.size(), obs); break;

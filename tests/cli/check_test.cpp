@@ -112,16 +112,18 @@ TEST_CASE("check: Ctrl-C keeps the journal valid and --resume finishes with ever
   std::size_t before = 0;
   for (const json& line : journal_lines(journal)) before += line.at("type") == "run";
   CHECK(before > 0);
-  CHECK(before < 64);  // 16 blocks x 4 configurations planned
+  // 16 blocks x 5 configurations planned: no counter (level 0), the two prefixes,
+  // page-faults alone, and the A/A copy.
+  CHECK(before < 80);
 
   auto r = run_cli({"--resume", journal});
   CHECK(r.code != 130);
   std::multiset<std::size_t> indexes;
   for (const json& line : journal_lines(journal))
     if (line.at("type") == "run") indexes.insert(line.at("index").get<std::size_t>());
-  CHECK(indexes.size() == 64);
-  CHECK(std::set<std::size_t>(indexes.begin(), indexes.end()).size() == 64);
-  CHECK(*indexes.rbegin() == 63);
+  CHECK(indexes.size() == 80);
+  CHECK(std::set<std::size_t>(indexes.begin(), indexes.end()).size() == 80);
+  CHECK(*indexes.rbegin() == 79);
 
   // The report from the file alone equals what the resumed check printed.
   auto rep = run_cli({"report", journal});
@@ -189,6 +191,28 @@ TEST_CASE("check: a single counter is compared with no counter at all (level 0) 
   for (const json& l : j.at("answer").at("lines"))
     said = said || l.get<std::string>().find("level 0 (no counter) cannot measure it") != std::string::npos;
   CHECK(said);
+}
+
+TEST_CASE("check: a list of counters is compared with no counter at all on the driver's metrics, each counter with itself alone") {
+  const std::string journal = "/tmp/obscheck-check-test-" + std::to_string(getpid()) + "-two.jsonl";
+  unlink(journal.c_str());
+  const auto r = run_cli({"--json", "--counters", "task-clock,page-faults", "--runs", "12", "--seed", "2",
+                          "--journal", journal, "--", workload("compute"), "100"});
+  unlink(journal.c_str());
+  INFO(r.err);
+  REQUIRE((r.code == 0 || r.code == 1));
+  const json j = json::parse(r.out);
+  std::vector<std::string> levels;  // the configurations' levels; the A/A copy of level 0 last
+  for (const json& c : j.at("plan").at("configs")) levels.push_back(c.at("level").get<std::string>());
+  CHECK(levels == std::vector<std::string>{"0[none]", "1[task-clock]", "2[task-clock,page-faults]", "1[page-faults]",
+                                           "0[none]"});
+  // Wall time is judged at every dose against level 0; page-faults, at dose 2, against
+  // itself counted alone.
+  std::map<std::string, std::set<std::string>> judged;  // metric -> levels
+  for (const json& v : j.at("verdicts"))
+    judged[j.at("metrics").at(v.at("metric").get<std::size_t>()).at("name")].insert(v.at("level").get<std::string>());
+  CHECK(judged["wall-time"] == std::set<std::string>{"1[task-clock]", "2[task-clock,page-faults]", "1[page-faults]"});
+  CHECK(judged["page-faults"] == std::set<std::string>{"2[task-clock,page-faults]"});
 }
 
 TEST_CASE("check: the demo ends with a decisive finding, and no verdict contradicts its interval") {
