@@ -37,8 +37,10 @@ std::vector<std::string> observations(const Plan& plan, const std::vector<RunRec
     double lo = 1e300, hi = -1e300, sum = 0;
     std::size_t n = 0;
     void add(double v) { lo = std::min(lo, v); hi = std::max(hi, v); sum += v; ++n; }
+    int digits = 0;
     std::string text() const {
-      return lo == hi ? fmt::format("{:.0f}", lo) : fmt::format("{:.0f}..{:.0f} (mean {:.0f})", lo, hi, sum / n);
+      return lo == hi ? fmt::format("{:.{}f}", lo, digits)
+                      : fmt::format("{:.{}f}..{:.{}f} (mean {:.{}f})", lo, digits, hi, digits, sum / n, digits);
     }
   };
   std::map<std::size_t, std::map<std::string, Range>> per_level;
@@ -47,6 +49,11 @@ std::vector<std::string> observations(const Plan& plan, const std::vector<RunRec
     const std::size_t level = plan.configs.at(r.config).level_index;
     if (r.extra.contains("probe_hits"))
       for (const auto& [name, hits] : r.extra.at("probe_hits").items()) per_level[level][name + " hits"].add(hits.get<double>());
+    if (r.extra.contains("profiler_ns")) {
+      Range& own = per_level[level]["profiler command's own time (ms)"];
+      own.digits = 1;
+      own.add(r.extra.at("profiler_ns").get<double>() / 1e6);
+    }
     if (r.extra.contains("sampling")) {
       per_level[level]["samples taken"].add(r.extra.at("sampling").value("samples", 0.0));
       per_level[level]["samples lost"].add(r.extra.at("sampling").value("lost", 0.0));

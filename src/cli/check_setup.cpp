@@ -185,6 +185,10 @@ std::vector<Level> sampling_levels(const ObserverRequest& req, std::size_t count
 std::vector<Level> command_levels(const ObserverRequest& req, std::size_t counters, const LaunchSpec& base,
                                   ObserverSpec& obs, std::vector<std::string>& notes) {
   obs.command = req.command;
+  obs.exec_shim = exec_shim_path();
+  notes.push_back("under the profiler command the counters describe the target alone, from its exec to its exit, and "
+                  "its own output is compared; wall time and rusage include the profiler (its own time is under "
+                  "'observer:')");
   std::vector<Level> levels;
   int i = 0;
   for (const std::string& w : split_commas(req.levels)) {

@@ -29,12 +29,13 @@ double margin_of(const Options& o, const nlohmann::json& manifest) {
   return o.margin_given ? o.margin : manifest.at("options").value("margin", 0.01);
 }
 
-// Only runs whose observer left something for the report (probe hits, samples,
-// processes left behind) are kept, and only their extras.
+// Only runs whose observer left something for the report (probe hits, samples, a
+// profiler command's own time, processes left behind) are kept, and only their extras.
 void keep_extras(std::vector<RunRecord>& with_extras, const RunFields& f) {
   if (f.extra == "{}") return;
   if (f.extra.find("\"probe_hits\"") == std::string_view::npos &&
       f.extra.find("\"sampling\"") == std::string_view::npos &&
+      f.extra.find("\"profiler_ns\"") == std::string_view::npos &&
       f.extra.find("\"left_behind\"") == std::string_view::npos)
     return;
   RunRecord& r = with_extras.emplace_back();

@@ -50,4 +50,16 @@ std::string bundled_workload(const std::string& name) {
                                         : "reinstall obscheck (its workloads belong in libexec/obscheck/)");
 }
 
+std::string exec_shim_path() {
+  const std::string dir = self_dir();
+  const std::string built = dir + "/probes/obscheck-exec";
+  const std::string installed = dir + "/../libexec/obscheck/obscheck-exec";
+  for (const std::string& candidate : {built, installed})
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  throw Error(ErrorKind::host, "obscheck-exec, which starts the target under a profiler command, is missing (looked in " +
+                                   built + " and " + installed + ")",
+              running_from_build_tree() ? "build it: cmake --build <build dir> --target obscheck_exec"
+                                        : "reinstall obscheck (it belongs in libexec/obscheck/)");
+}
+
 }  // namespace obscheck

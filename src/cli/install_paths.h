@@ -30,4 +30,9 @@ std::string probe_library_path();
 // ../libexec/obscheck/NAME in an installed prefix. Error(host) when neither exists.
 std::string bundled_workload(const std::string& name);
 
+// obscheck-exec (probes/exec/): the target's own cork under a profiler command, beside
+// the driver in a build tree or in libexec/obscheck when installed. Throws Error(host)
+// naming where it looked.
+std::string exec_shim_path();
+
 }  // namespace obscheck

@@ -148,9 +148,8 @@ WrapperChanges describe_wrapper_changes(const std::vector<std::string>& wrapped,
                                    "threads, its page cache, its exit work); this cannot be padded",
                                    c.program)});
   c.aspects.push_back({"counted work", false,
-                       fmt::format("counters attached from exec on and the rusage of the reaped process "
-                                   "include {}'s own work as well as the target's; compare levels, not "
-                                   "absolute values",
+                       fmt::format("the counters start at the target's own exec and count it alone; wall time and "
+                                   "the rusage of the reaped process include {}'s own work as well as the target's",
                                    c.program)});
   return c;
 }

@@ -28,6 +28,7 @@ struct ObserverSpec {
   EventSet probes;                     // probes / breakpoints: level k attaches the first k ("probes": k)
   EventDesc sample_event;              // sampling: the event sampled at level "freq" Hz
   std::string command;                 // command: the wrapper template, level "wrap"
+  std::string exec_shim;               // command: obscheck-exec, which starts the target (run/observers.h)
   std::vector<std::string> variants;   // build: the executable of each level ("variant": k)
 };
 

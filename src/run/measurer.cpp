@@ -1,6 +1,17 @@
 #include "run/measurer.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cerrno>
+#include <cstring>
 #include <optional>
+#include <thread>
 
 #include "observe/counters.h"
 #include "observe/inprocess.h"
@@ -9,7 +20,9 @@
 #include "run/host_sample.h"
 #include "run/measure.h"
 #include "run/signals.h"
+#include "util/digest.h"
 #include "util/error.h"
+#include "util/fd.h"
 
 namespace obscheck {
 namespace {
@@ -125,10 +138,144 @@ class PerfMeasurer final : public Measurer {
   std::vector<EventSet> sets_;
 };
 
+// The target's own output under a profiler command, read on a thread from the pipe
+// obscheck-exec gives it: digest, size, first bytes. Stops at EOF, or once told the run
+// is over and the pipe is empty (a daemon left holding the pipe cannot stall it).
+class TargetOutput {
+ public:
+  explicit TargetOutput(UniqueFd read_end) : fd_(std::move(read_end)), reader_([this] { read_all(); }) {}
+  ~TargetOutput() { finish(); }
+  void finish() {
+    over_ = true;
+    if (reader_.joinable()) reader_.join();
+  }
+  void into(ExitInfo& exit) {
+    finish();
+    exit.output_digest = hash_.hex();
+    exit.output_bytes = bytes_;
+    exit.output = head_;
+  }
+
+ private:
+  void read_all() {
+    std::array<char, 65536> buf;
+    for (;;) {
+      pollfd p{fd_.get(), POLLIN, 0};
+      const int ready = ::poll(&p, 1, 50);
+      if (ready < 0 && errno != EINTR) return;
+      if (ready <= 0) {
+        if (over_) return;
+        continue;
+      }
+      const ssize_t n = ::read(fd_.get(), buf.data(), buf.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;
+      hash_.update(buf.data(), static_cast<std::size_t>(n));
+      bytes_ += static_cast<std::uint64_t>(n);
+      if (head_.size() < kHeadBytes) head_.append(buf.data(), std::min(kHeadBytes - head_.size(), std::size_t(n)));
+    }
+  }
+  static constexpr std::size_t kHeadBytes = 4096;
+  UniqueFd fd_;
+  Sha256 hash_;
+  std::uint64_t bytes_ = 0;
+  std::string head_;
+  std::atomic<bool> over_{false};
+  std::thread reader_;
+};
+
+// Under a profiler command the counters describe the target alone: the wrapper runs
+// obscheck-exec (run/observers.h CommandObserver), which reports its pid over a socket
+// and waits; the counters are opened on it, armed to start at its exec of the target,
+// and it is let go. The target's output comes back on a pipe of its own, so the
+// profiler's messages are not compared. The profiler's own time (the run's wall time
+// less the target's, from exec to exit) goes beside the metrics.
+class CommandMeasurer final : public Measurer {
+ public:
+  CommandMeasurer(const Plan& plan, const CheckSpec& spec) : spec_(spec) {
+    for (const Configuration& c : plan.configs) {
+      EventSet metrics;
+      for (std::size_t item : c.level.programmed) {
+        std::vector<std::size_t> group;
+        for (std::size_t e : spec.item_events.at(item)) {
+          group.push_back(metrics.events.size());
+          metrics.events.push_back(spec.events.events.at(e));
+        }
+        metrics.groups.push_back(std::move(group));
+      }
+      sets_.push_back(std::move(metrics));
+    }
+  }
+
+  bool measure(std::size_t config, LaunchSpec& launch, RunRecord& rec) override {
+    int sv[2], pipe_fds[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 || ::pipe2(pipe_fds, O_CLOEXEC) != 0)
+      throw Error(ErrorKind::host, std::string("cannot create the target's control socket: ") + std::strerror(errno));
+    UniqueFd control(sv[0]), control_child(sv[1]), out_read(pipe_fds[0]), out_write(pipe_fds[1]);
+    launch.pass_fds = {{control_child.get(), kExecControlFd}, {out_write.get(), kExecOutputFd}};
+    CorkedChild child = CorkedChild::spawn(launch);
+    control_child.reset();
+    out_write.reset();
+    InterruptGuard::set_current_group(child.pid());
+    TargetOutput output(std::move(out_read));
+    HostLoad host;
+    host.before();
+    child.release();
+    CounterSet counters;
+    const pid_t target = target_pid(control.get(), spec_.base.timeout_s);
+    if (target > 0) {
+      counters = CounterSet::open(target, sets_[config]);
+      const char go = 'g';
+      if (::write(control.get(), &go, 1) != 1) child.kill_group();
+    } else {
+      child.kill_group();
+    }
+    control.reset();
+    rec.exit = child.wait();
+    output.into(rec.exit);
+    host.after(rec);
+    InterruptGuard::set_current_group(-1);
+    if (InterruptGuard::interrupted()) return false;  // killed by us mid-run: not a measurement
+    if (target <= 0)
+      throw Error(ErrorKind::target_failed,
+                  "the profiler command exited (" + describe_exit(rec.exit, spec_.base.timeout_s) +
+                      ") without starting the target",
+                  "the template must run the program it is given: end it with -- (e.g. 'perf record -F {level} -o "
+                  "/dev/null --'), or place {argv} where the program goes");
+    rec.readings = counters.read();
+    const std::uint64_t target_ns = rec.readings.empty() ? 0 : rec.readings.front().time_enabled;
+    rec.extra["profiler_ns"] = rec.exit.wall_ns > target_ns ? rec.exit.wall_ns - target_ns : 0;
+    return true;
+  }
+
+ private:
+  // The pid obscheck-exec reports once the wrapper has started it; 0 when the wrapper
+  // ended (or the run was interrupted) without starting it.
+  static pid_t target_pid(int control, double timeout_s) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+    for (;;) {
+      if (InterruptGuard::interrupted()) return 0;
+      if (timeout_s > 0 && std::chrono::steady_clock::now() > deadline) return 0;
+      pollfd p{control, POLLIN, 0};
+      const int ready = ::poll(&p, 1, 50);
+      if (ready < 0 && errno != EINTR) return 0;
+      if (ready <= 0) continue;
+      pid_t pid = 0;
+      const ssize_t n = ::read(control, &pid, sizeof pid);
+      if (n == static_cast<ssize_t>(sizeof pid)) return pid;
+      return 0;  // EOF: every copy of the socket is closed, so nothing will start the target
+    }
+  }
+
+  const CheckSpec& spec_;
+  std::vector<EventSet> sets_;
+};
+
 }  // namespace
 
 std::unique_ptr<Measurer> make_measurer(const Plan& plan, const CheckSpec& spec, const Observer& observer) {
   if (spec.sim) return std::make_unique<SimMeasurer>(plan, spec);
+  if (spec.observer.kind == ObserverKind::command) return std::make_unique<CommandMeasurer>(plan, spec);
   return std::make_unique<PerfMeasurer>(plan, spec, observer);
 }
 

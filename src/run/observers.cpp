@@ -71,16 +71,23 @@ class SamplingObserver final : public Observer {
   EventDesc event_;
 };
 
-// A profiler command: level "wrap" runs the target inside the template ("0": bare).
+// A profiler command: level "wrap" runs the target inside the template ("0": bare),
+// always through obscheck-exec, so that the counters start at the target's own exec
+// and its own output is compared (run/measurer.cpp CommandMeasurer).
 class CommandObserver final : public Observer {
  public:
-  explicit CommandObserver(std::string command) : command_(std::move(command)) {}
+  CommandObserver(std::string command, std::string shim) : command_(std::move(command)), shim_(std::move(shim)) {}
   LaunchSpec launch(const LaunchSpec& base, const Level& level) const override {
-    return wrap_launch(base, command_, level.extra.at("wrap").get<std::string>());
+    LaunchSpec corked = base;
+    corked.path = shim_;
+    corked.argv = {shim_, base.path};
+    corked.argv.insert(corked.argv.end(), base.argv.begin(), base.argv.end());
+    return wrap_launch(corked, command_, level.extra.at("wrap").get<std::string>());
   }
 
  private:
   std::string command_;
+  std::string shim_;
 };
 
 // Compile-time probes: level "variant" runs that build of the program.
@@ -106,7 +113,7 @@ std::unique_ptr<Observer> make_observer(const ObserverSpec& spec) {
     case ObserverKind::probes:
     case ObserverKind::breakpoints: return std::make_unique<ProbeObserver>(spec.probes);
     case ObserverKind::sampling: return std::make_unique<SamplingObserver>(spec.sample_event);
-    case ObserverKind::command: return std::make_unique<CommandObserver>(spec.command);
+    case ObserverKind::command: return std::make_unique<CommandObserver>(spec.command, spec.exec_shim);
     case ObserverKind::build: return std::make_unique<BuildObserver>(spec.variants);
   }
   return std::make_unique<CounterObserver>();

@@ -24,6 +24,11 @@
 
 namespace obscheck {
 
+// The descriptors obscheck-exec (probes/exec/) is handed through a profiler command:
+// its control socket and the pipe that becomes the target's output.
+inline constexpr int kExecControlFd = 3;
+inline constexpr int kExecOutputFd = 4;
+
 // An observer's hold on one running child; ended by collect.
 class Attachment {
  public:

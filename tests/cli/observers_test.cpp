@@ -143,6 +143,53 @@ TEST_CASE("observers: a profiler command produces a verdict table") {
   unlink(journal.c_str());
 }
 
+TEST_CASE("observers: under a profiler command the counters count the target alone, and its banner is not compared") {
+  // The bundled wrapper: a banner on stderr, 50 ms of start-up, then the target as its
+  // child, as `perf record ... --` would run it.
+  const std::string journal = tmp_path("wrapped.jsonl");
+  auto r = run_cli({"--json", "--observer-cmd", workload("wrapper") + " 50 --", "--levels", "0,1", "--counters",
+                    "task-clock,page-faults", "--runs", "12", "--seed", "5", "--journal", journal, "--",
+                    workload("compute"), "300"});
+  unlink(journal.c_str());
+  INFO(r.err);
+  REQUIRE((r.code == 0 || r.code == 1));
+  const json j = json::parse(r.out);
+  std::map<std::string, const json*> at_level_1;  // metric -> its comparison at the wrapped level
+  for (const json& c : j.at("comparisons"))
+    if (c.at("level") == "1" && !c.value("aa", false))
+      at_level_1[j.at("metrics").at(c.at("metric").get<std::size_t>()).at("name")] = &c;
+  REQUIRE(at_level_1.count("task-clock") == 1);
+  REQUIRE(at_level_1.count("wall-time") == 1);
+  // The target's own task-clock: within a few percent of the bare target's, where
+  // counting the wrapper too would add its 50 ms to a run of about 3 ms.
+  CHECK(std::fabs(at_level_1["task-clock"]->at("effect").get<double>()) < 0.10);
+  // Wall time includes the wrapper: its 50 ms are there.
+  CHECK(at_level_1["wall-time"]->at("effect").get<double>() > 5);
+  // The banner is the wrapper's, not the target's: no run is incomparable.
+  for (const json& v : j.at("verdicts")) CHECK(v.at("verdict") != "incomparable");
+  // The wrapper's own time is reported beside the metrics: about 50 ms a run.
+  bool reported = false;
+  for (const json& o : j.at("context").at("observations")) {
+    const std::string line = o.get<std::string>();
+    if (line.rfind("1: profiler command's own time (ms) per run = ", 0) != 0) continue;
+    reported = true;
+    const double mean = std::stod(line.substr(line.find("mean ") + 5));
+    CHECK(mean > 45);
+    CHECK(mean < 500);
+  }
+  CHECK(reported);
+}
+
+TEST_CASE("observers: a profiler command that never starts the target is named, with the fix") {
+  const std::string journal = tmp_path("nostart.jsonl");
+  auto r = run_cli({"--observer-cmd", "/bin/true", "--levels", "0,1", "--runs", "2", "--journal", journal, "--",
+                    workload("compute"), "10"});
+  unlink(journal.c_str());
+  CHECK(r.code == 5);
+  CHECK_THAT(r.err, Catch::Contains("without starting the target"));
+  CHECK_THAT(r.err, Catch::Contains("end it with --"));
+}
+
 TEST_CASE("observers: compile-time probe builds 0..2 produce a verdict table") {
   const std::string src = std::string(OBSCHECK_SOURCE_DIR) + "/experiments/workloads/probed.c";
   const std::string inc = std::string(OBSCHECK_SOURCE_DIR) + "/probes";
