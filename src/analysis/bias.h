@@ -25,6 +25,10 @@ namespace obscheck {
 // Requires k >= 2, every n_i >= 1, N > k, finite values; else std::invalid_argument.
 struct OneWayAnova {
   std::size_t groups = 0, n = 0;
+  // Set by blocked_anova: rounds entered as blocks, their sum of squares taken out of
+  // the error term (ss_within, df_within are then the residual's).
+  bool blocked = false;
+  double ss_blocks = 0, df_blocks = 0;
   double ss_between = 0, ss_within = 0;
   double df_between = 0, df_within = 0;
   double ms_between = 0, ms_within = 0;
@@ -34,6 +38,19 @@ struct OneWayAnova {
 };
 OneWayAnova one_way_anova(std::span<const std::vector<double>> groups);
 
+// The same question with the rounds as blocks: a randomised complete block design, as
+// the sweep runs it (each round visits every context once, in a fresh order), analysed
+// by a two-way ANOVA without interaction. Drift between rounds (a host getting busier,
+// a frequency change) then leaves the error term instead of inflating it and hiding a
+// bias (Montgomery, "Design and Analysis of Experiments", the randomized complete
+// block design). cells[i][j]: context i's value in round j. With k contexts, r rounds:
+//   SS_context = r sum_i (m_i. - m)^2, SS_round = k sum_j (m_.j - m)^2,
+//   SS_error = SS_total - SS_context - SS_round, df (k - 1), (r - 1), (k - 1)(r - 1);
+//   F = MS_context / MS_error; variance components s2_between = max(0, (MS_context -
+//   MS_error) / r), s2_within = MS_error. Requires k >= 2, r >= 2, every row of length r,
+//   finite values; else std::invalid_argument.
+OneWayAnova blocked_anova(std::span<const std::vector<double>> cells);
+
 // One context's runs of the metric (failed runs excluded by the caller; a context
 // with a failure is passed with `failure` set and is not analysed).
 struct ContextSeries {
@@ -41,6 +58,9 @@ struct ContextSeries {
   std::string label;
   std::vector<double> values;
   std::string failure;
+  // The round of each value (parallel to `values`), when known: with one value per
+  // round in every context the spread test takes the rounds as blocks.
+  std::vector<std::size_t> rounds;
 };
 
 // A context's values are positive (a duration, a count), so it is summarised on the

@@ -28,7 +28,9 @@ std::vector<ContextSeries> series_of(const SweepSpec& spec, const ContextSweepRe
       continue;
     }
     const double v = metric_value(run, metric);
-    if (std::isfinite(v) && v > 0) s.values.push_back(v);
+    if (!std::isfinite(v) || v <= 0) continue;
+    s.values.push_back(v);
+    s.rounds.push_back(run.round);
   }
   return out;
 }

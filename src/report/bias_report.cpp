@@ -123,7 +123,7 @@ json analysis_json(const BiasAnalysis& b) {
     j["spread"] = {{"f", num(b.spread->f)},         {"df_between", b.spread->df_between},
                    {"df_within", b.spread->df_within}, {"p_value", num(b.spread->p_value)},
                    {"var_between", b.spread->var_between}, {"var_within", b.spread->var_within},
-                   {"icc", b.spread->icc}};
+                   {"icc", b.spread->icc}, {"blocked", b.spread->blocked}, {"df_blocks", b.spread->df_blocks}};
   j["contexts"] = json::array();
   for (const ContextStat& c : b.contexts) {
     json cj = {{"id", c.id}, {"label", c.label}, {"n", c.n}, {"mean", c.mean}, {"median", c.median},

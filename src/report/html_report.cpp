@@ -201,6 +201,7 @@ figure { margin: 0; }
 figure svg { max-width: 100%; height: auto; }
 figcaption { color: var(--muted); font-size: .85rem; max-width: 600px; }
 ul.summary { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: .4rem 1.2rem; }
+ul.answer { list-style: none; padding: 0; font-family: ui-monospace, monospace; white-space: pre-wrap; }
 @media print {
   body { max-width: none; padding: 0; font-size: 10pt; }
   * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
@@ -235,15 +236,20 @@ std::string header_section(const Plan& plan, const Findings& f, const CheckConte
   return out + "</header>\n";
 }
 
-std::string summary_section(const Findings& f) {
+// The answer in words first, as the text report opens (summary_lines), then a badge
+// per metric that links to its figures.
+std::string summary_section(const Plan& plan, const Findings& f, const CheckContext& ctx) {
+  std::string answer;
+  for (const std::string& line : summary_lines(plan, f, ctx)) answer += "<li>" + escape(line) + "</li>\n";
   std::string items;
   for (std::size_t m = 0; m < f.metrics.size() && m < f.metric_verdicts.size(); ++m) {
     if (comparisons_of(f, m).empty()) continue;
     items += fmt::format("<li><a href=\"#metric-{}\">{}</a> {}</li>\n", escape(slugs(f)[m]), escape(f.metrics[m].name),
                          badge(f.metric_verdicts[m]));
   }
-  if (items.empty()) return "";
-  return "<section id=\"summary\">\n<h2>Summary</h2>\n<ul class=\"summary\">\n" + items + "</ul>\n</section>\n";
+  if (items.empty() && answer.empty()) return "";
+  return "<section id=\"summary\">\n<h2>Summary</h2>\n<ul class=\"answer\">\n" + answer + "</ul>\n" +
+         (items.empty() ? "" : "<ul class=\"summary\">\n" + items + "</ul>\n") + "</section>\n";
 }
 
 std::string verdict_section(const Plan& plan, const Findings& f) {
@@ -648,7 +654,7 @@ std::string check_html(const Plan& plan, const Findings& f, const CheckContext& 
   out += fmt::format("<title>obscheck: {}</title>\n", escape(command_line(ctx)));
   out += fmt::format("<style>{}</style>\n</head>\n<body>\n", kStyle);
   out += header_section(plan, f, ctx);
-  out += summary_section(f);
+  out += summary_section(plan, f, ctx);
   out += verdict_section(plan, f);
   out += aa_section(plan, f);
   out += incomparable_section(plan, f);

@@ -115,7 +115,11 @@ TEST_CASE("bias: an environment-size sweep records each context and moves the st
   CHECK(a.at("contexts").size() == 4);
   CHECK(a.contains("spread"));
   CHECK(a.at("spread").at("df_between") == 3);
-  CHECK(a.at("spread").at("df_within") == 8);
+  // Three rounds visit the four contexts: the rounds are blocks (df 2), and the error
+  // term keeps (4 - 1) (3 - 1) = 6 degrees of freedom.
+  CHECK(a.at("spread").at("blocked") == true);
+  CHECK(a.at("spread").at("df_blocks") == 2);
+  CHECK(a.at("spread").at("df_within") == 6);
 }
 
 TEST_CASE("bias: the default contexts are the paper's 22 environment sizes and CSV has one row per run") {

@@ -155,3 +155,80 @@ TEST_CASE("bias: one run per context gives ratios but no spread test") {
   std::vector<ContextSeries> none = {{0, "a", {}, "failed"}};
   CHECK_THROWS_AS(analyse_bias("task-clock", none), std::invalid_argument);
 }
+
+namespace {
+
+// ln values: rounds drift by one unit each (a host that gets much slower as the sweep
+// goes on); context 2 is higher by about 0.1 in three rounds of four.
+const std::vector<std::vector<double>> kDriftingCells = {
+    {1.0, 2.0, 3.0, 4.0}, {1.1, 2.1, 3.2, 4.1}, {0.9, 2.0, 2.9, 4.0}};
+
+std::vector<ContextSeries> series_of(const std::vector<std::vector<double>>& cells, bool with_rounds) {
+  std::vector<ContextSeries> out;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    ContextSeries c{i, "c" + std::to_string(i), {}, "", {}};
+    // Runs listed out of round order, as a sweep's time order would give them.
+    for (std::size_t j : {2, 0, 3, 1}) {
+      c.values.push_back(std::exp(cells[i][j]));
+      if (with_rounds) c.rounds.push_back(j);
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("bias: blocked ANOVA takes the drift between rounds out of the noise (hand-computed table)") {
+  // Grand mean 2.525. Context means 2.5, 2.625, 2.45: SS_context = 4 (0.000625 + 0.01 +
+  // 0.005625) = 0.065, df 2. Round means 1, 2.0333, 3.0333, 4.0333: SS_round = 15.3025,
+  // df 3. SS_total = 15.3825, so SS_error = 0.015, df 6. F = (0.065 / 2) / (0.015 / 6) =
+  // 13; for F(2, 6), p = (1 + 2F / 6)^-3 = (16 / 3)^-3 = 27 / 4096.
+  const auto a = obscheck::blocked_anova(kDriftingCells);
+  CHECK(a.blocked);
+  CHECK(a.ss_between == Approx(0.065).epsilon(1e-9));
+  CHECK(a.ss_blocks == Approx(15.3025).epsilon(1e-9));
+  CHECK(a.ss_within == Approx(0.015).epsilon(1e-6));
+  CHECK(a.df_between == 2);
+  CHECK(a.df_blocks == 3);
+  CHECK(a.df_within == 6);
+  CHECK(a.f == Approx(13.0).epsilon(1e-6));
+  CHECK(a.p_value == Approx(27.0 / 4096).epsilon(1e-6));
+  CHECK_THROWS_AS(obscheck::blocked_anova(std::vector<std::vector<double>>{{1, 2}, {3}}), std::invalid_argument);
+}
+
+TEST_CASE("bias: a bias the drift hides from the one-way test is found with the rounds as blocks") {
+  // Without the rounds, the drift is all "within-context noise": SS_within = 15.3175,
+  // F(2, 9) = 0.0191, p = (1 + 2F / 9)^-4.5 = 0.981: no bias. With them: F(2, 6) = 13.
+  const auto one_way = analyse_bias("m", series_of(kDriftingCells, false), 0.05);
+  REQUIRE(one_way.spread);
+  CHECK_FALSE(one_way.spread->blocked);
+  CHECK(one_way.spread->f == Approx(0.0190958).epsilon(1e-4));
+  CHECK(one_way.spread->p_value == Approx(0.98112).epsilon(1e-4));
+  CHECK_FALSE(one_way.exceeds_noise);
+
+  const auto blocked = analyse_bias("m", series_of(kDriftingCells, true), 0.05);
+  REQUIRE(blocked.spread);
+  CHECK(blocked.spread->blocked);
+  CHECK(blocked.spread->f == Approx(13.0).epsilon(1e-6));
+  CHECK(blocked.exceeds_noise);
+  CHECK(blocked.method.find("rounds as blocks") != std::string::npos);
+}
+
+TEST_CASE("bias: drift alone, with the rounds as blocks, is not bias") {
+  // Every context has the same mean (2.5): SS_context = 0, F = 0, p = 1.
+  const std::vector<std::vector<double>> cells = {{1.0, 2.0, 3.0, 4.0}, {1.1, 1.9, 3.0, 4.0}, {0.9, 2.1, 3.0, 4.0}};
+  const auto b = analyse_bias("m", series_of(cells, true), 0.05);
+  REQUIRE(b.spread);
+  CHECK(b.spread->blocked);
+  CHECK(b.spread->f == Approx(0.0).margin(1e-9));
+  CHECK_FALSE(b.exceeds_noise);
+}
+
+TEST_CASE("bias: rounds that do not make a complete block design fall back to the one-way test") {
+  auto series = series_of(kDriftingCells, true);
+  series[1].rounds[0] = 1;  // round 1 twice in context 1, round 2 missing
+  const auto b = analyse_bias("m", series, 0.05);
+  REQUIRE(b.spread);
+  CHECK_FALSE(b.spread->blocked);
+}
