@@ -27,6 +27,20 @@
 namespace obscheck {
 namespace {
 
+// The counters a level programs, its {groups} kept: the metrics of its runs.
+EventSet metric_events(const CheckSpec& spec, const Level& level) {
+  EventSet metrics;
+  for (std::size_t item : level.programmed) {
+    std::vector<std::size_t> group;
+    for (std::size_t e : spec.item_events.at(item)) {
+      group.push_back(metrics.events.size());
+      metrics.events.push_back(spec.events.events.at(e));
+    }
+    metrics.groups.push_back(std::move(group));
+  }
+  return metrics;
+}
+
 // The host's load around a run (other processes' CPU time, the run queue): read while
 // the target is corked, and once it is reaped.
 class HostLoad {
@@ -81,17 +95,8 @@ class PerfMeasurer final : public Measurer {
       : spec_(spec), observer_(observer), plan_(plan) {
     for (const Configuration& c : plan.configs) {
       programmed_.push_back(event_indexes(spec, c.level.programmed));
-      EventSet metrics;
-      for (std::size_t item : c.level.programmed) {
-        std::vector<std::size_t> group;
-        for (std::size_t e : spec.item_events.at(item)) {
-          group.push_back(metrics.events.size());
-          metrics.events.push_back(spec.events.events.at(e));
-        }
-        metrics.groups.push_back(std::move(group));
-      }
       own_.emplace_back();
-      sets_.push_back(concat_events(metrics, observer.events(c.level), &own_.back()));
+      sets_.push_back(concat_events(metric_events(spec, c.level), observer.events(c.level), &own_.back()));
     }
   }
 
@@ -193,18 +198,7 @@ class TargetOutput {
 class CommandMeasurer final : public Measurer {
  public:
   CommandMeasurer(const Plan& plan, const CheckSpec& spec) : spec_(spec) {
-    for (const Configuration& c : plan.configs) {
-      EventSet metrics;
-      for (std::size_t item : c.level.programmed) {
-        std::vector<std::size_t> group;
-        for (std::size_t e : spec.item_events.at(item)) {
-          group.push_back(metrics.events.size());
-          metrics.events.push_back(spec.events.events.at(e));
-        }
-        metrics.groups.push_back(std::move(group));
-      }
-      sets_.push_back(std::move(metrics));
-    }
+    for (const Configuration& c : plan.configs) sets_.push_back(metric_events(spec, c.level));
   }
 
   bool measure(std::size_t config, LaunchSpec& launch, RunRecord& rec) override {

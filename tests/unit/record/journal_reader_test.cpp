@@ -20,24 +20,16 @@
 #include "util/crc32c.h"
 #include "util/error.h"
 
+#include "../temp_dir.h"
+
 using namespace obscheck;
+using obscheck::test::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
 
 const std::string kGolden = std::string(OBSCHECK_GOLDEN_DIR) + "/check/journal.jsonl";
 const std::string kFixture = std::string(OBSCHECK_GOLDEN_DIR) + "/report/fixture-check.jsonl";
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "obscheck-reader-XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
 
 std::vector<std::string> lines_of(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -11,22 +11,13 @@
 #include "record/journal_reader.h"
 #include "util/error.h"
 
+#include "../temp_dir.h"
+
 using namespace obscheck;
+using obscheck::test::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
-
-// A fresh directory, removed with everything in it at scope exit.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "obscheck-record-XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
 
 // 2026-11-20 23:59:59 UTC.
 const auto kCreated = std::chrono::sys_days{std::chrono::year{2026} / 11 / 20} +

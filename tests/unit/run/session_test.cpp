@@ -12,20 +12,13 @@
 #include "record/journal_reader.h"
 #include "run/session.h"
 
+#include "../temp_dir.h"
+
 using namespace obscheck;
+using obscheck::test::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "obscheck-session-XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
 
 // /bin/true with task-clock, one counter: one level and the A/A copy, 2 runs a block.
 Session true_session(std::size_t max_blocks, std::optional<std::size_t> fixed = std::nullopt) {
