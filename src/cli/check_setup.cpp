@@ -224,10 +224,11 @@ std::vector<Level> observer_levels(const CheckRequest& r, const LaunchSpec& base
       // Every dose is compared with no counter at all (level 0) on the driver's metrics
       // (wall time, rusage): they answer "does counting these events change my
       // program?" for a list of any length, one counter included. A counter is still
-      // compared with itself counted alone: level 0 cannot count it. External and
-      // native only: in process, level 0 would be the program without the library,
-      // another mechanism; under simulation the driver's metrics are the simulator's.
-      return counter_levels(r.counters.items(), r.mode == CountingMode::external && r.backend == Backend::native);
+      // compared with itself counted alone: level 0 cannot count it. In process,
+      // level 0 is the library loaded with an empty list: the program as every other
+      // level runs it, less the counting. Not under simulation, where the driver's
+      // metrics are the simulator's.
+      return counter_levels(r.counters.items(), r.backend == Backend::native);
     case ObserverKind::probes:
     case ObserverKind::breakpoints: levels = probe_levels(r.observer, r.counters.size(), base, obs); break;
     case ObserverKind::sampling: levels = sampling_levels(r.observer, r.counters.size(), obs); break;
