@@ -169,6 +169,8 @@ std::size_t family_size(const Findings& f) {
                                                 [](const Comparison& c) { return !c.aa && c.n > 0; }));
 }
 
+}  // namespace
+
 std::string aa_line(const Findings& f) {
   const std::vector<const Comparison*> aa = aa_comparisons(f);
   if (aa.empty()) return "A/A control: no paired blocks yet";
@@ -195,6 +197,8 @@ std::string aa_line(const Findings& f) {
   else if (!within.empty()) out += fmt::format(", within {} on {}", format_margin(f.margin), join(within, ", "));
   return out;
 }
+
+namespace {
 
 std::vector<std::string> distinct(std::vector<std::string> items) {
   std::vector<std::string> out;

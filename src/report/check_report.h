@@ -60,6 +60,10 @@ struct CheckContext {
 // and the whole check's verdict. Lines without an end-of-line; no colour.
 std::vector<std::string> summary_lines(const Plan& plan, const Findings& f, const CheckContext& ctx);
 
+// The A/A control in one line, saying what it tested: "no significant difference on N
+// metrics; resolution ±x%", equivalence only where shown; or FAILED and why.
+std::string aa_line(const Findings& f);
+
 // Terminal text, in this order: a header (command, mode, blocks × configurations,
 // seed, journal, margin), the verdict table (one row per metric × level, grouped by
 // metric under its worst verdict, one column per layout of the plan with the effect

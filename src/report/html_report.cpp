@@ -289,8 +289,8 @@ std::string aa_section(const Plan& plan, const Findings& f) {
   for (const Comparison& c : f.comparisons)
     if (c.aa) aa.push_back(&c);
   if (aa.empty()) return out + "<p>No paired blocks yet.</p>\n</section>\n";
-  out += f.aa.ok ? fmt::format("<p>The baseline against its duplicate: within {} on every metric.</p>\n",
-                               format_margin(f.margin))
+  // The same words as the text report: what the A/A tested, never more.
+  out += f.aa.ok ? "<p>" + escape(aa_line(f)) + ".</p>\n"
                  : fmt::format("<p class=\"bad\"><strong>FAILED</strong>: {}</p>\n",
                                escape(f.aa.reason.empty() ? "a difference between identical runs" : f.aa.reason));
   out += "<table class=\"aa\">\n<thead><tr><th>metric</th><th>configuration</th><th>effect [CI]</th><th>n</th>"
