@@ -63,24 +63,15 @@ std::string layout_name(const Comparison& c) { return std::string(to_string(c.la
 
 // ---- metrics -----------------------------------------------------------------------
 
-struct DriverMetric {
-  const char* name;
-  const char* unit;
-  std::vector<double> RunTable::*column;
-};
-const DriverMetric kDriverMetrics[] = {
-    {"wall-time", "ns", &RunTable::wall_ns},
-    {"user-time", "ns", &RunTable::utime_ns},
-    {"system-time", "ns", &RunTable::stime_ns},
-    {"max-rss", "KiB", &RunTable::maxrss_kb},
-    {"minor-faults(ru)", "count", &RunTable::minflt},
-    {"vol-ctx-switches(ru)", "count", &RunTable::nvcsw},
-    {"invol-ctx-switches(ru)", "count", &RunTable::nivcsw},
-};
-
-// perf's software clocks count nanoseconds.
-std::string counter_unit(const std::string& name) {
-  return (name == "task-clock" || name == "cpu-clock" || name == "duration_time") ? "ns" : "count";
+// The check's driver metrics: those of record/run_table.h with a RunTable column.
+const std::vector<DriverMetric>& check_driver_metrics() {
+  static const std::vector<DriverMetric> metrics = [] {
+    std::vector<DriverMetric> out;
+    for (const DriverMetric& d : driver_metrics())
+      if (d.column != nullptr) out.push_back(d);
+    return out;
+  }();
+  return metrics;
 }
 
 
@@ -118,14 +109,14 @@ std::vector<MetricInfo> order_metrics(const Plan& plan, const std::vector<std::s
     const auto key = [](const MetricInfo& m) { return m.counter.value_or(std::numeric_limits<std::size_t>::max()); };
     return key(a) < key(b);
   });
-  for (const DriverMetric& d : kDriverMetrics) out.push_back({d.name, d.unit, true, std::nullopt});
+  for (const DriverMetric& d : check_driver_metrics()) out.push_back({d.name, d.unit, true, std::nullopt});
   return out;
 }
 
 // The column of a metric in the table (a driver metric's, or a reading's values).
 const std::vector<double>* column_of(const MetricInfo& m, const RunTable& t) {
   if (m.driver) {
-    for (const DriverMetric& d : kDriverMetrics)
+    for (const DriverMetric& d : check_driver_metrics())
       if (m.name == d.name) return &(t.*d.column);
     return nullptr;
   }
@@ -676,14 +667,8 @@ std::optional<double> metric_value(const MetricInfo& metric, const RunRecord& ru
       if (r.name == metric.name) return std::isfinite(r.value) ? std::optional<double>(r.value) : std::nullopt;
     return std::nullopt;
   }
-  const struct rusage& u = run.exit.usage;
-  if (metric.name == "wall-time") return static_cast<double>(run.exit.wall_ns);
-  if (metric.name == "user-time") return static_cast<double>(timeval_ns(u.ru_utime));
-  if (metric.name == "system-time") return static_cast<double>(timeval_ns(u.ru_stime));
-  if (metric.name == "max-rss") return static_cast<double>(u.ru_maxrss);
-  if (metric.name == "minor-faults(ru)") return static_cast<double>(u.ru_minflt);
-  if (metric.name == "vol-ctx-switches(ru)") return static_cast<double>(u.ru_nvcsw);
-  if (metric.name == "invol-ctx-switches(ru)") return static_cast<double>(u.ru_nivcsw);
+  for (const DriverMetric& d : check_driver_metrics())
+    if (metric.name == d.name) return d.of(run.exit);
   return std::nullopt;
 }
 
@@ -728,7 +713,7 @@ std::size_t planned_family(const Plan& plan) {
     const std::string& item = plan.spec.counters[i];
     count(Metric::of_counter(i), static_cast<std::size_t>(std::count(item.begin(), item.end(), ',')) + 1);
   }
-  count(Metric::driver(), std::size(kDriverMetrics));
+  count(Metric::driver(), check_driver_metrics().size());
   return n;
 }
 

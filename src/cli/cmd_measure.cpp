@@ -11,10 +11,10 @@
 #include "cli/sweep_common.h"
 #include "cli/sim_backend.h"
 #include "events/event.h"
+#include "record/run_table.h"
 #include "report/measure_report.h"
 #include "run/measure.h"
 #include "util/error.h"
-#include "util/timeval.h"
 
 namespace obscheck {
 namespace {
@@ -27,19 +27,16 @@ constexpr const char* kDefaultMeasureEvents = "task-clock,page-faults,ctx-switch
 constexpr const char* kDefaultSimMeasureEvents = "instructions,cycles,l1d,l1d-reads,l1i,llc,branches,branch-misses";
 constexpr int kSimMeasureRuns = 2;
 
-double ns(const timeval& t) { return static_cast<double>(timeval_ns(t)); }
-
 std::vector<MetricSeries> collect_series(const MeasureResult& r) {
   std::vector<MetricSeries> counters;
   std::map<std::string, std::size_t> slot;
-  MetricSeries wall{"wall-time", "ns"}, user{"user-time", "ns"}, sys{"system-time", "ns"},
-      rss{"max-rss", "KiB"}, minflt{"minor-faults(ru)", "count"}, majflt{"major-faults(ru)", "count"},
-      vcsw{"vol-ctx-switches(ru)", "count"}, ivcsw{"invol-ctx-switches(ru)", "count"};
+  std::vector<MetricSeries> driver;
+  for (const DriverMetric& d : driver_metrics()) driver.push_back(MetricSeries{d.name, d.unit});
   for (const MeasuredRun& run : r.runs) {
     if (run.warmup) continue;
     for (const Reading& rd : run.readings) {
       auto [it, fresh] = slot.emplace(rd.name, counters.size());
-      if (fresh) counters.push_back(MetricSeries{rd.name, "count", {}, 0, 1.0, true});
+      if (fresh) counters.push_back(MetricSeries{rd.name, counter_unit(rd.name), {}, 0, 1.0, true});
       MetricSeries& s = counters[it->second];
       s.values.push_back(rd.value);
       s.running_ns += static_cast<double>(rd.time_running);
@@ -49,19 +46,9 @@ std::vector<MetricSeries> collect_series(const MeasureResult& r) {
         s.max_scale = std::max(s.max_scale, rd.scale);
       }
     }
-    const auto& ru = run.exit.usage;
-    wall.values.push_back(static_cast<double>(run.exit.wall_ns));
-    user.values.push_back(ns(ru.ru_utime));
-    sys.values.push_back(ns(ru.ru_stime));
-    rss.values.push_back(static_cast<double>(ru.ru_maxrss));
-    minflt.values.push_back(static_cast<double>(ru.ru_minflt));
-    majflt.values.push_back(static_cast<double>(ru.ru_majflt));
-    vcsw.values.push_back(static_cast<double>(ru.ru_nvcsw));
-    ivcsw.values.push_back(static_cast<double>(ru.ru_nivcsw));
+    for (std::size_t i = 0; i < driver.size(); ++i) driver[i].values.push_back(driver_metrics()[i].of(run.exit));
   }
-  for (auto& s : counters)
-    if (s.name == "task-clock" || s.name == "cpu-clock") s.unit = "ns";
-  for (auto* s : {&wall, &user, &sys, &rss, &minflt, &majflt, &vcsw, &ivcsw}) counters.push_back(std::move(*s));
+  for (auto& s : driver) counters.push_back(std::move(s));
   return counters;
 }
 

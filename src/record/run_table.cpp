@@ -124,4 +124,29 @@ RunTable run_table_of(const std::vector<RunRecord>& runs) {
   return t;
 }
 
+const std::vector<DriverMetric>& driver_metrics() {
+  static const std::vector<DriverMetric> metrics = {
+      {"wall-time", "ns", [](const ExitInfo& e) { return static_cast<double>(e.wall_ns); }, &RunTable::wall_ns},
+      {"user-time", "ns", [](const ExitInfo& e) { return static_cast<double>(timeval_ns(e.usage.ru_utime)); },
+       &RunTable::utime_ns},
+      {"system-time", "ns", [](const ExitInfo& e) { return static_cast<double>(timeval_ns(e.usage.ru_stime)); },
+       &RunTable::stime_ns},
+      {"max-rss", "KiB", [](const ExitInfo& e) { return static_cast<double>(e.usage.ru_maxrss); },
+       &RunTable::maxrss_kb},
+      {"minor-faults(ru)", "count", [](const ExitInfo& e) { return static_cast<double>(e.usage.ru_minflt); },
+       &RunTable::minflt},
+      {"major-faults(ru)", "count", [](const ExitInfo& e) { return static_cast<double>(e.usage.ru_majflt); },
+       nullptr},
+      {"vol-ctx-switches(ru)", "count", [](const ExitInfo& e) { return static_cast<double>(e.usage.ru_nvcsw); },
+       &RunTable::nvcsw},
+      {"invol-ctx-switches(ru)", "count", [](const ExitInfo& e) { return static_cast<double>(e.usage.ru_nivcsw); },
+       &RunTable::nivcsw},
+  };
+  return metrics;
+}
+
+std::string counter_unit(const std::string& name) {
+  return (name == "task-clock" || name == "cpu-clock" || name == "duration_time") ? "ns" : "count";
+}
+
 }  // namespace obscheck

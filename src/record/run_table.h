@@ -78,4 +78,20 @@ struct RunTable {
 
 RunTable run_table_of(const std::vector<RunRecord>& runs);
 
+// The driver's own metrics of a run, taken the same way whatever is observed: wall time
+// and the reaped process's rusage. One list for every command, in the order reports
+// give them. `column` is the check's RunTable column, or null for a metric the check
+// leaves out (major faults: page-cache misses outside the program, zero in a warm
+// check); `measure` reports them all.
+struct DriverMetric {
+  const char* name;
+  const char* unit;
+  double (*of)(const ExitInfo&);           // its value in one run
+  std::vector<double> RunTable::*column;   // null: not among the check's metrics
+};
+const std::vector<DriverMetric>& driver_metrics();
+
+// A counter's unit: perf's software clocks count nanoseconds, every other event counts.
+std::string counter_unit(const std::string& name);
+
 }  // namespace obscheck
