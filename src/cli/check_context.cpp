@@ -1,15 +1,13 @@
 #include "cli/check_context.h"
 
-#include <sys/stat.h>
-
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
-#include <fstream>
 #include <map>
 
 #include "analysis/summary.h"
 #include "cli/commands.h"
+#include "cli/resume.h"
 #include "cli/sim_backend.h"
 #include "host/doctor.h"
 #include "host/host_info.h"
@@ -114,16 +112,15 @@ CheckContext manifest_context(const JournalData& d, const Plan& plan) {
 }
 
 bool journal_is_simulated(const std::string& path) {
-  // Not a regular file (a directory, /dev/zero), or a first line beyond the reader's
-  // limit: the reader refuses it and names why.
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
-  std::ifstream in(path);
-  std::string first;
-  for (char c; first.size() < kMaxJournalLineBytes && in.get(c) && c != '\n';) first += c;
-  const nlohmann::json m = nlohmann::json::parse(first, nullptr, false);
-  return m.is_object() && m.contains("options") && m.at("options").is_object() &&
-         m.at("options").value("backend", "native") == "sim";
+  // An unreadable or malformed first line is not a simulated check: the reader refuses
+  // it later and names why.
+  const nlohmann::json m = read_manifest_line(path);
+  if (m.is_null()) return false;
+  try {
+    return request_from_manifest(m).backend == Backend::sim;
+  } catch (const Error&) {
+    return false;
+  }
 }
 
 std::size_t looks_of(const JournalData& d) {

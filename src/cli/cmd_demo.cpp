@@ -7,7 +7,6 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 
 #include "cli/commands.h"
@@ -15,6 +14,7 @@
 #include "cli/sim_backend.h"
 #include "events/event.h"
 #include "launch/launcher.h"
+#include "observe/sim.h"
 #include "util/error.h"
 
 namespace obscheck {
@@ -43,7 +43,15 @@ constexpr const char* kLayoutCache = "D1=2048,1,32";
 // larger), so that the user's own environment's size does not decide the result.
 constexpr std::size_t kLayoutEnvPad = 8192;
 
-bool has_valgrind() { return std::system("valgrind --version > /dev/null 2>&1") == 0; }
+// Where the simulated backend would find it (observe/sim.h find_valgrind).
+bool has_valgrind() {
+  try {
+    find_valgrind();
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
 
 // The layout part runs for the bundled demo only: a user's own target or options asked
 // a question of their own.

@@ -10,6 +10,7 @@
 #include "cli/html_out.h"
 #include "record/journal.h"
 #include "record/journal_reader.h"
+#include "record/request.h"
 #include "report/check_report.h"
 #include "run/check.h"
 
@@ -25,9 +26,8 @@ void print_check(const Options& o, const Plan& plan, const Findings& findings, c
                        : check_text(plan, findings, ctx, o.color));
 }
 
-double margin_of(const Options& o, const nlohmann::json& manifest) {
-  return o.margin_given ? o.margin : manifest.at("options").value("margin", 0.01);
-}
+// The check's ε, or the one given to re-judge it with.
+double margin_of(const Options& o, const CheckRequest& recorded) { return o.margin_given ? o.margin : recorded.margin; }
 
 // Only runs whose observer left something for the report (probe hits, samples, a
 // profiler command's own time, processes left behind) are kept, and only their extras.
@@ -58,7 +58,7 @@ int report_from_table(const Options& o) {
   shell.manifest = t.manifest;
   shell.notes = t.notes;
   const Findings findings =
-      analyse_check(t.plan, t.runs, {margin_of(o, t.manifest), 0.05, looks_of(shell), t.plan.seed()});
+      analyse_check(t.plan, t.runs, {margin_of(o, request_from_manifest(t.manifest)), 0.05, looks_of(shell), t.plan.seed()});
   CheckContext ctx = manifest_context(shell, t.plan);
   ctx.runs_done = t.runs.size();
   ctx.observations = observations(t.plan, with_extras);
@@ -79,9 +79,9 @@ int cmd_report(const Options& o) {
   if (o.html.empty() && o.svg_dir.empty() && !journal_is_simulated(o.report_file)) return report_from_table(o);
   const JournalData d = load_journal(o.report_file);
   const Plan plan = plan_from_journal(d);
-  const double margin = margin_of(o, d.manifest);
-  const bool simulated = d.manifest.at("options").value("backend", "native") == "sim";
-  const Findings findings = simulated ? analyse_deterministic(plan, d.runs, margin)
+  const CheckRequest recorded = request_from_manifest(d.manifest);
+  const double margin = margin_of(o, recorded);
+  const Findings findings = recorded.backend == Backend::sim ? analyse_deterministic(plan, d.runs, margin)
                                       : analyse_check(plan, d.runs, {margin, 0.05, looks_of(d), plan.seed()});
   CheckContext ctx = manifest_context(d, plan);
   ctx.observations = observations(plan, d.runs);

@@ -174,7 +174,7 @@ int cmd_resume(const Options& o) {
   CheckRequest request = request_from_manifest(m);
   request.time_budget = o.time_budget;
   if (request.backend == Backend::sim) find_valgrind();
-  const PreparedCheck p = prepare_check(request);
+  PreparedCheck p = prepare_check(request);
   Session s;
   s.plan = plan_from_journal(r.data);
   s.spec = p.spec;
@@ -189,12 +189,11 @@ int cmd_resume(const Options& o) {
   if (p.plan.levels != s.plan.spec.levels)
     throw Error(ErrorKind::usage, "the observer's doses differ from the journal's (a rebuilt variant, a changed symbol?)",
                 "start a new check");
-  std::vector<std::string> warnings;
+  // Dropped counters and notes were reported when the check began.
+  p.warnings.clear();
   if (r.data.torn_tail)
-    warnings.push_back("the journal's last line was incomplete (cut off mid-write) and was removed; that run is run again");
-  PreparedCheck resumed = p;
-  resumed.warnings = warnings;  // dropped counters and notes were reported when the check began
-  return run_check(o, resumed, s, r.writer, m.value("host", nlohmann::json::object()));
+    p.warnings.push_back("the journal's last line was incomplete (cut off mid-write) and was removed; that run is run again");
+  return run_check(o, p, s, r.writer, m.value("host", nlohmann::json::object()));
 }
 
 }  // namespace obscheck

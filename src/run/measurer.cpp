@@ -45,6 +45,7 @@ EventSet metric_events(const CheckSpec& spec, const Level& level) {
 // the target is corked, and once it is reaped.
 class HostLoad {
  public:
+  explicit HostLoad(long ticks_per_second) : ticks_(ticks_per_second) {}
   void before() { before_ = read_proc_stat(); }
   void after(RunRecord& rec) const {
     const std::optional<ProcStat> after = read_proc_stat();
@@ -53,7 +54,7 @@ class HostLoad {
 
  private:
   std::optional<ProcStat> before_;
-  long ticks_ = clock_ticks_per_second();
+  long ticks_;
 };
 
 class SimMeasurer final : public Measurer {
@@ -65,7 +66,7 @@ class SimMeasurer final : public Measurer {
     }
   }
   bool measure(std::size_t config, LaunchSpec& launch, RunRecord& rec) override {
-    HostLoad host;
+    HostLoad host(ticks_);
     try {
       host.before();
       SimRun run = run_sim_interruptible(launch, *spec_.sim, simulated_.at(config));
@@ -85,6 +86,7 @@ class SimMeasurer final : public Measurer {
 
  private:
   const CheckSpec& spec_;
+  const long ticks_ = clock_ticks_per_second();  // once per check
   std::vector<std::vector<SimEvent>> simulated_;
 };
 
@@ -115,7 +117,7 @@ class PerfMeasurer final : public Measurer {
     if (!inside) counters = CounterSet::open(child.pid(), sets_[config]);
     const Level& level = plan_.configs.at(config).level;
     std::unique_ptr<Attachment> watching = observer_.attach(child.pid(), level);
-    HostLoad host;
+    HostLoad host(ticks_);
     host.before();
     if (watching) watching->start();
     child.release();
@@ -137,6 +139,7 @@ class PerfMeasurer final : public Measurer {
 
  private:
   const CheckSpec& spec_;
+  const long ticks_ = clock_ticks_per_second();  // once per check
   const Observer& observer_;
   const Plan& plan_;
   std::vector<std::vector<std::size_t>> programmed_, own_;
@@ -212,7 +215,7 @@ class CommandMeasurer final : public Measurer {
     out_write.reset();
     InterruptGuard::set_current_group(child.pid());
     TargetOutput output(std::move(out_read));
-    HostLoad host;
+    HostLoad host(ticks_);
     host.before();
     child.release();
     CounterSet counters;
@@ -262,6 +265,7 @@ class CommandMeasurer final : public Measurer {
   }
 
   const CheckSpec& spec_;
+  const long ticks_ = clock_ticks_per_second();  // once per check
   std::vector<EventSet> sets_;
 };
 

@@ -37,8 +37,8 @@ SweepResult run_to_look(Session& s, JournalWriter& journal, std::size_t look, co
       progress({before + p.done, look, rate * static_cast<double>(pending.size() - p.done), elapsed,
                 s.plan.spec.fixed_blocks ? 0.0 : s.time_budget_s, p.config});
     };
+  // run_sweep's last report (no configuration) ends the look's progress line.
   SweepResult r = run_sweep(s.plan, s.spec, pending, journal, each);
-  if (progress) progress({s.runs.size() + r.appended.size(), look, 0, seconds_since(pace.started), 0, nullptr});
   for (auto& rec : r.appended) s.runs.push_back(std::move(rec));
   r.appended.clear();
   return r;
