@@ -125,4 +125,11 @@ std::size_t blocks_for_half_width(double half_width, std::size_t n, double targe
   return lo;
 }
 
+double projected_half_width(double half_width, std::size_t n, std::size_t m, double alpha, double a) {
+  const double now = width_in_se(n, alpha, a);
+  if (!std::isfinite(now) || !std::isfinite(half_width) || m == 0) return kInf;
+  const double se1 = half_width / now * std::sqrt(static_cast<double>(n));
+  return width_in_se(m, alpha, a) * se1 / std::sqrt(static_cast<double>(m));
+}
+
 }  // namespace obscheck::stats

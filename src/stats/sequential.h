@@ -70,4 +70,9 @@ double sequence_width_in_se(std::size_t n, double alpha, double a = kMixturePrio
 std::size_t blocks_for_half_width(double half_width, std::size_t n, double target, double alpha,
                                   std::size_t max_n = 1000000, double a = kMixturePrior);
 
+// The half-width a sequence now `half_width` wide at `n` blocks would have at `m`
+// blocks if the noise stays as it is (the same scaling as blocks_for_half_width).
+// Infinite while the sequence is unbounded at n or at m.
+double projected_half_width(double half_width, std::size_t n, std::size_t m, double alpha, double a = kMixturePrior);
+
 }  // namespace obscheck::stats

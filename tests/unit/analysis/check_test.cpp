@@ -574,3 +574,39 @@ TEST_CASE("the findings do not depend on how many threads compute the comparison
   for (std::size_t i = 0; i < f1.verdicts.size(); ++i) CHECK(f1.verdicts[i].reason == f4.verdicts[i].reason);
   CHECK(f1.notes == f4.notes);
 }
+
+TEST_CASE("more blocks could decide while any effect the interval admits could be decided") {
+  // A true null whose estimate sits at +1.1% by chance after 80 blocks: the point
+  // estimate says ±1% can never be shown, but the interval admits 0, and at 600 blocks
+  // the sequence is narrow enough to show it. The check must go on.
+  Comparison c;
+  c.scale = Scale::ratio;
+  c.n = 80;
+  c.level = 0.90;
+  c.margin = 0.01;
+  c.effect = 0.011;
+  c.ci_lo = std::expm1(-0.010);
+  c.ci_hi = std::expm1(0.022);
+  CHECK(more_blocks_could_decide(c, 600));
+  CHECK_FALSE(more_blocks_could_decide(c, 80));   // no more blocks allowed
+  CHECK_FALSE(more_blocks_could_decide(c, 100));  // 20 more blocks narrow it too little
+  // An interval of ±3% after 20 blocks: 5 more leave it wider than the margin each way
+  // of 0, and too wide to put any admitted effect beyond it; 600 would decide.
+  c.n = 20;
+  c.ci_lo = std::expm1(-0.03);
+  c.ci_hi = std::expm1(0.03);
+  CHECK_FALSE(more_blocks_could_decide(c, 25));
+  CHECK(more_blocks_could_decide(c, 600));
+  // An interval clear of 0 can always be decided by some count of blocks (the true
+  // effect may lie at its end nearer to 0, or at the farther one); the cap decides.
+  c.n = 80;
+  c.ci_lo = std::expm1(0.008);
+  c.ci_hi = std::expm1(0.012);
+  CHECK(more_blocks_could_decide(c, 120));
+  // Decided comparisons wait on nothing; unbounded or drifting ones on more blocks.
+  c.equivalent = true;
+  CHECK_FALSE(more_blocks_could_decide(c, 600));
+  c.equivalent = false;
+  c.ci_hi = INFINITY;
+  CHECK(more_blocks_could_decide(c, 81));
+}

@@ -282,6 +282,12 @@ TEST_CASE("confidence sequence: the blocks a half-width needs") {
   CHECK(blocks_for_half_width(0.02, 100, 0.03, 0.10) == 0);       // already narrower
   CHECK(blocks_for_half_width(0.02, 5, 0.01, 0.10) == 0);         // unbounded at 5 blocks
   CHECK(std::isinf(sequence_width_in_se(5, 0.10)));
+  // projected_half_width is the same scaling the other way: at the count found above
+  // the sequence is at most the target wide, one block before it wider.
+  CHECK(projected_half_width(0.02, 100, n, 0.10) <= 0.01);
+  CHECK(projected_half_width(0.02, 100, n - 1, 0.10) > 0.01);
+  CHECK(projected_half_width(0.02, 100, 100, 0.10) == Approx(0.02).epsilon(1e-12));
+  CHECK(std::isinf(projected_half_width(0.02, 5, 100, 0.10)));
 }
 
 TEST_CASE("Pettitt's test: mid-ranks, the statistic and its p-value by hand") {
