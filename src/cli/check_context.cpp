@@ -98,7 +98,7 @@ CheckContext manifest_context(const JournalData& d, const Plan& plan) {
   ctx.host = m.value("host", nlohmann::json::object());
   ctx.doctor = doctor_of(ctx.host);
   for (const auto& e : m.value("env", nlohmann::json::array())) ctx.env_bytes += e.value("bytes", std::size_t{0});
-  ctx.runs_planned = end_block_for(plan, plan_looks(plan).back()) * plan.block_size();
+  ctx.runs_planned = runs_for(plan, plan_looks(plan).back());
   ctx.runs_done = d.runs.size();
   // The last word of the sweep decides: a resumed sweep that finished is complete.
   const std::string last = d.notes.empty() ? "" : d.notes.back().value("kind", "");

@@ -70,6 +70,19 @@ void validate(const PlanSpec& spec) {
                 fmt::format("the first look is at {} blocks", kFirstLook));
   if (spec.fixed_blocks && *spec.fixed_blocks == 0)
     throw Error(ErrorKind::usage, "--runs must be at least 1 block");
+  if (spec.shard) {
+    const Shard& sh = *spec.shard;
+    if (!spec.fixed_blocks)
+      throw Error(ErrorKind::usage, "a shard needs a plan with a fixed number of blocks", "give the plan --runs N");
+    if (sh.count == 0 || sh.index >= sh.count)
+      throw Error(ErrorKind::usage, fmt::format("shard {}/{} is out of range", sh.index, sh.count),
+                  "shards are numbered 0..N-1, as Slurm's array task ids");
+    if (sh.count > *spec.fixed_blocks)
+      throw Error(ErrorKind::usage,
+                  fmt::format("{} shards of a plan of {} blocks would leave some without a block", sh.count,
+                              *spec.fixed_blocks),
+                  "use at most as many shards as the plan has blocks");
+  }
   if (spec.warmup_blocks > kMaxWarmupBlocks)
     throw Error(ErrorKind::usage,
                 fmt::format("{} warm-up blocks is more than {}", spec.warmup_blocks, kMaxWarmupBlocks));
@@ -176,6 +189,7 @@ std::size_t baseline_for(const Plan& plan, Layout layout) {
 }
 
 std::vector<std::size_t> plan_looks(const Plan& plan, std::size_t first) {
+  if (plan.spec.fixed_blocks && plan.spec.shard) return {shard_blocks(*plan.spec.fixed_blocks, *plan.spec.shard)};
   if (plan.spec.fixed_blocks) return {*plan.spec.fixed_blocks};
   return looks(plan.spec.max_blocks, first);
 }
@@ -203,10 +217,27 @@ std::vector<std::size_t> block_order(const Plan& plan, std::size_t block) {
   return order;
 }
 
+bool runs_block(const Plan& plan, std::size_t block) {
+  const std::size_t w = plan.spec.warmup_blocks;
+  if (!plan.spec.shard || block < w) return true;
+  return (block - w) % plan.spec.shard->count == plan.spec.shard->index;
+}
+
+std::size_t shard_blocks(std::size_t total, const Shard& s) {
+  return s.index < total ? (total - s.index + s.count - 1) / s.count : 0;
+}
+
+Plan whole_plan(const Plan& plan) {
+  Plan out = plan;
+  out.spec.shard.reset();
+  return out;
+}
+
 std::vector<Trial> trials(const Plan& plan, std::size_t first_block, std::size_t end_block) {
   std::vector<Trial> out;
   const std::size_t n = plan.block_size();
   for (std::size_t b = first_block; b < end_block; ++b) {
+    if (!runs_block(plan, b)) continue;
     const auto order = block_order(plan, b);
     for (std::size_t p = 0; p < n; ++p)
       out.push_back(Trial{b * n + p, b, p, order[p], b < plan.spec.warmup_blocks});
@@ -221,7 +252,13 @@ Trial trial_at(const Plan& plan, std::size_t index) {
 }
 
 std::size_t end_block_for(const Plan& plan, std::size_t measured_blocks) {
-  return plan.spec.warmup_blocks + measured_blocks;
+  if (!plan.spec.shard || measured_blocks == 0) return plan.spec.warmup_blocks + measured_blocks;
+  // The shard's m-th measured block is the plan's block w + (m - 1) * count + index.
+  return plan.spec.warmup_blocks + (measured_blocks - 1) * plan.spec.shard->count + plan.spec.shard->index + 1;
+}
+
+std::size_t runs_for(const Plan& plan, std::size_t measured_blocks) {
+  return (plan.spec.warmup_blocks + measured_blocks) * plan.block_size();
 }
 
 std::optional<std::size_t> comparison_baseline(const Plan& plan, Metric metric, std::size_t config) {
@@ -310,7 +347,7 @@ nlohmann::json plan_to_json(const Plan& plan) {
                        {"programmed", c.level.programmed},
                        {"announced", c.level.announced}});
   }
-  return {{"observer", s.observer},
+  nlohmann::json out = {{"observer", s.observer},
           {"counters", s.counters},
           {"levels", levels},
           {"layouts", layouts},
@@ -321,6 +358,9 @@ nlohmann::json plan_to_json(const Plan& plan) {
           {"configs", configs},
           {"baselines", plan.baselines},
           {"aa", plan.aa}};
+  // Only a shard's plan says so: every other journal's plan reads as it always did.
+  if (s.shard) out["shard"] = {{"index", s.shard->index}, {"count", s.shard->count}};
+  return out;
 }
 
 Plan plan_from_json(const nlohmann::json& j) {
@@ -344,6 +384,10 @@ Plan plan_from_json(const nlohmann::json& j) {
     s.fixed_blocks = field<std::size_t>(j, "fixed_blocks", where);
   s.max_blocks = field<std::size_t>(j, "max_blocks", where);
   s.warmup_blocks = field<std::size_t>(j, "warmup_blocks", where);
+  if (j.contains("shard")) {
+    const auto& sh = j.at("shard");
+    s.shard = Shard{field<std::size_t>(sh, "index", "plan shard"), field<std::size_t>(sh, "count", "plan shard")};
+  }
 
   Plan plan;
   try {

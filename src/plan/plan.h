@@ -97,6 +97,16 @@ inline constexpr std::size_t kDefaultWarmupBlocks = 1;
 // analysis/check.h first_look).
 std::vector<std::size_t> looks(std::size_t max_blocks, std::size_t first = kFirstLook);
 
+// One host's share of a plan run on several (obscheck run --plan FILE --shard I/N):
+// every warm-up block, then the measured blocks b with (b - warm-up) mod count ==
+// index. Block numbers, orders and run indexes stay the plan's, so the shards' journals
+// merge without renumbering and every measured run is in exactly one shard.
+struct Shard {
+  std::size_t index = 0;
+  std::size_t count = 1;
+  bool operator==(const Shard&) const = default;
+};
+
 struct PlanSpec {
   std::string observer = "counters";   // the observer's name; first part of every id
   std::vector<std::string> counters;   // the user's list that Level indexes refer to
@@ -106,6 +116,7 @@ struct PlanSpec {
   std::optional<std::size_t> fixed_blocks;  // --runs N: N measured blocks, one look
   std::size_t max_blocks = kDefaultMaxBlocks;  // --max-runs: measured blocks at most
   std::size_t warmup_blocks = kDefaultWarmupBlocks;
+  std::optional<Shard> shard;               // unset: every block (needs fixed_blocks when set)
   bool operator==(const PlanSpec&) const = default;
 };
 
@@ -148,7 +159,7 @@ Plan make_plan(const PlanSpec& spec);
 std::size_t baseline_for(const Plan& plan, Layout layout);
 
 // The looks the sweep makes, in measured blocks: {fixed_blocks} when --runs fixed the
-// count, else looks(max_blocks).
+// count (a shard's: its share of them), else looks(max_blocks).
 std::vector<std::size_t> plan_looks(const Plan& plan, std::size_t first = kFirstLook);
 
 // A permutation of 0..block_size()-1 (every configuration once, the A/A copy
@@ -175,12 +186,22 @@ struct Trial {
   bool operator==(const Trial&) const = default;
 };
 
-// The trials of blocks [first_block, end_block) in run order (deterministic).
+// The trials of blocks [first_block, end_block) in run order (deterministic); of a
+// shard's plan, only the shard's blocks.
 std::vector<Trial> trials(const Plan& plan, std::size_t first_block, std::size_t end_block);
+// Whether block `block` is run under this plan (always, unless the plan is a shard).
+bool runs_block(const Plan& plan, std::size_t block);
 // The trial with this global index.
 Trial trial_at(const Plan& plan, std::size_t index);
-// Blocks to run (warm-up included) to reach `measured_blocks` measured blocks.
+// The end (exclusive) of the blocks to run, warm-up included, to reach
+// `measured_blocks` of this plan's (a shard's own) measured blocks.
 std::size_t end_block_for(const Plan& plan, std::size_t measured_blocks);
+// The runs up to `measured_blocks` measured blocks, warm-up included.
+std::size_t runs_for(const Plan& plan, std::size_t measured_blocks);
+// The measured blocks the shard `s` of a plan of `total` measured blocks runs.
+std::size_t shard_blocks(std::size_t total, const Shard& s);
+// The same plan without its shard (what every shard of it shares).
+Plan whole_plan(const Plan& plan);
 
 // What a comparison measures: one of the user's counters, or a driver metric (wall
 // time, rusage) that the driver takes the same way at every level.

@@ -80,7 +80,7 @@ void write_end_note(JournalWriter& journal, const Session& s, const SessionOutco
 SessionOutcome run_session(Session& s, JournalWriter& journal, const LookFn& look, const SessionProgressFn& progress) {
   const auto schedule = plan_looks(s.plan, s.first_look);
   SessionOutcome out;
-  out.runs_planned = end_block_for(s.plan, schedule.back()) * s.plan.block_size();
+  out.runs_planned = runs_for(s.plan, schedule.back());
   // --time-budget: the sweep stops at the first look after the budget is spent, and a
   // look is shortened so as not to run far past it (at this invocation's pace). A plan
   // with a fixed number of blocks (--runs N) asked for exactly those: no budget applies.

@@ -332,3 +332,52 @@ TEST_CASE("plan JSON round trip rebuilds the same plan and orders") {
     CHECK(std::string(e.what()).find("seed") != std::string::npos);
   }
 }
+
+TEST_CASE("shards: every measured block in exactly one shard, the warm-up in each, orders the plan's") {
+  PlanSpec s;
+  s.counters = {"task-clock", "page-faults"};
+  s.levels = counter_levels(s.counters, true);
+  s.layouts = {Layout::held};
+  s.seed = 5;
+  s.fixed_blocks = 10;
+  const Plan whole = make_plan(s);
+  std::multiset<std::size_t> measured;
+  for (std::size_t i = 0; i < 3; ++i) {
+    PlanSpec sh = s;
+    sh.shard = Shard{i, 3};
+    const Plan p = make_plan(sh);
+    CHECK(plan_looks(p) == std::vector<std::size_t>{i == 0 ? 4u : 3u});  // blocks 1,4,7,10 | 2,5,8 | 3,6,9
+    const std::size_t end = end_block_for(p, plan_looks(p).back());
+    CHECK(end == (i == 0 ? 11u : i == 1 ? 9u : 10u));
+    CHECK(runs_for(p, plan_looks(p).back()) == (1 + plan_looks(p).back()) * p.block_size());
+    const auto t = trials(p, 0, end);
+    CHECK(t.size() == runs_for(p, plan_looks(p).back()));
+    for (const Trial& x : t) {
+      CHECK(x == trial_at(whole, x.index));  // the whole plan's block, position and order
+      if (x.warmup) CHECK(x.block == 0);
+      else if (x.position == 0) measured.insert(x.block);
+    }
+    // The shard survives the journal's JSON, and the whole plan drops it.
+    CHECK(plan_from_json(plan_to_json(p)).spec == p.spec);
+    CHECK_FALSE(whole_plan(p).spec.shard);
+  }
+  CHECK(measured == std::multiset<std::size_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+  CHECK_FALSE(plan_to_json(whole).contains("shard"));  // other journals read as before
+}
+
+TEST_CASE("shards: out of range, without fixed blocks, or more than the blocks are usage errors") {
+  PlanSpec s;
+  s.counters = {"task-clock"};
+  s.levels = counter_levels(s.counters);
+  s.layouts = {Layout::held};
+  s.fixed_blocks = 4;
+  s.shard = Shard{2, 2};
+  CHECK_THROWS_AS(make_plan(s), obscheck::Error);
+  s.shard = Shard{0, 5};
+  CHECK_THROWS_AS(make_plan(s), obscheck::Error);
+  s.shard = Shard{0, 2};
+  s.fixed_blocks.reset();
+  CHECK_THROWS_AS(make_plan(s), obscheck::Error);
+  s.fixed_blocks = 4;
+  CHECK_NOTHROW(make_plan(s));
+}

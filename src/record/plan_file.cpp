@@ -1,0 +1,106 @@
+#include "record/plan_file.h"
+
+#include <fmt/core.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "util/digest.h"
+#include "util/error.h"
+
+namespace obscheck {
+namespace {
+
+std::string shown(const nlohmann::json& v) {
+  std::string s = v.dump();
+  return s.size() > 80 ? s.substr(0, 77) + "..." : s;
+}
+
+}  // namespace
+
+std::string plan_digest(const nlohmann::json& options, const nlohmann::json& plan, const TargetInfo& target) {
+  // nlohmann::json objects keep their keys sorted, so dump() is canonical.
+  const nlohmann::json shared{{"options", options},
+                              {"plan", plan},
+                              {"target", {{"argv", target.argv}, {"sha256", target.sha256}}}};
+  return sha256_hex(shared.dump());
+}
+
+nlohmann::json plan_file_json(const PlanFile& p) {
+  return {{"type", "plan"},
+          {"format", kPlanFormat},
+          {"version", kPlanVersion},
+          {"obscheck", p.obscheck_version},
+          {"created", p.created},
+          {"options", p.options},
+          {"seed", p.plan.at("seed")},
+          {"target", {{"path", p.target.path}, {"argv", p.target.argv}, {"sha256", p.target.sha256}}},
+          {"plan", p.plan},
+          {"notes", p.notes},
+          {"digest", p.digest}};
+}
+
+PlanFile plan_file_from_json(const nlohmann::json& j, const std::string& path) {
+  if (!j.is_object() || j.value("format", "") != kPlanFormat)
+    throw Error(ErrorKind::io, fmt::format("{} is not an obscheck plan", path), "write one with obscheck plan -o FILE");
+  if (j.value("version", 0) != kPlanVersion)
+    throw Error(ErrorKind::io, fmt::format("plan {} has version {}; this obscheck reads version {}", path,
+                                           shown(j.value("version", nlohmann::json())), kPlanVersion),
+                "run it with the obscheck that wrote it (the plan's \"obscheck\" field)");
+  PlanFile p;
+  try {
+    p.obscheck_version = j.at("obscheck").get<std::string>();
+    p.created = j.at("created").get<std::string>();
+    p.options = j.at("options");
+    p.plan = j.at("plan");
+    const nlohmann::json& t = j.at("target");
+    p.target = TargetInfo{t.at("path").get<std::string>(), t.at("argv").get<std::vector<std::string>>(),
+                          t.at("sha256").get<std::string>()};
+    p.notes = j.value("notes", std::vector<std::string>{});
+    p.digest = j.at("digest").get<std::string>();
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(ErrorKind::io, fmt::format("plan {} is malformed: {}", path, e.what()));
+  }
+  if (!p.options.is_object() || !p.plan.is_object() || p.target.argv.empty())
+    throw Error(ErrorKind::io, fmt::format("plan {} is malformed: no options, plan or target", path));
+  if (plan_digest(p.options, p.plan, p.target) != p.digest)
+    throw Error(ErrorKind::io, fmt::format("plan {} was changed after it was written (its digest does not match)", path),
+                "write the plan again with obscheck plan; shards of an edited plan could not be merged");
+  return p;
+}
+
+PlanFile read_plan_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ErrorKind::io, fmt::format("cannot read plan {}", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(ErrorKind::io, fmt::format("plan {} is not JSON: {}", path, e.what()));
+  }
+  return plan_file_from_json(j, path);
+}
+
+std::string json_difference(const nlohmann::json& a, const nlohmann::json& b, const std::string& at) {
+  if (a == b) return "";
+  const auto here = [&] { return at.empty() ? std::string("(top)") : at; };
+  if (a.is_object() && b.is_object()) {
+    for (const auto& [k, v] : a.items()) {
+      const std::string path = at.empty() ? k : at + "." + k;
+      if (!b.contains(k)) return fmt::format("{}: {} vs (absent)", path, shown(v));
+      if (std::string d = json_difference(v, b.at(k), path); !d.empty()) return d;
+    }
+    for (const auto& [k, v] : b.items())
+      if (!a.contains(k)) return fmt::format("{}: (absent) vs {}", at.empty() ? k : at + "." + k, shown(v));
+  }
+  if (a.is_array() && b.is_array()) {
+    for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+      if (std::string d = json_difference(a[i], b[i], fmt::format("{}[{}]", at, i)); !d.empty()) return d;
+    return fmt::format("{}: {} vs {} entries", here(), a.size(), b.size());
+  }
+  return fmt::format("{}: {} vs {}", here(), shown(a), shown(b));
+}
+
+}  // namespace obscheck

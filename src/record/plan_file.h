@@ -1,0 +1,47 @@
+// record/: a check planned once and run on many hosts (obscheck plan, run --plan,
+// slurm). The plan file holds what every host must share: the typed request (seed and
+// blocks fixed), the plan's configurations and block count, and the target's digest;
+// its own digest over these names the plan in every shard's journal, so journals of
+// different plans are never merged.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "plan/plan.h"
+#include "record/journal.h"
+
+namespace obscheck {
+
+inline constexpr const char* kPlanFormat = "obscheck-plan";
+inline constexpr int kPlanVersion = 1;
+
+struct PlanFile {
+  std::string obscheck_version;
+  std::string created;                 // UTC, ISO 8601
+  nlohmann::json options;              // request_to_json of the planned request
+  nlohmann::json plan;                 // plan_to_json of the whole plan (no shard)
+  TargetInfo target;
+  std::vector<std::string> notes;      // e.g. counters the planning host could not count
+  std::string digest;                  // plan_digest(options, plan, target)
+};
+
+// SHA-256 over the canonical JSON of what the shards share. The target's path is left
+// out (a node may keep its copy elsewhere); its argv and content digest are in.
+std::string plan_digest(const nlohmann::json& options, const nlohmann::json& plan, const TargetInfo& target);
+
+nlohmann::json plan_file_json(const PlanFile& p);
+// The file as a manifest-shaped object (options, seed, target, plan), so the request
+// is read back by request_from_manifest like a journal's.
+PlanFile plan_file_from_json(const nlohmann::json& j, const std::string& path);
+// Reads and checks a plan file: its format, its fields, and its digest (an edited
+// plan is refused: Error(io), naming the file). Error(io) when it cannot be read.
+PlanFile read_plan_file(const std::string& path);
+
+// The first place two JSON values differ, as a path ("plan.levels[2].label: ... vs
+// ..."); "" when they are equal. For naming why journals or hosts do not share a plan.
+std::string json_difference(const nlohmann::json& a, const nlohmann::json& b, const std::string& at = "");
+
+}  // namespace obscheck
