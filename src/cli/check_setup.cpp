@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <chrono>
 #include <random>
 
 #include "cli/commands.h"
@@ -14,6 +15,7 @@
 #include "observe/probes.h"
 #include "observe/variants.h"
 #include "observe/wrap.h"
+#include "util/digest.h"
 #include "util/error.h"
 
 namespace obscheck {
@@ -364,6 +366,41 @@ PreparedCheck prepare_check(CheckRequest r) {
   set_budget(r, p.plan);
   p.request = std::move(r);
   return p;
+}
+
+PreparedCheck prepare_plan(CheckRequest r, std::vector<std::string>& cannot_count) {
+  try {
+    return prepare_check(r);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::event || r.observer.kind != ObserverKind::counters || r.backend != Backend::native)
+      throw;
+    cannot_count.push_back(e.what());
+  }
+  PreparedCheck p;
+  if (r.counters.empty()) r.counters = default_counters(r);
+  p.spec.base = launch_spec_for(r.launch);
+  p.spec.mode = r.mode;
+  p.plan.counters = r.counters.items();
+  p.plan.levels = counter_levels(r.counters.items(), true);
+  p.plan.observer = "counters";
+  p.plan.layouts = layouts_for(r.mode);
+  if (!r.seed_given) r.seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+  r.seed_given = true;
+  p.plan.seed = r.seed;
+  set_budget(r, p.plan);
+  p.request = std::move(r);
+  return p;
+}
+
+nlohmann::json check_manifest(const PreparedCheck& p, const Plan& plan, const nlohmann::json& host) {
+  ManifestInput mi;
+  mi.obscheck_version = OBSCHECK_VERSION;
+  mi.created = std::chrono::system_clock::now();
+  mi.host = host;
+  mi.options = request_to_json(p.request);
+  mi.target = TargetInfo{p.spec.base.path, p.spec.base.argv, sha256_file(p.spec.base.path)};
+  mi.env = p.spec.base.env.vars();
+  return make_manifest(mi, plan);
 }
 
 }  // namespace obscheck

@@ -40,6 +40,15 @@ struct PreparedCheck {
 // counted (unless allow_missing drops them), Error(target) for a missing program.
 PreparedCheck prepare_check(CheckRequest r);
 
+// As prepare_check, for a plan other hosts will run (obscheck plan): a counter this
+// host cannot count does not stop the counter observer's plan, whose levels need only
+// the list; each such counter is named in `cannot_count`, and the hosts that run the
+// plan must count it. Any other error is prepare_check's.
+PreparedCheck prepare_plan(CheckRequest r, std::vector<std::string>& cannot_count);
+
+// The journal's manifest for a check about to start (record/journal.h make_manifest).
+nlohmann::json check_manifest(const PreparedCheck& p, const Plan& plan, const nlohmann::json& host);
+
 // Runs a prepared check's session (new, or resumed with its journalled runs in `s`)
 // to its end, prints the report and returns the exit code (cli/cmd_check.cpp).
 int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWriter& journal, const nlohmann::json& host);

@@ -30,6 +30,9 @@ int dispatch(const Parsed& parsed) {
     case Command::bias: return cmd_bias(o);
     case Command::compare: return cmd_compare(o);
     case Command::completion: return cmd_completion(o);
+    case Command::plan: return cmd_plan(o);
+    case Command::run: return cmd_run(o);
+    case Command::slurm: return cmd_slurm(o);
   }
   throw Error(ErrorKind::usage, "this command is not part of this build");
 }

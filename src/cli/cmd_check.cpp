@@ -91,15 +91,8 @@ int cmd_check(const Options& o) {
   s.spec = p.spec;
   s.plan = make_plan(p.plan);
   const nlohmann::json host = read_host();
-  ManifestInput mi;
-  mi.obscheck_version = OBSCHECK_VERSION;
-  mi.created = std::chrono::system_clock::now();
-  mi.host = host;
-  mi.options = request_to_json(p.request);
-  mi.target = TargetInfo{s.spec.base.path, s.spec.base.argv, sha256_file(s.spec.base.path)};
-  mi.env = s.spec.base.env.vars();
-  const nlohmann::json manifest = make_manifest(mi, s.plan);
-  JournalWriter journal = o.journal.empty() ? JournalWriter::create_default("", mi.created, manifest)
+  const nlohmann::json manifest = check_manifest(p, s.plan, host);
+  JournalWriter journal = o.journal.empty() ? JournalWriter::create_default("", std::chrono::system_clock::now(), manifest)
                                             : JournalWriter::create(o.journal, manifest);
   s.journal_path = journal.path();
   return run_check(o, p, s, journal, host);

@@ -74,6 +74,7 @@ int report_from_table(const Options& o) {
 }  // namespace
 
 int cmd_report(const Options& o) {
+  if (o.report_files.size() > 1) return report_merged(o);
   // The manifest alone says which path applies: the simulated backend's analysis and
   // the figures (--html, --svg) read RunRecords.
   if (o.html.empty() && o.svg_dir.empty() && !journal_is_simulated(o.report_file)) return report_from_table(o);

@@ -21,6 +21,16 @@ int cmd_demo(const Options& o);
 int cmd_bias(const Options& o);     // measurement bias across contexts
 int cmd_compare(const Options& o);  // two variants over sampled contexts
 int cmd_completion(const Options& o);  // the bash or zsh completion script
+int cmd_plan(const Options& o);     // a check planned once for several hosts
+int cmd_run(const Options& o);      // one host's shard of a plan
+int cmd_slurm(const Options& o);    // the plan and sbatch scripts of a Slurm job array
+// obscheck report with several journals: the shards of one plan, merged with the host
+// as a factor (cli/merge.cpp).
+int report_merged(const Options& o);
+
+// Writes the plan `o` asks for to `path` (refusing an existing file); cli/cmd_plan.cpp.
+struct PlanFile;
+PlanFile write_plan(const Options& o, const std::string& path);
 
 // The exit code of a sweep stopped by a signal: 128 + its number, as a shell reports
 // a process killed by it (130 SIGINT, 143 SIGTERM, 129 SIGHUP); the results so far

@@ -31,6 +31,7 @@ const std::map<std::string, Command> kCommands = {
     {"check", Command::check},   {"measure", Command::measure}, {"events", Command::events},
     {"doctor", Command::doctor}, {"report", Command::report},   {"demo", Command::demo},
     {"bias", Command::bias},     {"compare", Command::compare}, {"completion", Command::completion},
+    {"plan", Command::plan},     {"run", Command::run},         {"slurm", Command::slurm},
 };
 
 const char* kUsage[] = {
@@ -43,6 +44,10 @@ const char* kUsage[] = {
     "       obscheck demo                                 the check on a bundled workload, then the layout effect",
     "       obscheck bias [options] -- PROG [ARGS...]     how far PROG's metric swings across measurement contexts",
     "       obscheck compare [options] -- BASE [ARGS...] ::: CONTENDER [ARGS...]   compare two variants over sampled contexts",
+    "       obscheck plan [options] [--] PROG [ARGS...]  write a check's plan for several hosts (-o FILE)",
+    "       obscheck run --plan FILE --shard I/N          run shard I of N of a plan on this host",
+    "       obscheck slurm [slurm options] -- [options] PROG [ARGS...]   the plan and sbatch scripts for a Slurm job array",
+    "       obscheck report SHARD.jsonl...               merge the shards of a plan, the host as a factor",
     "       obscheck completion bash|zsh                  the shell completion script",
 };
 
@@ -189,6 +194,38 @@ po::options_description options_for(Command c) {
           ("html", po::value<std::string>(), "also write the report with its figures as one self-contained HTML FILE")
           ("svg", po::value<std::string>(), "also write every figure as an SVG file into DIR");
       all.add(d).add(output_options());
+      break;
+    }
+    case Command::plan: {
+      po::options_description d("Plan");
+      d.add_options()("output,o", po::value<std::string>(), "write the plan to FILE (default obscheck-plan.json)")
+          ("help,h", "this help");
+      all.add(counting_options(0)).add(check_options()).add(observer_options()).add(backend_options())
+          .add(target_options()).add(d);
+      break;
+    }
+    case Command::run: {
+      po::options_description d("Run a shard");
+      d.add_options()("plan", po::value<std::string>(), "the plan FILE written by obscheck plan")
+          ("shard", po::value<std::string>(), "I/N: run shard I of N (I defaults to $SLURM_ARRAY_TASK_ID)")
+          ("journal", po::value<std::string>(), "journal FILE (default: PLAN's name with .shard-I-of-N.jsonl); an existing one of this shard is resumed")
+          ("time-budget", po::value<double>(), "ignored: a plan runs its blocks")
+          ("fail-on", po::value<std::string>(), "exit 1 when a verdict is one of LIST, as the check (default perturbed,layout,incomparable)");
+      all.add(d).add(output_options());
+      break;
+    }
+    case Command::slurm: {
+      po::options_description d("Slurm (everything after -- is the check: [options] PROG [ARGS...])");
+      d.add_options()("shards", po::value<int>(), "array tasks, one shard of the plan each (default 4)")
+          ("nodes", po::value<int>(), "alias of --shards: one node per shard")
+          ("partition", po::value<std::string>(), "sbatch --partition")
+          ("time", po::value<std::string>(), "sbatch --time for each shard, e.g. 30:00")
+          ("array-parallelism", po::value<int>(), "at most K shards at once (the %K of sbatch's array range 0-N%K)")
+          ("shared", po::bool_switch(), "let other jobs share a shard's node (default: a node to itself, sbatch's exclusive)")
+          ("dir", po::value<std::string>(), "directory for the plan, the scripts, the journals and the report (default obscheck-slurm-TIME)")
+          ("submit", po::bool_switch(), "submit with sbatch: the array, then the merge once every shard succeeded")
+          ("help,h", "this help");
+      all.add(d);
       break;
     }
     case Command::bias:
@@ -352,6 +389,26 @@ void take(const po::variables_map& vm, const char* name, T& out) {
   if (vm.count(name)) out = vm[name].as<T>();
 }
 
+// --shard I/N, or N alone with $SLURM_ARRAY_TASK_ID as I (a Slurm array task).
+void parse_shard(const std::string& text, Options& o) {
+  const std::size_t slash = text.find('/');
+  std::string index = slash == std::string::npos ? "" : text.substr(0, slash);
+  const std::string count = slash == std::string::npos ? text : text.substr(slash + 1);
+  if (index.empty()) {
+    const char* task = std::getenv("SLURM_ARRAY_TASK_ID");
+    if (task == nullptr || *task == '\0')
+      throw Error(ErrorKind::usage, "--shard " + text + ": which shard? write I/N, or run it as a Slurm array task",
+                  "e.g. --shard 0/4 (shards are numbered 0..N-1)");
+    index = task;
+  }
+  o.shard_index = parse_unsigned("shard", index);
+  o.shard_count = parse_unsigned("shard", count);
+  if (o.shard_count == 0 || o.shard_index >= o.shard_count)
+    throw Error(ErrorKind::usage,
+                "--shard " + std::to_string(o.shard_index) + "/" + std::to_string(o.shard_count) + " is out of range",
+                "shards are numbered 0..N-1, as Slurm's array task ids");
+}
+
 }  // namespace
 
 Parsed parse_command_line(int argc, const char* const* argv) {
@@ -379,19 +436,24 @@ Parsed parse_command_line(int argc, const char* const* argv) {
   const po::options_description desc = options_for(o.command);
   std::vector<std::string> ours, rest;
   const bool takes_target = o.command == Command::check || o.command == Command::measure ||
-                            o.command == Command::bias || o.command == Command::compare;
+                            o.command == Command::bias || o.command == Command::compare || o.command == Command::plan;
   if (takes_target) {
     split_target(words, desc, ours, rest);
+  } else if (o.command == Command::slurm) {
+    // Ours up to "--"; after it a whole check command line, parsed as obscheck plan's.
+    const auto dash = std::find(words.begin(), words.end(), std::string("--"));
+    ours.assign(words.begin(), dash);
+    if (dash != words.end()) o.check_args.assign(dash + 1, words.end());
   } else {
     ours = words;
   }
 
   po::variables_map vm;
   po::positional_options_description positional;
-  if (o.command == Command::report) positional.add("journal-file", 1);
+  if (o.command == Command::report) positional.add("journal-file", -1);
   if (o.command == Command::completion) positional.add("shell", 1);
   po::options_description hidden;
-  hidden.add_options()("journal-file", po::value<std::string>())("shell", po::value<std::string>());
+  hidden.add_options()("journal-file", po::value<std::vector<std::string>>())("shell", po::value<std::string>());
   po::options_description parse_desc;
   parse_desc.add(desc).add(hidden);
   try {
@@ -469,7 +531,21 @@ Parsed parse_command_line(int argc, const char* const* argv) {
     throw Error(ErrorKind::usage, "--color must be auto, always or never, not '" + o.color_when + "'");
   take(vm, "journal", o.journal);
   take(vm, "resume", o.resume);
-  take(vm, "journal-file", o.report_file);
+  take(vm, "journal-file", o.report_files);
+  if (!o.report_files.empty()) o.report_file = o.report_files.front();
+  take(vm, "plan", o.plan_file);
+  if (vm.count("shard")) parse_shard(vm["shard"].as<std::string>(), o);
+  take(vm, "partition", o.partition);
+  take(vm, "time", o.slurm_time);
+  take(vm, "shards", o.shards);
+  if (vm.count("nodes")) {
+    if (vm.count("shards")) throw Error(ErrorKind::usage, "--shards and --nodes are the same option: give one");
+    o.shards = vm["nodes"].as<int>();
+  }
+  take(vm, "array-parallelism", o.array_parallelism);
+  take(vm, "dir", o.dir);
+  if (vm.count("shared")) o.exclusive = !vm["shared"].as<bool>();
+  if (vm.count("submit")) o.submit = vm["submit"].as<bool>();
   take(vm, "shell", o.shell);
   take(vm, "encode", o.encode);
   take(vm, "html", o.html);
@@ -537,6 +613,17 @@ Parsed parse_command_line(int argc, const char* const* argv) {
   if (o.command == Command::completion && o.shell != "bash" && o.shell != "zsh")
     throw Error(ErrorKind::usage, "obscheck completion: which shell? bash or zsh, not '" + o.shell + "'",
                 "obscheck completion bash > /etc/bash_completion.d/obscheck");
+  if (o.command == Command::run && (o.plan_file.empty() || o.shard_count == 0))
+    throw Error(ErrorKind::usage, "obscheck run: which plan and which shard?",
+                "usage: obscheck run --plan FILE --shard I/N");
+  if (o.command == Command::slurm) {
+    if (o.check_args.empty())
+      throw Error(ErrorKind::usage, "obscheck slurm: no check after --",
+                  "usage: obscheck slurm [--shards N] [--submit] -- [check options] PROG [ARGS...]");
+    if (o.shards == 0) o.shards = 4;
+    if (o.shards < 1 || o.shards > 10000) throw Error(ErrorKind::usage, "--shards is 1..10000");
+    if (o.array_parallelism < 0) throw Error(ErrorKind::usage, "--array-parallelism cannot be negative");
+  }
   if (o.command == Command::report && o.report_file.empty())
     throw Error(ErrorKind::usage, "obscheck report: which journal?", "usage: obscheck report FILE");
 

@@ -8,7 +8,7 @@
 
 namespace obscheck {
 
-enum class Command { check, measure, events, doctor, report, demo, bias, compare, completion, help, version };
+enum class Command { check, measure, events, doctor, report, demo, bias, compare, plan, run, slurm, completion, help, version };
 
 struct Options {
   Command command = Command::check;
@@ -53,7 +53,8 @@ struct Options {
   std::string output;               // -o/--output FILE
   std::string journal;              // --journal FILE
   std::string resume;               // --resume FILE
-  std::string report_file;          // report FILE
+  std::string report_file;          // report FILE (the first of report_files)
+  std::vector<std::string> report_files;  // report FILE...: several shards' journals are merged
   std::string field_separator;      // measure -x SEP: perf stat's field-separated layout
   std::string color_when = "auto";  // --color auto|always|never
   bool color = true;                // always; never; auto: off with NO_COLOR or when stdout is not a tty
@@ -82,6 +83,19 @@ struct Options {
   std::string metric;               // --metric NAME (default: the first counter)
   double confidence = 0.95;         // --confidence LEVEL of the intervals and tests
   bool aa = false;                  // compare --aa: the baseline against itself, first
+
+  // Many hosts: plan / run / slurm.
+  std::string plan_file;            // plan -o FILE is the output; run --plan FILE
+  std::size_t shard_index = 0;      // run --shard I/N (I defaults to $SLURM_ARRAY_TASK_ID)
+  std::size_t shard_count = 0;      // 0: not given
+  std::string partition;            // slurm --partition P
+  std::string slurm_time;           // slurm --time T (sbatch's format, e.g. 30:00)
+  int shards = 0;                   // slurm --shards N (alias --nodes): array tasks, one host each
+  int array_parallelism = 0;        // slurm --array-parallelism K: at most K tasks at once (0: no limit)
+  bool exclusive = true;            // slurm: each task has its node to itself (--shared turns it off)
+  bool submit = false;              // slurm --submit: call sbatch
+  std::string dir;                  // slurm --dir DIR: where the plan, scripts and journals go
+  std::vector<std::string> check_args;  // slurm: everything after --: [check options] PROG ARGS
 
   // --fail-on LIST: which outcomes make the command exit 1 (cli/commands.h
   // findings_exit_code); empty: the command's default.

@@ -128,7 +128,8 @@ TEST_CASE("install: the man page and the shell completions name every option the
   // The parser's options, per command, from each command's --help.
   std::set<std::string> parser;
   const std::regex option_re("--([a-z0-9][a-z0-9-]*)");
-  for (const char* cmd : {"check", "measure", "events", "doctor", "report", "demo", "bias", "compare", "completion"}) {
+  for (const char* cmd : {"check", "measure", "events", "doctor", "report", "demo", "bias", "compare", "plan", "run",
+                          "slurm", "completion"}) {
     const auto help = run_cli({cmd, "--help"});
     REQUIRE(help.code == 0);
     const std::string options = help.out.substr(help.out.find("\n\n"));  // past the usage lines
@@ -146,8 +147,9 @@ TEST_CASE("install: the man page and the shell completions name every option the
     INFO("--" << o << " is accepted but not in docs/obscheck.1");
     CHECK(in_man.count(o) == 1);
   }
-  // Other programs' options the man page quotes (valgrind --tool=cachegrind).
-  for (const char* theirs : {"tool"}) in_man.erase(theirs);
+  // Other programs' options the man page quotes (valgrind --tool=cachegrind, sbatch's
+  // --dependency=afterok and --exclusive).
+  for (const char* theirs : {"tool", "dependency", "exclusive"}) in_man.erase(theirs);
   for (const std::string& o : in_man) {
     INFO("docs/obscheck.1 names --" << o << ", which no command accepts");
     CHECK(parser.count(o) == 1);

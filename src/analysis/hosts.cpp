@@ -1,0 +1,129 @@
+#include "analysis/hosts.h"
+
+#include <cmath>
+#include <limits>
+
+#include "stats/meta.h"
+#include "stats/sequential.h"
+#include "util/error.h"
+
+namespace obscheck {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// A held, non-A/A comparison of `metric` at level `level` in one host's findings.
+const Comparison* held_comparison(const Findings& f, const std::string& metric, std::size_t level) {
+  for (const Comparison& c : f.comparisons)
+    if (!c.aa && c.layout == Layout::held && c.level_index == level && f.metrics.at(c.metric).name == metric) return &c;
+  return nullptr;
+}
+
+const LevelVerdict* verdict_of(const Findings& f, const std::string& metric, std::size_t level) {
+  for (const LevelVerdict& v : f.verdicts)
+    if (v.level_index == level && f.metrics.at(v.metric).name == metric) return &v;
+  return nullptr;
+}
+
+// The comparison's effect and the standard error of its median on d's scale (log ratio
+// or difference): the confidence sequence's half-width over its width in standard
+// errors at n (stats/sequential.h). Unset when the interval is unbounded.
+struct OnD {
+  double y = kNaN, se = kNaN;
+};
+OnD on_d(const Comparison& c) {
+  const auto d = [&](double v) { return c.scale == Scale::ratio ? std::log1p(v) : v; };
+  if (!std::isfinite(c.ci_lo) || !std::isfinite(c.ci_hi) || !std::isfinite(c.effect)) return {};
+  const double width = stats::sequence_width_in_se(c.n, 1 - c.level);
+  if (!std::isfinite(width)) return {};
+  // Ties (counts that never vary) make a zero-width interval: the estimate is then as
+  // good as the data's step, never better than a billionth of the scale.
+  const double se = std::max((d(c.ci_hi) - d(c.ci_lo)) / 2 / width, 1e-9);
+  return {d(c.effect), se};
+}
+
+Verdict pooled_verdict(const PooledEffect& p) {
+  if (p.pooled_hosts == 0) return Verdict::inconclusive;
+  if (p.lo > -p.margin && p.hi < p.margin) return Verdict::not_perturbed;
+  if (p.lo > p.margin || p.hi < -p.margin) return Verdict::perturbed;
+  return Verdict::inconclusive;
+}
+
+}  // namespace
+
+HostsFindings analyse_hosts(const Plan& plan, std::vector<HostRuns> hosts, const AnalysisOptions& o) {
+  if (hosts.empty()) throw Error(ErrorKind::usage, "no host's runs to merge");
+  HostsFindings out;
+  for (const HostRuns& h : hosts) {
+    out.per_host.push_back(analyse_check(plan, h.runs, o));
+    out.cpu_models[h.cpu_model.empty() ? "(unknown)" : h.cpu_model].push_back(h.name);
+  }
+  out.metrics = out.per_host.front().metrics;
+  for (const MetricInfo& m : out.metrics)
+    for (std::size_t level = 0; level < plan.spec.levels.size(); ++level) {
+      PooledEffect p;
+      p.metric = m.name;
+      p.level = plan.spec.levels[level].label;
+      p.level_index = level;
+      std::vector<double> ys, ses;
+      bool any = false, one_scale = true;
+      for (std::size_t h = 0; h < hosts.size(); ++h) {
+        const Comparison* c = held_comparison(out.per_host[h], m.name, level);
+        const LevelVerdict* v = verdict_of(out.per_host[h], m.name, level);
+        HostVerdict hv{hosts[h].name, v ? v->verdict : Verdict::inconclusive, kNaN, -INFINITY, INFINITY, 0};
+        if (c) {
+          if (!any) {
+            p.scale = c->scale;
+            p.margin = c->margin;
+            p.coverage = c->level;
+          }
+          one_scale &= c->scale == p.scale;
+          any = true;
+          hv.effect = c->effect;
+          hv.lo = c->ci_lo;
+          hv.hi = c->ci_hi;
+          hv.n = c->n;
+          if (const OnD d = on_d(*c); std::isfinite(d.y)) {
+            ys.push_back(d.y);
+            ses.push_back(d.se);
+          }
+        }
+        p.perturbed_hosts += hv.verdict == Verdict::perturbed;
+        p.hosts.push_back(std::move(hv));
+      }
+      if (!any) continue;  // the metric is not compared at this level (its own baseline)
+      if (!one_scale) {
+        p.note = "the hosts compare this metric on different scales (ratio on some, difference per run on others)";
+      } else if (ys.empty()) {
+        p.note = "no host has enough blocks to bound its effect";
+      } else if (ys.size() == 1) {
+        // One host: its own interval, valid at every look, is the answer; a normal
+        // interval from its standard error would be narrower than what it showed.
+        for (const HostVerdict& h : p.hosts)
+          if (std::isfinite(h.lo) && std::isfinite(h.hi)) {
+            p.pooled_hosts = 1;
+            p.effect = h.effect;
+            p.lo = h.lo;
+            p.hi = h.hi;
+          }
+      } else {
+        const stats::RandomEffects re = stats::random_effects(ys, ses, p.coverage);
+        const auto back = [&](double v) { return p.scale == Scale::ratio ? std::expm1(v) : v; };
+        p.pooled_hosts = re.k;
+        p.effect = back(re.mean);
+        p.lo = back(re.lo);
+        p.hi = back(re.hi);
+        p.tau = std::sqrt(re.tau2);
+        p.q = re.q;
+        p.p_heterogeneity = re.p_heterogeneity;
+        p.i2 = re.i2;
+      }
+      // A single host's verdict is its check's (with the family's Holm correction).
+      p.verdict = p.hosts.size() == 1 ? p.hosts.front().verdict : pooled_verdict(p);
+      out.pooled.push_back(std::move(p));
+    }
+  out.hosts = std::move(hosts);
+  return out;
+}
+
+}  // namespace obscheck

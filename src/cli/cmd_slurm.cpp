@@ -1,0 +1,223 @@
+// obscheck slurm [slurm options] -- [check options] PROG ARGS: a check as a Slurm job
+// array. Writes, into one directory, the plan (obscheck plan), an sbatch script whose
+// array tasks each run one shard of it on a node of their own (obscheck run --shard),
+// a merge script that reports the shards with the host as a factor once every shard
+// has succeeded (afterok), and submit.sh, which submits both. The scripts are plain
+// so a user can read, edit and submit them by hand; --submit submits them now.
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/core.h>
+#include <fmt/ranges.h>
+
+#include <cerrno>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "launch/launcher.h"
+#include "record/plan_file.h"
+#include "util/error.h"
+#include "util/safe_write.h"
+
+namespace obscheck {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A word for a POSIX shell, quoted only when it needs to be.
+std::string sh_quote(const std::string& w) {
+  if (!w.empty() && w.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789@%+=:,./-_") ==
+                        std::string::npos)
+    return w;
+  std::string out = "'";
+  for (char c : w) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string self_path() {
+  std::error_code ec;
+  const fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("obscheck") : p.string();
+}
+
+std::string default_dir() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+  return fmt::format("obscheck-slurm-{}", stamp);
+}
+
+std::string sbatch_path() {
+  try {
+    return resolve_target("sbatch");
+  } catch (const Error&) {
+    throw Error(ErrorKind::host, "sbatch is not on this host's PATH: --submit cannot submit the job",
+                "run obscheck slurm without --submit on a host with Slurm's client, or load its module first "
+                "(nothing was written)");
+  }
+}
+
+// Runs `argv` (argv[0] a resolved path), returns its stdout; Error(host) with its
+// stderr's gist when it fails.
+std::string run_captured(const std::vector<std::string>& argv) {
+  int out[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) throw Error(ErrorKind::host, "cannot create a pipe for sbatch");
+  const pid_t pid = ::fork();
+  if (pid < 0) throw Error(ErrorKind::host, "cannot start sbatch: fork failed");
+  if (pid == 0) {
+    ::dup2(out[1], STDOUT_FILENO);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  ::close(out[1]);
+  std::string text;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::read(out[0], buf, sizeof buf);
+    if (n > 0) text.append(buf, static_cast<std::size_t>(n));
+    else if (n == 0 || errno != EINTR) break;
+  }
+  ::close(out[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw Error(ErrorKind::host, fmt::format("{} failed (exit status {})", fmt::join(argv, " "),
+                                             WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)),
+                "its message is above; the scripts are written, fix and run submit.sh");
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  return text;
+}
+
+std::string sbatch_header(const Options& o, const std::string& name) {
+  std::string h = fmt::format("#SBATCH --job-name={}\n", name);
+  if (!o.partition.empty()) h += fmt::format("#SBATCH --partition={}\n", o.partition);
+  if (!o.slurm_time.empty()) h += fmt::format("#SBATCH --time={}\n", o.slurm_time);
+  return h;
+}
+
+// Set once sbatch accepted the array: from then on the directory is the job's.
+bool submitted_any = false;
+
+int write_and_submit(const Options& o, const Options& check, const fs::path& dir, const std::string& sbatch);
+
+}  // namespace
+
+int cmd_slurm(const Options& o) {
+  std::vector<const char*> argv{"obscheck", "plan"};
+  for (const std::string& a : o.check_args) argv.push_back(a.c_str());
+  const Parsed check = parse_command_line(static_cast<int>(argv.size()), argv.data());
+  if (check.options.command != Command::plan)
+    throw Error(ErrorKind::usage, "obscheck slurm: the check after -- asks for help, not a check");
+  const std::string sbatch = o.submit ? sbatch_path() : "sbatch";
+  const fs::path dir = fs::absolute(o.dir.empty() ? default_dir() : o.dir).lexically_normal();
+  std::error_code ec;
+  if (fs::exists(dir) && !fs::is_empty(dir, ec))
+    throw Error(ErrorKind::io, fmt::format("{} exists and is not empty", dir.string()),
+                "give a new directory with --dir DIR: a job's plan, journals and report live there alone");
+  const bool made_dir = !fs::exists(dir);
+  fs::create_directories(dir, ec);
+  if (ec) throw Error(ErrorKind::io, fmt::format("cannot create {}: {}", dir.string(), ec.message()));
+  try {
+    return write_and_submit(o, check.options, dir, sbatch);
+  } catch (...) {
+    // Nothing half written: the scripts without their plan, or a plan no shard runs.
+    // What sbatch accepted before a later failure stays: its scripts are kept with it.
+    if (!submitted_any) {
+      if (made_dir) fs::remove_all(dir, ec);
+      else for (const char* f : {"plan.json", "shard.sbatch", "merge.sbatch", "submit.sh"}) fs::remove(dir / f, ec);
+    }
+    throw;
+  }
+}
+
+namespace {
+
+int write_and_submit(const Options& o, const Options& check, const fs::path& dir, const std::string& sbatch) {
+  const std::string plan_path = (dir / "plan.json").string();
+  const PlanFile plan = write_plan(check, plan_path);
+  const std::size_t blocks = plan.plan.at("fixed_blocks").get<std::size_t>();
+  if (static_cast<std::size_t>(o.shards) > blocks)
+    throw Error(ErrorKind::usage, fmt::format("{} shards of a plan of {} blocks would leave some without a block", o.shards, blocks),
+                "fewer shards, or more blocks with --runs after --");
+  const std::string self = sh_quote(self_path()), d = sh_quote(dir.string());
+  const std::string array =
+      fmt::format("0-{}{}", o.shards - 1, o.array_parallelism > 0 ? fmt::format("%{}", o.array_parallelism) : "");
+
+  const std::string shard_script = fmt::format(
+      "#!/bin/bash\n"
+      "# One shard of obscheck plan {digest} ({target}) per array task: task I runs the\n"
+      "# plan's blocks of shard I of {n} on its node, into its own journal. A requeued or\n"
+      "# resubmitted task continues its journal. --fail-on none: a shard's own findings do\n"
+      "# not fail the task (the merged report judges); any other error does.\n"
+      "{header}"
+      "#SBATCH --array={array}\n"
+      "#SBATCH --nodes=1\n"
+      "#SBATCH --ntasks=1\n"
+      "{exclusive}"
+      "#SBATCH --chdir={dir}\n"
+      "#SBATCH --output={dir}/shard-%a.out\n"
+      "set -eu\n"
+      "exec {self} run --plan {dir}/plan.json --shard \"${{SLURM_ARRAY_TASK_ID}}/{n}\" \\\n"
+      "    --journal \"{dir}/shard-${{SLURM_ARRAY_TASK_ID}}.jsonl\" --fail-on none -o \"{dir}/shard-${{SLURM_ARRAY_TASK_ID}}.txt\"\n",
+      fmt::arg("digest", plan.digest.substr(0, 12)), fmt::arg("target", fmt::join(plan.target.argv, " ")),
+      fmt::arg("n", o.shards), fmt::arg("header", sbatch_header(o, "obscheck-shards")), fmt::arg("array", array),
+      fmt::arg("exclusive", o.exclusive ? "#SBATCH --exclusive\n" : ""), fmt::arg("dir", d), fmt::arg("self", self));
+  const std::string merge_script = fmt::format(
+      "#!/bin/bash\n"
+      "# The shards of obscheck plan {digest}, merged with the host as a factor: each host's\n"
+      "# verdicts, the pooled effect across hosts, and whether the hosts differ.\n"
+      "{header}"
+      "#SBATCH --ntasks=1\n"
+      "#SBATCH --chdir={dir}\n"
+      "#SBATCH --output={dir}/merge.out\n"
+      "set -eu\n"
+      "{self} report {dir}/shard-*.jsonl --fail-on none -o {dir}/report.txt\n"
+      "{self} report {dir}/shard-*.jsonl --fail-on none --json -o {dir}/report.json\n",
+      fmt::arg("digest", plan.digest.substr(0, 12)), fmt::arg("header", sbatch_header(o, "obscheck-merge")),
+      fmt::arg("dir", d), fmt::arg("self", self));
+  const std::string submit_script = fmt::format(
+      "#!/bin/sh\n"
+      "# Submits the shards as one job array, then the merge once every shard succeeded.\n"
+      "set -eu\n"
+      "cd {dir}\n"
+      "array=$(sbatch --parsable shard.sbatch)\n"
+      "array=${{array%%;*}}\n"
+      "merge=$(sbatch --parsable --dependency=afterok:\"$array\" merge.sbatch)\n"
+      "merge=${{merge%%;*}}\n"
+      "echo \"shards: job $array; merge: job $merge; report: {dir}/report.txt\"\n",
+      fmt::arg("dir", d));
+  write_file_safely((dir / "shard.sbatch").string(), shard_script, 0755);
+  write_file_safely((dir / "merge.sbatch").string(), merge_script, 0755);
+  write_file_safely((dir / "submit.sh").string(), submit_script, 0755);
+
+  fmt::print("plan {} and its scripts written to {}: {} shards of {} blocks\n", plan.digest.substr(0, 12),
+             dir.string(), o.shards, blocks);
+  if (!o.submit) {
+    fmt::print("submit with:  sh {}/submit.sh\n", d);
+    return 0;
+  }
+  std::string array_id = run_captured({sbatch, "--parsable", (dir / "shard.sbatch").string()});
+  submitted_any = true;
+  array_id = array_id.substr(0, array_id.find(';'));
+  std::string merge_id = run_captured(
+      {sbatch, "--parsable", "--dependency=afterok:" + array_id, (dir / "merge.sbatch").string()});
+  merge_id = merge_id.substr(0, merge_id.find(';'));
+  fmt::print("submitted: shards job {} (array {}), merge job {}\n", array_id, array, merge_id);
+  fmt::print("report: {}/report.txt (and report.json) once job {} has run\n", dir.string(), merge_id);
+  return 0;
+}
+
+}  // namespace
+
+}  // namespace obscheck
