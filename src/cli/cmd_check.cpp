@@ -12,6 +12,7 @@
 #include "cli/check_context.h"
 #include "cli/check_setup.h"
 #include "cli/commands.h"
+#include "cli/resume.h"
 #include "cli/html_out.h"
 #include "host/host_info.h"
 #include "record/journal.h"
@@ -85,7 +86,14 @@ int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWrite
 }
 
 int cmd_check(const Options& o) {
-  if (!o.resume.empty()) return cmd_resume(o);
+  if (!o.resume.empty()) {
+    if (is_measure_journal(read_manifest_line(o.resume))) {
+      Options measure = o;
+      measure.command = Command::measure;
+      return cmd_measure(measure);
+    }
+    return cmd_resume(o);
+  }
   const PreparedCheck p = prepare_check(check_request_from(o));
   Session s;
   s.spec = p.spec;

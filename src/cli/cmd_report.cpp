@@ -8,11 +8,13 @@
 #include "cli/check_context.h"
 #include "cli/commands.h"
 #include "cli/html_out.h"
+#include "cli/resume.h"
 #include "record/journal.h"
 #include "record/journal_reader.h"
 #include "record/request.h"
 #include "report/check_report.h"
 #include "run/check.h"
+#include "util/error.h"
 
 namespace obscheck {
 namespace {
@@ -75,6 +77,12 @@ int report_from_table(const Options& o) {
 
 int cmd_report(const Options& o) {
   if (o.report_files.size() > 1) return report_merged(o);
+  if (is_measure_journal(read_manifest_line(o.report_file))) {
+    if (!o.html.empty() || !o.svg_dir.empty())
+      throw Error(ErrorKind::usage, o.report_file + " is a measure's journal: its report has no figures",
+                  "obscheck report FILE prints it as measure did (--json, --csv, --markdown)");
+    return report_measure(o, load_journal(o.report_file));
+  }
   // The manifest alone says which path applies: the simulated backend's analysis and
   // the figures (--html, --svg) read RunRecords.
   if (o.html.empty() && o.svg_dir.empty() && !journal_is_simulated(o.report_file)) return report_from_table(o);

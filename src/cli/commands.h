@@ -11,7 +11,12 @@
 
 namespace obscheck {
 
-int cmd_measure(const Options& o);
+int cmd_measure(const Options& o);  // also measure --resume FILE
+// A measure's journal (its manifest says "command": "measure"), and its report from
+// the file alone: the same bytes measure printed (cli/cmd_measure.cpp).
+struct JournalData;
+bool is_measure_journal(const nlohmann::json& manifest);
+int report_measure(const Options& o, const JournalData& d);
 int cmd_events(const Options& o);
 int cmd_doctor(const Options& o);
 int cmd_check(const Options& o);   // the main job (and --resume)

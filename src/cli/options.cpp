@@ -167,7 +167,9 @@ po::options_description options_for(Command c) {
       d.add_options()
           ("field-separator,x", po::value<std::string>(), "perf stat's layout, fields separated by SEP (e.g. -x,)")
           ("csv", po::bool_switch(), "write CSV, one row per metric with every summary value")
-          ("markdown", po::bool_switch(), "write the table as Markdown");
+          ("markdown", po::bool_switch(), "write the table as Markdown")
+          ("journal", po::value<std::string>(), "also record every run in journal FILE (obscheck report FILE prints this report again)")
+          ("resume", po::value<std::string>(), "continue the interrupted measure recorded in FILE");
       all.add(counting_options(kDefaultMeasureRuns)).add(backend_options()).add(target_options()).add(d)
           .add(output_options());
       break;

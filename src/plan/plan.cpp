@@ -171,6 +171,10 @@ Plan make_plan(const PlanSpec& spec) {
   for (std::size_t k = 0; k < spec.layouts.size(); ++k)
     plan.baselines.push_back(base * spec.layouts.size() + k);
 
+  if (!spec.aa_control) {
+    plan.aa = plan.configs.size();
+    return plan;
+  }
   Configuration aa = plan.configs[plan.baselines.front()];
   aa.index = plan.configs.size();
   aa.id = config_id(spec.observer, spec.levels[base], aa.layout, true);
@@ -360,6 +364,7 @@ nlohmann::json plan_to_json(const Plan& plan) {
           {"aa", plan.aa}};
   // Only a shard's plan says so: every other journal's plan reads as it always did.
   if (s.shard) out["shard"] = {{"index", s.shard->index}, {"count", s.shard->count}};
+  if (!s.aa_control) out["aa_control"] = false;
   return out;
 }
 
@@ -384,6 +389,7 @@ Plan plan_from_json(const nlohmann::json& j) {
     s.fixed_blocks = field<std::size_t>(j, "fixed_blocks", where);
   s.max_blocks = field<std::size_t>(j, "max_blocks", where);
   s.warmup_blocks = field<std::size_t>(j, "warmup_blocks", where);
+  if (j.contains("aa_control")) s.aa_control = field<bool>(j, "aa_control", where);
   if (j.contains("shard")) {
     const auto& sh = j.at("shard");
     s.shard = Shard{field<std::size_t>(sh, "index", "plan shard"), field<std::size_t>(sh, "count", "plan shard")};

@@ -117,6 +117,9 @@ struct PlanSpec {
   std::size_t max_blocks = kDefaultMaxBlocks;  // --max-runs: measured blocks at most
   std::size_t warmup_blocks = kDefaultWarmupBlocks;
   std::optional<Shard> shard;               // unset: every block (needs fixed_blocks when set)
+  // The A/A copy of the baseline in every block. Off only for a plan that compares
+  // nothing (obscheck measure: one configuration repeated).
+  bool aa_control = true;
   bool operator==(const PlanSpec&) const = default;
 };
 
@@ -144,7 +147,7 @@ struct Plan {
   // baseline level is the least observed: the smallest dose, the first in list order
   // among equals (for counters: prefix 1, the first counter alone).
   std::vector<std::size_t> baselines;
-  std::size_t aa = 0;  // the A/A duplicate of baselines[0]
+  std::size_t aa = 0;  // the A/A duplicate of baselines[0]; configs.size() without one (aa_control off)
   std::uint64_t seed() const { return spec.seed; }
   std::size_t block_size() const { return configs.size(); }
 };

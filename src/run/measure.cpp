@@ -25,17 +25,27 @@ SimRun run_sim_interruptible(const LaunchSpec& target, const SimGeometry& geomet
   return run_sim(target, geometry, wanted, [](pid_t pid) { InterruptGuard::set_current_group(pid); });
 }
 
-MeasureResult run_measure(const MeasureSpec& spec, const Progress& progress) {
+std::string measure_failure(const ExitInfo& e, int index, int warmup, int total, double timeout_s) {
+  return fmt::format("the target {} in run {} of {}{}", describe_exit(e, timeout_s), index + 1, total,
+                     index < warmup ? " (a warm-up run)" : "");
+}
+
+MeasureResult run_measure(const MeasureSpec& spec, const Progress& progress, const RunDone& done) {
   MeasureResult result;
   result.env_bytes = spec.launch.env.size_bytes();
   const int total = spec.warmup + spec.runs;
+  // The runs' indexes in order; -1: a warm-up run again on resume, not recorded.
+  std::vector<int> schedule;
+  if (spec.first_run > 0)
+    for (int w = 0; w < spec.warmup; ++w) schedule.push_back(-1);
+  for (int i = spec.first_run; i < total; ++i) schedule.push_back(i);
   // What a run leaves running is killed before the next starts (launch/descendants.h).
   DescendantGuard descendants;
   InterruptGuard guard;
   // Every run is spawned under the guard's handlers (see non_default_signals).
   LaunchSpec launch = spec.launch;
   launch.reset_signals = non_default_signals();
-  for (int i = 0; i < total; ++i) {
+  for (const int i : schedule) {
     if (InterruptGuard::interrupted()) break;
     MeasuredRun run;
     run.index = i;
@@ -62,12 +72,17 @@ MeasureResult run_measure(const MeasureSpec& spec, const Progress& progress) {
     }
     kill_descendants();
     const bool failed = !run.exit.ok();
+    if (failed && !spec.ignore_failure && i < 0) {
+      result.failure = fmt::format("the target {} in a warm-up run before run {} of {}",
+                                   describe_exit(run.exit, spec.launch.timeout_s), spec.first_run + 1, total);
+      break;
+    }
+    if (i < 0) continue;
+    if (done) done(run);
     result.runs.push_back(std::move(run));
     if (progress) progress(i + 1, total);
     if (failed && !spec.ignore_failure) {
-      result.failure = fmt::format("the target {} in run {} of {}{}",
-                                   describe_exit(result.runs.back().exit, spec.launch.timeout_s),
-                                   i + 1, total, i < spec.warmup ? " (a warm-up run)" : "");
+      result.failure = measure_failure(result.runs.back().exit, i, spec.warmup, total, spec.launch.timeout_s);
       break;
     }
   }

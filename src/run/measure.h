@@ -27,6 +27,10 @@ struct MeasureSpec {
   // `events` is then unused.
   std::optional<SimGeometry> sim;
   std::vector<SimEvent> sim_events;
+  // A resumed measure: runs [0, first_run) are in its journal already. The warm-ups
+  // are run again first, unrecorded (the host settles again after the break), then
+  // runs first_run... as planned.
+  int first_run = 0;
 };
 
 struct MeasuredRun {
@@ -37,7 +41,7 @@ struct MeasuredRun {
 };
 
 struct MeasureResult {
-  std::vector<MeasuredRun> runs;  // warm-ups included, marked
+  std::vector<MeasuredRun> runs;  // warm-ups included, marked; from first_run on
   std::size_t env_bytes = 0;
   bool interrupted = false;
   // Set when a run failed and ignore_failure was off: the run's index and why.
@@ -45,10 +49,13 @@ struct MeasureResult {
 };
 
 using Progress = std::function<void(int done, int total)>;
+// Called with each recorded run as soon as it ended, before the next starts (the
+// journal's line).
+using RunDone = std::function<void(const MeasuredRun&)>;
 
 // Throws Error(event) when a counter cannot be opened on the first run (once, not
 // per run), Error(target) when the target cannot be executed.
-MeasureResult run_measure(const MeasureSpec& spec, const Progress& progress = {});
+MeasureResult run_measure(const MeasureSpec& spec, const Progress& progress = {}, const RunDone& done = {});
 
 // observe/'s run_sim with the simulation's process group registered with the
 // InterruptGuard while it runs (Ctrl-C kills valgrind and the program), cleared however
@@ -58,5 +65,9 @@ SimRun run_sim_interruptible(const LaunchSpec& target, const SimGeometry& geomet
 
 // "exited with code 3", "killed by signal 11 (Segmentation fault)", "timed out after 2 s"
 std::string describe_exit(const ExitInfo& e, double timeout_s);
+
+// Why a measure stopped at run `index` (0-based over all runs, warm-ups first):
+// "the target exited with code 1 in run 3 of 11", with " (a warm-up run)" for one.
+std::string measure_failure(const ExitInfo& e, int index, int warmup, int total, double timeout_s);
 
 }  // namespace obscheck

@@ -1,0 +1,171 @@
+// obscheck measure --journal FILE: every run recorded as it ends, in the check's journal
+// format. obscheck report FILE prints what measure printed, byte for byte (a journal
+// recorded once, tests/golden/measure/journal.jsonl: task-clock and page-faults, 10
+// runs of compute 50, and fresh journals of this host); Ctrl-C leaves a valid journal
+// that --resume completes with every planned run exactly once. OBSCHECK_UPDATE_GOLDEN=1
+// rewrites the golden files.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "run_cli.h"
+
+using nlohmann::json;
+using obscheck::test::journal_lines;
+using obscheck::test::run_cli;
+using obscheck::test::workload;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kDir = std::string(OBSCHECK_GOLDEN_DIR) + "/measure";
+
+void compare_golden(const std::string& actual, const std::string& file) {
+  const std::string path = kDir + "/" + file;
+  if (const char* u = std::getenv("OBSCHECK_UPDATE_GOLDEN"); u && std::string(u) == "1") {
+    std::ofstream(path) << actual;
+    WARN("rewrote " << path);
+    return;
+  }
+  std::ifstream in(path);
+  REQUIRE(in);
+  std::stringstream expected;
+  expected << in.rdbuf();
+  CHECK(actual == expected.str());
+}
+
+struct Scratch {
+  fs::path dir = fs::temp_directory_path() / ("obscheck-measure-journal-" + std::to_string(::getpid()));
+  Scratch() { fs::create_directories(dir); }
+  ~Scratch() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  std::string file(const std::string& name) const { return (dir / name).string(); }
+};
+
+std::vector<std::size_t> run_indexes(const std::string& journal) {
+  std::vector<std::size_t> out;
+  for (const json& l : journal_lines(journal))
+    if (l.value("type", "") == "run") out.push_back(l.at("index").get<std::size_t>());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("measure journal: the report of a recorded measure matches its golden text and JSON") {
+  const auto text = run_cli({"report", kDir + "/journal.jsonl"}, {"NO_COLOR=1"});
+  INFO(text.err);
+  REQUIRE(text.code == 0);
+  compare_golden(text.out, "report.txt");
+  const auto j = run_cli({"report", kDir + "/journal.jsonl", "--json"});
+  REQUIRE(j.code == 0);
+  compare_golden(j.out, "report.json");
+  // The figures belong to the check's report.
+  CHECK(run_cli({"report", kDir + "/journal.jsonl", "--html", "/dev/null"}).code == 2);
+}
+
+TEST_CASE("measure journal: obscheck report prints what measure printed, for every layout") {
+  Scratch s;
+  const std::string journal = s.file("m.jsonl");
+  const auto live = run_cli({"measure", "-e", "task-clock,page-faults", "-r", "6", "--journal", journal, "--",
+                             workload("compute"), "50"},
+                            {"NO_COLOR=1"});
+  INFO(live.err);
+  REQUIRE(live.code == 0);
+  const auto report = run_cli({"report", journal}, {"NO_COLOR=1"});
+  REQUIRE(report.code == 0);
+  CHECK(report.out == live.out);
+  const auto lines = journal_lines(journal);
+  CHECK(lines.front().at("command") == "measure");
+  CHECK(lines.front().at("plan").at("aa_control") == false);
+  CHECK(lines.back().at("kind") == "finished");
+  CHECK(run_indexes(journal) == std::vector<std::size_t>{0, 1, 2, 3, 4, 5, 6});
+
+  // JSON and CSV of the same journal, against a second measure's own (the numbers are
+  // the journal's, so only layouts are compared here: a measure's JSON from its journal).
+  const std::string j2 = s.file("m2.jsonl");
+  const auto live_json = run_cli({"measure", "-r", "4", "--json", "--journal", j2, "--", workload("compute"), "50"});
+  REQUIRE(live_json.code == 0);
+  CHECK(run_cli({"report", j2, "--json"}).out == live_json.out);
+  // A journal is never overwritten.
+  const auto again = run_cli({"measure", "-r", "2", "--journal", j2, "--", workload("compute"), "50"});
+  CHECK(again.code == 6);
+}
+
+TEST_CASE("measure journal: Ctrl-C leaves a valid journal that --resume completes, every run once", "[serial]") {
+  Scratch s;
+  const std::string journal = s.file("i.jsonl");
+  const std::string out = s.file("out.txt");
+  // compute 2000 runs for about 20 ms: 100 runs take seconds; SIGINT arrives part-way.
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    const std::string prog = workload("compute");
+    ::execl(OBSCHECK_BIN, OBSCHECK_BIN, "measure", "-r", "100", "--journal", journal.c_str(), "--", prog.c_str(), "2000",
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Wait for a few recorded runs, then interrupt. (The resume runs in this test's
+  // environment, as the measure did: stdout is a pipe, so no colour either way.)
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline && (!fs::exists(journal) || run_indexes(journal).size() < 5))
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 130);
+  const auto before = run_indexes(journal);
+  REQUIRE(before.size() >= 5);
+  if (before.size() >= 101) {
+    WARN("SKIPPED: the measure ended before SIGINT arrived; the interruption is not shown here");
+    return;
+  }
+  CHECK(journal_lines(journal).back().at("kind") == "interrupted");
+  const auto partial = run_cli({"report", journal});
+  CHECK(partial.code == 0);
+  CHECK_THAT(partial.out,
+             Catch::Contains("interrupted: " + std::to_string(before.size() - 1) + " of 100 measured runs done"));
+
+  const auto resumed = run_cli({"measure", "--resume", journal});
+  INFO(resumed.err);
+  REQUIRE(resumed.code == 0);
+  CHECK_THAT(resumed.err, Catch::Contains("resuming"));
+  const auto after = run_indexes(journal);
+  REQUIRE(after.size() == 101);
+  CHECK(std::set<std::size_t>(after.begin(), after.end()).size() == 101);
+  CHECK(after.front() == 0);
+  CHECK(after.back() == 100);
+  // The completed journal's report is the resumed measure's.
+  CHECK(run_cli({"report", journal}).out == resumed.out);
+  // Complete: a second --resume runs nothing and prints the report.
+  const auto done = run_cli({"--resume", journal});
+  CHECK(done.code == 0);
+  CHECK(done.out == resumed.out);
+  CHECK(run_indexes(journal).size() == 101);
+}
+
+TEST_CASE("measure journal: a check's journal is not resumed as a measure's") {
+  Scratch s;
+  const std::string check = s.file("check.jsonl");
+  REQUIRE(run_cli({"--counters", "task-clock", "--runs", "2", "--journal", check, "--fail-on", "none", "--",
+                   workload("compute"), "50"}).code == 0);
+  const auto r = run_cli({"measure", "--resume", check});
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("is a check's journal, not a measure's"));
+}
