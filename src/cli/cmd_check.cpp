@@ -48,7 +48,18 @@ LookFn analysis_at_looks(const CheckRequest& r, const Plan& plan, RunTable& tabl
       while (table.size() < runs.size()) table.add(runs[table.size()]);
       findings = analyse_check(plan, table, {r.margin, 0.05, looks, plan.seed()});
     }
-    return LookOutcome{findings.decisive, [&findings](std::size_t b) { return more_blocks_could_decide(findings, b); }};
+    LookOutcome out{findings.decisive, [&findings](std::size_t b) { return more_blocks_could_decide(findings, b); }, {}};
+    for (std::size_t m = 0; m < findings.metrics.size() && m < findings.metric_verdicts.size(); ++m) {
+      bool compared = false, decided = true;
+      for (const LevelVerdict& v : findings.verdicts)
+        if (v.metric == m) {
+          compared = true;
+          decided = decided && v.verdict != Verdict::inconclusive;
+        }
+      if (compared && decided)
+        out.decided.emplace_back(findings.metrics[m].name, std::string(verdict_key(findings.metric_verdicts[m])));
+    }
+    return out;
   };
 }
 

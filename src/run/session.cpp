@@ -106,6 +106,15 @@ SessionOutcome run_session(Session& s, JournalWriter& journal, const LookFn& loo
     if (blocks_run >= 1) pace.per_block = std::round(spent / blocks_run * 1e6) / 1e6;
     const bool ended = out.interrupted || !out.failure.empty() || at == schedule.back() || out.budget_spent;
     const LookOutcome seen = look_and_sync(s, journal, look, out.looks, ended, pace);
+    nlohmann::json decided = nlohmann::json::array();
+    for (const auto& [metric, verdict] : seen.decided) decided.push_back({{"metric", metric}, {"verdict", verdict}});
+    journal.append_note({{"kind", "look"},
+                         {"look", out.looks},
+                         {"blocks", at},
+                         {"runs", s.runs.size()},
+                         {"seconds", std::round(seconds_since(pace.started) * 1e3) / 1e3},
+                         {"decided", decided}},
+                        JournalWriter::Durable::at_next_sync);
     // Stop as soon as more runs cannot change an answer: every verdict decided, or the
     // undecided ones need more blocks than the rest of the time budget allows.
     const bool futile = budget_blocks > 0 && seen.could_decide_by && !seen.could_decide_by(at + budget_blocks);

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "plan/plan.h"
@@ -23,6 +24,9 @@ struct LookOutcome {
   // Whether running up to this many measured blocks could still decide an undecided
   // verdict (at the noise seen so far). Unset: assume it could.
   std::function<bool(std::size_t measured_blocks)> could_decide_by;
+  // The metrics whose every verdict is decided at this look, with the worst of them
+  // (the journal's "look" note: when each answer was reached).
+  std::vector<std::pair<std::string, std::string>> decided;
 };
 // Analyses every run so far (the session's, in order) as the n-th look.
 using LookFn = std::function<LookOutcome(const std::vector<RunRecord>& runs, std::size_t looks_taken)>;
@@ -55,8 +59,9 @@ struct SessionOutcome {
   std::size_t looks = 0;        // looks this invocation took
 };
 
-// Runs the session to its end, appending to `journal`, and writes the end note
-// ("finished" or "interrupted", with the looks, pace and seconds) after the last look.
+// Runs the session to its end, appending to `journal` a "look" note after each look
+// (its blocks, the seconds so far, the metrics decided) and the end note ("finished" or
+// "interrupted", with the looks, pace and seconds) after the last look.
 // The journal reaches the disk while the last look is analysed.
 SessionOutcome run_session(Session& s, JournalWriter& journal, const LookFn& look,
                            const SessionProgressFn& progress = {});

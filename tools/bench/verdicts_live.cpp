@@ -36,7 +36,16 @@ struct Outcome {
   json report;
   double seconds = 0;
   int code = -1;
+  std::vector<json> looks;  // the journal's "look" notes: when each metric was decided
 };
+
+// The seconds into the check of the first look at which `metric` was decided; -1: never.
+double decided_after(const Outcome& o, const std::string& metric) {
+  for (const json& l : o.looks)
+    for (const json& d : l.value("decided", json::array()))
+      if (d.value("metric", "") == metric) return l.value("seconds", -1.0);
+  return -1;
+}
 
 std::string quote(const std::string& s) {
   std::string out = "'";
@@ -61,6 +70,19 @@ Outcome check(const std::vector<std::string>& args) {
   const int st = p ? pclose(p) : -1;
   o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   o.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  if (FILE* j = std::fopen(journal.c_str(), "r")) {
+    std::string line;
+    for (int c; (c = std::fgetc(j)) != EOF;) {
+      if (c != '\n') {
+        line += static_cast<char>(c);
+        continue;
+      }
+      const json l = json::parse(line, nullptr, false);
+      if (l.is_object() && l.value("type", "") == "note" && l.value("kind", "") == "look") o.looks.push_back(l);
+      line.clear();
+    }
+    std::fclose(j);
+  }
   unlink(journal.c_str());
   try {
     o.report = json::parse(out);
@@ -110,19 +132,24 @@ void aa(int seeds) {
 
 void hot(int seeds) {
   std::printf("uprobe on hot_step (hot 5000): --probes hot_step --counters task-clock, %d seeds\n", seeds);
-  std::vector<double> times;
+  std::vector<double> times, checks;
   int decided = 0;
   for (int s = 1; s <= seeds; ++s) {
     const Outcome o =
         check({"--probes", "hot_step", "--counters", "task-clock", "--seed", std::to_string(s), "--", workload("hot")});
     const std::string v = metric_verdict(o.report, "task-clock");
     decided += v == "perturbed";
-    times.push_back(o.seconds);
-    std::printf("  seed %d: task-clock %s in %.1f s (%zu runs)\n", s, v.c_str(), o.seconds,
-                o.report.value("context", json::object()).value("runs_done", std::size_t{0}));
+    const double at = decided_after(o, "task-clock");
+    times.push_back(at >= 0 ? at : o.seconds);
+    checks.push_back(o.seconds);
+    // The check goes on while another metric (user-time, at the tick's resolution) can
+    // still be decided; task-clock's verdict stood from the look named here.
+    std::printf("  seed %d: task-clock %s after %.1f s; the check ended after %.1f s (%zu runs)\n", s, v.c_str(),
+                times.back(), o.seconds, o.report.value("context", json::object()).value("runs_done", std::size_t{0}));
     std::fflush(stdout);
   }
-  std::printf("hot uprobe: 'perturbed' in %d of %d; median %.1f s to the verdict\n\n", decided, seeds, median(times));
+  std::printf("hot uprobe: 'perturbed' in %d of %d; median %.1f s to the verdict, %.1f s to the end of the check\n\n",
+              decided, seeds, median(times), median(checks));
 }
 
 void sample(int seeds) {

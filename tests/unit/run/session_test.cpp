@@ -62,7 +62,9 @@ struct ScriptedLooks {
   LookFn fn() {
     return [this](const std::vector<RunRecord>& runs, std::size_t looks) {
       runs_seen.push_back(runs.size());
-      return LookOutcome{looks == decide_at, [this](std::size_t) { return could_decide; }};
+      LookOutcome out{looks == decide_at, [this](std::size_t) { return could_decide; }, {}};
+      if (looks == decide_at) out.decided = {{"wall-time", "not-perturbed"}};
+      return out;
     };
   }
 };
@@ -84,7 +86,15 @@ TEST_CASE("session: stops at the first look whose verdicts are decided, and note
   CHECK(out.runs_planned == 202);  // up to the last look of the schedule: 100 blocks + 1 warm-up
   const JournalData d = load_journal(j.path);
   CHECK(d.runs.size() == 26);
-  REQUIRE(d.notes.size() == 1);
+  // A note per look (when each answer was reached), then the end note.
+  REQUIRE(d.notes.size() == 3);
+  CHECK(d.notes[0].at("kind") == "look");
+  CHECK(d.notes[0].at("blocks") == 10);
+  CHECK(d.notes[0].at("runs") == 22);
+  CHECK(d.notes[0].at("decided") == nlohmann::json::array());
+  CHECK(d.notes[1].at("blocks") == 12);
+  CHECK(d.notes[1].at("decided") == nlohmann::json::parse(R"([{"metric":"wall-time","verdict":"not-perturbed"}])"));
+  CHECK(d.notes[1].at("seconds").get<double>() >= d.notes[0].at("seconds").get<double>());
   CHECK(d.notes.back().at("kind") == "finished");
   CHECK(d.notes.back().at("sweep").at("looks") == 2);
 }
