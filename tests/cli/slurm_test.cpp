@@ -15,6 +15,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "run_cli.h"
 
@@ -38,6 +39,15 @@ bool on_path(const std::string& name) {
     at = end + 1;
   }
   return ::access(("/usr/sbin/" + name).c_str(), X_OK) == 0;
+}
+
+// Whether `pid` is a live process (a zombie waiting for a reaper is not).
+bool running(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!std::getline(in, stat)) return false;
+  const auto close = stat.rfind(')');
+  return close == std::string::npos || close + 2 >= stat.size() || stat[close + 2] != 'Z';
 }
 
 // Runs a shell command, returns its stdout and sets `code` to its exit status.
@@ -73,12 +83,26 @@ struct LocalSlurm {
       up = true;
     }
   }
-  ~LocalSlurm() {
+  // The daemons' pids, from their pid files (0 when a file is missing).
+  std::vector<pid_t> daemon_pids() const {
+    std::vector<pid_t> out;
+    for (const char* d : {"munged", "slurmctld", "slurmd"}) {
+      std::ifstream in(state + "/run/" + d + ".pid");
+      long pid = 0;
+      in >> pid;
+      out.push_back(static_cast<pid_t>(pid));
+    }
+    return out;
+  }
+  void down() {
+    if (!up) return;
+    up = false;
     int code = 0;
     shell("OBSCHECK_SLURM_DIR=" + state + " " + kSlurmLocal + " down 2>/dev/null", code);
     std::error_code ec;
     fs::remove(state + ".log", ec);
   }
+  ~LocalSlurm() { down(); }
 };
 
 }  // namespace
@@ -151,4 +175,14 @@ TEST_CASE("slurm: a check submitted as a job array runs every shard and merges t
   const std::string report_text((std::istreambuf_iterator<char>(text)), std::istreambuf_iterator<char>());
   CHECK_THAT(report_text, Catch::Contains("runs merged, each once"));
   fs::remove_all(dir);
+
+  // Down leaves nothing running and nothing behind.
+  const std::vector<pid_t> pids = slurm.daemon_pids();
+  slurm.down();
+  for (const pid_t pid : pids) {
+    INFO("daemon pid " << pid);
+    CHECK(pid > 0);
+    CHECK(!running(pid));
+  }
+  CHECK(!fs::exists(slurm.state));
 }
