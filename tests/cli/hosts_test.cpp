@@ -3,10 +3,14 @@
 // SHARD.jsonl...). The shards run here, on one host; the multi-host journals are those
 // real journals with their host fields rewritten (and, on one host, an injected
 // effect), their integrity checks recomputed as the writer computes them.
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "run_cli.h"
 #include "util/crc32c.h"
@@ -356,4 +361,58 @@ TEST_CASE("hosts: bad input is refused with its exit code, and nothing is writte
     CHECK(fs::exists(job + "/plan.json"));
     CHECK(fs::exists(job + "/merge.sbatch"));
   }
+}
+
+TEST_CASE("hosts: a shard stopped by Ctrl-C continues its journal when run again, every run once", "[hosts][serial]") {
+  TempDir dir("resume");
+  const std::string plan = dir.file("plan.json");
+  REQUIRE(run_cli({"plan", "--counters", "task-clock", "--runs", "40", "-o", plan, "--", workload("compute"), "2000"})
+              .code == 0);
+  const std::string journal = dir.file("plan.shard-0-of-2.jsonl");
+  const auto run_lines = [&] {
+    std::size_t n = 0;
+    if (fs::exists(journal))
+      for (const json& l : journal_lines(journal)) n += l.value("type", "") == "run";
+    return n;
+  };
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int fd = ::open("/dev/null", O_WRONLY);
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    ::execl(OBSCHECK_BIN, OBSCHECK_BIN, "run", "--plan", plan.c_str(), "--shard", "0/2", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline && run_lines() < 6)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  // 20 measured blocks and the warm-up, 3 configurations each.
+  const std::size_t planned = 21 * 3, before = run_lines();
+  if (before >= planned) {
+    WARN("SKIPPED: the shard ended before SIGINT arrived; the interruption is not shown here");
+    return;
+  }
+  CHECK(WEXITSTATUS(status) == 130);
+  const auto again = run_cli({"run", "--plan", plan, "--shard", "0/2", "--fail-on", "none"});
+  INFO(again.err);
+  REQUIRE(again.code == 0);
+  CHECK_THAT(again.err, Catch::Contains("resuming shard 0/2"));
+  std::set<std::size_t> indexes;
+  std::size_t runs = 0;
+  for (const json& l : journal_lines(journal))
+    if (l.value("type", "") == "run") {
+      ++runs;
+      indexes.insert(l.at("index").get<std::size_t>());
+    }
+  CHECK(runs == planned);
+  CHECK(indexes.size() == planned);
+  // Another shard's journal name is not taken for this one.
+  const auto other = run_cli({"run", "--plan", plan, "--shard", "1/2", "--journal", journal});
+  CHECK(other.code == 6);
+  CHECK_THAT(other.err, Catch::Contains("is not shard 1/2"));
 }
