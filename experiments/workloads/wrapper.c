@@ -1,5 +1,7 @@
 /* wrapper: a stand-in for a profiler command, for tests and the lab. It prints a
- * banner to standard error, spends MS milliseconds starting up, runs the program it is
+ * banner to standard error, spends MS milliseconds of CPU starting up (as a profiler
+ * parsing its symbols does, so that counting the wrapper with the program would show
+ * at once), runs the program it is
  * given as a child, waits for it, prints a closing line and exits with the program's
  * status: what `perf record ... --` does, minus the profiling. Nothing of its own
  * reaches the program but its environment and descriptors.
@@ -22,8 +24,13 @@ int main(int argc, char **argv) {
   if (strcmp(argv[first], "--") == 0) ++first;
   if (first >= argc) return 2;
   fprintf(stderr, "wrapper: starting %s after %ld ms\n", argv[first], ms);
-  const struct timespec pause = {ms / 1000, (ms % 1000) * 1000000L};
-  nanosleep(&pause, NULL);
+  struct timespec start, now;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  volatile unsigned long spin = 0;
+  do {
+    for (int i = 0; i < 10000; ++i) spin = spin + 1;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+  } while ((now.tv_sec - start.tv_sec) * 1000L + (now.tv_nsec - start.tv_nsec) / 1000000L < ms);
   const pid_t child = fork();
   if (child < 0) return 125;
   if (child == 0) {

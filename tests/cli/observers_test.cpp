@@ -160,9 +160,11 @@ TEST_CASE("observers: under a profiler command the counters count the target alo
       at_level_1[j.at("metrics").at(c.at("metric").get<std::size_t>()).at("name")] = &c;
   REQUIRE(at_level_1.count("task-clock") == 1);
   REQUIRE(at_level_1.count("wall-time") == 1);
-  // The target's own task-clock: within a few percent of the bare target's, where
-  // counting the wrapper too would add its 50 ms to a run of about 3 ms.
-  CHECK(std::fabs(at_level_1["task-clock"]->at("effect").get<double>()) < 0.10);
+  // The target's own task-clock: near the bare target's, where counting the wrapper
+  // too would add its 50 ms of CPU to a run of about 3 ms (+1,500%). The bound leaves
+  // room for a loaded host: under the whole suite on two cores, +20% was seen when the
+  // wrapper only slept.
+  CHECK(std::fabs(at_level_1["task-clock"]->at("effect").get<double>()) < 1.0);
   // Wall time includes the wrapper: its 50 ms are there.
   CHECK(at_level_1["wall-time"]->at("effect").get<double>() > 5);
   // The banner is the wrapper's, not the target's: no run is incomparable.
