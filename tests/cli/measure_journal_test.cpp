@@ -169,3 +169,20 @@ TEST_CASE("measure journal: a check's journal is not resumed as a measure's") {
   CHECK(r.code == 2);
   CHECK_THAT(r.err, Catch::Contains("is a check's journal, not a measure's"));
 }
+
+TEST_CASE("measure journal: a simulated measure's report is printed again from its journal") {
+  if (::access("/usr/bin/valgrind", X_OK) != 0) {
+    WARN("SKIPPED: valgrind is not installed (tools/bootstrap installs it)");
+    return;
+  }
+  Scratch s;
+  const std::string journal = s.file("sim.jsonl");
+  const auto live = run_cli({"measure", "--backend", "sim", "--journal", journal, "--", workload("compute"), "50"});
+  INFO(live.err);
+  REQUIRE(live.code == 0);
+  CHECK_THAT(live.out, Catch::Contains("note: simulated PMU"));
+  const auto report = run_cli({"report", journal});
+  REQUIRE(report.code == 0);
+  CHECK(report.out == live.out);
+  CHECK(run_cli({"report", journal, "--json"}).code == 0);
+}
