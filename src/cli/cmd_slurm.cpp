@@ -4,14 +4,9 @@
 // a merge script that reports the shards with the host as a factor once every shard
 // has succeeded (afterok), and submit.sh, which submits both. The scripts are plain
 // so a user can read, edit and submit them by hand; --submit submits them now.
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
-#include <cerrno>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -20,6 +15,8 @@
 
 #include "cli/commands.h"
 #include "launch/launcher.h"
+#include "run/link_order.h"
+#include "run/measure.h"
 #include "record/plan_file.h"
 #include "util/error.h"
 #include "util/safe_write.h"
@@ -64,39 +61,30 @@ std::string sbatch_path() {
   }
 }
 
-// Runs `argv` (argv[0] a resolved path), returns its stdout; Error(host) with its
-// stderr's gist when it fails.
-std::string run_captured(const std::vector<std::string>& argv) {
-  int out[2];
-  if (::pipe2(out, O_CLOEXEC) != 0) throw Error(ErrorKind::host, "cannot create a pipe for sbatch");
-  const pid_t pid = ::fork();
-  if (pid < 0) throw Error(ErrorKind::host, "cannot start sbatch: fork failed");
-  if (pid == 0) {
-    ::dup2(out[1], STDOUT_FILENO);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execv(args[0], args.data());
-    ::_exit(127);
-  }
-  ::close(out[1]);
-  std::string text;
-  char buf[4096];
-  for (;;) {
-    const ssize_t n = ::read(out[0], buf, sizeof buf);
-    if (n > 0) text.append(buf, static_cast<std::size_t>(n));
-    else if (n == 0 || errno != EINTR) break;
-  }
-  ::close(out[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw Error(ErrorKind::host, fmt::format("{} failed (exit status {})", fmt::join(argv, " "),
-                                             WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)),
-                "its message is above; the scripts are written, fix and run submit.sh");
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
-  return text;
+// Runs sbatch --parsable with `args`, as the link commands run (launch/, output
+// captured), and returns the job id it printed. Error(host) with sbatch's last lines
+// when it fails.
+std::string submit_job(const std::string& sbatch, const std::vector<std::string>& args) {
+  LaunchSpec launch;
+  launch.path = sbatch;
+  launch.argv = {sbatch, "--parsable"};
+  launch.argv.insert(launch.argv.end(), args.begin(), args.end());
+  launch.env = EnvBlock::from_current();
+  launch.aslr = true;  // sbatch is not being measured
+  launch.out = Stdio::capture;
+  CorkedChild child = CorkedChild::spawn(launch);
+  child.release();
+  const ExitInfo exit = child.wait();
+  if (!exit.ok())
+    throw Error(ErrorKind::host,
+                fmt::format("{} {}: {}", fmt::join(launch.argv, " "), describe_exit(exit, 0), tail_lines(exit.output, 4)),
+                "the scripts are written: fix what sbatch says and run submit.sh");
+  // --parsable prints "JOBID" or "JOBID;CLUSTER" on its last line (warnings come first).
+  std::string id = tail_lines(exit.output, 1);
+  id = id.substr(0, id.find(';'));
+  if (id.empty() || id.find_first_not_of("0123456789_") != std::string::npos)
+    throw Error(ErrorKind::host, "sbatch --parsable printed no job id: " + tail_lines(exit.output, 4));
+  return id;
 }
 
 std::string sbatch_header(const Options& o, const std::string& name) {
@@ -207,12 +195,9 @@ int write_and_submit(const Options& o, const Options& check, const fs::path& dir
     fmt::print("submit with:  sh {}/submit.sh\n", d);
     return 0;
   }
-  std::string array_id = run_captured({sbatch, "--parsable", (dir / "shard.sbatch").string()});
+  const std::string array_id = submit_job(sbatch, {(dir / "shard.sbatch").string()});
   submitted_any = true;
-  array_id = array_id.substr(0, array_id.find(';'));
-  std::string merge_id = run_captured(
-      {sbatch, "--parsable", "--dependency=afterok:" + array_id, (dir / "merge.sbatch").string()});
-  merge_id = merge_id.substr(0, merge_id.find(';'));
+  const std::string merge_id = submit_job(sbatch, {"--dependency=afterok:" + array_id, (dir / "merge.sbatch").string()});
   fmt::print("submitted: shards job {} (array {}), merge job {}\n", array_id, array, merge_id);
   fmt::print("report: {}/report.txt (and report.json) once job {} has run\n", dir.string(), merge_id);
   return 0;
