@@ -171,10 +171,6 @@ std::string forest_svg(const PooledEffect& p, const std::string& unit) {
   return svg::render(c);
 }
 
-std::string badge(Verdict v) {
-  return fmt::format("<span class=\"badge verdict-{}\">{}</span>", verdict_key(v), escape(verdict_text(v)));
-}
-
 }  // namespace
 
 std::string hosts_html(const Plan& plan, const HostsFindings& f, const MergeContext& ctx) {
@@ -218,13 +214,13 @@ std::string hosts_html(const Plan& plan, const HostsFindings& f, const MergeCont
                          verdict_key(h.verdict), escape(h.host), escape(h.host),
                          escape(std::isfinite(h.effect) ? effect_text(as_comparison(p.scale, p.margin, h.effect, h.lo, h.hi), unit)
                                                         : std::string("n/a")),
-                         h.n, badge(h.verdict));
+                         h.n, html_verdict_badge(h.verdict));
     if (p.hosts.size() > 1)
       out += fmt::format(
           "<tr class=\"pooled-row verdict-{}\"><td>pooled ({:.0f}%)</td><td>{}</td><td>{} hosts</td><td>{}</td></tr>\n",
           verdict_key(p.verdict), 100 * p.coverage,
           escape(p.pooled_hosts ? effect_text(as_comparison(p.scale, p.margin, p.effect, p.lo, p.hi), unit) : p.note),
-          p.pooled_hosts, badge(p.verdict));
+          p.pooled_hosts, html_verdict_badge(p.verdict));
     out += "</table>\n";
     std::string words = fmt::format("perturbed on {} of {} host{}", p.perturbed_hosts, p.hosts.size(),
                                     p.hosts.size() == 1 ? "" : "s");

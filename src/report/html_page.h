@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "analysis/findings.h"
+
 namespace obscheck {
 
 // Every page's chart size: wide enough for three series dodged in up to eight dose
@@ -19,6 +21,9 @@ inline constexpr double kChartHeight = 340;
 // The stylesheet of every page: the text to put inside <style>. Includes the @media
 // print rules (figures kept whole, colours exact).
 std::string html_stylesheet();
+
+// <span class="badge verdict-KEY">the verdict in words</span>, coloured by the stylesheet.
+std::string html_verdict_badge(Verdict v);
 
 // <ul class="warnings"> with one escaped item per warning; empty for none.
 std::string html_warnings(const std::vector<std::string>& warnings);

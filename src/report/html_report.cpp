@@ -211,9 +211,6 @@ ul.answer { list-style: none; padding: 0; font-family: ui-monospace, monospace; 
 }
 )";
 
-std::string badge(Verdict v) {
-  return fmt::format("<span class=\"badge verdict-{}\">{}</span>", verdict_key(v), escape(verdict_text(v)));
-}
 
 std::string header_section(const Plan& plan, const Findings& f, const CheckContext& ctx) {
   std::string out = "<header>\n<h1>obscheck: does measuring change what is measured?</h1>\n";
@@ -245,7 +242,7 @@ std::string summary_section(const Plan& plan, const Findings& f, const CheckCont
   for (std::size_t m = 0; m < f.metrics.size() && m < f.metric_verdicts.size(); ++m) {
     if (comparisons_of(f, m).empty()) continue;
     items += fmt::format("<li><a href=\"#metric-{}\">{}</a> {}</li>\n", escape(slugs(f)[m]), escape(f.metrics[m].name),
-                         badge(f.metric_verdicts[m]));
+                         html_verdict_badge(f.metric_verdicts[m]));
   }
   if (items.empty() && answer.empty()) return "";
   return "<section id=\"summary\">\n<h2>Summary</h2>\n<ul class=\"answer\">\n" + answer + "</ul>\n" +
@@ -269,7 +266,7 @@ std::string verdict_section(const Plan& plan, const Findings& f) {
       if (v.metric != m) continue;
       if (first && m < f.metric_verdicts.size())
         out += fmt::format("<tr class=\"metric-head\"><td colspan=\"{}\">{} ({}) {}</td></tr>\n", columns,
-                           escape(f.metrics[m].name), escape(f.metrics[m].unit), badge(f.metric_verdicts[m]));
+                           escape(f.metrics[m].name), escape(f.metrics[m].unit), html_verdict_badge(f.metric_verdicts[m]));
       first = false;
       out += fmt::format("<tr class=\"verdict-row verdict-{}\" data-metric=\"{}\" data-level=\"{}\"><td><code>{}</code></td>",
                          verdict_key(v.verdict), escape(f.metrics[m].name), escape(v.level_label),
@@ -277,7 +274,7 @@ std::string verdict_section(const Plan& plan, const Findings& f) {
       for (Layout l : plan.spec.layouts) out += fmt::format("<td class=\"num\">{}</td>", escape(cell_text(f, cell(f, v, l))));
       // The reason gets a full-width row of its own: a column of it squeezes the table.
       out += fmt::format("<td>{}</td></tr>\n<tr class=\"reason-row\"><td colspan=\"{}\" class=\"reason\">{}</td></tr>\n",
-                         badge(v.verdict), columns, escape(v.reason));
+                         html_verdict_badge(v.verdict), columns, escape(v.reason));
     }
   }
   return out + "</tbody>\n</table>\n</section>\n";
@@ -399,7 +396,7 @@ std::string metric_section(const Plan& plan, const Findings& f, std::size_t m, c
   const MetricInfo& info = f.metrics[m];
   std::string out = fmt::format("<section class=\"metric\" id=\"metric-{}\">\n<h3>{} ({}){}</h3>\n", escape(slug),
                                 escape(info.name), escape(info.unit),
-                                m < f.metric_verdicts.size() ? " " + badge(f.metric_verdicts[m]) : "");
+                                m < f.metric_verdicts.size() ? " " + html_verdict_badge(f.metric_verdicts[m]) : "");
   out += "<div class=\"figures\">\n<figure class=\"effect\">\n" + effect_curve_svg(plan, f, m);
   out += metric_caption(plan, f, m) + "</figure>\n";
   const std::string strip = runs_strip_svg(plan, f, m, runs);
@@ -513,6 +510,10 @@ std::string methods_section(const Plan&, const Findings& f) {
 }  // namespace
 
 std::string html_stylesheet() { return kStyle; }
+
+std::string html_verdict_badge(Verdict v) {
+  return fmt::format("<span class=\"badge verdict-{}\">{}</span>", verdict_key(v), escape(verdict_text(v)));
+}
 
 std::string html_warnings(const std::vector<std::string>& warnings) {
   if (warnings.empty()) return "";
