@@ -21,31 +21,19 @@
 #include <string>
 #include <thread>
 
+#include "../unit/temp_dir.h"
 #include "run_cli.h"
 #include "util/crc32c.h"
 
 using nlohmann::json;
 using obscheck::test::journal_lines;
 using obscheck::test::run_cli;
+using obscheck::test::TempDir;
 using obscheck::test::workload;
 
 namespace fs = std::filesystem;
 
 namespace {
-
-struct TempDir {
-  fs::path path;
-  explicit TempDir(const std::string& tag)
-      : path(fs::temp_directory_path() / ("obscheck-hosts-test-" + std::to_string(getpid()) + "-" + tag)) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
 
 // A journal line as the writer ends it: the CRC-32C of the object without its closing
 // brace, as eight hex digits in a last "crc32c" member.
@@ -121,7 +109,7 @@ const json* pooled_entry(const json& report, const std::string& metric, const st
 }  // namespace
 
 TEST_CASE("hosts: a plan's shards run on one host merge with every run taken once", "[hosts]") {
-  TempDir dir("one-host");
+  TempDir dir;
   const std::string plan = write_plan(dir, 12);
   const json plan_json = json::parse(std::ifstream(plan));
   CHECK(plan_json.at("plan").at("fixed_blocks") == 12);
@@ -174,7 +162,7 @@ TEST_CASE("hosts: a plan's shards run on one host merge with every run taken onc
 
 TEST_CASE("hosts: hosts that disagree get their own verdicts, a wider pooled interval and a heterogeneity line",
           "[hosts]") {
-  TempDir dir("two-hosts");
+  TempDir dir;
   const std::string plan = write_plan(dir, 48);
   std::vector<std::string> recorded;
   for (int i = 0; i < 4; ++i) recorded.push_back(run_shard(dir, plan, i, 4));
@@ -235,7 +223,7 @@ TEST_CASE("hosts: hosts that disagree get their own verdicts, a wider pooled int
 }
 
 TEST_CASE("hosts: bad input is refused with its exit code, and nothing is written half", "[hosts]") {
-  TempDir dir("bad");
+  TempDir dir;
   const std::string plan = write_plan(dir, 6);
 
   SECTION("a shard index out of range") {
@@ -364,7 +352,7 @@ TEST_CASE("hosts: bad input is refused with its exit code, and nothing is writte
 }
 
 TEST_CASE("hosts: a shard stopped by Ctrl-C continues its journal when run again, every run once", "[hosts][serial]") {
-  TempDir dir("resume");
+  TempDir dir;
   const std::string plan = dir.file("plan.json");
   REQUIRE(run_cli({"plan", "--counters", "task-clock", "--runs", "40", "-o", plan, "--", workload("compute"), "2000"})
               .code == 0);

@@ -11,18 +11,19 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <sstream>
 #include <thread>
 
+#include "../unit/temp_dir.h"
 #include "run_cli.h"
 
 using nlohmann::json;
+using obscheck::test::compare_golden;
 using obscheck::test::journal_lines;
 using obscheck::test::run_cli;
+using obscheck::test::TempDir;
 using obscheck::test::workload;
 
 namespace fs = std::filesystem;
@@ -31,29 +32,6 @@ namespace {
 
 const std::string kDir = std::string(OBSCHECK_GOLDEN_DIR) + "/measure";
 
-void compare_golden(const std::string& actual, const std::string& file) {
-  const std::string path = kDir + "/" + file;
-  if (const char* u = std::getenv("OBSCHECK_UPDATE_GOLDEN"); u && std::string(u) == "1") {
-    std::ofstream(path) << actual;
-    WARN("rewrote " << path);
-    return;
-  }
-  std::ifstream in(path);
-  REQUIRE(in);
-  std::stringstream expected;
-  expected << in.rdbuf();
-  CHECK(actual == expected.str());
-}
-
-struct Scratch {
-  fs::path dir = fs::temp_directory_path() / ("obscheck-measure-journal-" + std::to_string(::getpid()));
-  Scratch() { fs::create_directories(dir); }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string file(const std::string& name) const { return (dir / name).string(); }
-};
 
 std::vector<std::size_t> run_indexes(const std::string& journal) {
   std::vector<std::size_t> out;
@@ -68,16 +46,16 @@ TEST_CASE("measure journal: the report of a recorded measure matches its golden 
   const auto text = run_cli({"report", kDir + "/journal.jsonl"}, {"NO_COLOR=1"});
   INFO(text.err);
   REQUIRE(text.code == 0);
-  compare_golden(text.out, "report.txt");
+  compare_golden(text.out, kDir + "/report.txt");
   const auto j = run_cli({"report", kDir + "/journal.jsonl", "--json"});
   REQUIRE(j.code == 0);
-  compare_golden(j.out, "report.json");
+  compare_golden(j.out, kDir + "/report.json");
   // The figures belong to the check's report.
   CHECK(run_cli({"report", kDir + "/journal.jsonl", "--html", "/dev/null"}).code == 2);
 }
 
 TEST_CASE("measure journal: obscheck report prints what measure printed, for every layout") {
-  Scratch s;
+  TempDir s;
   const std::string journal = s.file("m.jsonl");
   const auto live = run_cli({"measure", "-e", "task-clock,page-faults", "-r", "6", "--journal", journal, "--",
                              workload("compute"), "50"},
@@ -105,7 +83,7 @@ TEST_CASE("measure journal: obscheck report prints what measure printed, for eve
 }
 
 TEST_CASE("measure journal: Ctrl-C leaves a valid journal that --resume completes, every run once", "[serial]") {
-  Scratch s;
+  TempDir s;
   const std::string journal = s.file("i.jsonl");
   const std::string out = s.file("out.txt");
   // compute 2000 runs for about 20 ms: 100 runs take seconds; SIGINT arrives part-way.
@@ -161,7 +139,7 @@ TEST_CASE("measure journal: Ctrl-C leaves a valid journal that --resume complete
 }
 
 TEST_CASE("measure journal: a check's journal is not resumed as a measure's") {
-  Scratch s;
+  TempDir s;
   const std::string check = s.file("check.jsonl");
   REQUIRE(run_cli({"--counters", "task-clock", "--runs", "2", "--journal", check, "--fail-on", "none", "--",
                    workload("compute"), "50"}).code == 0);
@@ -175,7 +153,7 @@ TEST_CASE("measure journal: a simulated measure's report is printed again from i
     WARN("SKIPPED: valgrind is not installed (tools/bootstrap installs it)");
     return;
   }
-  Scratch s;
+  TempDir s;
   const std::string journal = s.file("sim.jsonl");
   const auto live = run_cli({"measure", "--backend", "sim", "--journal", journal, "--", workload("compute"), "50"});
   INFO(live.err);

@@ -14,6 +14,7 @@
 
 #include "run_cli.h"
 
+using obscheck::test::compare_golden;
 using obscheck::test::run_cli;
 
 namespace {
@@ -27,32 +28,18 @@ std::string normalised(std::string out) {
   return out;
 }
 
-void compare_golden(const std::string& actual, const std::string& file) {
-  const std::string path = kDir + "/" + file;
-  if (const char* u = std::getenv("OBSCHECK_UPDATE_GOLDEN"); u && std::string(u) == "1") {
-    std::ofstream(path) << actual;
-    WARN("rewrote " << path);
-    return;
-  }
-  std::ifstream in(path);
-  REQUIRE(in);
-  std::stringstream expected;
-  expected << in.rdbuf();
-  CHECK(actual == expected.str());
-}
-
 }  // namespace
 
 TEST_CASE("report: the text report of a recorded journal matches its golden file") {
   auto r = run_cli({"report", kDir + "/journal.jsonl"}, {"NO_COLOR=1"});
   REQUIRE(r.code == 0);
-  compare_golden(normalised(r.out), "report.txt");
+  compare_golden(normalised(r.out), kDir + "/report.txt");
 }
 
 TEST_CASE("report: the JSON report of a recorded journal matches its golden file") {
   auto r = run_cli({"report", "--json", kDir + "/journal.jsonl"});
   REQUIRE(r.code == 0);
-  compare_golden(normalised(r.out), "report.json");
+  compare_golden(normalised(r.out), kDir + "/report.json");
 }
 
 TEST_CASE("report: a journal that is not one is refused with exit code 6") {

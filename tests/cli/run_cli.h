@@ -8,7 +8,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
+#include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -84,6 +87,21 @@ inline std::vector<nlohmann::json> journal_lines(const std::string& path) {
   std::vector<nlohmann::json> out;
   for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line));
   return out;
+}
+
+// Checks `actual` against the golden file at `path`; OBSCHECK_UPDATE_GOLDEN=1 rewrites
+// the file instead (and says so).
+inline void compare_golden(const std::string& actual, const std::string& path) {
+  if (const char* u = std::getenv("OBSCHECK_UPDATE_GOLDEN"); u && std::string(u) == "1") {
+    std::ofstream(path) << actual;
+    WARN("rewrote " << path);
+    return;
+  }
+  std::ifstream in(path);
+  REQUIRE(in);
+  std::stringstream expected;
+  expected << in.rdbuf();
+  CHECK(actual == expected.str());
 }
 
 inline std::string workload(const std::string& name) { return std::string(OBSCHECK_WORKLOADS) + "/" + name; }
