@@ -5,7 +5,6 @@
 // --resume FILE runs what is missing, and obscheck report FILE prints the same report
 // from the file alone: the live report and the journal's go through one function.
 #include <fmt/core.h>
-#include <sys/time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -62,6 +61,7 @@ struct MeasureSetup {
   CheckRequest request;
   MeasureSpec spec;
   std::vector<SimEvent> simulated;
+  std::vector<std::string> sim_event_names;  // theirs, as the readings name them
   std::vector<std::string> backend_notes;  // the simulated backend's lines
   std::vector<std::string> event_notes;    // e.g. counted at user level only
   Plan plan;
@@ -100,6 +100,7 @@ MeasureSetup measure_setup(CheckRequest r) {
     m.spec.sim = r.sim;
     m.spec.sim_events = m.simulated;
     m.backend_notes = sim_backend_lines(*r.sim, m.simulated);
+    for (const SimEvent& e : m.simulated) m.sim_event_names.push_back(e.name);
   }
   m.event_notes = m.spec.events.notes;
   m.plan = measure_plan(r);
@@ -208,9 +209,7 @@ RunRecord record_of(const Plan& plan, const MeasuredRun& run, std::size_t env_by
 // The manifest's measure-only part: the notes the report prints (they depend on the
 // host that measured) and the simulated events' names.
 nlohmann::json measure_part(const MeasureSetup& m) {
-  std::vector<std::string> sim_events;
-  for (const SimEvent& e : m.simulated) sim_events.push_back(e.name);
-  return {{"backend_notes", m.backend_notes}, {"event_notes", m.event_notes}, {"sim_events", sim_events}};
+  return {{"backend_notes", m.backend_notes}, {"event_notes", m.event_notes}, {"sim_events", m.sim_event_names}};
 }
 
 // Runs the setup's remaining runs (from spec.first_run) into `journal` when given;
@@ -231,9 +230,8 @@ int run_and_report(const Options& o, MeasureSetup& m, std::vector<RunRecord> rec
     if (ended) journal->append_note({{"kind", "finished"}});
     else journal->append_note({{"kind", "interrupted"}});
   }
-  std::vector<std::string> names;
-  for (const SimEvent& e : m.simulated) names.push_back(e.name);
-  MeasureOutcome out = measure_outcome(m.request, m.backend_notes, m.event_notes, names, env_bytes, recorded, ended);
+  MeasureOutcome out =
+      measure_outcome(m.request, m.backend_notes, m.event_notes, m.sim_event_names, env_bytes, recorded, ended);
   // A re-run warm-up that failed is not in the journal: said here, as the run that stopped.
   if (out.failure.empty() && !result.failure.empty()) {
     out.failure = result.failure;
@@ -307,8 +305,7 @@ int report_measure(const Options& o, const JournalData& d) {
   const bool ended = journal_complete(d.notes);
   const MeasureOutcome out = measure_outcome(r, backend_notes, event_notes, sim_events, env_bytes, d.runs, ended);
   // An incomplete journal is not this invocation's interruption: exit as a report does.
-  const int code = print_measure(o, out, true);
-  return code;
+  return print_measure(o, out, true);
 }
 
 }  // namespace obscheck
