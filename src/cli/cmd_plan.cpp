@@ -65,7 +65,8 @@ PlanFile write_plan(const Options& o, const std::string& path) {
   if (std::filesystem::exists(path))
     throw Error(ErrorKind::io, fmt::format("{} exists: a plan is not overwritten (shards may be running it)", path),
                 "choose another name with -o FILE, or remove the old plan");
-  write_file_safely(path, plan_file_json(f).dump(2) + "\n");
+  // Refused also if another planner wrote the name since the check above.
+  write_file_safely(path, plan_file_json(f).dump(2) + "\n", kOutputFileMode, Existing::refuse);
   return f;
 }
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 
@@ -63,7 +64,7 @@ bool plain_name(const std::string& name) {
 }  // namespace
 
 void write_file_at(int dir_fd, const std::string& dir_path, const std::string& name, std::string_view bytes,
-                   mode_t mode) {
+                   mode_t mode, Existing existing) {
   const std::string dest = join(dir_path, name);
   if (!plain_name(name))
     throw Error(ErrorKind::io, fmt::format("cannot write {}: not a file name", dest), "name a file, not a directory");
@@ -85,15 +86,29 @@ void write_file_at(int dir_fd, const std::string& dir_path, const std::string& n
   if (err == 0 && !write_all(fd.get(), bytes)) err = errno ? errno : EIO;
   if (err == 0 && ::fsync(fd.get()) != 0) err = errno;
   if (err == 0 && ::close(fd.release()) != 0) err = errno;
-  if (err == 0 && ::renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str()) != 0) err = errno;
+  if (err == 0 && existing == Existing::replace && ::renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str()) != 0)
+    err = errno;
+  if (err == 0 && existing == Existing::refuse &&
+      ::renameat2(dir_fd, tmp.c_str(), dir_fd, name.c_str(), RENAME_NOREPLACE) != 0) {
+    err = errno;
+    // A filesystem without RENAME_NOREPLACE: a hard link is refused just as well.
+    if ((err == EINVAL || err == ENOSYS) && ::linkat(dir_fd, tmp.c_str(), dir_fd, name.c_str(), 0) == 0) {
+      ::unlinkat(dir_fd, tmp.c_str(), 0);
+      err = 0;
+    } else if (err == EINVAL || err == ENOSYS) {
+      err = errno;
+    }
+  }
   if (err != 0) {
     ::unlinkat(dir_fd, tmp.c_str(), 0);
+    if (err == EEXIST && existing == Existing::refuse)
+      throw Error(ErrorKind::io, fmt::format("{} exists: it is not overwritten", dest), "choose another name");
     throw write_error(dest, err, err == EISDIR ? "it is a directory: name a file" : std::string());
   }
   ::fsync(dir_fd);  // the new entry durable too; some filesystems refuse: best effort
 }
 
-void write_file_safely(const std::string& path, std::string_view bytes, mode_t mode) {
+void write_file_safely(const std::string& path, std::string_view bytes, mode_t mode, Existing existing) {
   const std::filesystem::path p(path);
   const std::string name = p.filename().string();
   if (!plain_name(name))
@@ -103,7 +118,7 @@ void write_file_safely(const std::string& path, std::string_view bytes, mode_t m
   if (dir.empty()) dir = ".";
   UniqueFd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!dir_fd) throw write_error(path, errno);
-  write_file_at(dir_fd.get(), shown, name, bytes, mode);
+  write_file_at(dir_fd.get(), shown, name, bytes, mode, existing);
 }
 
 UniqueFd open_output_dir(const std::string& path, DirAccess access, mode_t mode) {

@@ -41,14 +41,21 @@ namespace obscheck {
 inline constexpr mode_t kOutputFileMode = 0644;
 inline constexpr mode_t kOutputDirMode = 0755;
 
+// What a write does to a file (or link) already at the name: replace it, as above, or
+// refuse: the rename is renameat2(RENAME_NOREPLACE), so a file that appears between a
+// caller's own check and the write is not replaced either (a plan shards may be
+// running). Refusing throws Error(io) "NAME exists" and leaves no temporary file.
+enum class Existing { replace, refuse };
+
 // Writes `bytes` to `path` as described above. `path` must name a file (not end in
 // '/', '.' or '..').
-void write_file_safely(const std::string& path, std::string_view bytes, mode_t mode = kOutputFileMode);
+void write_file_safely(const std::string& path, std::string_view bytes, mode_t mode = kOutputFileMode,
+                       Existing existing = Existing::replace);
 
 // The same into an open directory: `name` is a plain file name (no '/'); `dir_path`
 // only names the directory in messages.
 void write_file_at(int dir_fd, const std::string& dir_path, const std::string& name, std::string_view bytes,
-                   mode_t mode = kOutputFileMode);
+                   mode_t mode = kOutputFileMode, Existing existing = Existing::replace);
 
 // Who else may write into a directory obscheck writes to.
 enum class DirAccess {

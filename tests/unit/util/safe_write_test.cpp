@@ -163,3 +163,23 @@ TEST_CASE("safe_write: open_output_dir creates the directory, refuses a link at 
   }
   CHECK(open_output_dir(d / "mine", DirAccess::private_to_us));
 }
+
+TEST_CASE("safe_write: Existing::refuse writes a new file and leaves an existing one as it was") {
+  Dir d;
+  write_file_safely(d / "plan.json", "first", kOutputFileMode, Existing::refuse);
+  CHECK(slurp(d / "plan.json") == "first");
+  try {
+    write_file_safely(d / "plan.json", "second", kOutputFileMode, Existing::refuse);
+    FAIL("an existing file was overwritten");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::io);
+    CHECK_THAT(e.what(), Catch::Contains("plan.json exists: it is not overwritten"));
+  }
+  CHECK(slurp(d / "plan.json") == "first");
+  CHECK(entries(d.path) == 1);  // no temporary file left
+  // A link there is refused too, and its target left alone.
+  fs::create_symlink(d / "target", d / "link");
+  CHECK_THROWS_AS(write_file_safely(d / "link", "x", kOutputFileMode, Existing::refuse), Error);
+  CHECK(is_link(d / "link"));
+  CHECK(!fs::exists(d / "target"));
+}
