@@ -86,6 +86,10 @@ void validate(const PlanSpec& spec) {
   if (spec.warmup_blocks > kMaxWarmupBlocks)
     throw Error(ErrorKind::usage,
                 fmt::format("{} warm-up blocks is more than {}", spec.warmup_blocks, kMaxWarmupBlocks));
+  const std::size_t configs = spec.levels.size() * spec.layouts.size();
+  if (spec.group_size == 0 || configs % spec.group_size != 0 || (spec.group_size > 1 && spec.aa_control))
+    throw Error(ErrorKind::usage, fmt::format("groups of {} do not divide {} configurations{}", spec.group_size, configs,
+                                              spec.aa_control ? " and the A/A copy" : ""));
 }
 
 }  // namespace
@@ -210,13 +214,38 @@ std::uint64_t bounded_draw(std::mt19937_64& engine, std::uint64_t bound) {
   }
 }
 
+namespace {
+
+// Fisher-Yates over `v` with bounded_draw.
+void shuffle_with(std::vector<std::size_t>& v, std::mt19937_64& engine) {
+  for (std::size_t i = v.size(); i > 1; --i) {
+    const auto j = static_cast<std::size_t>(bounded_draw(engine, i));
+    std::swap(v[i - 1], v[j]);
+  }
+}
+
+std::vector<std::size_t> iota(std::size_t n) {
+  std::vector<std::size_t> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = i;
+  return v;
+}
+
+}  // namespace
+
 std::vector<std::size_t> block_order(const Plan& plan, std::size_t block) {
   std::mt19937_64 engine(splitmix64(splitmix64(plan.spec.seed) + block));
-  std::vector<std::size_t> order(plan.block_size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  for (std::size_t i = order.size(); i > 1; --i) {
-    const auto j = static_cast<std::size_t>(bounded_draw(engine, i));
-    std::swap(order[i - 1], order[j]);
+  const std::size_t g = plan.spec.group_size;
+  if (g <= 1) {
+    std::vector<std::size_t> order = iota(plan.block_size());
+    shuffle_with(order, engine);
+    return order;
+  }
+  std::vector<std::size_t> groups = iota(plan.block_size() / g), order;
+  shuffle_with(groups, engine);
+  for (std::size_t group : groups) {
+    std::vector<std::size_t> members = iota(g);
+    shuffle_with(members, engine);
+    for (std::size_t m : members) order.push_back(group * g + m);
   }
   return order;
 }
@@ -365,6 +394,7 @@ nlohmann::json plan_to_json(const Plan& plan) {
   // Only a shard's plan says so: every other journal's plan reads as it always did.
   if (s.shard) out["shard"] = {{"index", s.shard->index}, {"count", s.shard->count}};
   if (!s.aa_control) out["aa_control"] = false;
+  if (s.group_size != 1) out["group_size"] = s.group_size;
   return out;
 }
 
@@ -390,6 +420,7 @@ Plan plan_from_json(const nlohmann::json& j) {
   s.max_blocks = field<std::size_t>(j, "max_blocks", where);
   s.warmup_blocks = field<std::size_t>(j, "warmup_blocks", where);
   if (j.contains("aa_control")) s.aa_control = field<bool>(j, "aa_control", where);
+  if (j.contains("group_size")) s.group_size = field<std::size_t>(j, "group_size", where);
   if (j.contains("shard")) {
     const auto& sh = j.at("shard");
     s.shard = Shard{field<std::size_t>(sh, "index", "plan shard"), field<std::size_t>(sh, "count", "plan shard")};

@@ -120,6 +120,11 @@ struct PlanSpec {
   // The A/A copy of the baseline in every block. Off only for a plan that compares
   // nothing (obscheck measure: one configuration repeated).
   bool aa_control = true;
+  // Configurations that run next to one another in every block: the block's order
+  // shuffles groups of this many consecutive configurations, then each group within
+  // itself (obscheck bias and compare: a context's variants run back to back, so
+  // drift between them is as small as it can be). 1: the whole block shuffled as one.
+  std::size_t group_size = 1;
   bool operator==(const PlanSpec&) const = default;
 };
 
@@ -154,7 +159,9 @@ struct Plan {
 
 // Validates and expands a spec. Throws Error(usage) on: no levels, no layouts, a layout
 // twice, duplicate level labels, a counter index outside spec.counters (when the list
-// is not empty), max_blocks == 0, fixed_blocks == 0, warmup_blocks > 1000.
+// is not empty), max_blocks == 0, fixed_blocks == 0, warmup_blocks > 1000, a
+// group_size of 0, one that does not divide the configurations, or one above 1 with
+// the A/A control.
 Plan make_plan(const PlanSpec& spec);
 
 // The configuration index of the baseline under `layout`; throws Error(internal)
@@ -166,7 +173,8 @@ std::size_t baseline_for(const Plan& plan, Layout layout);
 std::vector<std::size_t> plan_looks(const Plan& plan, std::size_t first = kFirstLook);
 
 // A permutation of 0..block_size()-1 (every configuration once, the A/A copy
-// included), drawn from a std::mt19937_64 seeded with splitmix64(splitmix64(seed) +
+// included; with group_size g > 1, first the groups then each group's g members, by
+// the same shuffle from the same engine), drawn from a std::mt19937_64 seeded with splitmix64(splitmix64(seed) +
 // block) by a Fisher-Yates shuffle with a rejection-sampled bounded draw. Both the
 // engine and the draw are fully specified, so the same (seed, block) gives the same
 // order with any standard library (std::shuffle and std::uniform_int_distribution

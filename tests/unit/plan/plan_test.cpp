@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <fmt/core.h>
 
 #include <algorithm>
 #include <numeric>
@@ -380,4 +381,51 @@ TEST_CASE("shards: out of range, without fixed blocks, or more than the blocks a
   CHECK_THROWS_AS(make_plan(s), obscheck::Error);
   s.fixed_blocks = 4;
   CHECK_NOTHROW(make_plan(s));
+}
+
+TEST_CASE("groups: a group's configurations run back to back, groups and members both shuffled") {
+  PlanSpec s;
+  s.observer = "compare";
+  for (int c = 0; c < 6; ++c)
+    for (const char* v : {"baseline", "contender", "aa"})
+      s.levels.push_back(Level{1, fmt::format("c{}/{}", c, v), {}, {}, nlohmann::json::object()});
+  s.layouts = {Layout::held};
+  s.aa_control = false;
+  s.group_size = 3;
+  s.seed = 11;
+  s.fixed_blocks = 4;
+  const Plan p = make_plan(s);
+  std::set<std::vector<std::size_t>> group_orders, first_members;
+  for (std::size_t b = 0; b < 40; ++b) {
+    const auto order = block_order(p, b);
+    REQUIRE(is_permutation_of_all(order, 18));
+    std::vector<std::size_t> groups;
+    for (std::size_t i = 0; i < order.size(); i += 3) {
+      // Positions i..i+2 are the three members of one group.
+      CHECK(order[i] / 3 == order[i + 1] / 3);
+      CHECK(order[i] / 3 == order[i + 2] / 3);
+      groups.push_back(order[i] / 3);
+    }
+    group_orders.insert(groups);
+    first_members.insert({order[0] % 3, order[3] % 3, order[6] % 3});
+  }
+  CHECK(group_orders.size() > 30);   // 720 orders of the groups
+  CHECK(first_members.size() > 10);  // 27 patterns of who goes first
+  // The grouping is part of the recorded plan.
+  const auto j = plan_to_json(p);
+  CHECK(j.at("group_size") == 3);
+  CHECK(plan_from_json(j).spec == p.spec);
+  CHECK(block_order(plan_from_json(j), 7) == block_order(p, 7));
+  // Without groups the JSON has no such key, as before it existed.
+  s.group_size = 1;
+  CHECK_FALSE(plan_to_json(make_plan(s)).contains("group_size"));
+
+  PlanSpec bad = s;
+  bad.group_size = 4;  // 18 configurations
+  CHECK_THROWS_AS(make_plan(bad), Error);
+  bad.group_size = 0;
+  CHECK_THROWS_AS(make_plan(bad), Error);
+  bad.group_size = 3;
+  bad.aa_control = true;  // the A/A copy would be a group of one
+  CHECK_THROWS_AS(make_plan(bad), Error);
 }
