@@ -12,6 +12,7 @@
 #include "cli/check_context.h"
 #include "cli/check_setup.h"
 #include "cli/commands.h"
+#include "cli/sweep_session.h"
 #include "cli/resume.h"
 #include "cli/html_out.h"
 #include "host/host_info.h"
@@ -98,6 +99,7 @@ int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWrite
 
 int cmd_check(const Options& o) {
   if (!o.resume.empty()) {
+    if (is_sweep_journal(read_manifest_line(o.resume))) return resume_sweep_journal(o);
     if (is_measure_journal(read_manifest_line(o.resume))) {
       Options measure = o;
       measure.command = Command::measure;

@@ -4,10 +4,12 @@
 #include <fmt/core.h>
 
 #include <cmath>
+#include <limits>
 
 #include "analysis/compare.h"
 #include "cli/commands.h"
 #include "cli/sweep_common.h"
+#include "cli/sweep_session.h"
 #include "cli/html_out.h"
 #include "report/bias_report.h"
 #include "util/error.h"
@@ -18,30 +20,29 @@ namespace {
 // Separates BASELINE ARGS from CONTENDER ARGS, as GNU parallel's ":::" does.
 constexpr const char* kVariantSeparator = ":::";
 
-std::vector<ContextPair> pairs_of(const SweepSpec& spec, const ContextSweepResult& result, const std::string& metric,
-                                  std::size_t baseline, std::size_t contender) {
+std::vector<ContextPair> pairs_of(const SweepReport& report, std::size_t baseline, std::size_t contender) {
   std::vector<ContextPair> out;
-  for (const ContextSpec& c : spec.contexts) out.push_back({c.id, c.label, {}, {}, c.failure});
-  for (const SweepRun& run : result.runs) {
+  for (const SweepContextRecord& c : report.contexts) out.push_back({c.id, c.label, {}, {}, c.failure});
+  for (const SweepRunRecord& run : report.runs) {
     if (run.variant != baseline && run.variant != contender) continue;
     VariantRun v;
     v.ok = run.failure.empty();
-    v.value = metric_value(run, metric);
+    v.value = std::numeric_limits<double>::quiet_NaN();
+    for (const auto& [name, value] : run.metrics)
+      if (name == report.metric) v.value = value;
     if (v.ok && !(std::isfinite(v.value) && v.value > 0)) {
       v.ok = false;
-      v.status = fmt::format("gave no positive {}", metric);
+      v.status = fmt::format("gave no positive {}", report.metric);
     } else {
-      v.status = run_status(run);
+      v.status = run.status;
     }
-    v.digest = run.exit.output_digest;
-    (run.variant == baseline ? out[run.context].baseline : out[run.context].contender).push_back(std::move(v));
+    v.digest = run.output_digest;
+    (run.variant == baseline ? out.at(run.context).baseline : out.at(run.context).contender).push_back(std::move(v));
   }
   return out;
 }
 
-}  // namespace
-
-int cmd_compare(const Options& o) {
+SweepJob compare_job(const Options& o) {
   std::vector<std::string> base, cont;
   bool seen = false;
   for (const std::string& w : o.target) {
@@ -55,37 +56,30 @@ int cmd_compare(const Options& o) {
   if (!seen || base.empty() || cont.empty())
     throw Error(ErrorKind::usage, "obscheck compare needs two variants separated by :::",
                 "usage: obscheck compare [options] -- BASELINE [ARGS...] ::: CONTENDER [ARGS...]");
+  return sweep_job(o, "compare", [&] {
+    std::vector<VariantSpec> variants = {make_variant(o, base, "baseline"), make_variant(o, cont, "contender")};
+    if (o.aa) {
+      VariantSpec copy = variants[0];
+      copy.name = "baseline (A/A)";
+      variants.push_back(std::move(copy));
+    }
+    return variants;
+  });
+}
 
-  SweepSetup setup = prepare_sweep(o);
-  SweepSpec spec;
-  spec.variants.push_back(make_variant(o, base, "baseline"));
-  spec.variants.push_back(make_variant(o, cont, "contender"));
-  if (o.aa) {
-    VariantSpec copy = spec.variants[0];
-    copy.name = "baseline (A/A)";
-    spec.variants.push_back(std::move(copy));
-  }
-  spec.contexts = setup.contexts;
-  spec.events = setup.events;
-  spec.runs = setup.runs;
-  spec.warmup = setup.warmup;
-  spec.measurer = setup.measurer;  // empty: perf_event; --backend sim: the simulator
-  spec.seed = setup.seed;
-  const ContextSweepResult result = run_sweep_with_progress(o, spec);
+}  // namespace
 
-  SweepReport report = make_report("compare", setup, spec, result);
-  report.margin = o.margin;
-  report.alpha = 1 - o.confidence;
+int finish_compare(const Options& o, SweepReport report, const SweepBrief& brief, bool interrupted, bool live) {
   CompareOptions co;
   co.alpha = report.alpha;
-  co.margin = o.margin;
-  co.seed = setup.seed;
-  if (o.aa) report.aa = compare_variants(pairs_of(spec, result, setup.metric, 0, 2), co);
-  report.comparison = compare_variants(pairs_of(spec, result, setup.metric, 0, 1), co);
+  co.margin = brief.margin;
+  co.seed = report.seed;
+  if (brief.aa) report.aa = compare_variants(pairs_of(report, 0, 2), co);
+  report.comparison = compare_variants(pairs_of(report, 0, 1), co);
 
   emit(o, o.json ? sweep_json(report) : o.csv ? sweep_csv(report) : compare_text(report, o.color));
   write_sweep_files(o, report);
-  if (result.interrupted) return interrupted_exit_code();
+  if (live && interrupted) return interrupted_exit_code();
   // The A/A pair should show nothing: better, worse or incomparable there is "aa".
   const auto untrustworthy = [](const VariantComparison& c) {
     return c.outcome == Outcome::better || c.outcome == Outcome::worse || c.outcome == Outcome::incomparable;
@@ -98,7 +92,11 @@ int cmd_compare(const Options& o) {
     case Outcome::incomparable: found.push_back("incomparable"); break;
     default: break;
   }
-  return findings_exit_code(o, found, {"incomparable", "aa"});
+  Options judged = o;
+  judged.fail_on = brief.fail_on;
+  return findings_exit_code(judged, found, {"incomparable", "aa"});
 }
+
+int cmd_compare(const Options& o) { return run_sweep_command(o, "compare", compare_job, finish_compare); }
 
 }  // namespace obscheck

@@ -18,6 +18,7 @@
 #include "cli/resume.h"
 #include "cli/sim_backend.h"
 #include "cli/sweep_common.h"
+#include "cli/sweep_session.h"
 #include "events/event.h"
 #include "host/host_info.h"
 #include "record/journal.h"
@@ -243,7 +244,9 @@ int run_and_report(const Options& o, MeasureSetup& m, std::vector<RunRecord> rec
 int resume_measure(const Options& o) {
   if (const nlohmann::json m = read_manifest_line(o.resume); !m.is_null()) {
     if (!is_measure_journal(m))
-      throw Error(ErrorKind::usage, o.resume + " is a check's journal, not a measure's",
+      throw Error(ErrorKind::usage,
+                  fmt::format("{} is {} journal, not a measure's", o.resume,
+                              is_sweep_journal(m) ? "a " + m.at("command").get<std::string>() + "'s" : "a check's"),
                   "continue it with obscheck --resume " + o.resume);
     refuse_changed_options(o, m);
   }

@@ -7,6 +7,7 @@
 #include "analysis/deterministic.h"
 #include "cli/check_context.h"
 #include "cli/commands.h"
+#include "cli/sweep_session.h"
 #include "cli/html_out.h"
 #include "cli/resume.h"
 #include "record/journal.h"
@@ -77,6 +78,7 @@ int report_from_table(const Options& o) {
 
 int cmd_report(const Options& o) {
   if (o.report_files.size() > 1) return report_merged(o);
+  if (is_sweep_journal(read_manifest_line(o.report_file))) return report_sweep(o, load_journal(o.report_file));
   if (is_measure_journal(read_manifest_line(o.report_file))) {
     if (!o.html.empty() || !o.svg_dir.empty())
       throw Error(ErrorKind::usage, o.report_file + " is a measure's journal: its report has no figures",

@@ -231,10 +231,15 @@ po::options_description options_for(Command c) {
       break;
     }
     case Command::bias:
-    case Command::compare:
+    case Command::compare: {
+      po::options_description d("Journal");
+      d.add_options()
+          ("journal", po::value<std::string>(), "also record every run in journal FILE (obscheck report FILE prints this report again)")
+          ("resume", po::value<std::string>(), "continue the interrupted sweep recorded in FILE");
       all.add(counting_options(5)).add(context_options(c == Command::compare)).add(backend_options())
-          .add(target_options()).add(output_options());
+          .add(target_options()).add(d).add(output_options());
       break;
+    }
     default:
       all.add(output_options());
   }
@@ -417,6 +422,7 @@ Parsed parse_command_line(int argc, const char* const* argv) {
   Parsed parsed;
   Options& o = parsed.options;
   std::vector<std::string> words(argv + 1, argv + argc);
+  o.command_line = words;
 
   if (!words.empty() && (words[0] == "--version" || words[0] == "-V")) {
     o.command = Command::version;

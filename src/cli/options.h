@@ -107,6 +107,9 @@ struct Options {
   // command can tell "given as the default" from "not given" (--resume refuses a
   // given option that differs from the journal's).
   std::vector<std::string> given;
+  // The words after the program's name, as given: bias and compare record them in their
+  // journal, and --resume parses them again, so a continuation runs as the sweep began.
+  std::vector<std::string> command_line;
 };
 
 // Parses argv and checks every value before anything runs or is written: a range,

@@ -15,7 +15,6 @@
 #include "stats/rng.h"
 #include "util/digest.h"
 #include "util/error.h"
-#include "util/timeval.h"
 
 namespace obscheck {
 namespace {
@@ -50,8 +49,6 @@ std::string join_label(const std::vector<std::string>& parts) {
   for (const auto& p : parts) s += (s.empty() ? "" : " ") + p;
   return s;
 }
-
-double ns(const timeval& t) { return static_cast<double>(timeval_ns(t)); }
 
 }  // namespace
 
@@ -226,83 +223,6 @@ VariantSpec make_variant(const Options& o, const std::vector<std::string>& words
   if (!o.run_as.empty()) v.launch.run_as = credentials_of(o.run_as);
   if (!linked) v.sha256 = sha256_file(v.launch.path);
   return v;
-}
-
-ContextSweepResult run_sweep_with_progress(const Options& o, const SweepSpec& spec) {
-  ContextSweepProgress progress;
-  if (o.progress && !o.json && !o.csv)
-    progress = [](std::size_t done, std::size_t total) { fmt::print(stderr, "\r  run {}/{}", done, total); };
-  ContextSweepResult r = run_sweep(spec, progress);
-  if (progress) fmt::print(stderr, "\r\x1b[K");
-  return r;
-}
-
-double metric_value(const SweepRun& run, const std::string& metric) {
-  if (metric == "wall-time") return static_cast<double>(run.exit.wall_ns);
-  for (const Reading& rd : run.readings)
-    if (rd.name == metric) return rd.value;
-  return std::numeric_limits<double>::quiet_NaN();
-}
-
-std::string run_status(const SweepRun& run) {
-  return run.failure.empty() ? describe_exit(run.exit, 0) : run.failure;
-}
-
-SweepReport make_report(const std::string& command, const SweepSetup& setup, const SweepSpec& spec,
-                        const ContextSweepResult& result) {
-  SweepReport r;
-  r.command = command;
-  r.seed = setup.seed;
-  r.runs_per_context = spec.runs;
-  r.warmup = spec.warmup;
-  r.metric = setup.metric;
-  r.pad_name = kPadName;
-  for (const auto& e : setup.events.events) r.events += (r.events.empty() ? "" : ",") + e.spec;
-  for (const auto& e : setup.sim_events) r.events += (r.events.empty() ? "" : ",") + e.name;
-  for (const std::string& n : setup.backend_notes) r.notes.push_back(n);
-  for (const VariantSpec& v : spec.variants) r.variants.push_back({v.name, v.launch.argv, v.sha256});
-  for (const ContextSpec& c : spec.contexts) {
-    SweepContextRecord cr;
-    cr.id = c.id;
-    cr.label = c.label;
-    cr.env_pad = c.env_pad;
-    cr.env_bytes = context_launch(spec.variants.at(0), c).env.size_bytes();
-    cr.argv0_pad = c.argv0_pad;
-    cr.link_order = c.link_order;
-    cr.objects = c.objects;
-    cr.binary = c.binary;
-    cr.binary_sha256 = c.binary_sha256;
-    cr.failure = c.failure;
-    r.contexts.push_back(std::move(cr));
-  }
-  for (const SweepRun& run : result.runs) {
-    SweepRunRecord rr;
-    rr.seq = run.seq;
-    rr.round = run.round;
-    rr.context = run.context;
-    rr.variant = run.variant;
-    rr.env_bytes = run.env_bytes;
-    rr.argv = run.argv;
-    rr.binary = run.binary;
-    rr.binary_sha256 = run.binary_sha256;
-    rr.ok = run.failure.empty();
-    rr.status = run_status(run);
-    rr.wall_ns = run.exit.wall_ns;
-    for (const Reading& rd : run.readings) {
-      rr.metrics.emplace_back(rd.name, rd.value);
-      rr.multiplexed = rr.multiplexed || rd.multiplexed;
-    }
-    rr.metrics.emplace_back("wall-time", static_cast<double>(run.exit.wall_ns));
-    rr.metrics.emplace_back("user-time", ns(run.exit.usage.ru_utime));
-    rr.output_digest = run.exit.output_digest;
-    rr.first_line = run.first_line;
-    rr.stack_address = run.stack_address;
-    rr.failure = run.failure;
-    r.runs.push_back(std::move(rr));
-  }
-  if (result.interrupted)
-    r.notes.push_back(fmt::format("interrupted after {} runs: the analysis covers what finished", result.runs.size()));
-  return r;
 }
 
 }  // namespace obscheck

@@ -58,17 +58,5 @@ SweepSetup prepare_sweep(const Options& o);
 // linked binary of each context.
 VariantSpec make_variant(const Options& o, const std::vector<std::string>& words, const std::string& name);
 
-// Runs the sweep with progress on stderr when it is a terminal.
-ContextSweepResult run_sweep_with_progress(const Options& o, const SweepSpec& spec);
-
-// The metric's value in one run; NaN when the run has no such value.
-double metric_value(const SweepRun& run, const std::string& metric);
-
-// Everything measured, as report records.
-SweepReport make_report(const std::string& command, const SweepSetup& setup, const SweepSpec& spec,
-                        const ContextSweepResult& result);
-
-// "exited with code 0" or the run's failure.
-std::string run_status(const SweepRun& run);
 
 }  // namespace obscheck

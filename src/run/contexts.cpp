@@ -11,7 +11,6 @@
 #include "observe/counters.h"
 #include "run/measure.h"
 #include "run/signals.h"
-#include "stats/rng.h"
 #include "util/error.h"
 
 namespace obscheck {
@@ -26,17 +25,6 @@ std::string absolute(const std::string& path) {
 
 std::string first_line_of(const std::string& output) {
   return output.substr(0, output.find('\n'));
-}
-
-// Distinct streams per round from one recorded seed (SplitMix64 over seed ^ round).
-std::uint64_t round_seed(std::uint64_t seed, std::size_t round) {
-  std::uint64_t s = seed ^ (0x9E3779B97F4A7C15ull * (round + 1));
-  return stats::splitmix64(s);
-}
-
-template <class T>
-void shuffle(std::vector<T>& v, stats::Rng& rng) {
-  for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[rng.index(i)]);
 }
 
 }  // namespace
@@ -82,19 +70,35 @@ LaunchSpec context_launch(const VariantSpec& variant, const ContextSpec& context
   return l;
 }
 
-std::vector<std::pair<std::size_t, std::size_t>> round_order(std::size_t contexts, std::size_t variants,
-                                                             std::uint64_t seed, std::size_t round) {
-  stats::Rng rng(round_seed(seed, round));
-  std::vector<std::size_t> cs(contexts), vs(variants);
-  for (std::size_t i = 0; i < contexts; ++i) cs[i] = i;
-  shuffle(cs, rng);
-  std::vector<std::pair<std::size_t, std::size_t>> order;
-  for (std::size_t c : cs) {
-    for (std::size_t i = 0; i < variants; ++i) vs[i] = i;
-    shuffle(vs, rng);
-    for (std::size_t v : vs) order.emplace_back(c, v);
+Plan sweep_plan(const SweepSpec& spec, const std::string& observer) {
+  PlanSpec p;
+  p.observer = observer;
+  for (const ContextSpec& c : spec.contexts) {
+    if (!c.failure.empty()) continue;
+    for (std::size_t v = 0; v < spec.variants.size(); ++v) {
+      Level level;
+      level.label = fmt::format("{}/{}", c.label, spec.variants[v].name);
+      level.extra = {{"context", c.id}, {"variant", v}};
+      p.levels.push_back(std::move(level));
+    }
   }
-  return order;
+  if (p.levels.empty()) throw Error(ErrorKind::internal, "sweep_plan: no context could be prepared");
+  p.layouts = {Layout::held};
+  p.seed = spec.seed;
+  p.fixed_blocks = static_cast<std::size_t>(spec.runs);
+  p.warmup_blocks = 0;
+  p.aa_control = false;
+  p.group_size = spec.variants.size();
+  return make_plan(p);
+}
+
+SweepCell sweep_cell(const Configuration& config) {
+  try {
+    return SweepCell{config.level.extra.at("context").get<std::size_t>(), config.level.extra.at("variant").get<std::size_t>()};
+  } catch (const nlohmann::json::exception&) {
+    throw Error(ErrorKind::io, fmt::format("configuration {} names no context and variant", config.id),
+                "the journal is not one of obscheck bias or compare");
+  }
 }
 
 std::optional<std::uint64_t> parse_stack_address(const std::string& line) {
@@ -108,7 +112,8 @@ std::optional<std::uint64_t> parse_stack_address(const std::string& line) {
   return static_cast<std::uint64_t>(v);
 }
 
-ContextSweepResult run_sweep(const SweepSpec& spec, const ContextSweepProgress& progress) {
+ContextSweepResult run_sweep(const SweepSpec& spec, const Plan& plan, const std::vector<Trial>& todo,
+                             const ContextSweepProgress& progress, const SweepRunDone& done) {
   if (spec.variants.empty() || spec.contexts.empty() || spec.runs < 1)
     throw Error(ErrorKind::internal, "run_sweep needs a variant, a context and at least one run");
   const RunMeasurer measure = spec.measurer ? spec.measurer : RunMeasurer(measure_with_counters);
@@ -123,6 +128,7 @@ ContextSweepResult run_sweep(const SweepSpec& spec, const ContextSweepProgress& 
     for (const VariantSpec& v : spec.variants) launches[c].push_back(context_launch(v, spec.contexts[c]));
 
   ContextSweepResult result;
+  if (live.empty() || todo.empty()) return result;
   // What a run leaves running is killed before the next starts (launch/descendants.h).
   DescendantGuard descendants;
   InterruptGuard guard;
@@ -130,8 +136,6 @@ ContextSweepResult run_sweep(const SweepSpec& spec, const ContextSweepProgress& 
   const std::vector<int> resets = non_default_signals();
   for (auto& per_context : launches)
     for (LaunchSpec& l : per_context) l.reset_signals = resets;
-  const std::size_t total = live.size() * spec.variants.size() * static_cast<std::size_t>(spec.runs);
-  if (live.empty()) return result;
 
   // Warm-ups: each variant in the first live context, not recorded (caches, page
   // cache, CPU frequency settle).
@@ -142,40 +146,41 @@ ContextSweepResult run_sweep(const SweepSpec& spec, const ContextSweepProgress& 
       } catch (const Error& e) {
         if (e.kind() == ErrorKind::event) throw;  // the counter set is the experiment
       }
+      kill_descendants();
     }
 
-  for (std::size_t round = 0; round < static_cast<std::size_t>(spec.runs); ++round) {
-    for (auto [ci, v] : round_order(live.size(), spec.variants.size(), spec.seed, round)) {
-      if (InterruptGuard::interrupted()) break;
-      const std::size_t c = live[ci];
-      const LaunchSpec& launch = launches[c][v];
-      SweepRun run;
-      run.seq = result.runs.size();
-      run.round = round;
-      run.context = c;
-      run.variant = v;
-      run.env_bytes = launch.env.size_bytes();
-      run.argv = launch.argv;
-      run.binary = launch.path;
-      run.binary_sha256 =
-          spec.contexts[c].binary.empty() ? spec.variants[v].sha256 : spec.contexts[c].binary_sha256;
-      try {
-        RunOutcome out = measure(launch, spec.events);
-        run.exit = std::move(out.exit);
-        run.readings = std::move(out.readings);
-        if (!run.exit.ok()) run.failure = describe_exit(run.exit, launch.timeout_s);
-      } catch (const Error& e) {
-        if (e.kind() == ErrorKind::event) throw;
-        run.failure = e.what();
-      }
-      kill_descendants();
-      if (InterruptGuard::interrupted()) break;  // killed by us: not a measurement
-      run.first_line = first_line_of(run.exit.output);
-      run.stack_address = parse_stack_address(run.first_line);
-      result.runs.push_back(std::move(run));
-      if (progress) progress(result.runs.size(), total);
-    }
+  for (const Trial& trial : todo) {
     if (InterruptGuard::interrupted()) break;
+    const SweepCell cell = sweep_cell(plan.configs.at(trial.config));
+    const std::size_t c = cell.context, v = cell.variant;
+    if (c >= spec.contexts.size() || launches[c].size() <= v)
+      throw Error(ErrorKind::internal, fmt::format("trial {} names context {} variant {}, not prepared", trial.index, c, v));
+    const LaunchSpec& launch = launches[c][v];
+    SweepRun run;
+    run.seq = trial.index;
+    run.round = trial.block;
+    run.context = c;
+    run.variant = v;
+    run.env_bytes = launch.env.size_bytes();
+    run.argv = launch.argv;
+    run.binary = launch.path;
+    run.binary_sha256 = spec.contexts[c].binary.empty() ? spec.variants[v].sha256 : spec.contexts[c].binary_sha256;
+    try {
+      RunOutcome out = measure(launch, spec.events);
+      run.exit = std::move(out.exit);
+      run.readings = std::move(out.readings);
+      if (!run.exit.ok()) run.failure = describe_exit(run.exit, launch.timeout_s);
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::event) throw;
+      run.failure = e.what();
+    }
+    kill_descendants();
+    if (InterruptGuard::interrupted()) break;  // killed by us: not a measurement
+    run.first_line = first_line_of(run.exit.output);
+    run.stack_address = parse_stack_address(run.first_line);
+    if (done) done(trial, run);
+    result.runs.push_back(std::move(run));
+    if (progress) progress(result.runs.size(), todo.size());
   }
   result.interrupted = InterruptGuard::interrupted();
   return result;

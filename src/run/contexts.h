@@ -3,9 +3,10 @@
 // but its layout can: the environment's size, the length of argv[0], the order its
 // objects were linked in. The runner measures one or more variants of a program in
 // every context, interleaving: each round visits the contexts in a fresh seeded
-// order and, within a context, the variants in a fresh seeded order, so drift over
-// time spreads over all contexts and variants instead of masquerading as bias.
-// Never prints; progress goes through a callback.
+// order and, within a context, the variants in a fresh seeded order (a plan of plan/,
+// so a journal can record it and a resume recompute it), so drift over time spreads
+// over all contexts and variants instead of masquerading as bias. Never prints;
+// progress and each finished run go through callbacks.
 #pragma once
 
 #include <cstddef>
@@ -19,6 +20,7 @@
 #include "launch/launcher.h"
 #include "observe/reading.h"
 #include "observe/sim.h"
+#include "plan/plan.h"
 
 namespace obscheck {
 
@@ -108,19 +110,41 @@ using ContextSweepProgress = std::function<void(std::size_t done, std::size_t to
 // environment is already larger than the pad allows (see EnvBlock::pad_to).
 LaunchSpec context_launch(const VariantSpec& variant, const ContextSpec& context);
 
-// The order of (context, variant) visits for one round: contexts shuffled, then the
-// variants shuffled within each context. Pure given the Rng state (exposed for tests).
-std::vector<std::pair<std::size_t, std::size_t>> round_order(std::size_t contexts, std::size_t variants,
-                                                             std::uint64_t seed, std::size_t round);
+// The plan of a sweep (plan/): one configuration per (prepared context, variant),
+// context-major, labelled "<context>/<variant>" with {"context": id, "variant": index}
+// in its extra; `spec.runs` blocks, each visiting every context once in a fresh seeded
+// order with that context's variants back to back, also in a fresh order (groups of
+// the variants' count), so drift over time spreads over all contexts and variants
+// instead of masquerading as bias, and a context's variants are as close in time as
+// they can be. The layout is held: a context is a layout, and nothing else moves it.
+// No A/A copy (compare --aa measures its own, as a variant) and no warm-up blocks
+// (run_sweep's warm-ups are not recorded). Throws Error(internal) when no context
+// could be prepared (there is nothing to plan).
+Plan sweep_plan(const SweepSpec& spec, const std::string& observer);
+
+// Which context and variant a sweep plan's configuration runs.
+struct SweepCell {
+  std::size_t context = 0;  // ContextSpec::id
+  std::size_t variant = 0;  // index in SweepSpec::variants
+};
+SweepCell sweep_cell(const Configuration& config);
 
 // "stack=0x7ffe1234 environ=..." -> 0x7ffe1234; nullopt when absent or malformed.
 std::optional<std::uint64_t> parse_stack_address(const std::string& line);
 
-// Runs every prepared context (failure empty) `runs` times per variant. A run that
-// fails (non-zero exit, signal, timeout, exec error) is recorded with its failure
-// and the sweep goes on: a context that breaks the program is a finding, not an
-// abort. Throws Error(event) when the counters cannot be opened (checked before any
-// run by the caller; this is the backstop).
-ContextSweepResult run_sweep(const SweepSpec& spec, const ContextSweepProgress& progress = {});
+// Called with each run as soon as it ended, before the next starts (the journal's line).
+using SweepRunDone = std::function<void(const Trial&, const SweepRun&)>;
+
+// Runs the warm-ups (each variant `spec.warmup` times in the first prepared context,
+// not recorded: a resumed sweep runs them again, the host settles again after the
+// break), then `todo`, trials of sweep_plan(spec, ...), in their order: seq is the
+// trial's index, round its block. A run that fails (non-zero exit, signal, timeout,
+// exec error) is recorded with its failure and the sweep goes on: a context that
+// breaks the program is a finding, not an abort. Ctrl-C ends it after the run in
+// progress, which is dropped (killed by us: not a measurement). Throws Error(event)
+// when the counters cannot be opened (checked before any run by the caller; this is
+// the backstop).
+ContextSweepResult run_sweep(const SweepSpec& spec, const Plan& plan, const std::vector<Trial>& todo,
+                             const ContextSweepProgress& progress = {}, const SweepRunDone& done = {});
 
 }  // namespace obscheck

@@ -2,6 +2,7 @@
 // template, its expansion, seeded permutations, the visiting order of a sweep and the
 // launch spec of a context.
 #include <catch2/catch.hpp>
+#include <fmt/core.h>
 #include <set>
 
 #include "run/contexts.h"
@@ -44,13 +45,30 @@ TEST_CASE("link_order: permutations are distinct, seeded, and start with the giv
 }
 
 TEST_CASE("contexts: every round visits every (context, variant) once, in a seeded order") {
-  const auto r0 = round_order(5, 2, 42, 0), r1 = round_order(5, 2, 42, 1);
-  REQUIRE(r0.size() == 10);
-  CHECK(std::set<std::pair<std::size_t, std::size_t>>(r0.begin(), r0.end()).size() == 10);
+  SweepSpec spec;
+  for (const char* name : {"baseline", "contender"}) spec.variants.push_back(VariantSpec{name, {}, {}});
+  for (std::size_t c = 0; c < 6; ++c) spec.contexts.push_back(ContextSpec{c, fmt::format("env+{}", c * 10)});
+  spec.contexts[3].failure = "the link command exited with code 1";  // not prepared: not planned
+  spec.runs = 3;
+  spec.seed = 42;
+  const Plan plan = sweep_plan(spec, "compare");
+  REQUIRE(plan.block_size() == 10);
+  CHECK(plan.configs[0].id == "compare=env+0/baseline/held");
+  CHECK(plan.configs[7].id == "compare=env+40/contender/held");
+  const auto all = trials(plan, 0, 3);
+  REQUIRE(all.size() == 30);
+  std::set<std::pair<std::size_t, std::size_t>> round0;
+  for (std::size_t i = 0; i < 10; ++i) {
+    const SweepCell cell = sweep_cell(plan.configs[all[i].config]);
+    CHECK(cell.context != 3);
+    round0.insert({cell.context, cell.variant});
+  }
+  CHECK(round0.size() == 10);
   // A context's variants run back to back (the pair shares the moment).
-  for (std::size_t i = 0; i < r0.size(); i += 2) CHECK(r0[i].first == r0[i + 1].first);
-  CHECK(r0 == round_order(5, 2, 42, 0));
-  CHECK(r0 != r1);
+  for (std::size_t i = 0; i < all.size(); i += 2)
+    CHECK(sweep_cell(plan.configs[all[i].config]).context == sweep_cell(plan.configs[all[i + 1].config]).context);
+  CHECK(block_order(plan, 0) == block_order(sweep_plan(spec, "compare"), 0));
+  CHECK(block_order(plan, 0) != block_order(plan, 1));
 }
 
 TEST_CASE("contexts: the environment pad's value has exactly the context's size") {
