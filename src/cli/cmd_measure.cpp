@@ -98,11 +98,10 @@ MeasureSetup measure_setup(CheckRequest r) {
   }
   m.spec = MeasureSpec{launch_spec_for(r.launch), std::move(events), r.runs, r.warmup, r.ignore_failure};
   if (sim) {
-    m.spec.sim = r.sim;
-    m.spec.sim_events = m.simulated;
     m.backend_notes = sim_backend_lines(*r.sim, m.simulated);
     for (const SimEvent& e : m.simulated) m.sim_event_names.push_back(e.name);
   }
+  m.spec.measurer = run_measurer(r.sim, m.simulated);
   m.event_notes = m.spec.events.notes;
   m.plan = measure_plan(r);
   m.request = std::move(r);

@@ -113,7 +113,6 @@ SweepSetup prepare_sweep(const Options& o) {
     s.sim = sim_geometry_from(o);
     if (o.runs <= 0) s.runs = kSimContextRuns;
     if (!o.warmup_given) s.warmup = 0;
-    s.measurer = sim_measurer(*s.sim, s.sim_events);
     s.backend_notes = sim_backend_lines(*s.sim, s.sim_events);
     s.backend_notes.push_back("wall-time and user-time are the simulator's under --backend sim, not the program's");
     for (const SimEvent& e : s.sim_events) names.push_back(e.name);
@@ -123,6 +122,7 @@ SweepSetup prepare_sweep(const Options& o) {
     for (const std::string& n : s.events.notes) s.backend_notes.push_back(n);  // e.g. counted at user level only
     for (const auto& e : s.events.events) names.push_back(e.name);
   }
+  s.measurer = run_measurer(s.sim, s.sim_events);
   s.metric = o.metric.empty() ? names.at(0) : o.metric;
   bool known = s.metric == "wall-time";
   for (const auto& n : names) known = known || n == s.metric;

@@ -42,7 +42,7 @@ struct SweepSetup {
   // sim_events; `events` stays empty. backend_notes: what the report says about it.
   std::optional<SimGeometry> sim;
   std::vector<SimEvent> sim_events;
-  RunMeasurer measurer;                   // empty: perf_event counters (run/contexts.h)
+  RunMeasurer measurer;                   // run_measurer's choice (run/measure.h)
   std::vector<std::string> backend_notes;
 };
 

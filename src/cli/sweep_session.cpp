@@ -288,7 +288,7 @@ SweepJob sweep_job(const Options& o, const std::string& command,
   spec.events = setup.events;
   spec.runs = setup.runs;
   spec.warmup = setup.warmup;
-  spec.measurer = setup.measurer;  // empty: perf_event; --backend sim: the simulator
+  spec.measurer = setup.measurer;
   spec.seed = setup.seed;
 
   SweepReport& h = job.brief.header;

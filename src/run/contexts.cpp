@@ -29,27 +29,6 @@ std::string first_line_of(const std::string& output) {
 
 }  // namespace
 
-RunOutcome measure_with_counters(const LaunchSpec& launch, const EventSet& events) {
-  CorkedChild child = CorkedChild::spawn(launch);
-  InterruptGuard::set_current_group(child.pid());
-  struct ClearGroup {
-    ~ClearGroup() { InterruptGuard::set_current_group(-1); }
-  } clear_group;
-  CounterSet counters = CounterSet::open(child.pid(), events);
-  child.release();
-  RunOutcome out;
-  out.exit = child.wait();
-  out.readings = counters.read();
-  return out;
-}
-
-RunMeasurer sim_measurer(const SimGeometry& geometry, const std::vector<SimEvent>& events) {
-  return [geometry, events](const LaunchSpec& launch, const EventSet&) {
-    SimRun run = run_sim_interruptible(launch, geometry, events);
-    return RunOutcome{std::move(run.exit), std::move(run.readings)};
-  };
-}
-
 LaunchSpec context_launch(const VariantSpec& variant, const ContextSpec& context) {
   LaunchSpec l = variant.launch;
   if (!context.binary.empty()) l.path = context.binary;

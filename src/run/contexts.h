@@ -21,6 +21,7 @@
 #include "observe/reading.h"
 #include "observe/sim.h"
 #include "plan/plan.h"
+#include "run/measure.h"
 
 namespace obscheck {
 
@@ -75,19 +76,6 @@ struct SweepRun {
   std::string failure;       // set when the run failed: "exited with code 1", a signal, an exec error
 };
 
-// How one run is measured. The default opens spec.events as perf counters on the
-// corked child; a simulated backend plugs in here with the same signature (it gets
-// the launch spec the context produced and returns the exit and its readings).
-struct RunOutcome {
-  ExitInfo exit;
-  std::vector<Reading> readings;
-};
-using RunMeasurer = std::function<RunOutcome(const LaunchSpec&, const EventSet&)>;
-RunOutcome measure_with_counters(const LaunchSpec& launch, const EventSet& events);
-// The simulated backend's measurer: each run simulated with `geometry`, counting
-// `events` (the EventSet argument is unused), interruptible as measure_with_counters.
-RunMeasurer sim_measurer(const SimGeometry& geometry, const std::vector<SimEvent>& events);
-
 struct SweepSpec {
   std::vector<VariantSpec> variants;   // >= 1
   std::vector<ContextSpec> contexts;   // >= 1
@@ -95,7 +83,7 @@ struct SweepSpec {
   int runs = kDefaultContextRuns;      // per context and variant
   int warmup = 1;                      // unrecorded runs of each variant before the first round
   std::uint64_t seed = 0;              // the visiting order
-  RunMeasurer measurer;                // empty -> measure_with_counters
+  RunMeasurer measurer;                // run_measurer's choice; empty -> measure_with_counters
 };
 
 struct ContextSweepResult {

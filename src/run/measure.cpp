@@ -25,12 +25,39 @@ SimRun run_sim_interruptible(const LaunchSpec& target, const SimGeometry& geomet
   return run_sim(target, geometry, wanted, [](pid_t pid) { InterruptGuard::set_current_group(pid); });
 }
 
+RunOutcome measure_with_counters(const LaunchSpec& launch, const EventSet& events) {
+  CorkedChild child = CorkedChild::spawn(launch);
+  InterruptGuard::set_current_group(child.pid());
+  struct ClearGroup {
+    ~ClearGroup() { InterruptGuard::set_current_group(-1); }
+  } clear_group;
+  CounterSet counters = CounterSet::open(child.pid(), events);
+  child.release();
+  RunOutcome out;
+  out.exit = child.wait();
+  out.readings = counters.read();
+  return out;
+}
+
+RunMeasurer sim_measurer(const SimGeometry& geometry, const std::vector<SimEvent>& events) {
+  return [geometry, events](const LaunchSpec& launch, const EventSet&) {
+    SimRun run = run_sim_interruptible(launch, geometry, events);
+    return RunOutcome{std::move(run.exit), std::move(run.readings)};
+  };
+}
+
+RunMeasurer run_measurer(const std::optional<SimGeometry>& sim, const std::vector<SimEvent>& sim_events) {
+  if (sim) return sim_measurer(*sim, sim_events);
+  return measure_with_counters;
+}
+
 std::string measure_failure(const ExitInfo& e, int index, int warmup, int total, double timeout_s) {
   return fmt::format("the target {} in run {} of {}{}", describe_exit(e, timeout_s), index + 1, total,
                      index < warmup ? " (a warm-up run)" : "");
 }
 
 MeasureResult run_measure(const MeasureSpec& spec, const Progress& progress, const RunDone& done) {
+  const RunMeasurer measure = spec.measurer ? spec.measurer : RunMeasurer(measure_with_counters);
   MeasureResult result;
   result.env_bytes = spec.launch.env.size_bytes();
   const int total = spec.warmup + spec.runs;
@@ -50,26 +77,15 @@ MeasureResult run_measure(const MeasureSpec& spec, const Progress& progress, con
     MeasuredRun run;
     run.index = i;
     run.warmup = i < spec.warmup;
-    if (spec.sim) {
-      try {
-        SimRun sim = run_sim_interruptible(spec.launch, *spec.sim, spec.sim_events);
-        run.exit = std::move(sim.exit);
-        run.readings = std::move(sim.readings);
-      } catch (const Error&) {
-        if (InterruptGuard::interrupted()) break;  // valgrind killed by us: no counts
-        throw;
-      }
-      if (InterruptGuard::interrupted()) break;
-    } else {
-      CorkedChild child = CorkedChild::spawn(launch);
-      InterruptGuard::set_current_group(child.pid());
-      CounterSet counters = CounterSet::open(child.pid(), spec.events);
-      child.release();
-      run.exit = child.wait();
-      InterruptGuard::set_current_group(-1);
-      if (InterruptGuard::interrupted()) break;  // killed by us: not a measurement
-      run.readings = counters.read();
+    try {
+      RunOutcome out = measure(launch, spec.events);
+      run.exit = std::move(out.exit);
+      run.readings = std::move(out.readings);
+    } catch (const Error&) {
+      if (InterruptGuard::interrupted()) break;  // killed by us (valgrind too): no counts
+      throw;
     }
+    if (InterruptGuard::interrupted()) break;  // killed by us: not a measurement
     kill_descendants();
     const bool failed = !run.exit.ok();
     if (failed && !spec.ignore_failure && i < 0) {
