@@ -418,33 +418,12 @@ void parse_shard(const std::string& text, Options& o) {
 
 }  // namespace
 
-Parsed parse_command_line(int argc, const char* const* argv) {
-  Parsed parsed;
-  Options& o = parsed.options;
-  std::vector<std::string> words(argv + 1, argv + argc);
-  o.command_line = words;
+namespace {
 
-  if (!words.empty() && (words[0] == "--version" || words[0] == "-V")) {
-    o.command = Command::version;
-    return parsed;
-  }
-  if (!words.empty()) {
-    auto it = kCommands.find(words[0]);
-    if (it != kCommands.end()) {
-      o.command = it->second;
-      words.erase(words.begin());
-    } else if (words[0] == "help") {
-      o.command = Command::help;
-      parsed.help_text = help_for(words.size() > 1 && kCommands.count(words[1]) ? kCommands.at(words[1])
-                                                                                 : Command::check);
-      return parsed;
-    }
-  }
-
-  const po::options_description desc = options_for(o.command);
-  std::vector<std::string> ours, rest;
-  const bool takes_target = o.command == Command::check || o.command == Command::measure ||
-                            o.command == Command::bias || o.command == Command::compare || o.command == Command::plan;
+// The words of a command that runs a target, split at the target (split_target); a
+// slurm's, at "--" (after it a whole check command line); any other's, all ours.
+void split_words(const std::vector<std::string>& words, const po::options_description& desc, Options& o,
+                 bool takes_target, std::vector<std::string>& ours, std::vector<std::string>& rest) {
   if (takes_target) {
     split_target(words, desc, ours, rest);
   } else if (o.command == Command::slurm) {
@@ -455,11 +434,15 @@ Parsed parse_command_line(int argc, const char* const* argv) {
   } else {
     ours = words;
   }
+}
 
+// boost::program_options over our words; its errors become usage errors naming the command.
+po::variables_map store_options(const std::vector<std::string>& ours, const po::options_description& desc,
+                                Command command) {
   po::variables_map vm;
   po::positional_options_description positional;
-  if (o.command == Command::report) positional.add("journal-file", -1);
-  if (o.command == Command::completion) positional.add("shell", 1);
+  if (command == Command::report) positional.add("journal-file", -1);
+  if (command == Command::completion) positional.add("shell", 1);
   po::options_description hidden;
   hidden.add_options()("journal-file", po::value<std::vector<std::string>>())("shell", po::value<std::string>());
   po::options_description parse_desc;
@@ -473,17 +456,15 @@ Parsed parse_command_line(int argc, const char* const* argv) {
               vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    throw Error(ErrorKind::usage, std::string("obscheck ") + command_name(o.command) + ": " + e.what(),
-                std::string("see: obscheck ") + (o.command == Command::check ? "" : command_name(o.command)) +
-                    (o.command == Command::check ? "--help" : " --help"));
+    throw Error(ErrorKind::usage, std::string("obscheck ") + command_name(command) + ": " + e.what(),
+                std::string("see: obscheck ") + (command == Command::check ? "" : command_name(command)) +
+                    (command == Command::check ? "--help" : " --help"));
   }
+  return vm;
+}
 
-  if (vm.count("help")) {
-    parsed.help_text = help_for(o.command);
-    o.command = Command::help;
-    return parsed;
-  }
-
+// What to count, how often, and the analysis' knobs.
+void take_counting(const po::variables_map& vm, Options& o) {
   take(vm, "counters", o.counters);
   if (vm.count("events")) {
     if (!o.counters.empty()) throw Error(ErrorKind::usage, "--counters and --events are the same option: give one");
@@ -505,6 +486,10 @@ Parsed parse_command_line(int argc, const char* const* argv) {
   take(vm, "sim-cache", o.sim_cache);
   take(vm, "margin", o.margin);
   o.margin_given = vm.count("margin") > 0;
+}
+
+// The observer the check doses: one at a time, with the knobs that go with it.
+void take_observer(const po::variables_map& vm, Options& o) {
   take(vm, "probes", o.probes);
   take(vm, "breakpoints", o.breakpoints);
   take(vm, "sample-freq", o.sample_freq);
@@ -513,18 +498,20 @@ Parsed parse_command_line(int argc, const char* const* argv) {
   take(vm, "levels", o.levels);
   take(vm, "build", o.build);
   take(vm, "probe-sites", o.probe_sites);
-  {
-    const int observers = !o.probes.empty() + !o.breakpoints.empty() + !o.sample_freq.empty() +
-                          !o.observer_cmd.empty() + !o.build.empty();
-    if (observers > 1)
-      throw Error(ErrorKind::usage, "one observer at a time: --probes, --breakpoints, --sample-freq, --observer-cmd, --build",
-                  "run one check per observer");
-    if (!o.observer_cmd.empty() && o.levels.empty())
-      throw Error(ErrorKind::usage, "--observer-cmd needs --levels (e.g. --levels 0,99,999; 0 = not wrapped)");
-    if (o.observer_cmd.empty() && !o.levels.empty())
-      throw Error(ErrorKind::usage, "--levels goes with --observer-cmd");
-    if (o.probe_sites < 1 || o.probe_sites > 64) throw Error(ErrorKind::usage, "--probe-sites is 1..64");
-  }
+  const int observers = !o.probes.empty() + !o.breakpoints.empty() + !o.sample_freq.empty() +
+                        !o.observer_cmd.empty() + !o.build.empty();
+  if (observers > 1)
+    throw Error(ErrorKind::usage, "one observer at a time: --probes, --breakpoints, --sample-freq, --observer-cmd, --build",
+                "run one check per observer");
+  if (!o.observer_cmd.empty() && o.levels.empty())
+    throw Error(ErrorKind::usage, "--observer-cmd needs --levels (e.g. --levels 0,99,999; 0 = not wrapped)");
+  if (o.observer_cmd.empty() && !o.levels.empty())
+    throw Error(ErrorKind::usage, "--levels goes with --observer-cmd");
+  if (o.probe_sites < 1 || o.probe_sites > 64) throw Error(ErrorKind::usage, "--probe-sites is 1..64");
+}
+
+// How the target is started, where the report goes, the journal, and the hosts' options.
+void take_launch_and_files(const po::variables_map& vm, Options& o) {
   take(vm, "cpu", o.cpu);
   if (vm.count("env-pad")) o.env_pad = parse_unsigned("env-pad", vm["env-pad"].as<std::string>());
   take(vm, "timeout", o.timeout_s);
@@ -561,6 +548,10 @@ Parsed parse_command_line(int argc, const char* const* argv) {
   take(vm, "export-json", o.export_json);
   take(vm, "export-csv", o.export_csv);
   if (vm.count("markdown")) o.markdown = vm["markdown"].as<bool>();
+}
+
+// The switches, the bias and compare options and --fail-on (in the command's words).
+void take_switches_and_sweep(const po::variables_map& vm, Options& o) {
   for (auto [flag, field] : {std::pair{"aslr", &o.aslr}, {"show-output", &o.show_output},
                              {"ignore-failure", &o.ignore_failure}, {"json", &o.json}, {"csv", &o.csv},
                              {"allow-missing", &o.allow_missing}, {"all", &o.all},
@@ -597,9 +588,10 @@ Parsed parse_command_line(int argc, const char* const* argv) {
     if (o.fail_on.empty()) throw Error(ErrorKind::usage, "--fail-on is empty", "name an outcome, or none");
   }
 
-  validate(vm, o);
-  for (const auto& [name, value] : vm)
-    if (!value.defaulted() && name != "journal-file" && name != "shell") o.given.push_back(name);
+}
+
+// Options that exclude one another, or only go with another.
+void check_combinations(Options& o) {
   if (o.command == Command::measure && o.runs == 0) o.runs = kDefaultMeasureRuns;
   if (o.mode != "external" && o.mode != "inprocess")
     throw Error(ErrorKind::usage, "--mode must be external or inprocess, not '" + o.mode + "'");
@@ -613,7 +605,10 @@ Parsed parse_command_line(int argc, const char* const* argv) {
   if (!o.field_separator.empty() && (o.json || o.csv || o.markdown))
     throw Error(ErrorKind::usage, "-x, --markdown, --json and --csv: choose one");
 
-  o.target = std::move(rest);
+}
+
+// What each command cannot do without.
+void check_command_needs(Options& o, bool takes_target) {
   if (takes_target && o.target.empty() && o.resume.empty() && o.build.empty())
     throw Error(ErrorKind::usage, std::string("obscheck ") + command_name(o.command) + ": no program to run",
                 "usage: obscheck " + std::string(o.command == Command::measure ? "measure " : "") +
@@ -634,6 +629,55 @@ Parsed parse_command_line(int argc, const char* const* argv) {
   }
   if (o.command == Command::report && o.report_file.empty())
     throw Error(ErrorKind::usage, "obscheck report: which journal?", "usage: obscheck report FILE");
+
+}
+
+}  // namespace
+
+Parsed parse_command_line(int argc, const char* const* argv) {
+  Parsed parsed;
+  Options& o = parsed.options;
+  std::vector<std::string> words(argv + 1, argv + argc);
+  o.command_line = words;
+
+  if (!words.empty() && (words[0] == "--version" || words[0] == "-V")) {
+    o.command = Command::version;
+    return parsed;
+  }
+  if (!words.empty()) {
+    auto it = kCommands.find(words[0]);
+    if (it != kCommands.end()) {
+      o.command = it->second;
+      words.erase(words.begin());
+    } else if (words[0] == "help") {
+      o.command = Command::help;
+      parsed.help_text = help_for(words.size() > 1 && kCommands.count(words[1]) ? kCommands.at(words[1])
+                                                                                 : Command::check);
+      return parsed;
+    }
+  }
+
+  const po::options_description desc = options_for(o.command);
+  std::vector<std::string> ours, rest;
+  const bool takes_target = o.command == Command::check || o.command == Command::measure ||
+                            o.command == Command::bias || o.command == Command::compare || o.command == Command::plan;
+  split_words(words, desc, o, takes_target, ours, rest);
+  const po::variables_map vm = store_options(ours, desc, o.command);
+  if (vm.count("help")) {
+    parsed.help_text = help_for(o.command);
+    o.command = Command::help;
+    return parsed;
+  }
+  take_counting(vm, o);
+  take_observer(vm, o);
+  take_launch_and_files(vm, o);
+  take_switches_and_sweep(vm, o);
+  validate(vm, o);
+  for (const auto& [name, value] : vm)
+    if (!value.defaulted() && name != "journal-file" && name != "shell") o.given.push_back(name);
+  check_combinations(o);
+  o.target = std::move(rest);
+  check_command_needs(o, takes_target);
 
   // NO_COLOR (https://no-color.org): any non-empty value turns colour off.
   const char* no_color = std::getenv("NO_COLOR");

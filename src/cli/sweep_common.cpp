@@ -98,15 +98,11 @@ std::vector<std::size_t> parse_size_list(const std::string& spec, const std::str
   return out;
 }
 
-SweepSetup prepare_sweep(const Options& o) {
-  SweepSetup s;
-  if (o.confidence <= 0.5 || o.confidence >= 1)
-    throw Error(ErrorKind::usage, "--confidence is a level between 0.5 and 1 (0.95 = 95%)");
-  if (o.env_pad) throw Error(ErrorKind::usage, "--env-pad holds the environment constant; bias and compare vary it",
-                             "use --env-sizes to choose the environment contexts");
-  s.runs = o.runs > 0 ? o.runs : kDefaultContextRuns;
-  s.warmup = o.warmup;
-  s.seed = o.seed_given ? o.seed : std::random_device{}() * 0x100000001ull + std::random_device{}();
+namespace {
+
+// The counters (or simulated events) and the metric the verdict is on: every counter
+// must be countable here (require_available), the metric one of them or wall-time.
+void choose_events(const Options& o, SweepSetup& s) {
   std::vector<std::string> names;
   if (sim_backend(o)) {
     s.sim_events = resolve_sim_events(o.counters.empty() ? kDefaultSimSweepEvents : o.counters);
@@ -129,8 +125,35 @@ SweepSetup prepare_sweep(const Options& o) {
   if (!known)
     throw Error(ErrorKind::usage, fmt::format("--metric {} is neither a counter in the list nor wall-time", s.metric),
                 "add it to --counters");
+}
 
-  // Context dimensions; the paper's environment sizes when none is given.
+// The link-order dimension: every order linked into a private directory (owned by the
+// setup), or one "no order" when --link is not given.
+std::vector<std::optional<std::size_t>> link_orders(const Options& o, SweepSetup& s) {
+  if (o.link_command.empty() && o.link_objects.empty() && o.link_orders <= 0) return {std::nullopt};
+  if (o.link_command.empty() || o.link_objects.empty())
+    throw Error(ErrorKind::usage, "link-order contexts need both --link 'CMD {objects} -o {out}' and --objects");
+  s.link_dir = TempDir::create("obscheck-link");
+  // A --run-as target must reach its linked binary: others may pass through the
+  // directory (and run a binary by its name), never list or write it.
+  if (!o.run_as.empty() && ::chmod(s.link_dir->path().c_str(), kRunAsLinkDirMode) != 0)
+    throw Error(ErrorKind::io, fmt::format("cannot open {} to --run-as {}: {}", s.link_dir->path(), o.run_as,
+                                           std::strerror(errno)));
+  LinkSpec ls;
+  ls.command = o.link_command;
+  ls.objects = split_commas(o.link_objects);
+  ls.orders = static_cast<std::size_t>(o.link_orders > 0 ? o.link_orders : 1);
+  ls.seed = s.seed;
+  ls.dir = s.link_dir->path();
+  s.links = build_link_variants(ls);
+  std::vector<std::optional<std::size_t>> orders;
+  for (std::size_t k = 0; k < s.links.size(); ++k) orders.emplace_back(k);
+  return orders;
+}
+
+// Every context of the grid: environment sizes x argv[0] pads x link orders (the
+// paper's environment sizes when no dimension is given), in grid order.
+std::vector<ContextSpec> context_grid(const Options& o, SweepSetup& s) {
   const bool any = !o.env_sizes.empty() || !o.argv0_pads.empty() || !o.link_command.empty();
   std::vector<std::optional<std::size_t>> envs = {std::nullopt};
   if (!o.env_sizes.empty() || !any) {
@@ -142,27 +165,8 @@ SweepSetup prepare_sweep(const Options& o) {
   }
   const std::vector<std::size_t> argv0 = o.argv0_pads.empty() ? std::vector<std::size_t>{0}
                                                                : parse_size_list(o.argv0_pads, "--argv0-pads");
-  std::vector<std::optional<std::size_t>> orders = {std::nullopt};
-  if (!o.link_command.empty() || !o.link_objects.empty() || o.link_orders > 0) {
-    if (o.link_command.empty() || o.link_objects.empty())
-      throw Error(ErrorKind::usage, "link-order contexts need both --link 'CMD {objects} -o {out}' and --objects");
-    s.link_dir = TempDir::create("obscheck-link");
-    // A --run-as target must reach its linked binary: others may pass through the
-    // directory (and run a binary by its name), never list or write it.
-    if (!o.run_as.empty() && ::chmod(s.link_dir->path().c_str(), kRunAsLinkDirMode) != 0)
-      throw Error(ErrorKind::io, fmt::format("cannot open {} to --run-as {}: {}", s.link_dir->path(), o.run_as,
-                                             std::strerror(errno)));
-    LinkSpec ls;
-    ls.command = o.link_command;
-    ls.objects = split_commas(o.link_objects);
-    ls.orders = static_cast<std::size_t>(o.link_orders > 0 ? o.link_orders : 1);
-    ls.seed = s.seed;
-    ls.dir = s.link_dir->path();
-    s.links = build_link_variants(ls);
-    orders.clear();
-    for (std::size_t k = 0; k < s.links.size(); ++k) orders.emplace_back(k);
-  }
-
+  const std::vector<std::optional<std::size_t>> orders = link_orders(o, s);
+  std::vector<ContextSpec> grid;
   for (const auto& env : envs)
     for (std::size_t a : argv0)
       for (const auto& order : orders) {
@@ -182,23 +186,40 @@ SweepSetup prepare_sweep(const Options& o) {
           label.push_back(fmt::format("order {}", *order));
         }
         c.label = join_label(label);
-        s.contexts.push_back(std::move(c));
+        grid.push_back(std::move(c));
       }
+  return grid;
+}
 
-  if (o.contexts < 0) throw Error(ErrorKind::usage, "--contexts cannot be negative");
-  if (o.contexts > 0 && static_cast<std::size_t>(o.contexts) < s.contexts.size()) {
-    // A seeded sample without replacement (partial Fisher-Yates), kept in grid order.
-    stats::Rng rng(s.seed ^ 0x636f6e7465787473ull);
-    std::vector<std::size_t> idx(s.contexts.size());
-    for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-    for (std::size_t i = 0; i < static_cast<std::size_t>(o.contexts); ++i)
-      std::swap(idx[i], idx[i + rng.index(idx.size() - i)]);
-    idx.resize(static_cast<std::size_t>(o.contexts));
-    std::sort(idx.begin(), idx.end());
-    std::vector<ContextSpec> picked;
-    for (std::size_t i : idx) picked.push_back(std::move(s.contexts[i]));
-    s.contexts = std::move(picked);
-  }
+// --contexts N: a seeded sample without replacement (partial Fisher-Yates), kept in
+// grid order; all of them when N is 0 or at least the grid's size.
+std::vector<ContextSpec> sample_contexts(std::vector<ContextSpec> grid, int wanted, std::uint64_t seed) {
+  if (wanted < 0) throw Error(ErrorKind::usage, "--contexts cannot be negative");
+  if (wanted == 0 || static_cast<std::size_t>(wanted) >= grid.size()) return grid;
+  stats::Rng rng(seed ^ 0x636f6e7465787473ull);
+  std::vector<std::size_t> idx(grid.size());
+  for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(wanted); ++i) std::swap(idx[i], idx[i + rng.index(idx.size() - i)]);
+  idx.resize(static_cast<std::size_t>(wanted));
+  std::sort(idx.begin(), idx.end());
+  std::vector<ContextSpec> picked;
+  for (std::size_t i : idx) picked.push_back(std::move(grid[i]));
+  return picked;
+}
+
+}  // namespace
+
+SweepSetup prepare_sweep(const Options& o) {
+  SweepSetup s;
+  if (o.confidence <= 0.5 || o.confidence >= 1)
+    throw Error(ErrorKind::usage, "--confidence is a level between 0.5 and 1 (0.95 = 95%)");
+  if (o.env_pad) throw Error(ErrorKind::usage, "--env-pad holds the environment constant; bias and compare vary it",
+                             "use --env-sizes to choose the environment contexts");
+  s.runs = o.runs > 0 ? o.runs : kDefaultContextRuns;
+  s.warmup = o.warmup;
+  s.seed = o.seed_given ? o.seed : std::random_device{}() * 0x100000001ull + std::random_device{}();
+  choose_events(o, s);
+  s.contexts = sample_contexts(context_grid(o, s), o.contexts, s.seed);
   for (std::size_t i = 0; i < s.contexts.size(); ++i) s.contexts[i].id = i;
   return s;
 }
