@@ -159,21 +159,78 @@ po::options_description context_options(bool compare) {
   return d;
 }
 
+// measure's own options: its output layouts and its journal.
+po::options_description measure_options() {
+  po::options_description d("Measure output");
+  d.add_options()
+      ("field-separator,x", po::value<std::string>(), "perf stat's layout, fields separated by SEP (e.g. -x,)")
+      ("csv", po::bool_switch(), "write CSV, one row per metric with every summary value")
+      ("markdown", po::bool_switch(), "write the table as Markdown")
+      ("journal", po::value<std::string>(), "also record every run in journal FILE (obscheck report FILE prints this report again)")
+      ("resume", po::value<std::string>(), "continue the interrupted measure recorded in FILE");
+  return d;
+}
+
+// report's own options.
+po::options_description report_options() {
+  po::options_description d("Report");
+  d.add_options()("csv", po::bool_switch(), "write CSV")("margin", po::value<double>(), "re-judge with this ε")
+      ("markdown", po::bool_switch(), "write the verdict table as Markdown, for an issue or a lab report")
+      ("fail-on", po::value<std::string>(), "exit 1 when a verdict is one of LIST, as the check (default perturbed,layout,incomparable)")
+      ("verbose,v", po::bool_switch(), "show every metric's rows and plots")
+      ("html", po::value<std::string>(), "also write the report with its figures as one self-contained HTML FILE")
+      ("svg", po::value<std::string>(), "also write every figure as an SVG file into DIR");
+  return d;
+}
+
+// plan's, run's and slurm's own options (many hosts).
+po::options_description plan_options() {
+  po::options_description d("Plan");
+  d.add_options()("output,o", po::value<std::string>(), "write the plan to FILE (default obscheck-plan.json)")
+      ("help,h", "this help");
+  return d;
+}
+
+po::options_description run_options() {
+  po::options_description d("Run a shard");
+  d.add_options()("plan", po::value<std::string>(), "the plan FILE written by obscheck plan")
+      ("shard", po::value<std::string>(), "I/N: run shard I of N (I defaults to $SLURM_ARRAY_TASK_ID)")
+      ("journal", po::value<std::string>(), "journal FILE (default: PLAN's name with .shard-I-of-N.jsonl); an existing one of this shard is resumed")
+      ("time-budget", po::value<double>(), "ignored: a plan runs its blocks")
+      ("fail-on", po::value<std::string>(), "exit 1 when a verdict is one of LIST, as the check (default perturbed,layout,incomparable)");
+  return d;
+}
+
+po::options_description slurm_options() {
+  po::options_description d("Slurm (everything after -- is the check: [options] PROG [ARGS...])");
+  d.add_options()("shards", po::value<int>(), "array tasks, one shard of the plan each (default 4)")
+      ("nodes", po::value<int>(), "alias of --shards: one node per shard")
+      ("partition", po::value<std::string>(), "sbatch --partition")
+      ("time", po::value<std::string>(), "sbatch --time for each shard, e.g. 30:00")
+      ("array-parallelism", po::value<int>(), "at most K shards at once (the %K of sbatch's array range 0-N%K)")
+      ("shared", po::bool_switch(), "let other jobs share a shard's node (default: a node to itself, sbatch's exclusive)")
+      ("dir", po::value<std::string>(), "directory for the plan, the scripts, the journals and the report (default obscheck-slurm-TIME)")
+      ("submit", po::bool_switch(), "submit with sbatch: the array, then the merge once every shard succeeded")
+      ("help,h", "this help");
+  return d;
+}
+
+// bias's and compare's journal.
+po::options_description sweep_journal_options() {
+  po::options_description d("Journal");
+  d.add_options()
+      ("journal", po::value<std::string>(), "also record every run in journal FILE (obscheck report FILE prints this report again)")
+      ("resume", po::value<std::string>(), "continue the interrupted sweep recorded in FILE");
+  return d;
+}
+
 po::options_description options_for(Command c) {
   po::options_description all;
   switch (c) {
-    case Command::measure: {
-      po::options_description d("Measure output");
-      d.add_options()
-          ("field-separator,x", po::value<std::string>(), "perf stat's layout, fields separated by SEP (e.g. -x,)")
-          ("csv", po::bool_switch(), "write CSV, one row per metric with every summary value")
-          ("markdown", po::bool_switch(), "write the table as Markdown")
-          ("journal", po::value<std::string>(), "also record every run in journal FILE (obscheck report FILE prints this report again)")
-          ("resume", po::value<std::string>(), "continue the interrupted measure recorded in FILE");
-      all.add(counting_options(kDefaultMeasureRuns)).add(backend_options()).add(target_options()).add(d)
+    case Command::measure:
+      all.add(counting_options(kDefaultMeasureRuns)).add(backend_options()).add(target_options()).add(measure_options())
           .add(output_options());
       break;
-    }
     case Command::check:
     case Command::demo:
       all.add(counting_options(0)).add(check_options()).add(observer_options()).add(backend_options())
@@ -187,59 +244,24 @@ po::options_description options_for(Command c) {
       all.add(d).add(backend_options()).add(output_options());
       break;
     }
-    case Command::report: {
-      po::options_description d("Report");
-      d.add_options()("csv", po::bool_switch(), "write CSV")("margin", po::value<double>(), "re-judge with this ε")
-          ("markdown", po::bool_switch(), "write the verdict table as Markdown, for an issue or a lab report")
-          ("fail-on", po::value<std::string>(), "exit 1 when a verdict is one of LIST, as the check (default perturbed,layout,incomparable)")
-          ("verbose,v", po::bool_switch(), "show every metric's rows and plots")
-          ("html", po::value<std::string>(), "also write the report with its figures as one self-contained HTML FILE")
-          ("svg", po::value<std::string>(), "also write every figure as an SVG file into DIR");
-      all.add(d).add(output_options());
+    case Command::report:
+      all.add(report_options()).add(output_options());
       break;
-    }
-    case Command::plan: {
-      po::options_description d("Plan");
-      d.add_options()("output,o", po::value<std::string>(), "write the plan to FILE (default obscheck-plan.json)")
-          ("help,h", "this help");
+    case Command::plan:
       all.add(counting_options(0)).add(check_options()).add(observer_options()).add(backend_options())
-          .add(target_options()).add(d);
+          .add(target_options()).add(plan_options());
       break;
-    }
-    case Command::run: {
-      po::options_description d("Run a shard");
-      d.add_options()("plan", po::value<std::string>(), "the plan FILE written by obscheck plan")
-          ("shard", po::value<std::string>(), "I/N: run shard I of N (I defaults to $SLURM_ARRAY_TASK_ID)")
-          ("journal", po::value<std::string>(), "journal FILE (default: PLAN's name with .shard-I-of-N.jsonl); an existing one of this shard is resumed")
-          ("time-budget", po::value<double>(), "ignored: a plan runs its blocks")
-          ("fail-on", po::value<std::string>(), "exit 1 when a verdict is one of LIST, as the check (default perturbed,layout,incomparable)");
-      all.add(d).add(output_options());
+    case Command::run:
+      all.add(run_options()).add(output_options());
       break;
-    }
-    case Command::slurm: {
-      po::options_description d("Slurm (everything after -- is the check: [options] PROG [ARGS...])");
-      d.add_options()("shards", po::value<int>(), "array tasks, one shard of the plan each (default 4)")
-          ("nodes", po::value<int>(), "alias of --shards: one node per shard")
-          ("partition", po::value<std::string>(), "sbatch --partition")
-          ("time", po::value<std::string>(), "sbatch --time for each shard, e.g. 30:00")
-          ("array-parallelism", po::value<int>(), "at most K shards at once (the %K of sbatch's array range 0-N%K)")
-          ("shared", po::bool_switch(), "let other jobs share a shard's node (default: a node to itself, sbatch's exclusive)")
-          ("dir", po::value<std::string>(), "directory for the plan, the scripts, the journals and the report (default obscheck-slurm-TIME)")
-          ("submit", po::bool_switch(), "submit with sbatch: the array, then the merge once every shard succeeded")
-          ("help,h", "this help");
-      all.add(d);
+    case Command::slurm:
+      all.add(slurm_options());
       break;
-    }
     case Command::bias:
-    case Command::compare: {
-      po::options_description d("Journal");
-      d.add_options()
-          ("journal", po::value<std::string>(), "also record every run in journal FILE (obscheck report FILE prints this report again)")
-          ("resume", po::value<std::string>(), "continue the interrupted sweep recorded in FILE");
+    case Command::compare:
       all.add(counting_options(5)).add(context_options(c == Command::compare)).add(backend_options())
-          .add(target_options()).add(d).add(output_options());
+          .add(target_options()).add(sweep_journal_options()).add(output_options());
       break;
-    }
     default:
       all.add(output_options());
   }

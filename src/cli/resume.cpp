@@ -70,69 +70,76 @@ bool journal_complete(const std::vector<nlohmann::json>& notes) {
   return !notes.empty() && notes.back().is_object() && notes.back().value("kind", "") == "finished";
 }
 
-void refuse_changed_options(const Options& o, const nlohmann::json& m) {
+namespace {
+
+// How option `name`, given again with --resume, differs from what the journal
+// recorded: "--runs 3 (the journal's: 20)"; "" when it says the same.
+std::string changed_option(const std::string& name, const Options& o, const nlohmann::json& m) {
   const nlohmann::json& opt = m.at("options");
   const nlohmann::json observer = opt.value("observer", nlohmann::json::object());
   const auto rec = [&](const char* key) { return opt.contains(key) ? opt.at(key) : nlohmann::json(nullptr); };
   const auto obs = [&](const char* key) { return observer.contains(key) ? observer.at(key) : nlohmann::json(nullptr); };
-  std::vector<std::string> changed;
-  const auto differs = [&](const std::string& name, const std::string& given, const nlohmann::json& recorded) {
-    changed.push_back(fmt::format("--{} {} (the journal's: {})", name, given.empty() ? "(none)" : given, shown(recorded)));
+  const auto differs = [&](const std::string& given, const nlohmann::json& recorded) {
+    return fmt::format("--{} {} (the journal's: {})", name, given.empty() ? "(none)" : given, shown(recorded));
   };
+  const auto number = [&](const nlohmann::json& recorded, double given, const std::string& text) {
+    return same_number(recorded, given) ? std::string() : differs(text, recorded);
+  };
+  std::string key = name;
+  std::replace(key.begin(), key.end(), '-', '_');
+  if (name == "counters" || name == "events") {
+    std::string given;
+    for (char c : o.counters)
+      if (c != ' ') given += c;
+    return given != shown(rec("counters")) ? differs(o.counters, rec("counters")) : "";
+  }
+  if (name == "mode") return rec("mode") != o.mode ? differs(o.mode, rec("mode")) : "";
+  if (name == "backend" || name == "leftovers") {
+    const std::string recorded = opt.value(name, name == "backend" ? "native" : "kill");
+    const std::string& given = name == "backend" ? o.backend : o.leftovers;
+    return recorded != given ? differs(given, recorded) : "";
+  }
+  if (name == "margin") return number(rec("margin"), o.margin, fmt::format("{}", o.margin));
+  if (name == "runs") return number(rec("runs"), o.runs, std::to_string(o.runs));
+  if (name == "max-runs") return number(rec("max_runs"), o.max_runs, std::to_string(o.max_runs));
+  if (name == "warmup") return number(rec("warmup"), o.warmup, std::to_string(o.warmup));
+  if (name == "cpu") return number(rec("cpu"), o.cpu, std::to_string(o.cpu));
+  if (name == "timeout") return number(rec("timeout"), o.timeout_s, fmt::format("{}", o.timeout_s));
+  if (name == "env-pad")
+    return !o.env_pad || !same_number(rec("env_pad"), static_cast<double>(*o.env_pad))
+               ? differs(o.env_pad ? std::to_string(*o.env_pad) : "", rec("env_pad"))
+               : "";
+  if (name == "seed")
+    return !m.contains("seed") || m.at("seed") != o.seed ? differs(std::to_string(o.seed), m.value("seed", nlohmann::json()))
+                                                         : "";
+  if (name == "aslr" || name == "ignore-failure" || name == "show-output") {
+    const bool given = name == "aslr" ? o.aslr : name == "ignore-failure" ? o.ignore_failure : o.show_output;
+    return rec(key.c_str()) != given ? differs(given ? "on" : "off", rec(key.c_str())) : "";
+  }
+  if (name == "probes" || name == "breakpoints" || name == "sample-freq" || name == "sample-event" ||
+      name == "observer-cmd" || name == "levels" || name == "build") {
+    const std::string given = name == "probes"         ? o.probes
+                              : name == "breakpoints"  ? o.breakpoints
+                              : name == "sample-freq"  ? o.sample_freq
+                              : name == "sample-event" ? o.sample_event
+                              : name == "observer-cmd" ? o.observer_cmd
+                              : name == "levels"       ? o.levels
+                                                       : o.build;
+    return obs(key.c_str()) != given ? differs(given, obs(key.c_str())) : "";
+  }
+  if (name == "probe-sites") return number(obs("probe_sites"), o.probe_sites, std::to_string(o.probe_sites));
+  // Not recorded in the journal (--journal, --allow-missing, --sim-cache, ...):
+  // it cannot be checked against it, so it cannot be taken.
+  return fmt::format("--{} (a resumed check takes it from the journal)", name);
+}
+
+}  // namespace
+
+void refuse_changed_options(const Options& o, const nlohmann::json& m) {
+  std::vector<std::string> changed;
   for (const std::string& name : o.given) {
     if (std::find(std::begin(kOutputOptions), std::end(kOutputOptions), name) != std::end(kOutputOptions)) continue;
-    if (name == "counters" || name == "events") {
-      std::string given;
-      for (char c : o.counters)
-        if (c != ' ') given += c;
-      if (given != shown(rec("counters"))) differs(name, o.counters, rec("counters"));
-    } else if (name == "mode") {
-      if (rec("mode") != o.mode) differs(name, o.mode, rec("mode"));
-    } else if (name == "backend") {
-      if (opt.value("backend", "native") != o.backend) differs(name, o.backend, opt.value("backend", "native"));
-    } else if (name == "leftovers") {
-      if (opt.value("leftovers", "kill") != o.leftovers) differs(name, o.leftovers, opt.value("leftovers", "kill"));
-    } else if (name == "margin") {
-      if (!same_number(rec("margin"), o.margin)) differs(name, fmt::format("{}", o.margin), rec("margin"));
-    } else if (name == "runs") {
-      if (!same_number(rec("runs"), o.runs)) differs(name, std::to_string(o.runs), rec("runs"));
-    } else if (name == "max-runs") {
-      if (!same_number(rec("max_runs"), o.max_runs)) differs(name, std::to_string(o.max_runs), rec("max_runs"));
-    } else if (name == "warmup") {
-      if (!same_number(rec("warmup"), o.warmup)) differs(name, std::to_string(o.warmup), rec("warmup"));
-    } else if (name == "cpu") {
-      if (!same_number(rec("cpu"), o.cpu)) differs(name, std::to_string(o.cpu), rec("cpu"));
-    } else if (name == "timeout") {
-      if (!same_number(rec("timeout"), o.timeout_s)) differs(name, fmt::format("{}", o.timeout_s), rec("timeout"));
-    } else if (name == "env-pad") {
-      if (!o.env_pad || !same_number(rec("env_pad"), static_cast<double>(*o.env_pad)))
-        differs(name, o.env_pad ? std::to_string(*o.env_pad) : "", rec("env_pad"));
-    } else if (name == "seed") {
-      if (!m.contains("seed") || m.at("seed") != o.seed) differs(name, std::to_string(o.seed), m.value("seed", nlohmann::json()));
-    } else if (name == "aslr" || name == "ignore-failure" || name == "show-output") {
-      const bool given = name == "aslr" ? o.aslr : name == "ignore-failure" ? o.ignore_failure : o.show_output;
-      std::string key = name;
-      std::replace(key.begin(), key.end(), '-', '_');
-      if (rec(key.c_str()) != given) differs(name, given ? "on" : "off", rec(key.c_str()));
-    } else if (name == "probes" || name == "breakpoints" || name == "sample-freq" || name == "sample-event" ||
-               name == "observer-cmd" || name == "levels" || name == "build") {
-      std::string key = name;
-      std::replace(key.begin(), key.end(), '-', '_');
-      const std::string given = name == "probes"         ? o.probes
-                                : name == "breakpoints"  ? o.breakpoints
-                                : name == "sample-freq"  ? o.sample_freq
-                                : name == "sample-event" ? o.sample_event
-                                : name == "observer-cmd" ? o.observer_cmd
-                                : name == "levels"       ? o.levels
-                                                         : o.build;
-      if (obs(key.c_str()) != given) differs(name, given, obs(key.c_str()));
-    } else if (name == "probe-sites") {
-      if (!same_number(obs("probe_sites"), o.probe_sites)) differs(name, std::to_string(o.probe_sites), obs("probe_sites"));
-    } else {
-      // Not recorded in the journal (--journal, --allow-missing, --sim-cache, ...):
-      // it cannot be checked against it, so it cannot be taken.
-      changed.push_back(fmt::format("--{} (a resumed check takes it from the journal)", name));
-    }
+    if (std::string why = changed_option(name, o, m); !why.empty()) changed.push_back(std::move(why));
   }
   if (!o.target.empty()) {
     const nlohmann::json argv = m.contains("target") ? m.at("target").value("argv", nlohmann::json::array())
