@@ -50,13 +50,10 @@ nlohmann::json shared_part(const ShardJournal& s) {
                       {"sha256", s.data.manifest.at("target").at("sha256")}}}};
 }
 
-}  // namespace
-
-int report_merged(const Options& o) {
-  if (!o.svg_dir.empty())
-    throw Error(ErrorKind::usage, "--svg is for one check's journal; the merged report's figures are in --html FILE");
+// Every journal, loaded; each must be a shard of a plan, all of the same plan.
+std::vector<ShardJournal> load_shards(const std::vector<std::string>& paths) {
   std::vector<ShardJournal> shards;
-  for (const std::string& path : o.report_files) {
+  for (const std::string& path : paths) {
     ShardJournal s;
     s.data = load_journal(path);
     s.plan = plan_from_journal(s.data);
@@ -72,9 +69,11 @@ int report_merged(const Options& o) {
       throw Error(ErrorKind::usage,
                   fmt::format("{} and {} are not shards of one plan: {}", shards.front().data.path, shards[i].data.path, diff),
                   "merge only the journals of one plan file's shards");
-  MergeContext ctx;
-  ctx.plan_digest = shards.front().digest;
-  ctx.target = fmt::format("{}", fmt::join(first.at("target").at("argv").get<std::vector<std::string>>(), " "));
+  return shards;
+}
+
+// Refuses mixed splits and a shard given twice; warns of torn tails and missing shards.
+void check_split(const std::vector<ShardJournal>& shards, MergeContext& ctx) {
   const std::size_t count = shards.front().plan.spec.shard->count;
   std::set<std::size_t> seen;
   for (const ShardJournal& s : shards) {
@@ -91,9 +90,12 @@ int report_merged(const Options& o) {
   for (std::size_t i = 0; i < count; ++i)
     if (!seen.count(i))
       ctx.warnings.push_back(fmt::format("shard {}/{} is missing: its blocks are not in this report", i, count));
+}
 
-  // Hosts in order of first appearance; each host's runs once (two shards on one host
-  // both ran the warm-up block: it is taken once).
+// Hosts in order of first appearance; each host's runs once (two shards on one host
+// both ran the warm-up block: it is taken once), in index order.
+std::vector<HostRuns> runs_by_host(const std::vector<ShardJournal>& shards, MergeContext& ctx) {
+  const std::size_t count = shards.front().plan.spec.shard->count;
   std::vector<HostRuns> hosts;
   std::map<std::string, std::size_t> host_of;
   std::vector<std::set<std::size_t>> taken;
@@ -116,6 +118,20 @@ int report_merged(const Options& o) {
   }
   for (HostRuns& h : hosts)
     std::sort(h.runs.begin(), h.runs.end(), [](const RunRecord& a, const RunRecord& b) { return a.index < b.index; });
+  return hosts;
+}
+
+}  // namespace
+
+int report_merged(const Options& o) {
+  if (!o.svg_dir.empty())
+    throw Error(ErrorKind::usage, "--svg is for one check's journal; the merged report's figures are in --html FILE");
+  const std::vector<ShardJournal> shards = load_shards(o.report_files);
+  MergeContext ctx;
+  ctx.plan_digest = shards.front().digest;
+  ctx.target = fmt::format("{}", fmt::join(shards.front().data.manifest.at("target").at("argv").get<std::vector<std::string>>(), " "));
+  check_split(shards, ctx);
+  std::vector<HostRuns> hosts = runs_by_host(shards, ctx);
 
   const Plan plan = whole_plan(shards.front().plan);
   const CheckRequest recorded = request_from_manifest(shards.front().data.manifest);
