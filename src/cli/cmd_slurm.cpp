@@ -131,18 +131,10 @@ int cmd_slurm(const Options& o) {
 
 namespace {
 
-int write_and_submit(const Options& o, const Options& check, const fs::path& dir, const std::string& sbatch) {
-  const std::string plan_path = (dir / "plan.json").string();
-  const PlanFile plan = write_plan(check, plan_path);
-  const std::size_t blocks = plan.plan.at("fixed_blocks").get<std::size_t>();
-  if (static_cast<std::size_t>(o.shards) > blocks)
-    throw Error(ErrorKind::usage, fmt::format("{} shards of a plan of {} blocks would leave some without a block", o.shards, blocks),
-                "fewer shards, or more blocks with --runs after --");
-  const std::string self = sh_quote(self_path()), d = sh_quote(dir.string());
-  const std::string array =
-      fmt::format("0-{}{}", o.shards - 1, o.array_parallelism > 0 ? fmt::format("%{}", o.array_parallelism) : "");
-
-  const std::string shard_script = fmt::format(
+// The job array's script: one shard per task, each into its own journal.
+std::string shard_script(const Options& o, const PlanFile& plan, const std::string& array, const std::string& d,
+                         const std::string& self) {
+  return fmt::format(
       "#!/bin/bash\n"
       "# One shard of obscheck plan {digest} ({target}) per array task: task I runs the\n"
       "# plan's blocks of shard I of {n} on its node, into its own journal. A requeued or\n"
@@ -161,7 +153,11 @@ int write_and_submit(const Options& o, const Options& check, const fs::path& dir
       fmt::arg("digest", plan.digest.substr(0, 12)), fmt::arg("target", fmt::join(plan.target.argv, " ")),
       fmt::arg("n", o.shards), fmt::arg("header", sbatch_header(o, "obscheck-shards")), fmt::arg("array", array),
       fmt::arg("exclusive", o.exclusive ? "#SBATCH --exclusive\n" : ""), fmt::arg("dir", d), fmt::arg("self", self));
-  const std::string merge_script = fmt::format(
+}
+
+// The merge job's script: the report of every shard's journal, text and JSON.
+std::string merge_script(const Options& o, const PlanFile& plan, const std::string& d, const std::string& self) {
+  return fmt::format(
       "#!/bin/bash\n"
       "# The shards of obscheck plan {digest}, merged with the host as a factor: each host's\n"
       "# verdicts, the pooled effect across hosts, and whether the hosts differ.\n"
@@ -174,7 +170,11 @@ int write_and_submit(const Options& o, const Options& check, const fs::path& dir
       "{self} report {dir}/shard-*.jsonl --fail-on none --json -o {dir}/report.json\n",
       fmt::arg("digest", plan.digest.substr(0, 12)), fmt::arg("header", sbatch_header(o, "obscheck-merge")),
       fmt::arg("dir", d), fmt::arg("self", self));
-  const std::string submit_script = fmt::format(
+}
+
+// submit.sh: the array, then the merge once every shard succeeded.
+std::string submit_script(const std::string& d) {
+  return fmt::format(
       "#!/bin/sh\n"
       "# Submits the shards as one job array, then the merge once every shard succeeded.\n"
       "set -eu\n"
@@ -185,10 +185,22 @@ int write_and_submit(const Options& o, const Options& check, const fs::path& dir
       "merge=${{merge%%;*}}\n"
       "echo \"shards: job $array; merge: job $merge; report: {dir}/report.txt\"\n",
       fmt::arg("dir", d));
-  write_file_safely((dir / "shard.sbatch").string(), shard_script, 0755);
-  write_file_safely((dir / "merge.sbatch").string(), merge_script, 0755);
-  write_file_safely((dir / "submit.sh").string(), submit_script, 0755);
+}
 
+int write_and_submit(const Options& o, const Options& check, const fs::path& dir, const std::string& sbatch) {
+  const std::string plan_path = (dir / "plan.json").string();
+  const PlanFile plan = write_plan(check, plan_path);
+  const std::size_t blocks = plan.plan.at("fixed_blocks").get<std::size_t>();
+  if (static_cast<std::size_t>(o.shards) > blocks)
+    throw Error(ErrorKind::usage, fmt::format("{} shards of a plan of {} blocks would leave some without a block", o.shards, blocks),
+                "fewer shards, or more blocks with --runs after --");
+  const std::string self = sh_quote(self_path()), d = sh_quote(dir.string());
+  const std::string array =
+      fmt::format("0-{}{}", o.shards - 1, o.array_parallelism > 0 ? fmt::format("%{}", o.array_parallelism) : "");
+
+  write_file_safely((dir / "shard.sbatch").string(), shard_script(o, plan, array, d, self), 0755);
+  write_file_safely((dir / "merge.sbatch").string(), merge_script(o, plan, d, self), 0755);
+  write_file_safely((dir / "submit.sh").string(), submit_script(d), 0755);
   fmt::print("plan {} and its scripts written to {}: {} shards of {} blocks\n", plan.digest.substr(0, 12),
              dir.string(), o.shards, blocks);
   if (!o.submit) {
