@@ -32,37 +32,18 @@ struct SegmentCost {
   }
 };
 
-}  // namespace
-
-Changepoints detect_changepoints(std::span<const double> x, const ChangepointOptions& options) {
-  require_finite(x, "detect_changepoints");
-  if (options.min_segment < 2) {
-    throw std::invalid_argument("detect_changepoints: min_segment must be at least 2, got " +
-                                std::to_string(options.min_segment));
-  }
-  if (options.penalty < 0.0 || !std::isfinite(options.penalty)) {
-    throw std::invalid_argument("detect_changepoints: penalty must be finite and >= 0 (0 selects 3 ln n)");
-  }
+// The segment cost's prefix sums and scale for x (centred on its mean, which keeps
+// the sums well conditioned); overall_var > 0.
+SegmentCost segment_cost(std::span<const double> x, ChangeModel model, double overall_var) {
   const std::size_t n = x.size();
-  Changepoints out{{}, options.penalty};
-  if (n < 2) return out;
-  const double penalty = options.penalty > 0.0 ? options.penalty
-                                               : kChangepointPenaltyPerLogN * std::log(static_cast<double>(n));
-  out.penalty = penalty;
-  const std::size_t ms = options.min_segment;
-  if (n < 2 * ms) return out;
-
-  const double overall_var = variance(x);
-  if (overall_var == 0.0) return out;
-
-  SegmentCost cost{std::vector<double>(n + 1, 0.0), std::vector<double>(n + 1, 0.0), options.model};
-  const double centre = mean(x);  // centring keeps the prefix sums well conditioned
+  SegmentCost cost{std::vector<double>(n + 1, 0.0), std::vector<double>(n + 1, 0.0), model};
+  const double centre = mean(x);
   for (std::size_t i = 0; i < n; ++i) {
     const double v = x[i] - centre;
     cost.s1[i + 1] = cost.s1[i] + v;
     cost.s2[i + 1] = cost.s2[i] + v * v;
   }
-  if (options.model == ChangeModel::mean) {
+  if (model == ChangeModel::mean) {
     std::vector<double> diffs(n - 1);
     for (std::size_t i = 1; i < n; ++i) diffs[i - 1] = x[i] - x[i - 1];
     const double sigma = mad(diffs) * kMadNormalScale / std::sqrt(2.0);
@@ -72,8 +53,12 @@ Changepoints detect_changepoints(std::span<const double> x, const ChangepointOpt
   } else {
     cost.var_floor = kVarianceFloorFraction * overall_var;
   }
+  return cost;
+}
 
-  // PELT: f[t] = min over admissible s of f[s] + cost(s, t) + penalty.
+// PELT (Killick et al. 2012): f[t] = min over admissible s of f[s] + cost(s, t) +
+// penalty; returns last[t], the start of the last segment of the best split of x[0, t).
+std::vector<std::size_t> pelt(const SegmentCost& cost, std::size_t n, std::size_t ms, double penalty) {
   constexpr double kInf = std::numeric_limits<double>::infinity();
   std::vector<double> f(n + 1, kInf);
   std::vector<std::size_t> last(n + 1, 0);
@@ -103,6 +88,32 @@ Changepoints detect_changepoints(std::span<const double> x, const ChangepointOpt
     }
     candidates.swap(kept);
   }
+  return last;
+}
+
+}  // namespace
+
+Changepoints detect_changepoints(std::span<const double> x, const ChangepointOptions& options) {
+  require_finite(x, "detect_changepoints");
+  if (options.min_segment < 2) {
+    throw std::invalid_argument("detect_changepoints: min_segment must be at least 2, got " +
+                                std::to_string(options.min_segment));
+  }
+  if (options.penalty < 0.0 || !std::isfinite(options.penalty)) {
+    throw std::invalid_argument("detect_changepoints: penalty must be finite and >= 0 (0 selects 3 ln n)");
+  }
+  const std::size_t n = x.size();
+  Changepoints out{{}, options.penalty};
+  if (n < 2) return out;
+  const double penalty = options.penalty > 0.0 ? options.penalty
+                                               : kChangepointPenaltyPerLogN * std::log(static_cast<double>(n));
+  out.penalty = penalty;
+  const std::size_t ms = options.min_segment;
+  if (n < 2 * ms) return out;
+
+  const double overall_var = variance(x);
+  if (overall_var == 0.0) return out;
+  const std::vector<std::size_t> last = pelt(segment_cost(x, options.model, overall_var), n, ms, penalty);
   for (std::size_t t = n; t > 0;) {
     const std::size_t s = last[t];
     if (s > 0) out.starts.push_back(s);

@@ -93,6 +93,78 @@ std::vector<double> mann_whitney_counts(std::size_t m, std::size_t n) {
   return p;
 }
 
+// Patterns whose |sum| reaches the threshold among all 2^n, the observed one
+// included: a Gray-code walk, each step flips one sign, O(1) per pattern.
+std::uint64_t exact_sign_flip_count(std::span<const double> d, double observed, double threshold) {
+  const std::uint64_t patterns = std::uint64_t{1} << d.size();
+  std::uint64_t negative = 0;  // bit i set: sign of d_i is -
+  double t = observed;
+  std::uint64_t count = 1;  // the observed pattern
+  for (std::uint64_t g = 1; g < patterns; ++g) {
+    const int j = std::countr_zero(g);
+    const std::uint64_t bit = std::uint64_t{1} << j;
+    t += (negative & bit) ? 2.0 * d[j] : -2.0 * d[j];
+    negative ^= bit;
+    if (std::fabs(t) >= threshold) ++count;
+  }
+  return count;
+}
+
+// The signed sums of every 8-bit chunk of d under each of its 256 sign patterns (a set
+// bit keeps the sign), chunk-major.
+std::vector<double> chunk_sums(std::span<const double> d) {
+  const std::size_t n = d.size();
+  const std::size_t chunks = (n + kSignFlipChunkBits - 1) / kSignFlipChunkBits;
+  std::vector<double> table(chunks * kSignFlipChunkPatterns, 0.0);
+  for (std::size_t c = 0; c < chunks; ++c) {
+    const std::size_t first = c * kSignFlipChunkBits;
+    const std::size_t len = std::min(kSignFlipChunkBits, n - first);
+    for (std::size_t m = 0; m < kSignFlipChunkPatterns; ++m) {
+      double t = 0.0;
+      for (std::size_t j = 0; j < len; ++j) t += ((m >> j) & 1) ? d[first + j] : -d[first + j];
+      table[c * kSignFlipChunkPatterns + m] = t;
+    }
+  }
+  return table;
+}
+
+// Random patterns whose |sum| reaches the threshold, of `resamples` drawn.
+// Each pattern takes its signs from the bits of successive rng.next() words, LSB
+// first (d_i gets bit i % 64 of word i / 64; a set bit keeps the sign). Instead of n
+// additions per pattern, the signed sums of every 8-bit chunk are tabulated once:
+// a pattern then costs one lookup per byte of its bits. Same patterns, same sums up
+// to the association of the additions, which the tie tolerance absorbs.
+std::size_t sampled_sign_flip_count(std::span<const double> d, double threshold, std::size_t resamples,
+                                    std::uint64_t seed) {
+  const std::size_t chunks = (d.size() + kSignFlipChunkBits - 1) / kSignFlipChunkBits;
+  const std::vector<double> table = chunk_sums(d);
+  Rng rng(seed);
+  std::size_t count = 0;
+  if (chunks <= kSignFlipChunksPerWord) {
+    // Up to 64 values: one word a pattern. The count is added, not branched on: at p
+    // near 0.5 the comparison is a coin the branch predictor cannot learn.
+    for (std::size_t b = 0; b < resamples; ++b) {
+      std::uint64_t bits = rng.next();
+      double t = 0.0;
+      for (std::size_t c = 0; c < chunks; ++c, bits >>= kSignFlipChunkBits)
+        t += table[c * kSignFlipChunkPatterns + (bits & (kSignFlipChunkPatterns - 1))];
+      count += std::fabs(t) >= threshold ? 1 : 0;
+    }
+    return count;
+  }
+  for (std::size_t b = 0; b < resamples; ++b) {
+    double t = 0.0;
+    std::uint64_t bits = 0;
+    for (std::size_t c = 0; c < chunks; ++c) {
+      if (c % kSignFlipChunksPerWord == 0) bits = rng.next();
+      t += table[c * kSignFlipChunkPatterns + (bits & (kSignFlipChunkPatterns - 1))];
+      bits >>= kSignFlipChunkBits;
+    }
+    count += std::fabs(t) >= threshold ? 1 : 0;
+  }
+  return count;
+}
+
 }  // namespace
 
 SignFlipResult sign_flip_test(std::span<const double> d, const SignFlipOptions& options) {
@@ -116,68 +188,17 @@ SignFlipResult sign_flip_test(std::span<const double> d, const SignFlipOptions& 
     r.patterns = exact ? static_cast<std::size_t>(std::uint64_t{1} << n) : options.resamples;
     return r;
   }
-
   if (exact) {
-    // Gray-code walk: each step flips one sign, O(1) per pattern.
     const std::uint64_t patterns = std::uint64_t{1} << n;
-    std::uint64_t negative = 0;  // bit i set: sign of d_i is -
-    double t = observed;
-    std::uint64_t count = 1;  // the observed pattern
-    for (std::uint64_t g = 1; g < patterns; ++g) {
-      const int j = std::countr_zero(g);
-      const std::uint64_t bit = std::uint64_t{1} << j;
-      t += (negative & bit) ? 2.0 * d[j] : -2.0 * d[j];
-      negative ^= bit;
-      if (std::fabs(t) >= threshold) ++count;
-    }
     r.exact = true;
     r.patterns = static_cast<std::size_t>(patterns);
-    r.p_value = static_cast<double>(count) / static_cast<double>(patterns);
+    r.p_value = static_cast<double>(exact_sign_flip_count(d, observed, threshold)) / static_cast<double>(patterns);
     return r;
   }
   if (options.resamples == 0) {
     throw std::invalid_argument(std::string(where) + ": resamples must be at least 1");
   }
-  // Each pattern takes its signs from the bits of successive rng.next() words, LSB
-  // first (d_i gets bit i % 64 of word i / 64; a set bit keeps the sign). Instead of n
-  // additions per pattern, the signed sums of every 8-bit chunk are tabulated once:
-  // a pattern then costs one lookup per byte of its bits. Same patterns, same sums up
-  // to the association of the additions, which the tie tolerance above absorbs.
-  const std::size_t chunks = (n + kSignFlipChunkBits - 1) / kSignFlipChunkBits;
-  std::vector<double> table(chunks * kSignFlipChunkPatterns, 0.0);
-  for (std::size_t c = 0; c < chunks; ++c) {
-    const std::size_t first = c * kSignFlipChunkBits;
-    const std::size_t len = std::min(kSignFlipChunkBits, n - first);
-    for (std::size_t m = 0; m < kSignFlipChunkPatterns; ++m) {
-      double t = 0.0;
-      for (std::size_t j = 0; j < len; ++j) t += ((m >> j) & 1) ? d[first + j] : -d[first + j];
-      table[c * kSignFlipChunkPatterns + m] = t;
-    }
-  }
-  Rng rng(options.seed);
-  std::size_t count = 0;
-  if (chunks <= kSignFlipChunksPerWord) {
-    // Up to 64 values: one word a pattern. The count is added, not branched on: at p
-    // near 0.5 the comparison is a coin the branch predictor cannot learn.
-    for (std::size_t b = 0; b < options.resamples; ++b) {
-      std::uint64_t bits = rng.next();
-      double t = 0.0;
-      for (std::size_t c = 0; c < chunks; ++c, bits >>= kSignFlipChunkBits)
-        t += table[c * kSignFlipChunkPatterns + (bits & (kSignFlipChunkPatterns - 1))];
-      count += std::fabs(t) >= threshold ? 1 : 0;
-    }
-  } else {
-    for (std::size_t b = 0; b < options.resamples; ++b) {
-      double t = 0.0;
-      std::uint64_t bits = 0;
-      for (std::size_t c = 0; c < chunks; ++c) {
-        if (c % kSignFlipChunksPerWord == 0) bits = rng.next();
-        t += table[c * kSignFlipChunkPatterns + (bits & (kSignFlipChunkPatterns - 1))];
-        bits >>= kSignFlipChunkBits;
-      }
-      count += std::fabs(t) >= threshold ? 1 : 0;
-    }
-  }
+  const std::size_t count = sampled_sign_flip_count(d, threshold, options.resamples, options.seed);
   r.patterns = options.resamples;
   r.p_value = (1.0 + static_cast<double>(count)) / (static_cast<double>(options.resamples) + 1.0);
   return r;
