@@ -703,6 +703,65 @@ std::string probe_prefix(std::string_view t) {
   return {};
 }
 
+// d with the modifiers written from text[mods_at] on (none when mods_at is past the end).
+EventDesc with_mods(EventDesc d, std::string_view text, std::size_t mods_at, const ItemContext& cx) {
+  if (mods_at < text.size()) {
+    const std::string_view mods = text.substr(mods_at);
+    check_modifiers(mods, cx.whole, cx.column + mods_at);
+    if (d.source == "alias") d.name += fmt::format(":{}", mods);
+    apply_modifiers(d, mods, false, true);
+  }
+  return d;
+}
+
+// SYS:EVENT as tracepoints (a glob may match several); empty when none matches a name
+// without a glob. A glob that matches nothing is a syntax error saying why.
+std::vector<EventDesc> tracepoints(std::string_view text, std::string_view first, std::string_view second,
+                                   std::size_t mods_at, const ItemContext& cx) {
+  const bool glob = has_glob(first) || has_glob(second);
+  std::vector<EventDesc> out;
+  for (const Tracepoint& tp : match_tracepoints(cx.opts.tracefs_root, first, second)) {
+    EventDesc d = perf_desc(text, PERF_TYPE_TRACEPOINT, tp.id, "tracefs",
+                            fmt::format("tracepoint {}:{}, id {} from {}/events/{}/{}/id", tp.sys, tp.event, tp.id,
+                                        cx.opts.tracefs_root, tp.sys, tp.event));
+    d.name = glob ? fmt::format("{}:{}", tp.sys, tp.event) : std::string(text);
+    if (glob && mods_at < text.size()) d.name += fmt::format(":{}", text.substr(mods_at));
+    out.push_back(with_mods(std::move(d), text, mods_at, cx));
+    out.back().spec = std::string(text);
+  }
+  if (out.empty() && glob) {
+    std::error_code ec;
+    const bool readable = std::filesystem::exists(std::filesystem::path(cx.opts.tracefs_root) / "events", ec);
+    syntax_error(cx.whole, cx.column, fmt::format("no tracepoint matches '{}:{}'", first, second),
+                 readable ? "list them with: perf list tracepoint"
+                          : fmt::format("{}/events cannot be read here (tracefs not mounted, or root only)",
+                                        cx.opts.tracefs_root));
+  }
+  return out;
+}
+
+// What libpfm4 makes of the text (the last resolver), or the error that names why not.
+std::vector<EventDesc> from_pfm_or_unknown(std::string_view text, bool has_colon, const ItemContext& cx) {
+  int err = 0;
+  if (auto enc = pfm_encode(text, &err)) {
+    EventDesc d = desc_from_pfm(*enc, text, "libpfm4");
+    d.resolved = "libpfm4 (pfm_get_os_event_encoding)";
+    return {d};
+  }
+  if (err != PFM_ERR_NOTFOUND)
+    throw Error(ErrorKind::event, fmt::format("libpfm4 cannot encode '{}': {}", text, pfm_error_text(err)),
+                "check its unit masks and modifiers with libpfm4's showevtinfo");
+  if (has_colon) {
+    std::error_code ec;
+    if (!std::filesystem::exists(std::filesystem::path(cx.opts.tracefs_root) / "events", ec))
+      throw Error(ErrorKind::event, fmt::format("unknown event '{}'", text),
+                  fmt::format("a tracepoint SYS:EVENT cannot be resolved: {}/events cannot be read here "
+                              "(tracefs not mounted, or root only)",
+                              cx.opts.tracefs_root));
+  }
+  throw_unknown(text, cx.opts);
+}
+
 // One event as written (no top-level comma or brace) at cx.column: usually one
 // EventDesc, several for a tracepoint wildcard.
 std::vector<EventDesc> resolve_item(std::string_view text, const ItemContext& cx) {
@@ -713,71 +772,22 @@ std::vector<EventDesc> resolve_item(std::string_view text, const ItemContext& cx
 
   const auto colon = text.find(':');
   const std::string_view first = text.substr(0, colon);
-  auto with_mods = [&](EventDesc d, std::size_t mods_at) {
-    if (mods_at < text.size()) {
-      const std::string_view mods = text.substr(mods_at);
-      check_modifiers(mods, cx.whole, cx.column + mods_at);
-      if (d.source == "alias") d.name += fmt::format(":{}", mods);
-      apply_modifiers(d, mods, false, true);
-    }
-    return d;
-  };
   if (auto d = symbolic(first, text, cx)) {
     if (colon != std::string_view::npos && colon + 1 == text.size())
       syntax_error(cx.whole, cx.column + colon + 1, "nothing after ':'", "write a modifier such as :u, or none");
-    return {with_mods(*d, colon == std::string_view::npos ? text.size() : colon + 1)};
+    return {with_mods(*d, text, colon == std::string_view::npos ? text.size() : colon + 1, cx)};
   }
   if (colon != std::string_view::npos) {
     const auto colon2 = text.find(':', colon + 1);
     const std::string_view second = text.substr(colon + 1, colon2 == std::string_view::npos ? std::string_view::npos
                                                                                             : colon2 - colon - 1);
     const std::size_t mods_at = colon2 == std::string_view::npos ? text.size() : colon2 + 1;
-    if (auto d = type_config(first, second, text)) return {with_mods(*d, mods_at)};
-    if (valid_tracepoint_part(first) && valid_tracepoint_part(second)) {
-      const auto tps = match_tracepoints(cx.opts.tracefs_root, first, second);
-      if (!tps.empty()) {
-        std::vector<EventDesc> out;
-        for (const Tracepoint& tp : tps) {
-          EventDesc d = perf_desc(text, PERF_TYPE_TRACEPOINT, tp.id, "tracefs",
-                                  fmt::format("tracepoint {}:{}, id {} from {}/events/{}/{}/id", tp.sys, tp.event,
-                                              tp.id, cx.opts.tracefs_root, tp.sys, tp.event));
-          d.name = has_glob(first) || has_glob(second) ? fmt::format("{}:{}", tp.sys, tp.event) : std::string(text);
-          if (has_glob(first) || has_glob(second))
-            if (mods_at < text.size()) d.name += fmt::format(":{}", text.substr(mods_at));
-          out.push_back(with_mods(std::move(d), mods_at));
-          out.back().spec = std::string(text);
-        }
-        return out;
-      }
-      if (has_glob(first) || has_glob(second)) {
-        std::error_code ec;
-        const bool readable = std::filesystem::exists(std::filesystem::path(cx.opts.tracefs_root) / "events", ec);
-        syntax_error(cx.whole, cx.column, fmt::format("no tracepoint matches '{}:{}'", first, second),
-                     readable ? "list them with: perf list tracepoint"
-                              : fmt::format("{}/events cannot be read here (tracefs not mounted, or root only)",
-                                            cx.opts.tracefs_root));
-      }
-    }
+    if (auto d = type_config(first, second, text)) return {with_mods(*d, text, mods_at, cx)};
+    if (valid_tracepoint_part(first) && valid_tracepoint_part(second))
+      if (auto tps = tracepoints(text, first, second, mods_at, cx); !tps.empty()) return tps;
   }
   if (text.starts_with("PAPI_")) return {from_papi(text, cx.opts)};
-  int err = 0;
-  if (auto enc = pfm_encode(text, &err)) {
-    EventDesc d = desc_from_pfm(*enc, text, "libpfm4");
-    d.resolved = "libpfm4 (pfm_get_os_event_encoding)";
-    return {d};
-  }
-  if (err != PFM_ERR_NOTFOUND)
-    throw Error(ErrorKind::event, fmt::format("libpfm4 cannot encode '{}': {}", text, pfm_error_text(err)),
-                "check its unit masks and modifiers with libpfm4's showevtinfo");
-  if (colon != std::string_view::npos) {
-    std::error_code ec;
-    if (!std::filesystem::exists(std::filesystem::path(cx.opts.tracefs_root) / "events", ec))
-      throw Error(ErrorKind::event, fmt::format("unknown event '{}'", text),
-                  fmt::format("a tracepoint SYS:EVENT cannot be resolved: {}/events cannot be read here "
-                              "(tracefs not mounted, or root only)",
-                              cx.opts.tracefs_root));
-  }
-  throw_unknown(text, cx.opts);
+  return from_pfm_or_unknown(text, colon != std::string_view::npos, cx);
 }
 
 // Kernel level for events that would count it, decided once per list (event.h).
