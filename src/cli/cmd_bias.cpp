@@ -74,7 +74,7 @@ int finish_bias(const Options& o, SweepReport report, const SweepBrief& brief, b
     }
   }
   emit(o, o.json ? sweep_json(report) : o.csv ? sweep_csv(report) : bias_text(report, o.color));
-  write_sweep_files(o, report);
+  write_sweep_files(o, report, brief.host);
   if (live && interrupted) return interrupted_exit_code();
   std::vector<std::string> found;
   if (biased) found.push_back("bias");

@@ -78,7 +78,7 @@ int finish_compare(const Options& o, SweepReport report, const SweepBrief& brief
   report.comparison = compare_variants(pairs_of(report, 0, 1), co);
 
   emit(o, o.json ? sweep_json(report) : o.csv ? sweep_csv(report) : compare_text(report, o.color));
-  write_sweep_files(o, report);
+  write_sweep_files(o, report, brief.host);
   if (live && interrupted) return interrupted_exit_code();
   // The A/A pair should show nothing: better, worse or incomparable there is "aa".
   const auto untrustworthy = [](const VariantComparison& c) {

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -35,9 +36,9 @@ void write_page_files(const Options& o, const std::function<std::string()>& page
   }
 }
 
-SweepPageContext page_context() {
+SweepPageContext page_context(const std::optional<HostInfo>& recorded) {
   SweepPageContext ctx;
-  const HostInfo host = read_host();
+  const HostInfo host = recorded ? *recorded : read_host();
   ctx.host = host;
   for (const Finding& f : doctor_checks(host)) ctx.doctor.push_back(f);
   return ctx;
@@ -50,8 +51,8 @@ void write_report_files(const Options& o, const Plan& plan, const Findings& f, c
   write_page_files(o, [&] { return check_html(plan, f, ctx, runs); }, [&] { return check_svgs(plan, f, runs); });
 }
 
-void write_sweep_files(const Options& o, const SweepReport& r) {
-  write_page_files(o, [&] { return sweep_html(r, page_context()); }, [&] { return sweep_svgs(r); });
+void write_sweep_files(const Options& o, const SweepReport& r, const std::optional<HostInfo>& host) {
+  write_page_files(o, [&] { return sweep_html(r, page_context(host)); }, [&] { return sweep_svgs(r); });
   // As hyperfine's --export-json: the machine-readable report beside the terminal's.
   for (const auto& [file, bytes] : {std::pair{o.export_json, std::function<std::string()>([&] { return sweep_json(r); })},
                                     {o.export_csv, std::function<std::string()>([&] { return sweep_csv(r); })}}) {

@@ -4,10 +4,12 @@
 // report/html_report.h and report/sweep_html.h; this file decides where they go.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "analysis/findings.h"
 #include "cli/options.h"
+#include "host/host_info.h"
 #include "plan/plan.h"
 #include "record/run_record.h"
 #include "report/bias_report.h"
@@ -23,8 +25,9 @@ void write_report_files(const Options& o, const Plan& plan, const Findings& f, c
                         const std::vector<RunRecord>& runs);
 
 // The same for bias and compare, and --export-json / --export-csv FILE (the JSON report
-// and the runs as CSV, beside what the terminal shows). The host is read now (read_host) and judged by
-// doctor_checks for the page's host section: the sweep has just run on it.
-void write_sweep_files(const Options& o, const SweepReport& r);
+// and the runs as CSV, beside what the terminal shows). The page's host section is
+// `host`, judged by doctor_checks: the journal's host for obscheck report FILE; when
+// unset, this host, read now (the sweep has just run on it).
+void write_sweep_files(const Options& o, const SweepReport& r, const std::optional<HostInfo>& host = std::nullopt);
 
 }  // namespace obscheck

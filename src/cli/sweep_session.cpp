@@ -398,7 +398,14 @@ bool is_sweep_journal(const nlohmann::json& manifest) {
 
 int report_sweep(const Options& o, const JournalData& d) {
   if (!d.manifest.contains("sweep")) throw Error(ErrorKind::io, d.path + ": the manifest has no sweep");
-  const SweepBrief brief = brief_from_json(d.manifest.at("sweep"));
+  SweepBrief brief = brief_from_json(d.manifest.at("sweep"));
+  if (d.manifest.contains("host") && d.manifest.at("host").is_object()) {
+    try {
+      brief.host = d.manifest.at("host").get<HostInfo>();
+    } catch (const nlohmann::json::exception&) {
+      // A host this obscheck cannot read: the page describes this one instead.
+    }
+  }
   const bool ended = journal_complete(d.notes);
   const SweepReport report = assemble(brief, d.runs, !ended);
   return brief.header.command == "bias" ? finish_bias(o, report, brief, !ended, false)

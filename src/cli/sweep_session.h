@@ -12,6 +12,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@
 
 #include "cli/options.h"
 #include "cli/sweep_common.h"
+#include "host/host_info.h"
 #include "record/run_record.h"
 #include "report/bias_report.h"
 #include "run/contexts.h"
@@ -38,6 +40,9 @@ struct SweepBrief {
   bool aa = false;                     // compare --aa: variant 2 is the baseline's copy
   std::vector<std::string> fail_on;    // --fail-on as given (empty: the command's default)
   std::vector<std::string> arguments;  // the command line, parsed again by --resume
+  // Not in the JSON: the manifest's host, which report_sweep sets so the page describes
+  // the host that measured; unset live (this host).
+  std::optional<HostInfo> host;
 };
 nlohmann::json brief_to_json(const SweepBrief& b);
 // Throws Error(io) naming a missing or malformed field.
