@@ -21,8 +21,10 @@
 
 using nlohmann::json;
 using obscheck::test::compare_golden;
+using obscheck::test::interrupt_after;
 using obscheck::test::journal_lines;
 using obscheck::test::run_cli;
+using obscheck::test::run_indexes;
 using obscheck::test::TempDir;
 using obscheck::test::workload;
 
@@ -31,14 +33,6 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::string kDir = std::string(OBSCHECK_GOLDEN_DIR) + "/measure";
-
-
-std::vector<std::size_t> run_indexes(const std::string& journal) {
-  std::vector<std::size_t> out;
-  for (const json& l : journal_lines(journal))
-    if (l.value("type", "") == "run") out.push_back(l.at("index").get<std::size_t>());
-  return out;
-}
 
 }  // namespace
 
@@ -87,25 +81,10 @@ TEST_CASE("measure journal: Ctrl-C leaves a valid journal that --resume complete
   const std::string journal = s.file("i.jsonl");
   const std::string out = s.file("out.txt");
   // compute 2000 runs for about 20 ms: 100 runs take seconds; SIGINT arrives part-way.
-  const pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    const int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    ::dup2(fd, 1);
-    ::dup2(fd, 2);
-    const std::string prog = workload("compute");
-    ::execl(OBSCHECK_BIN, OBSCHECK_BIN, "measure", "-r", "100", "--journal", journal.c_str(), "--", prog.c_str(), "2000",
-            static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  // Wait for a few recorded runs, then interrupt. (The resume runs in this test's
-  // environment, as the measure did: stdout is a pipe, so no colour either way.)
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (std::chrono::steady_clock::now() < deadline && (!fs::exists(journal) || run_indexes(journal).size() < 5))
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  ::kill(pid, SIGINT);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
+  // (The resume runs in this test's environment, as the measure did: stdout is a pipe,
+  // so no colour either way.)
+  const int status = interrupt_after({"measure", "-r", "100", "--journal", journal, "--", workload("compute"), "2000"},
+                                     journal, 5, out);
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 130);
   const auto before = run_indexes(journal);

@@ -54,7 +54,7 @@ TEST_CASE("report: the streaming path and the RunRecord path give the same findi
   // loads every run line as a RunRecord (the figures draw them). Same journals, same
   // findings, comparison by comparison.
   const std::string dir = std::string(OBSCHECK_SOURCE_DIR) + "/tests/golden";
-  for (const std::string journal : {dir + "/check/journal.jsonl", dir + "/report/fixture-check.jsonl"}) {
+  for (const std::string& journal : {dir + "/check/journal.jsonl", dir + "/report/fixture-check.jsonl"}) {
     INFO(journal);
     const std::string page = "/tmp/obscheck-report-paths-" + std::to_string(::getpid()) + ".html";
     auto fast = run_cli({"report", "--json", journal});

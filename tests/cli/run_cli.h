@@ -9,6 +9,9 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <csignal>
+#include <thread>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -87,6 +90,40 @@ inline std::vector<nlohmann::json> journal_lines(const std::string& path) {
   std::vector<nlohmann::json> out;
   for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line));
   return out;
+}
+
+// The run indexes of a journal's run lines, in file order.
+inline std::vector<std::size_t> run_indexes(const std::string& journal) {
+  std::vector<std::size_t> out;
+  for (const nlohmann::json& l : journal_lines(journal))
+    if (l.value("type", "") == "run") out.push_back(l.at("index").get<std::size_t>());
+  return out;
+}
+
+// Starts obscheck with `args` (stdout and stderr to the file `out`), waits up to 30 s
+// for `runs` run lines in `journal`, then sends SIGINT; returns the wait status.
+inline int interrupt_after(const std::vector<std::string>& args, const std::string& journal, std::size_t runs,
+                           const std::string& out) {
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    std::vector<char*> argv = {const_cast<char*>(OBSCHECK_BIN)};
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(OBSCHECK_BIN, argv.data());
+    ::_exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline &&
+         (::access(journal.c_str(), F_OK) != 0 || run_indexes(journal).size() < runs))
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return status;
 }
 
 // Checks `actual` against the golden file at `path`; OBSCHECK_UPDATE_GOLDEN=1 rewrites

@@ -22,8 +22,10 @@
 
 using nlohmann::json;
 using obscheck::test::compare_golden;
+using obscheck::test::interrupt_after;
 using obscheck::test::journal_lines;
 using obscheck::test::run_cli;
+using obscheck::test::run_indexes;
 using obscheck::test::TempDir;
 using obscheck::test::workload;
 
@@ -31,44 +33,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<std::size_t> run_indexes(const std::string& journal) {
-  std::vector<std::size_t> out;
-  for (const json& l : journal_lines(journal))
-    if (l.value("type", "") == "run") out.push_back(l.at("index").get<std::size_t>());
-  return out;
-}
-
 // Every index 0..n-1 exactly once.
 bool each_once(std::vector<std::size_t> indexes, std::size_t n) {
   std::sort(indexes.begin(), indexes.end());
   for (std::size_t i = 0; i < indexes.size(); ++i)
     if (indexes[i] != i) return false;
   return indexes.size() == n;
-}
-
-// Starts obscheck with `args` (stdout and stderr to `out`), waits for `runs` recorded
-// runs in `journal`, then sends SIGINT; returns the exit status.
-int interrupt_after(const std::vector<std::string>& args, const std::string& journal, std::size_t runs,
-                    const std::string& out) {
-  const pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    const int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    ::dup2(fd, 1);
-    ::dup2(fd, 2);
-    std::vector<char*> argv = {const_cast<char*>(OBSCHECK_BIN)};
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(OBSCHECK_BIN, argv.data());
-    ::_exit(127);
-  }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (std::chrono::steady_clock::now() < deadline && (!fs::exists(journal) || run_indexes(journal).size() < runs))
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  ::kill(pid, SIGINT);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return status;
 }
 
 }  // namespace
