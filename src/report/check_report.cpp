@@ -308,64 +308,87 @@ std::string noise_text(const Findings& f, std::size_t metric) {
   return {};
 }
 
-std::string metric_answer_text(const Plan& plan, const Findings& f, const MetricAnswer& a) {
-  const std::string& unit = f.metrics[a.metric].unit;
-  if (a.doses.empty()) {
-    const bool reference = !plan.spec.levels.empty() && plan.spec.levels.front().programmed.empty();
-    return reference && f.metrics[a.metric].counter
-               ? "counted at one dose only: level 0 (no counter) cannot measure it; wall time and rusage show what "
-                 "counting it does to the program"
-               : "no dose to compare";
-  }
+// Why a metric without doses has no answer: counted at one dose only, or nothing to compare.
+std::string no_dose_text(const Plan& plan, const Findings& f, const MetricAnswer& a) {
+  const bool reference = !plan.spec.levels.empty() && plan.spec.levels.front().programmed.empty();
+  return reference && f.metrics[a.metric].counter
+             ? "counted at one dose only: level 0 (no counter) cannot measure it; wall time and rusage show what "
+               "counting it does to the program"
+             : "no dose to compare";
+}
+
+// The comparison an answer quotes: the largest dose's, or the one that leaves it undecided.
+const Comparison* shown_comparison(const Findings& f, const MetricAnswer& a) {
   const LevelVerdict& last = f.verdicts[a.doses.back()];
   const Comparison* shown = a.largest ? &f.comparisons[*a.largest] : nullptr;
   // Undecided: the layout whose interval is widest is the one that leaves it open.
   if (a.verdict == Verdict::inconclusive)
     for (std::size_t i : last.comparisons)
       if (shown && f.comparisons[i].bound > shown->bound) shown = &f.comparisons[i];
-  const std::string layout_note =
-      shown && plan.spec.layouts.size() > 1 ? std::string(to_string(shown->layout)) + " " : "";
-  // "(largest, 4 counters: +0.2% [-0.6, +0.9]; noise A/A ±0.7%)"
-  std::string at_largest;
-  if (shown) {
-    const std::string noise = noise_text(f, a.metric);
-    at_largest = fmt::format(" ({}{}: {}{}{})", a.doses.size() > 1 ? "largest, " : "",
-                             dose_name(plan, last.level_index), layout_note, effect_text(*shown, unit),
-                             noise.empty() ? "" : "; noise " + noise);
-  }
+  return shown;
+}
+
+// "(largest, 4 counters: +0.2% [-0.6, +0.9]; noise A/A ±0.7%)" after an answer, or "" with nothing shown.
+std::string at_largest_text(const Plan& plan, const Findings& f, const MetricAnswer& a, const Comparison* shown) {
+  if (!shown) return {};
+  const LevelVerdict& last = f.verdicts[a.doses.back()];
+  const std::string layout_note = plan.spec.layouts.size() > 1 ? std::string(to_string(shown->layout)) + " " : "";
+  const std::string noise = noise_text(f, a.metric);
+  return fmt::format(" ({}{}: {}{}{})", a.doses.size() > 1 ? "largest, " : "", dose_name(plan, last.level_index),
+                     layout_note, effect_text(*shown, f.metrics[a.metric].unit),
+                     noise.empty() ? "" : "; noise " + noise);
+}
+
+// "perturbed from 4 counters (...)", or "explained by layout (...); with the layout held it does not move".
+std::string perturbed_text(const Plan& plan, const Findings& f, const MetricAnswer& a, const std::string& at_largest) {
+  const std::string& unit = f.metrics[a.metric].unit;
+  const LevelVerdict& last = f.verdicts[a.doses.back()];
   const std::size_t n = a.doses.size();
+  std::string out = a.verdict == Verdict::perturbed ? "perturbed" : "explained by layout";
+  if (n > 1 && a.lowest_unsafe) out += " from " + dose_name(plan, f.verdicts[*a.lowest_unsafe].level_index);
+  if (a.verdict == Verdict::perturbed) return out + at_largest;
+  // The layout's effect is where the dose moves the metric; held shows it gone.
+  std::string parts;
+  for (std::size_t i : last.comparisons)
+    parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", to_string(f.comparisons[i].layout),
+                         effect_text(f.comparisons[i], unit));
+  return fmt::format("{} ({}{}: {}); with the layout held it does not move", out, n > 1 ? "largest, " : "",
+                     dose_name(plan, last.level_index), parts);
+}
+
+// "undecided at 2 of 3 doses: no effect beyond ±0.7% (...); about 40 blocks would decide".
+std::string undecided_text(const Findings& f, const MetricAnswer& a, const Comparison* shown,
+                           const std::string& at_largest) {
+  const std::size_t n = a.doses.size();
+  std::string out = n - a.decided == n ? "undecided" : fmt::format("undecided at {} of {} doses", n - a.decided, n);
+  if (shown) {
+    const std::string bound = bound_text(*shown, f.metrics[a.metric].unit);
+    out += (bound.empty() ? "" : ": no effect beyond " + bound) + at_largest;
+    if (shown->blocks_needed > 0) out += fmt::format("; about {} blocks would decide", shown->blocks_needed);
+  }
+  return out;
+}
+
+std::string metric_answer_text(const Plan& plan, const Findings& f, const MetricAnswer& a) {
+  if (a.doses.empty()) return no_dose_text(plan, f, a);
+  const Comparison* shown = shown_comparison(f, a);
+  const std::string at_largest = at_largest_text(plan, f, a, shown);
   switch (a.verdict) {
     case Verdict::not_perturbed:
-      return fmt::format("not perturbed: within {} at {}{}", shown ? margin_text(*shown, unit) : format_margin(f.margin),
-                         n == 1 ? "the dose" : "every dose", at_largest);
+      return fmt::format("not perturbed: within {} at {}{}",
+                         shown ? margin_text(*shown, f.metrics[a.metric].unit) : format_margin(f.margin),
+                         a.doses.size() == 1 ? "the dose" : "every dose", at_largest);
     case Verdict::perturbed:
-    case Verdict::explained_by_layout: {
-      std::string out = a.verdict == Verdict::perturbed ? "perturbed" : "explained by layout";
-      if (n > 1 && a.lowest_unsafe) out += " from " + dose_name(plan, f.verdicts[*a.lowest_unsafe].level_index);
-      if (a.verdict == Verdict::perturbed) return out + at_largest;
-      // The layout's effect is where the dose moves the metric; held shows it gone.
-      std::string parts;
-      for (std::size_t i : last.comparisons)
-        parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", to_string(f.comparisons[i].layout),
-                             effect_text(f.comparisons[i], unit));
-      return fmt::format("{} ({}{}: {}); with the layout held it does not move", out, n > 1 ? "largest, " : "",
-                         dose_name(plan, last.level_index), parts);
-    }
+    case Verdict::explained_by_layout:
+      return perturbed_text(plan, f, a, at_largest);
     case Verdict::incomparable:
       for (const LevelVerdict& v : f.verdicts)
         if (v.metric == a.metric && v.verdict == Verdict::incomparable)
           return fmt::format("incomparable at {}: {}", v.level_label,
                              v.reason.empty() ? std::string("an assumption broke") : v.reason);
       return "incomparable";
-    case Verdict::inconclusive: {
-      std::string out = n - a.decided == n ? "undecided" : fmt::format("undecided at {} of {} doses", n - a.decided, n);
-      if (shown) {
-        const std::string bound = bound_text(*shown, unit);
-        out += (bound.empty() ? "" : ": no effect beyond " + bound) + at_largest;
-        if (shown->blocks_needed > 0) out += fmt::format("; about {} blocks would decide", shown->blocks_needed);
-      }
-      return out;
-    }
+    case Verdict::inconclusive:
+      return undecided_text(f, a, shown, at_largest);
   }
   return {};
 }
@@ -540,32 +563,34 @@ char layout_marker(Layout l) {
   return '*';
 }
 
-std::string metric_plot(const Plan& plan, const Findings& f, std::size_t m, const Palette& pal) {
-  std::vector<const Comparison*> cs;
-  for (const Comparison& c : f.comparisons)
-    if (!c.aa && c.metric == m) cs.push_back(&c);
-  if (cs.empty()) return "";
-  const auto& layouts = plan.spec.layouts;
+// The levels the plot's x axis shows, those counting a prefix of the counter list.
+std::vector<std::size_t> dose_axis(const Plan& plan) {
   std::vector<std::size_t> axis;  // level indexes, by dose then plan order
   for (std::size_t i = 0; i < plan.spec.levels.size(); ++i)
     if (on_dose_axis(plan.spec.levels[i])) axis.push_back(i);
   std::stable_sort(axis.begin(), axis.end(),
                    [&](std::size_t a, std::size_t b) { return plan.spec.levels[a].dose < plan.spec.levels[b].dose; });
+  return axis;
+}
 
+// The plot's heading: the metric, its unit, each layout's marker and the margin guides.
+std::string plot_heading(const Plan& plan, const Findings& f, std::size_t m, const Palette& pal) {
+  std::vector<std::string> legend;
+  for (Layout l : plan.spec.layouts) legend.push_back(fmt::format("{} {}", layout_marker(l), to_string(l)));
+  const MetricInfo& info = f.metrics[m];
+  return fmt::format("{} ({}): effect vs dose — {}; | CI; . {}\n", pal.paint(pal.bold, info.name), info.unit,
+                     join(legend, ", "), format_margin(f.margin));
+}
+
+// The text plot of effect against dose: one series per layout, one slot per level on the axis.
+TextPlot dose_plot(const Plan& plan, const Findings& f, const std::vector<std::size_t>& axis,
+                   const std::vector<const Comparison*>& cs) {
+  const auto& layouts = plan.spec.layouts;
   TextPlot plot;
   plot.rows = kPlotRows;
-  std::vector<std::string> legend;
-  for (Layout l : layouts) {
-    plot.series.push_back({layout_marker(l), std::string(to_string(l))});
-    legend.push_back(fmt::format("{} {}", layout_marker(l), to_string(l)));
-  }
+  for (Layout l : layouts) plot.series.push_back({layout_marker(l), std::string(to_string(l))});
   plot.guides = {pct(f.margin), pct(-f.margin)};
-  std::vector<std::string> axis_names;
-  for (std::size_t s = 0; s < axis.size(); ++s) {
-    const Level& level = plan.spec.levels[axis[s]];
-    plot.slots.push_back(std::to_string(level.dose));
-    axis_names.push_back(fmt::format("{} = {}", level.dose, level.label));
-  }
+  for (std::size_t li : axis) plot.slots.push_back(std::to_string(plan.spec.levels[li].dose));
   for (const Comparison* c : cs) {
     const auto slot = std::find(axis.begin(), axis.end(), c->level_index);
     const auto series = std::find(layouts.begin(), layouts.end(), c->layout);
@@ -574,48 +599,86 @@ std::string metric_plot(const Plan& plan, const Findings& f, std::size_t m, cons
                            static_cast<std::size_t>(series - layouts.begin()), pct(c->effect), pct(c->ci_lo),
                            pct(c->ci_hi)});
   }
+  return plot;
+}
 
-  const MetricInfo& info = f.metrics[m];
-  std::string out = fmt::format("{} ({}): effect vs dose — {}; | CI; . {}\n", pal.paint(pal.bold, info.name), info.unit,
-                                join(legend, ", "), format_margin(f.margin));
-  out += render_plot(plot, "  ");
-  const std::size_t ref_level = cs.front()->baseline < plan.configs.size()
-                                    ? plan.configs[cs.front()->baseline].level_index
-                                    : plan.spec.levels.size();
-  out += fmt::format("  dose {}; reference (0 by definition): {}\n", join(axis_names, ", "),
+// The line under the plot: what each dose is, and the reference level.
+std::string dose_axis_line(const Plan& plan, const std::vector<std::size_t>& axis, std::size_t ref_level) {
+  std::vector<std::string> axis_names;
+  for (std::size_t li : axis) {
+    const Level& level = plan.spec.levels[li];
+    axis_names.push_back(fmt::format("{} = {}", level.dose, level.label));
+  }
+  return fmt::format("  dose {}; reference (0 by definition): {}\n", join(axis_names, ", "),
                      level_label(plan, ref_level));
-  // Levels off the axis (a counter alone): one line each, every layout's effect.
+}
+
+// Levels off the axis (a counter alone): one line each, every layout's effect.
+std::string off_axis_lines(const Plan& plan, const Findings& f, const std::vector<std::size_t>& axis,
+                           const std::vector<const Comparison*>& cs) {
   std::vector<std::size_t> off_axis;
   for (const Comparison* c : cs)
     if (std::find(axis.begin(), axis.end(), c->level_index) == axis.end() &&
         std::find(off_axis.begin(), off_axis.end(), c->level_index) == off_axis.end())
       off_axis.push_back(c->level_index);
+  std::string out;
   for (std::size_t li : off_axis) {
     std::vector<std::string> parts;
-    for (Layout l : layouts)
+    for (Layout l : plan.spec.layouts)
       for (const Comparison* c : cs)
         if (c->level_index == li && c->layout == l) parts.push_back(fmt::format("{} {}", to_string(l), cell_text(f, c)));
     out += fmt::format("  alone: {}: {}\n", level_label(plan, li), join(parts, ", "));
   }
-  for (Layout l : layouts) {
+  return out;
+}
+
+// One line per layout: the medians of the reference and of each level, in the metric's unit.
+std::string median_lines(const Plan& plan, const std::vector<const Comparison*>& cs, std::size_t ref_level,
+                         const std::string& unit) {
+  std::string out;
+  for (Layout l : plan.spec.layouts) {
     std::vector<std::string> parts;
     const Comparison* first = nullptr;
     for (const Comparison* c : cs)
       if (c->layout == l && c->n > 0) {
         if (!first) {
           first = c;
-          parts.push_back(fmt::format("{} {} (reference)", level_label(plan, ref_level),
-                                      format_value(c->median_baseline, info.unit)));
+          parts.push_back(
+              fmt::format("{} {} (reference)", level_label(plan, ref_level), format_value(c->median_baseline, unit)));
         }
-        parts.push_back(fmt::format("{} {}", c->level_label, format_value(c->median_config, info.unit)));
+        parts.push_back(fmt::format("{} {}", c->level_label, format_value(c->median_config, unit)));
       }
     if (first) out += fmt::format("  medians, {}: {}\n", to_string(l), join(parts, "; "));
   }
+  return out;
+}
+
+// One line per trend test on metric `m`: the statistic and both one-sided p-values.
+std::string trend_lines(const Findings& f, std::size_t m) {
+  std::string out;
   for (const Trend& t : f.trends)
     if (t.metric == m)
       out += fmt::format("  trend with dose, {}: L = {:g}, p(increasing) {}, p(decreasing) {} over {} levels × {} "
                          "blocks\n",
                          to_string(t.layout), t.L, p_clause(t.p_value), p_clause(t.p_decreasing), t.levels, t.blocks);
+  return out;
+}
+
+std::string metric_plot(const Plan& plan, const Findings& f, std::size_t m, const Palette& pal) {
+  std::vector<const Comparison*> cs;
+  for (const Comparison& c : f.comparisons)
+    if (!c.aa && c.metric == m) cs.push_back(&c);
+  if (cs.empty()) return "";
+  const std::vector<std::size_t> axis = dose_axis(plan);
+  std::string out = plot_heading(plan, f, m, pal);
+  out += render_plot(dose_plot(plan, f, axis, cs), "  ");
+  const std::size_t ref_level = cs.front()->baseline < plan.configs.size()
+                                    ? plan.configs[cs.front()->baseline].level_index
+                                    : plan.spec.levels.size();
+  out += dose_axis_line(plan, axis, ref_level);
+  out += off_axis_lines(plan, f, axis, cs);
+  out += median_lines(plan, cs, ref_level, f.metrics[m].unit);
+  out += trend_lines(f, m);
   return out;
 }
 
@@ -645,6 +708,197 @@ std::string host_section(const CheckContext& ctx, const Palette& pal) {
   }
   if (!warn.empty()) out += "doctor warnings:\n" + warn;
   return out;
+}
+
+// ---- JSON ------------------------------------------------------------------------
+
+// The level and dose of the verdict at `index`, or null when there is none.
+nlohmann::json dose_json(const Findings& f, const std::optional<std::size_t>& index) {
+  if (!index) return nullptr;
+  const LevelVerdict& lv = f.verdicts[*index];
+  return {{"level", lv.level_label}, {"dose", lv.dose}};
+}
+
+// The "answer" object: the overall verdict, the exit code, the summary lines and one entry per metric.
+nlohmann::json answer_json(const Plan& plan, const Findings& f, const CheckContext& ctx) {
+  using nlohmann::json;
+  const CheckSummary sum = summarize_check(plan, f);
+  json metrics = json::array();
+  for (const MetricAnswer& a : sum.metrics)
+    metrics.push_back({{"metric", f.metrics[a.metric].name},
+                       {"asked", a.asked},
+                       {"verdict", sum.any_verdict ? json(std::string(verdict_key(a.verdict))) : json(nullptr)},
+                       {"finding", a.finding},
+                       {"doses", a.doses.size()},
+                       {"decided", a.decided},
+                       {"highest_safe_dose", dose_json(f, a.highest_safe)},
+                       {"lowest_unsafe_dose", dose_json(f, a.lowest_unsafe)}});
+  return {{"overall", sum.any_verdict ? json(std::string(verdict_key(sum.overall))) : json(nullptr)},
+          {"exit_code", ctx.exit_code >= 0 ? json(ctx.exit_code) : json(nullptr)},
+          {"lines", summary_lines(plan, f, ctx)},
+          {"metrics", metrics}};
+}
+
+// The "context" object: how the check was started, where it was recorded and on what host.
+nlohmann::json context_json(const Findings& f, const CheckContext& ctx) {
+  return {{"argv", ctx.argv},
+          {"mode", ctx.mode},
+          {"seed", ctx.seed},
+          {"journal", ctx.journal_path},
+          {"env_bytes", ctx.env_bytes},
+          {"complete", ctx.complete},
+          {"runs_planned", ctx.runs_planned},
+          {"seconds_per_block", ctx.seconds_per_block},
+          {"runs_done", ctx.runs_done},
+          {"warnings", ctx.warnings},
+          {"observations", ctx.observations},
+          {"backend", ctx.backend.empty() ? "native" : "sim"},
+          {"backend_notes", ctx.backend},
+          {"deterministic", f.deterministic},
+          {"host", ctx.host},
+          {"doctor", ctx.doctor}};
+}
+
+// One entry of the plan's "configs" array: the configuration's level, layout and counters.
+nlohmann::json config_json(const Plan& plan, const Configuration& c) {
+  std::vector<std::string> programmed, announced;
+  for (std::size_t i : c.level.programmed) programmed.push_back(i < plan.spec.counters.size() ? plan.spec.counters[i] : "");
+  for (std::size_t i : c.level.announced) announced.push_back(i < plan.spec.counters.size() ? plan.spec.counters[i] : "");
+  return {{"index", c.index},
+          {"id", c.id},
+          {"level_index", c.level_index},
+          {"level", level_label(plan, c.level_index)},
+          {"dose", c.level.dose},
+          {"layout", to_string(c.layout)},
+          {"aa_duplicate", c.aa_duplicate},
+          {"programmed", programmed},
+          {"announced", announced}};
+}
+
+// The "plan" object: the observer, counters, layouts, block counts and every configuration.
+nlohmann::json plan_json(const Plan& plan) {
+  using nlohmann::json;
+  json configs = json::array();
+  for (const Configuration& c : plan.configs) configs.push_back(config_json(plan, c));
+  std::vector<std::string> layouts;
+  for (Layout l : plan.spec.layouts) layouts.emplace_back(to_string(l));
+  return {{"observer", plan.spec.observer}, {"counters", plan.spec.counters}, {"layouts", layouts},
+          {"block_size", plan.block_size()}, {"baselines", plan.baselines}, {"aa", plan.aa},
+          {"looks", plan_looks(plan)},        {"warmup_blocks", plan.spec.warmup_blocks},
+          {"max_blocks", plan.spec.max_blocks},
+          {"fixed_blocks", plan.spec.fixed_blocks ? json(*plan.spec.fixed_blocks) : json(nullptr)},
+          {"configs", configs}};
+}
+
+// The "summary" object: runs and blocks analysed, the margin, α and the looks planned.
+nlohmann::json summary_json(const Findings& f) {
+  return {{"runs", f.runs},
+          {"measured_blocks", f.measured_blocks},
+          {"warmup_runs_dropped", f.warmup_runs_dropped},
+          {"margin", num(f.margin)},
+          {"alpha", num(f.alpha)},
+          {"looks_planned", f.looks_planned},
+          {"decisive", f.decisive}};
+}
+
+// The "metrics" array: each metric's name, unit, source and worst verdict.
+nlohmann::json metrics_json(const Findings& f) {
+  using nlohmann::json;
+  json metrics = json::array();
+  for (std::size_t m = 0; m < f.metrics.size(); ++m) {
+    const MetricInfo& mi = f.metrics[m];
+    const auto v = metric_verdict(f, m);
+    metrics.push_back({{"index", m},
+                       {"name", mi.name},
+                       {"unit", mi.unit},
+                       {"source", mi.driver ? "driver" : "counter"},
+                       {"counter", mi.counter ? json(*mi.counter) : json(nullptr)},
+                       {"verdict", v ? json(verdict_key(*v)) : json(nullptr)},
+                       {"verdict_text", v ? json(verdict_text(*v)) : json(nullptr)}});
+  }
+  return metrics;
+}
+
+// One entry of the "comparisons" array: the pair compared, the effect, its interval and tests.
+nlohmann::json comparison_json(const Plan& plan, const Findings& f, std::size_t i) {
+  const Comparison& c = f.comparisons[i];
+  return {{"index", i},
+          {"metric", c.metric},
+          {"metric_name", metric_name(f, c.metric)},
+          {"config", c.config},
+          {"config_id", config_id(plan, c.config)},
+          {"baseline", c.baseline},
+          {"baseline_id", config_id(plan, c.baseline)},
+          {"level_index", c.level_index},
+          {"level", c.level_label},
+          {"dose", c.dose},
+          {"layout", to_string(c.layout)},
+          {"aa", c.aa},
+          {"n", c.n},
+          {"effect", num(c.effect)},
+          {"ci", {{"lo", num(c.ci_lo)}, {"hi", num(c.ci_hi)}, {"method", c.ci_method}}},
+          {"p", num(c.p_value)},
+          {"p_holm", num(c.p_holm)},
+          {"p_method", c.p_method},
+          {"significant", c.significant},
+          {"equivalent", c.equivalent},
+          {"outside_margin", c.outside_margin},
+          {"median_config", num(c.median_config)},
+          {"median_baseline", num(c.median_baseline)},
+          {"scale", std::string(to_string(c.scale))},
+          {"margin", num(c.margin)},
+          {"coverage", c.level},
+          {"bound", num(c.bound)},
+          {"blocks_needed", c.blocks_needed},
+          {"drift", c.drift}};
+}
+
+// The "comparisons" array, every comparison in the analysis's order.
+nlohmann::json comparisons_json(const Plan& plan, const Findings& f) {
+  nlohmann::json comparisons = nlohmann::json::array();
+  for (std::size_t i = 0; i < f.comparisons.size(); ++i) comparisons.push_back(comparison_json(plan, f, i));
+  return comparisons;
+}
+
+// The "verdicts" array: one entry per metric and level, with its reason and comparisons.
+nlohmann::json verdicts_json(const Findings& f) {
+  nlohmann::json verdicts = nlohmann::json::array();
+  for (const LevelVerdict& v : f.verdicts)
+    verdicts.push_back({{"metric", v.metric},
+                        {"metric_name", metric_name(f, v.metric)},
+                        {"level_index", v.level_index},
+                        {"level", v.level_label},
+                        {"dose", v.dose},
+                        {"verdict", verdict_key(v.verdict)},
+                        {"verdict_text", verdict_text(v.verdict)},
+                        {"reason", v.reason},
+                        {"comparisons", v.comparisons}});
+  return verdicts;
+}
+
+// The "trends" array: each trend test over the doses, its statistic and p-values.
+nlohmann::json trends_json(const Findings& f) {
+  nlohmann::json trends = nlohmann::json::array();
+  for (const Trend& t : f.trends)
+    trends.push_back({{"metric", t.metric},
+                      {"metric_name", metric_name(f, t.metric)},
+                      {"layout", to_string(t.layout)},
+                      {"levels", t.levels},
+                      {"blocks", t.blocks},
+                      {"L", num(t.L)},
+                      {"p_increasing", num(t.p_value)},
+                      {"p_decreasing", num(t.p_decreasing)},
+                      {"method", t.method}});
+  return trends;
+}
+
+// The "incomparable" array: each run left out, its configuration and why.
+nlohmann::json incomparable_json(const Plan& plan, const Findings& f) {
+  nlohmann::json incomparable = nlohmann::json::array();
+  for (const IncomparableRun& r : f.incomparable)
+    incomparable.push_back({{"run", r.run_index}, {"config", r.config}, {"config_id", config_id(plan, r.config)},
+                            {"why", r.why}});
+  return incomparable;
 }
 
 // ---- CSV -------------------------------------------------------------------------
@@ -735,163 +989,20 @@ std::string check_text(const Plan& plan, const Findings& f, const CheckContext& 
 }
 
 std::string check_json(const Plan& plan, const Findings& f, const CheckContext& ctx) {
-  using nlohmann::json;
-  json j;
+  nlohmann::json j;
   j["schema"] = "obscheck-check-report";
   j["version"] = 1;
-  {
-    // The answer first, as the text report gives it (docs/report-schema.md "answer").
-    const CheckSummary sum = summarize_check(plan, f);
-    json metrics = json::array();
-    const auto dose_of = [&](const std::optional<std::size_t>& v) -> json {
-      if (!v) return nullptr;
-      const LevelVerdict& lv = f.verdicts[*v];
-      return {{"level", lv.level_label}, {"dose", lv.dose}};
-    };
-    for (const MetricAnswer& a : sum.metrics)
-      metrics.push_back({{"metric", f.metrics[a.metric].name},
-                         {"asked", a.asked},
-                         {"verdict", sum.any_verdict ? json(std::string(verdict_key(a.verdict))) : json(nullptr)},
-                         {"finding", a.finding},
-                         {"doses", a.doses.size()},
-                         {"decided", a.decided},
-                         {"highest_safe_dose", dose_of(a.highest_safe)},
-                         {"lowest_unsafe_dose", dose_of(a.lowest_unsafe)}});
-    j["answer"] = {{"overall", sum.any_verdict ? json(std::string(verdict_key(sum.overall))) : json(nullptr)},
-                   {"exit_code", ctx.exit_code >= 0 ? json(ctx.exit_code) : json(nullptr)},
-                   {"lines", summary_lines(plan, f, ctx)},
-                   {"metrics", metrics}};
-  }
-  j["context"] = {{"argv", ctx.argv},
-                  {"mode", ctx.mode},
-                  {"seed", ctx.seed},
-                  {"journal", ctx.journal_path},
-                  {"env_bytes", ctx.env_bytes},
-                  {"complete", ctx.complete},
-                  {"runs_planned", ctx.runs_planned},
-                  {"seconds_per_block", ctx.seconds_per_block},
-                  {"runs_done", ctx.runs_done},
-                  {"warnings", ctx.warnings},
-                  {"observations", ctx.observations},
-                  {"backend", ctx.backend.empty() ? "native" : "sim"},
-                  {"backend_notes", ctx.backend},
-                  {"deterministic", f.deterministic},
-                  {"host", ctx.host},
-                  {"doctor", ctx.doctor}};
-
-  json configs = json::array();
-  for (const Configuration& c : plan.configs) {
-    std::vector<std::string> programmed, announced;
-    for (std::size_t i : c.level.programmed) programmed.push_back(i < plan.spec.counters.size() ? plan.spec.counters[i] : "");
-    for (std::size_t i : c.level.announced) announced.push_back(i < plan.spec.counters.size() ? plan.spec.counters[i] : "");
-    configs.push_back({{"index", c.index},
-                       {"id", c.id},
-                       {"level_index", c.level_index},
-                       {"level", level_label(plan, c.level_index)},
-                       {"dose", c.level.dose},
-                       {"layout", to_string(c.layout)},
-                       {"aa_duplicate", c.aa_duplicate},
-                       {"programmed", programmed},
-                       {"announced", announced}});
-  }
-  std::vector<std::string> layouts;
-  for (Layout l : plan.spec.layouts) layouts.emplace_back(to_string(l));
-  j["plan"] = {{"observer", plan.spec.observer}, {"counters", plan.spec.counters}, {"layouts", layouts},
-               {"block_size", plan.block_size()}, {"baselines", plan.baselines}, {"aa", plan.aa},
-               {"looks", plan_looks(plan)},        {"warmup_blocks", plan.spec.warmup_blocks},
-               {"max_blocks", plan.spec.max_blocks},
-               {"fixed_blocks", plan.spec.fixed_blocks ? json(*plan.spec.fixed_blocks) : json(nullptr)},
-               {"configs", configs}};
-
-  j["summary"] = {{"runs", f.runs},
-                  {"measured_blocks", f.measured_blocks},
-                  {"warmup_runs_dropped", f.warmup_runs_dropped},
-                  {"margin", num(f.margin)},
-                  {"alpha", num(f.alpha)},
-                  {"looks_planned", f.looks_planned},
-                  {"decisive", f.decisive}};
-
-  json metrics = json::array();
-  for (std::size_t m = 0; m < f.metrics.size(); ++m) {
-    const MetricInfo& mi = f.metrics[m];
-    const auto v = metric_verdict(f, m);
-    metrics.push_back({{"index", m},
-                       {"name", mi.name},
-                       {"unit", mi.unit},
-                       {"source", mi.driver ? "driver" : "counter"},
-                       {"counter", mi.counter ? json(*mi.counter) : json(nullptr)},
-                       {"verdict", v ? json(verdict_key(*v)) : json(nullptr)},
-                       {"verdict_text", v ? json(verdict_text(*v)) : json(nullptr)}});
-  }
-  j["metrics"] = metrics;
-
-  json comparisons = json::array();
-  for (std::size_t i = 0; i < f.comparisons.size(); ++i) {
-    const Comparison& c = f.comparisons[i];
-    comparisons.push_back({{"index", i},
-                           {"metric", c.metric},
-                           {"metric_name", metric_name(f, c.metric)},
-                           {"config", c.config},
-                           {"config_id", config_id(plan, c.config)},
-                           {"baseline", c.baseline},
-                           {"baseline_id", config_id(plan, c.baseline)},
-                           {"level_index", c.level_index},
-                           {"level", c.level_label},
-                           {"dose", c.dose},
-                           {"layout", to_string(c.layout)},
-                           {"aa", c.aa},
-                           {"n", c.n},
-                           {"effect", num(c.effect)},
-                           {"ci", {{"lo", num(c.ci_lo)}, {"hi", num(c.ci_hi)}, {"method", c.ci_method}}},
-                           {"p", num(c.p_value)},
-                           {"p_holm", num(c.p_holm)},
-                           {"p_method", c.p_method},
-                           {"significant", c.significant},
-                           {"equivalent", c.equivalent},
-                           {"outside_margin", c.outside_margin},
-                           {"median_config", num(c.median_config)},
-                           {"median_baseline", num(c.median_baseline)},
-                           {"scale", std::string(to_string(c.scale))},
-                           {"margin", num(c.margin)},
-                           {"coverage", c.level},
-                           {"bound", num(c.bound)},
-                           {"blocks_needed", c.blocks_needed},
-                           {"drift", c.drift}});
-  }
-  j["comparisons"] = comparisons;
-
-  json verdicts = json::array();
-  for (const LevelVerdict& v : f.verdicts)
-    verdicts.push_back({{"metric", v.metric},
-                        {"metric_name", metric_name(f, v.metric)},
-                        {"level_index", v.level_index},
-                        {"level", v.level_label},
-                        {"dose", v.dose},
-                        {"verdict", verdict_key(v.verdict)},
-                        {"verdict_text", verdict_text(v.verdict)},
-                        {"reason", v.reason},
-                        {"comparisons", v.comparisons}});
-  j["verdicts"] = verdicts;
-
-  json trends = json::array();
-  for (const Trend& t : f.trends)
-    trends.push_back({{"metric", t.metric},
-                      {"metric_name", metric_name(f, t.metric)},
-                      {"layout", to_string(t.layout)},
-                      {"levels", t.levels},
-                      {"blocks", t.blocks},
-                      {"L", num(t.L)},
-                      {"p_increasing", num(t.p_value)},
-                      {"p_decreasing", num(t.p_decreasing)},
-                      {"method", t.method}});
-  j["trends"] = trends;
+  // The answer first, as the text report gives it (docs/report-schema.md "answer").
+  j["answer"] = answer_json(plan, f, ctx);
+  j["context"] = context_json(f, ctx);
+  j["plan"] = plan_json(plan);
+  j["summary"] = summary_json(f);
+  j["metrics"] = metrics_json(f);
+  j["comparisons"] = comparisons_json(plan, f);
+  j["verdicts"] = verdicts_json(f);
+  j["trends"] = trends_json(f);
   j["aa"] = {{"ok", f.aa.ok}, {"reason", f.aa.reason}, {"comparisons", f.aa.comparisons}, {"line", aa_line(f)}};
-
-  json incomparable = json::array();
-  for (const IncomparableRun& r : f.incomparable)
-    incomparable.push_back({{"run", r.run_index}, {"config", r.config}, {"config_id", config_id(plan, r.config)},
-                            {"why", r.why}});
-  j["incomparable"] = incomparable;
+  j["incomparable"] = incomparable_json(plan, f);
   j["notes"] = f.notes;
   j["methods"] = methods_lines(plan, f);
   return j.dump(2) + "\n";

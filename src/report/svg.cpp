@@ -307,6 +307,97 @@ std::string short_number(double v, const std::string& unit) {
   return fmt::format("{:.4g}{}{}", v + 0.0, unit.empty() ? "" : " ", unit);
 }
 
+// The range of a distribution chart's values and estimates, its reference lines left out.
+Extent distribution_extent(const DistributionChart& c) {
+  Extent e;
+  for (const DistributionGroup& g : c.groups) {
+    for (double v : g.values) e.take(v);
+    if (!g.estimate) continue;
+    e.take(g.estimate->y);
+    e.take(g.estimate->lo);
+    e.take(g.estimate->hi);
+  }
+  return e;
+}
+
+// The distribution chart's legend row: the estimate's marker, then each labelled reference line.
+void distribution_legend(Writer& w, const DistributionChart& c, bool estimates, bool has_values, double x,
+                         double y) {
+  w.open("g", {{"class", "legend"}});
+  if (estimates && !c.estimate_label.empty()) {
+    w.open("g", {{"class", "legend-entry"}});
+    marker(w, Marker::diamond, x + kMarkerSize / 2, y, kMarkerSize, "#222222");
+    w.text_element("text", {{"x", num(x + kMarkerSize + 5)}, {"y", num(y)}, {"dy", "0.35em"}}, c.estimate_label);
+    w.close();
+    x += kMarkerSize + 5 + text_width(c.estimate_label) + 18;
+  }
+  for (const RefLine& l : c.lines)
+    if (has_values && !l.label.empty() && std::isfinite(l.y)) x = line_entry(w, l, x, y);
+  w.close();
+}
+
+// A violin outline centred on `cx`: the density to the right, mirrored back on the left.
+void violin(Writer& w, const GroupShape& shape, double cx, double half, const Scale& ys, const std::string& colour) {
+  if (shape.density.empty()) return;
+  std::string d;
+  for (std::size_t k = 0; k < shape.grid.size(); ++k)
+    d += fmt::format("{}{},{}", k == 0 ? "M" : "L", num(cx + shape.density[k] * half), num(ys(shape.grid[k])));
+  for (std::size_t k = shape.grid.size(); k-- > 0;)
+    d += fmt::format("L{},{}", num(cx - shape.density[k] * half), num(ys(shape.grid[k])));
+  w.element("path", {{"class", "violin"}, {"d", d + "Z"}, {"fill", colour}, {"fill-opacity", "0.15"},
+                     {"stroke", colour}, {"stroke-opacity", "0.6"}});
+}
+
+// A group's estimate at `ex`: its tooltip, its interval bar with caps, and a diamond marker.
+void group_estimate(Writer& w, const GroupEstimate& est, double ex, const Scale& ys) {
+  w.open("g", {{"class", "estimate"}});
+  if (!est.tooltip.empty()) w.text_element("title", {}, est.tooltip);
+  if (std::isfinite(est.lo) && std::isfinite(est.hi)) {
+    const std::string lo = num(ys(est.lo)), hi = num(ys(est.hi));
+    w.element("line", {{"class", "ci-bar"}, {"x1", num(ex)}, {"x2", num(ex)}, {"y1", lo}, {"y2", hi},
+                       {"stroke", "#222222"}, {"stroke-width", "1.5"}});
+    for (const std::string& y : {lo, hi})
+      w.element("line", {{"class", "ci-cap"}, {"x1", num(ex - kCapWidth / 2)}, {"x2", num(ex + kCapWidth / 2)},
+                         {"y1", y}, {"y2", y}, {"stroke", "#222222"}, {"stroke-width", "1.5"}});
+  }
+  marker(w, Marker::diamond, ex, ys(est.y), kMarkerSize, "#222222");
+  w.close();
+}
+
+// Group `gi` in its slot: a tooltip, the violin, the jittered points, the median and any estimate.
+void distribution_group(Writer& w, const DistributionChart& c, std::size_t gi, const Frame& fr, const Scale& ys,
+                        double slot_w, double half) {
+  const DistributionGroup& g = c.groups[gi];
+  std::vector<double> v;
+  for (double x : g.values)
+    if (std::isfinite(x)) v.push_back(x);
+  const double cx = fr.x0 + (static_cast<double>(gi) + 0.5) * slot_w;
+  Attrs group{{"class", "group"}};
+  group.insert(group.end(), g.attrs.begin(), g.attrs.end());
+  w.open("g", group);
+  if (v.empty()) {
+    w.text_element("title", {}, g.label + ": no values");
+    w.close();
+    return;
+  }
+  std::uint64_t state = c.seed + gi;
+  const GroupShape shape = group_shape(v, c.violin, kMinViolinPoints, kViolinGrid, next_seed(state));
+  const double med = shape.median;
+  w.text_element("title", {}, fmt::format("{}: n = {}, median {}", g.label, v.size(), short_number(med, c.unit)));
+  violin(w, shape, cx, half, ys, g.colour);
+  const std::vector<double>& jit = shape.offsets;
+  for (std::size_t i = 0; i < v.size(); ++i)
+    w.element("circle", {{"class", "run-point"}, {"cx", num(cx + jit[i] * half * kJitterShare)},
+                         {"cy", num(ys(v[i]))}, {"r", num(kPointRadius)}, {"fill", g.colour},
+                         {"fill-opacity", "0.6"}});
+  const std::string my = num(ys(med));
+  w.element("line", {{"class", "median"}, {"x1", num(cx - half * 0.7)}, {"x2", num(cx + half * 0.7)}, {"y1", my},
+                     {"y2", my}, {"stroke", "#222222"}, {"stroke-width", "2"}});
+  if (g.estimate && std::isfinite(g.estimate->y))
+    group_estimate(w, *g.estimate, cx + std::min(half + kEstimateGap, slot_w / 2 - kCapWidth), ys);
+  w.close();
+}
+
 }  // namespace
 
 std::string escape(std::string_view text) {
@@ -509,16 +600,9 @@ std::string render(const DistributionChart& c) {
       std::max(c.width, 2 * kMarginLeft + kMarginRight + kMinGroupWidth * static_cast<double>(c.groups.size()));
   Writer w(width, c.height, c.root);
   if (!c.title.empty()) w.text_element("title", {}, c.title);
-  Extent e;
-  bool estimates = false;
-  for (const DistributionGroup& g : c.groups) {
-    for (double v : g.values) e.take(v);
-    if (!g.estimate) continue;
-    estimates = true;
-    e.take(g.estimate->y);
-    e.take(g.estimate->lo);
-    e.take(g.estimate->hi);
-  }
+  Extent e = distribution_extent(c);
+  const bool estimates = std::any_of(c.groups.begin(), c.groups.end(),
+                                     [](const DistributionGroup& g) { return g.estimate.has_value(); });
   // Lines alone do not make a chart with data, but they are in its range when it has some.
   const bool has_values = !e.empty();
   if (has_values)
@@ -530,21 +614,7 @@ std::string render(const DistributionChart& c) {
   const Frame fr{left, width - kMarginRight, kTitleRow + (legend_row ? kLegendRow : 0) + 8,
                  c.height - (12 + kLineHeight * static_cast<double>(label_lines))};
   title_and_label(w, c.title, left);
-  if (legend_row) {
-    double x = left;
-    const double y = kTitleRow + kLegendRow / 2;
-    w.open("g", {{"class", "legend"}});
-    if (estimates && !c.estimate_label.empty()) {
-      w.open("g", {{"class", "legend-entry"}});
-      marker(w, Marker::diamond, x + kMarkerSize / 2, y, kMarkerSize, "#222222");
-      w.text_element("text", {{"x", num(x + kMarkerSize + 5)}, {"y", num(y)}, {"dy", "0.35em"}}, c.estimate_label);
-      w.close();
-      x += kMarkerSize + 5 + text_width(c.estimate_label) + 18;
-    }
-    for (const RefLine& l : c.lines)
-      if (has_values && !l.label.empty() && std::isfinite(l.y)) x = line_entry(w, l, x, y);
-    w.close();
-  }
+  if (legend_row) distribution_legend(w, c, estimates, has_values, left, kTitleRow + kLegendRow / 2);
   const Scale ys{t.lo, t.hi, fr.y1, fr.y0};
   std::vector<std::string> labels;
   for (const DistributionGroup& g : c.groups) labels.push_back(g.label);
@@ -556,59 +626,7 @@ std::string render(const DistributionChart& c) {
   if (e.empty()) no_data(w, fr);
   const double slot_w = c.groups.empty() ? 0 : (fr.x1 - fr.x0) / static_cast<double>(c.groups.size());
   const double half = std::min(slot_w * kViolinShare, kMaxViolinHalf);
-  for (std::size_t gi = 0; gi < c.groups.size(); ++gi) {
-    const DistributionGroup& g = c.groups[gi];
-    std::vector<double> v;
-    for (double x : g.values)
-      if (std::isfinite(x)) v.push_back(x);
-    const double cx = fr.x0 + (static_cast<double>(gi) + 0.5) * slot_w;
-    Attrs group{{"class", "group"}};
-    group.insert(group.end(), g.attrs.begin(), g.attrs.end());
-    w.open("g", group);
-    if (v.empty()) {
-      w.text_element("title", {}, g.label + ": no values");
-      w.close();
-      continue;
-    }
-    std::uint64_t state = c.seed + gi;
-    const GroupShape shape = group_shape(v, c.violin, kMinViolinPoints, kViolinGrid, next_seed(state));
-    const double med = shape.median;
-    w.text_element("title", {}, fmt::format("{}: n = {}, median {}", g.label, v.size(), short_number(med, c.unit)));
-    if (!shape.density.empty()) {
-      std::string d;
-      for (std::size_t k = 0; k < shape.grid.size(); ++k)
-        d += fmt::format("{}{},{}", k == 0 ? "M" : "L", num(cx + shape.density[k] * half), num(ys(shape.grid[k])));
-      for (std::size_t k = shape.grid.size(); k-- > 0;)
-        d += fmt::format("L{},{}", num(cx - shape.density[k] * half), num(ys(shape.grid[k])));
-      w.element("path", {{"class", "violin"}, {"d", d + "Z"}, {"fill", g.colour}, {"fill-opacity", "0.15"},
-                         {"stroke", g.colour}, {"stroke-opacity", "0.6"}});
-    }
-    const std::vector<double>& jit = shape.offsets;
-    for (std::size_t i = 0; i < v.size(); ++i)
-      w.element("circle", {{"class", "run-point"}, {"cx", num(cx + jit[i] * half * kJitterShare)},
-                           {"cy", num(ys(v[i]))}, {"r", num(kPointRadius)}, {"fill", g.colour},
-                           {"fill-opacity", "0.6"}});
-    const std::string my = num(ys(med));
-    w.element("line", {{"class", "median"}, {"x1", num(cx - half * 0.7)}, {"x2", num(cx + half * 0.7)}, {"y1", my},
-                       {"y2", my}, {"stroke", "#222222"}, {"stroke-width", "2"}});
-    if (g.estimate && std::isfinite(g.estimate->y)) {
-      const GroupEstimate& est = *g.estimate;
-      const double ex = cx + std::min(half + kEstimateGap, slot_w / 2 - kCapWidth);
-      w.open("g", {{"class", "estimate"}});
-      if (!est.tooltip.empty()) w.text_element("title", {}, est.tooltip);
-      if (std::isfinite(est.lo) && std::isfinite(est.hi)) {
-        const std::string lo = num(ys(est.lo)), hi = num(ys(est.hi));
-        w.element("line", {{"class", "ci-bar"}, {"x1", num(ex)}, {"x2", num(ex)}, {"y1", lo}, {"y2", hi},
-                           {"stroke", "#222222"}, {"stroke-width", "1.5"}});
-        for (const std::string& y : {lo, hi})
-          w.element("line", {{"class", "ci-cap"}, {"x1", num(ex - kCapWidth / 2)}, {"x2", num(ex + kCapWidth / 2)},
-                             {"y1", y}, {"y2", y}, {"stroke", "#222222"}, {"stroke-width", "1.5"}});
-      }
-      marker(w, Marker::diamond, ex, ys(est.y), kMarkerSize, "#222222");
-      w.close();
-    }
-    w.close();
-  }
+  for (std::size_t gi = 0; gi < c.groups.size(); ++gi) distribution_group(w, c, gi, fr, ys, slot_w, half);
   w.close();
   return w.finish();
 }
