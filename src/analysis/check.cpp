@@ -49,7 +49,7 @@ struct BlockRows {
 // One comparison's paired data, beside its Comparison.
 // Kept small on purpose: a journal of a million runs has over a hundred thousand blocks,
 // and the analysis keeps, per comparison, only what a later pass reads (see
-// analyse_check).
+// compute_comparisons).
 struct Series {
   std::vector<std::uint32_t> joint;   // positions in BlockRows where both configurations ran
   std::vector<std::uint32_t> blocks;  // ... and both have the metric: the pairs (block numbers)
@@ -641,6 +641,167 @@ void note_host_load(const RunTable& t, const std::vector<Series>& series, Findin
     }
 }
 
+// ---- the check's passes ------------------------------------------------------------
+
+// Every metric against its baseline, for every configuration that has one.
+void list_comparisons(const Plan& plan, Findings& f) {
+  for (std::size_t mi = 0; mi < f.metrics.size(); ++mi) {
+    const MetricInfo& m = f.metrics[mi];
+    if (!m.driver && !m.counter) {
+      f.notes.push_back(fmt::format("{}: no counter of the plan yields this reading; not compared", m.name));
+      continue;
+    }
+    const Metric metric = m.driver ? Metric::driver() : Metric::of_counter(*m.counter);
+    for (const Configuration& c : plan.configs) {
+      const auto base = comparison_baseline(plan, metric, c.index);
+      if (base) f.comparisons.push_back(comparison_of(plan, mi, c, *base));
+    }
+  }
+}
+
+// Every comparison's statistics from its pairs; returns each one's pairs, cut down to what later passes read.
+std::vector<Series> compute_comparisons(const RunTable& t, const BlockRows& blocks, const AnalysisOptions& o,
+                                        Findings& f) {
+  // Each comparison's pairs are built, analysed and cut down to what the later passes
+  // read: the block positions for the multiplexing check (counters), d and its blocks
+  // for the drift test (held and A/A). The raw values go at once.
+  std::vector<Scale> scales;
+  for (const MetricInfo& m : f.metrics) scales.push_back(scale_of(m, column_of(m, t), blocks));
+  std::vector<Series> series(f.comparisons.size());
+  for_each_index(f.comparisons.size(), o.threads, [&](std::size_t i) {
+    Comparison& c = f.comparisons[i];
+    const MetricInfo& m = f.metrics[c.metric];
+    Series& s = series[i];
+    s = pair_series(column_of(m, t), blocks, c.config, c.baseline);
+    compute(c, s, m, scales[c.metric], o.margin, o.alpha, kPredictionCap);
+    std::vector<double>().swap(s.x);
+    std::vector<double>().swap(s.y);
+    if (m.driver) std::vector<std::uint32_t>().swap(s.joint);
+    if (!(c.aa || c.layout == Layout::held)) {
+      std::vector<double>().swap(s.d);
+      std::vector<std::uint32_t>().swap(s.blocks);
+    }
+  });
+  return series;
+}
+
+// A note for each metric that some comparison compares as a difference per run.
+void note_difference_metrics(Findings& f) {
+  std::set<std::string> difference_metrics;
+  for (const Comparison& c : f.comparisons)
+    if (c.n > 0 && c.scale == Scale::difference) difference_metrics.insert(f.metrics[c.metric].name);
+  for (const std::string& name : difference_metrics)
+    f.notes.push_back(fmt::format("{}: small or zero values, so it is compared as a difference per run", name));
+}
+
+// Each comparison's Holm-adjusted p-value and whether it is significant at alpha.
+void apply_holm(double alpha, Findings& f) {
+  // Holm over every comparison but the A/A control's; the A/A's own family apart.
+  const auto holm = [&](bool aa) {
+    std::vector<std::size_t> members;
+    std::vector<double> ps;
+    for (std::size_t i = 0; i < f.comparisons.size(); ++i)
+      if (f.comparisons[i].aa == aa && f.comparisons[i].n >= 2) members.push_back(i), ps.push_back(f.comparisons[i].p_value);
+    const std::vector<double> adjusted = stats::holm_adjust(ps);
+    for (std::size_t k = 0; k < members.size(); ++k) f.comparisons[members[k]].p_holm = adjusted[k];
+  };
+  holm(false);
+  holm(true);
+  for (Comparison& c : f.comparisons) c.significant = c.n >= 2 && c.p_holm < alpha && ci_excludes_zero(c);
+}
+
+// Drift, under held layout (there the dose is the only thing that differs) and in
+// the A/A control, at kDriftAlpha over all of them.
+void test_drift(const std::vector<Series>& series, Findings& f) {
+  std::size_t drift_family = 0;
+  for (const Comparison& c : f.comparisons)
+    if ((c.aa || c.layout == Layout::held) && c.n >= 2 * kMinPairedBlocks) ++drift_family;
+  for (std::size_t i = 0; i < f.comparisons.size(); ++i) {
+    Comparison& c = f.comparisons[i];
+    if (!(c.aa || c.layout == Layout::held)) continue;
+    auto [drift, note] = drift_of(c, series[i], drift_family, f.metrics[c.metric].unit);
+    c.drift = std::move(drift);
+    if (!note.empty())
+      f.notes.push_back(fmt::format("{} {}/{}: {}", f.metrics[c.metric].name, c.level_label, layout_name(c), note));
+  }
+}
+
+// What a failed A/A control leaves for each metric's verdicts.
+struct AaOutcome {
+  std::vector<std::string> failed;  // per metric: non-empty = the reason
+  std::vector<double> discrepancy;  // per metric: the failed A/A's largest |bound|
+};
+
+// The A/A control. It fails when identical configurations differ *significantly*
+// (Holm over the A/A's metrics) or drift apart; it is not required to show
+// equivalence, which a low-powered A/A would fail at every level while masking
+// nothing: an A/A that is only noisy already keeps each level's interval wide.
+AaOutcome judge_aa_control(Findings& f) {
+  AaOutcome aa{std::vector<std::string>(f.metrics.size()), std::vector<double>(f.metrics.size(), 0.0)};
+  for (std::size_t i = 0; i < f.comparisons.size(); ++i) {
+    const Comparison& c = f.comparisons[i];
+    if (!c.aa) continue;
+    f.aa.comparisons.push_back(i);
+    const std::string& unit = f.metrics[c.metric].unit;
+    std::string why;
+    if (c.significant) why = fmt::format("differ by {}, Holm p = {:.2g}", effect_text(c, unit), c.p_holm);
+    else if (!c.drift.empty()) why = "drift: " + c.drift;
+    if (why.empty()) continue;
+    aa.discrepancy[c.metric] = c.significant ? std::max(std::fabs(c.ci_lo), std::fabs(c.ci_hi)) : 0.0;
+    aa.failed[c.metric] = "A/A control failed: baseline vs its duplicate " + why;
+    f.aa.ok = false;
+    f.aa.reason += fmt::format("{}{}: {}", f.aa.reason.empty() ? "" : "; ", f.metrics[c.metric].name, why);
+  }
+  return aa;
+}
+
+// What makes comparisons incomparable, beside the runs it names.
+struct Comparability {
+  std::vector<std::string> incomparable;                  // per comparison: the reason, or empty
+  std::map<std::size_t, std::string> level_incomparable;  // per level: instructions moved
+};
+
+// What breaks comparability: exit status, output, multiplexing, instructions.
+Comparability check_comparability(const Plan& plan, const RunTable& t, const BlockRows& blocks,
+                                  const std::vector<Series>& series, Findings& f) {
+  Named named;
+  std::map<std::pair<std::size_t, std::size_t>, std::string> pair_checks;
+  Comparability out{std::vector<std::string>(f.comparisons.size()), {}};
+  for (std::size_t i = 0; i < f.comparisons.size(); ++i) {
+    const Comparison& c = f.comparisons[i];
+    const MetricInfo& m = f.metrics[c.metric];
+    const auto key = std::make_pair(c.config, c.baseline);
+    auto it = pair_checks.find(key);
+    if (it == pair_checks.end())
+      it = pair_checks.emplace(key, check_pair(plan, t, blocks, c.config, c.baseline, named)).first;
+    out.incomparable[i] = it->second;
+    if (!m.driver && out.incomparable[i].empty())
+      out.incomparable[i] = check_multiplexed(m, c, series[i], t, blocks, named);
+    if (plan.spec.observer == "counters" && m.name == kInstructionsMetric && !c.aa && c.layout == Layout::held &&
+        decisive_effect(c) && !out.level_incomparable.count(c.level_index))
+      out.level_incomparable[c.level_index] = fmt::format(
+          "instruction count moved where the dose adds no instructions (held: {})", effect_text(c, m.unit));
+  }
+  f.incomparable = std::move(named.runs);
+  std::sort(f.incomparable.begin(), f.incomparable.end(),
+            [](const IncomparableRun& a, const IncomparableRun& b) { return a.run_index < b.run_index; });
+  return out;
+}
+
+// Page's trend over the prefix levels, per metric and layout.
+void find_trends(const Plan& plan, const RunTable& t, const BlockRows& blocks, Findings& f) {
+  const std::vector<std::size_t> prefixes = prefix_levels(plan);
+  for (std::size_t mi = 0; mi < f.metrics.size(); ++mi) {
+    const MetricInfo& m = f.metrics[mi];
+    if (!m.driver && !m.counter) continue;
+    const std::size_t first = m.driver ? 0 : *m.counter;
+    if (first >= prefixes.size()) continue;
+    const std::vector<std::size_t> levels(prefixes.begin() + static_cast<std::ptrdiff_t>(first), prefixes.end());
+    for (Layout layout : plan.spec.layouts)
+      if (auto tr = trend_of(plan, t, blocks, column_of(m, t), mi, layout, levels)) f.trends.push_back(*tr);
+  }
+}
+
 }  // namespace
 
 bool more_blocks_could_decide(const Comparison& c, std::size_t blocks) {
@@ -747,137 +908,23 @@ Findings analyse_check(const Plan& plan, const RunTable& t, const AnalysisOption
   f.metrics = check_metrics(plan, t);
   const BlockRows blocks = index_runs(plan, t, f);
 
-  // Every metric against its baseline, for every configuration that has one.
-  for (std::size_t mi = 0; mi < f.metrics.size(); ++mi) {
-    const MetricInfo& m = f.metrics[mi];
-    if (!m.driver && !m.counter) {
-      f.notes.push_back(fmt::format("{}: no counter of the plan yields this reading; not compared", m.name));
-      continue;
-    }
-    const Metric metric = m.driver ? Metric::driver() : Metric::of_counter(*m.counter);
-    for (const Configuration& c : plan.configs) {
-      const auto base = comparison_baseline(plan, metric, c.index);
-      if (base) f.comparisons.push_back(comparison_of(plan, mi, c, *base));
-    }
-  }
-
-  // Each comparison's pairs are built, analysed and cut down to what the later passes
-  // read: the block positions for the multiplexing check (counters), d and its blocks
-  // for the drift test (held and A/A). The raw values go at once.
-  std::vector<Scale> scales;
-  for (const MetricInfo& m : f.metrics) scales.push_back(scale_of(m, column_of(m, t), blocks));
-  std::vector<Series> series(f.comparisons.size());
-  for_each_index(f.comparisons.size(), o.threads, [&](std::size_t i) {
-    Comparison& c = f.comparisons[i];
-    const MetricInfo& m = f.metrics[c.metric];
-    Series& s = series[i];
-    s = pair_series(column_of(m, t), blocks, c.config, c.baseline);
-    compute(c, s, m, scales[c.metric], o.margin, o.alpha, kPredictionCap);
-    std::vector<double>().swap(s.x);
-    std::vector<double>().swap(s.y);
-    if (m.driver) std::vector<std::uint32_t>().swap(s.joint);
-    if (!(c.aa || c.layout == Layout::held)) {
-      std::vector<double>().swap(s.d);
-      std::vector<std::uint32_t>().swap(s.blocks);
-    }
-  });
-  std::set<std::string> difference_metrics;
-  for (const Comparison& c : f.comparisons)
-    if (c.n > 0 && c.scale == Scale::difference) difference_metrics.insert(f.metrics[c.metric].name);
-  for (const std::string& name : difference_metrics)
-    f.notes.push_back(fmt::format("{}: small or zero values, so it is compared as a difference per run", name));
-
-  // Holm over every comparison but the A/A control's; the A/A's own family apart.
-  const auto holm = [&](bool aa) {
-    std::vector<std::size_t> members;
-    std::vector<double> ps;
-    for (std::size_t i = 0; i < f.comparisons.size(); ++i)
-      if (f.comparisons[i].aa == aa && f.comparisons[i].n >= 2) members.push_back(i), ps.push_back(f.comparisons[i].p_value);
-    const std::vector<double> adjusted = stats::holm_adjust(ps);
-    for (std::size_t k = 0; k < members.size(); ++k) f.comparisons[members[k]].p_holm = adjusted[k];
-  };
-  holm(false);
-  holm(true);
-  for (Comparison& c : f.comparisons) c.significant = c.n >= 2 && c.p_holm < o.alpha && ci_excludes_zero(c);
-
-  // Drift, under held layout (there the dose is the only thing that differs) and in
-  // the A/A control, at kDriftAlpha over all of them.
-  std::size_t drift_family = 0;
-  for (const Comparison& c : f.comparisons)
-    if ((c.aa || c.layout == Layout::held) && c.n >= 2 * kMinPairedBlocks) ++drift_family;
-  for (std::size_t i = 0; i < f.comparisons.size(); ++i) {
-    Comparison& c = f.comparisons[i];
-    if (!(c.aa || c.layout == Layout::held)) continue;
-    auto [drift, note] = drift_of(c, series[i], drift_family, f.metrics[c.metric].unit);
-    c.drift = std::move(drift);
-    if (!note.empty())
-      f.notes.push_back(fmt::format("{} {}/{}: {}", f.metrics[c.metric].name, c.level_label, layout_name(c), note));
-  }
-
-  // The A/A control. It fails when identical configurations differ *significantly*
-  // (Holm over the A/A's metrics) or drift apart; it is not required to show
-  // equivalence, which a low-powered A/A would fail at every level while masking
-  // nothing: an A/A that is only noisy already keeps each level's interval wide.
-  std::vector<std::string> aa_failed(f.metrics.size());
-  std::vector<double> aa_discrepancy(f.metrics.size(), 0.0);
-  for (std::size_t i = 0; i < f.comparisons.size(); ++i) {
-    const Comparison& c = f.comparisons[i];
-    if (!c.aa) continue;
-    f.aa.comparisons.push_back(i);
-    const std::string& unit = f.metrics[c.metric].unit;
-    std::string why;
-    if (c.significant) why = fmt::format("differ by {}, Holm p = {:.2g}", effect_text(c, unit), c.p_holm);
-    else if (!c.drift.empty()) why = "drift: " + c.drift;
-    if (why.empty()) continue;
-    aa_discrepancy[c.metric] = c.significant ? std::max(std::fabs(c.ci_lo), std::fabs(c.ci_hi)) : 0.0;
-    aa_failed[c.metric] = "A/A control failed: baseline vs its duplicate " + why;
-    f.aa.ok = false;
-    f.aa.reason += fmt::format("{}{}: {}", f.aa.reason.empty() ? "" : "; ", f.metrics[c.metric].name, why);
-  }
-
-  // What breaks comparability: exit status, output, multiplexing, instructions.
-  Named named;
-  std::map<std::pair<std::size_t, std::size_t>, std::string> pair_checks;
-  std::vector<std::string> incomparable(f.comparisons.size());
-  std::map<std::size_t, std::string> level_incomparable;
-  for (std::size_t i = 0; i < f.comparisons.size(); ++i) {
-    const Comparison& c = f.comparisons[i];
-    const MetricInfo& m = f.metrics[c.metric];
-    const auto key = std::make_pair(c.config, c.baseline);
-    auto it = pair_checks.find(key);
-    if (it == pair_checks.end())
-      it = pair_checks.emplace(key, check_pair(plan, t, blocks, c.config, c.baseline, named)).first;
-    incomparable[i] = it->second;
-    if (!m.driver && incomparable[i].empty()) incomparable[i] = check_multiplexed(m, c, series[i], t, blocks, named);
-    if (plan.spec.observer == "counters" && m.name == kInstructionsMetric && !c.aa && c.layout == Layout::held &&
-        decisive_effect(c) && !level_incomparable.count(c.level_index))
-      level_incomparable[c.level_index] = fmt::format(
-          "instruction count moved where the dose adds no instructions (held: {})", effect_text(c, m.unit));
-  }
-  f.incomparable = std::move(named.runs);
-  std::sort(f.incomparable.begin(), f.incomparable.end(),
-            [](const IncomparableRun& a, const IncomparableRun& b) { return a.run_index < b.run_index; });
+  list_comparisons(plan, f);
+  const std::vector<Series> series = compute_comparisons(t, blocks, o, f);
+  note_difference_metrics(f);
+  apply_holm(o.alpha, f);
+  test_drift(series, f);
+  const AaOutcome aa = judge_aa_control(f);
+  const Comparability comparability = check_comparability(plan, t, blocks, series, f);
 
   // One verdict per metric and level that has comparisons.
-  const Context ctx{f, incomparable, aa_failed, aa_discrepancy, level_incomparable,
+  const Context ctx{f, comparability.incomparable, aa.failed, aa.discrepancy, comparability.level_incomparable,
                     plan.spec.fixed_blocks ? *plan.spec.fixed_blocks : plan.spec.max_blocks};
   judge_levels(plan, f, [&](std::size_t mi, std::size_t li, const std::vector<std::size_t>& idx) {
     return judge_level(ctx, mi, li, idx);
   });
 
   note_host_load(t, series, f);
-
-  // Page's trend over the prefix levels, per metric and layout.
-  const std::vector<std::size_t> prefixes = prefix_levels(plan);
-  for (std::size_t mi = 0; mi < f.metrics.size(); ++mi) {
-    const MetricInfo& m = f.metrics[mi];
-    if (!m.driver && !m.counter) continue;
-    const std::size_t first = m.driver ? 0 : *m.counter;
-    if (first >= prefixes.size()) continue;
-    const std::vector<std::size_t> levels(prefixes.begin() + static_cast<std::ptrdiff_t>(first), prefixes.end());
-    for (Layout layout : plan.spec.layouts)
-      if (auto tr = trend_of(plan, t, blocks, column_of(m, t), mi, layout, levels)) f.trends.push_back(*tr);
-  }
+  find_trends(plan, t, blocks, f);
   return f;
 }
 

@@ -43,6 +43,96 @@ std::vector<double> values(const std::vector<VariantRun>& runs) {
   return v;
 }
 
+// The data of the contexts in which both variants ran cleanly with the same output.
+struct Pairs {
+  std::vector<std::vector<double>> base_runs, cont_runs;  // per context: each variant's run values
+  std::vector<double> d;                                  // per context: log contender mean - log baseline mean
+  std::size_t unchecked_digests = 0;                      // contexts whose output could not be compared
+};
+
+// Whether context p can be compared; when not, a note or a reason in c says why.
+bool comparable(const ContextPair& p, VariantComparison& c, std::size_t& unchecked_digests) {
+  if (!p.failure.empty()) {
+    c.notes.push_back(fmt::format("context {} skipped: {}", p.label, p.failure));
+    return false;
+  }
+  const bool base_ok = all_ok(p.baseline), cont_ok = all_ok(p.contender);
+  if (!base_ok || !cont_ok) {
+    const auto sb = statuses(p.baseline), sc = statuses(p.contender);
+    if (sb != sc)
+      c.reasons.push_back(fmt::format("context {}: the baseline {} but the contender {}", p.label, join(sb),
+                                      join(sc)));
+    else
+      c.notes.push_back(fmt::format("context {} left out: both variants {}", p.label, join(sb)));
+    return false;
+  }
+  const std::string db = shared_digest(p.baseline), dc = shared_digest(p.contender);
+  if (db.empty() || dc.empty()) {
+    ++unchecked_digests;
+  } else if (db != dc) {
+    c.reasons.push_back(fmt::format("context {}: the output differs (baseline sha256 {}…, contender {}…)",
+                                    p.label, db.substr(0, 12), dc.substr(0, 12)));
+    return false;
+  }
+  return true;
+}
+
+// Each comparable context's means and ratio, entered in c, and the runs and log ratios pooled over them.
+Pairs collect_contexts(std::span<const ContextPair> contexts, VariantComparison& c) {
+  Pairs pairs;
+  for (const ContextPair& p : contexts) {
+    if (!comparable(p, c, pairs.unchecked_digests)) continue;
+    ContextRatio r;
+    r.id = p.id;
+    r.label = p.label;
+    r.baseline_mean = stats::mean(values(p.baseline));
+    r.contender_mean = stats::mean(values(p.contender));
+    r.ratio = r.contender_mean / r.baseline_mean;
+    pairs.d.push_back(std::log(r.contender_mean) - std::log(r.baseline_mean));
+    pairs.base_runs.push_back(values(p.baseline));
+    pairs.cont_runs.push_back(values(p.contender));
+    c.per_context.push_back(r);
+  }
+  return pairs;
+}
+
+// The ratio of the contender's time to the baseline's over the contexts: t interval, bootstrap and TOST.
+void estimate_ratio(const Pairs& pairs, const CompareOptions& options, VariantComparison& c) {
+  const double level = 1 - options.alpha;
+  c.t = stats::one_sample_t(pairs.d, 0.0, level);
+  c.ratio = std::exp(c.t->estimate);
+  c.ratio_ci = {std::exp(c.t->ci.lo), std::exp(c.t->ci.hi)};
+  c.speedup = 1 / c.ratio;
+  c.speedup_ci = {1 / c.ratio_ci.hi, 1 / c.ratio_ci.lo};
+  c.speedup_half_width = c.speedup_ci.width() / 2;
+  stats::BootstrapOptions bo;
+  bo.resamples = options.resamples;
+  bo.level = level;
+  bo.seed = options.seed;
+  c.bootstrap = stats::hierarchical_bootstrap_ratio_of_means(pairs.cont_runs, pairs.base_runs, bo);
+  c.tost = stats::tost(c.t->estimate, c.t->se, c.t->df, std::log(1 - options.margin),
+                       std::log(1 + options.margin), options.alpha);
+}
+
+// The outcome and its verdict text from the estimated ratio's intervals and the equivalence test.
+void decide_outcome(const CompareOptions& options, VariantComparison& c) {
+  const double pct = 100 * std::fabs(c.ratio - 1);
+  if (c.ratio_ci.lo > 1 && c.bootstrap->percentile.lo > 1) {
+    c.outcome = Outcome::worse;
+    c.verdict = fmt::format("worse: the contender takes {:.1f}% more", pct);
+  } else if (c.ratio_ci.hi < 1 && c.bootstrap->percentile.hi < 1) {
+    c.outcome = Outcome::better;
+    c.verdict = fmt::format("better: the contender takes {:.1f}% less", pct);
+  } else if (c.tost->equivalent) {
+    c.outcome = Outcome::equivalent;
+    c.verdict = fmt::format("no significant difference (equivalent within ±{:g}%)", 100 * options.margin);
+  } else {
+    c.outcome = Outcome::no_difference;
+    c.verdict = fmt::format("no significant difference (not shown equivalent within ±{:g}%: more contexts would tell)",
+                            100 * options.margin);
+  }
+}
+
 }  // namespace
 
 const char* outcome_name(Outcome o) {
@@ -64,48 +154,12 @@ std::string paper_form(double estimate, double half_width) {
 
 VariantComparison compare_variants(std::span<const ContextPair> contexts, const CompareOptions& options) {
   VariantComparison c;
-  std::vector<std::vector<double>> base_runs, cont_runs;
-  std::vector<double> d;
-  std::size_t unchecked_digests = 0;
-  for (const ContextPair& p : contexts) {
-    if (!p.failure.empty()) {
-      c.notes.push_back(fmt::format("context {} skipped: {}", p.label, p.failure));
-      continue;
-    }
-    const bool base_ok = all_ok(p.baseline), cont_ok = all_ok(p.contender);
-    if (!base_ok || !cont_ok) {
-      const auto sb = statuses(p.baseline), sc = statuses(p.contender);
-      if (sb != sc)
-        c.reasons.push_back(fmt::format("context {}: the baseline {} but the contender {}", p.label, join(sb),
-                                        join(sc)));
-      else
-        c.notes.push_back(fmt::format("context {} left out: both variants {}", p.label, join(sb)));
-      continue;
-    }
-    const std::string db = shared_digest(p.baseline), dc = shared_digest(p.contender);
-    if (db.empty() || dc.empty()) {
-      ++unchecked_digests;
-    } else if (db != dc) {
-      c.reasons.push_back(fmt::format("context {}: the output differs (baseline sha256 {}…, contender {}…)",
-                                      p.label, db.substr(0, 12), dc.substr(0, 12)));
-      continue;
-    }
-    ContextRatio r;
-    r.id = p.id;
-    r.label = p.label;
-    r.baseline_mean = stats::mean(values(p.baseline));
-    r.contender_mean = stats::mean(values(p.contender));
-    r.ratio = r.contender_mean / r.baseline_mean;
-    d.push_back(std::log(r.contender_mean) - std::log(r.baseline_mean));
-    base_runs.push_back(values(p.baseline));
-    cont_runs.push_back(values(p.contender));
-    c.per_context.push_back(r);
-  }
+  const Pairs pairs = collect_contexts(contexts, c);
   c.contexts = c.per_context.size();
-  if (unchecked_digests > 0)
+  if (pairs.unchecked_digests > 0)
     c.notes.push_back(fmt::format("output not compared in {} context(s): a variant's own runs printed "
                                   "different output (or output was not captured)",
-                                  unchecked_digests));
+                                  pairs.unchecked_digests));
   if (c.reasons.empty() && c.contexts < 2)
     c.reasons.push_back(fmt::format("only {} context(s) in which both variants ran cleanly: at least 2 are needed",
                                     c.contexts));
@@ -114,37 +168,8 @@ VariantComparison compare_variants(std::span<const ContextPair> contexts, const 
     c.verdict = "incomparable: " + c.reasons.front();
     return c;
   }
-
-  const double level = 1 - options.alpha;
-  c.t = stats::one_sample_t(d, 0.0, level);
-  c.ratio = std::exp(c.t->estimate);
-  c.ratio_ci = {std::exp(c.t->ci.lo), std::exp(c.t->ci.hi)};
-  c.speedup = 1 / c.ratio;
-  c.speedup_ci = {1 / c.ratio_ci.hi, 1 / c.ratio_ci.lo};
-  c.speedup_half_width = c.speedup_ci.width() / 2;
-  stats::BootstrapOptions bo;
-  bo.resamples = options.resamples;
-  bo.level = level;
-  bo.seed = options.seed;
-  c.bootstrap = stats::hierarchical_bootstrap_ratio_of_means(cont_runs, base_runs, bo);
-  c.tost = stats::tost(c.t->estimate, c.t->se, c.t->df, std::log(1 - options.margin),
-                       std::log(1 + options.margin), options.alpha);
-
-  const double pct = 100 * std::fabs(c.ratio - 1);
-  if (c.ratio_ci.lo > 1 && c.bootstrap->percentile.lo > 1) {
-    c.outcome = Outcome::worse;
-    c.verdict = fmt::format("worse: the contender takes {:.1f}% more", pct);
-  } else if (c.ratio_ci.hi < 1 && c.bootstrap->percentile.hi < 1) {
-    c.outcome = Outcome::better;
-    c.verdict = fmt::format("better: the contender takes {:.1f}% less", pct);
-  } else if (c.tost->equivalent) {
-    c.outcome = Outcome::equivalent;
-    c.verdict = fmt::format("no significant difference (equivalent within ±{:g}%)", 100 * options.margin);
-  } else {
-    c.outcome = Outcome::no_difference;
-    c.verdict = fmt::format("no significant difference (not shown equivalent within ±{:g}%: more contexts would tell)",
-                            100 * options.margin);
-  }
+  estimate_ratio(pairs, options, c);
+  decide_outcome(options, c);
   return c;
 }
 

@@ -97,18 +97,8 @@ std::string exact_text(const Comparison& c) {
                      count_text(c.median_baseline));
 }
 
-}  // namespace
-
-Findings analyse_deterministic(const Plan& plan, const std::vector<RunRecord>& runs, double margin) {
-  if (!(margin > 0 && margin < 1))
-    throw Error(ErrorKind::usage, fmt::format("margin {:g} is outside (0, 1)", margin),
-                "give --margin as a fraction, e.g. 0.01 for ±1%");
-  Findings f;
-  f.deterministic = true;
-  f.margin = margin;
-  f.alpha = kNaN;
-  f.looks_planned = 1;
-
+// The measured runs of each configuration in block order; counts runs, warm-ups and full blocks into f.
+ConfigRuns measured_runs(const Plan& plan, const std::vector<RunRecord>& runs, Findings& f) {
   ConfigRuns by_config(plan.configs.size());
   std::map<std::size_t, std::size_t> per_block;
   for (const RunRecord& r : runs) {
@@ -125,101 +115,142 @@ Findings analyse_deterministic(const Plan& plan, const std::vector<RunRecord>& r
     std::stable_sort(v.begin(), v.end(), [](const RunRecord* a, const RunRecord* b) { return a->block < b->block; });
   for (const auto& [block, n] : per_block)
     if (n >= plan.block_size()) ++f.measured_blocks;
+  return by_config;
+}
 
-  for (const MetricInfo& m : check_metrics(plan, runs))
-    if (!m.driver) f.metrics.push_back(m);
-  f.notes.push_back(
-      "deterministic: the counts are simulated, so one run per configuration measures them exactly; effects are "
-      "exact ratios, without confidence intervals or p-values");
-  f.notes.push_back("wall time and rusage are the simulator's under --backend sim, not the program's: not compared");
+// What every comparison reads: the plan, its measured runs by configuration, and the margin.
+struct ExactInputs {
+  const Plan& plan;
+  const ConfigRuns& by_config;
+  double margin;
+};
 
-  // Comparisons and what makes each incomparable.
-  std::vector<std::string> problem;
-  std::map<std::size_t, std::string> level_incomparable;
-  std::size_t confirmed = 0, unconfirmed = 0;
+// What the pass over the comparisons gathers beside them, for the notes and the verdicts.
+struct ExactPass {
+  std::vector<std::string> problem;                       // per comparison: why it is incomparable
+  std::map<std::size_t, std::string> level_incomparable;  // per level: the instruction count moved
+  std::size_t confirmed = 0, unconfirmed = 0;             // comparisons whose sides both ran twice, or not
+};
+
+// One comparison by the counts of its sides' first runs.
+struct ExactComparison {
+  Comparison cmp;
+  bool counted = false;  // both first runs have the count
+  bool plus1 = false;    // a zero count: compared as (x + 1) / (y + 1)
+};
+
+// The exact ratio of a configuration's count to its baseline's, from the first run of each.
+ExactComparison exact_comparison(const ExactInputs& in, std::size_t mi, const MetricInfo& m, const Configuration& c,
+                                 std::size_t base) {
+  ExactComparison e{comparison_of(in.plan, mi, c, base)};
+  Comparison& cmp = e.cmp;
+  cmp.ci_lo = cmp.ci_hi = cmp.p_value = cmp.p_holm = kNaN;
+  cmp.ci_method = cmp.p_method = kDeterministicMethod;
+  cmp.effect = cmp.median_config = cmp.median_baseline = kNaN;
+  const auto& xs = in.by_config[c.index];
+  const auto& ys = in.by_config[base];
+  std::size_t both = 0;
+  for (const RunRecord* x : xs)
+    for (const RunRecord* y : ys)
+      if (x->block == y->block) ++both;
+  cmp.n = both;
+  const std::optional<double> vx = xs.empty() ? std::nullopt : metric_value(m, *xs.front());
+  const std::optional<double> vy = ys.empty() ? std::nullopt : metric_value(m, *ys.front());
+  cmp.margin = in.margin;
+  // A zero count compares as (x + 1) / (y + 1): exact counts need no difference scale.
+  if (vx && vy) {
+    const double x = vx.value_or(kNaN), y = vy.value_or(kNaN);
+    e.counted = true;
+    e.plus1 = x <= 0 || y <= 0;
+    cmp.effect = e.plus1 ? (x + 1) / (y + 1) - 1 : x / y - 1;
+    cmp.median_config = x;
+    cmp.median_baseline = y;
+    cmp.significant = x != y;
+    cmp.outside_margin = std::fabs(cmp.effect) > in.margin;
+    cmp.equivalent = !cmp.outside_margin;
+  }
+  return e;
+}
+
+// Why repeats that disagree make a comparison incomparable (empty if the verdict survives them, with a note).
+std::string repeats_problem(const ExactInputs& in, const MetricInfo& m, const ExactComparison& e,
+                            std::vector<std::string>& notes) {
+  const Comparison& cmp = e.cmp;
+  // Repeats that disagree: the verdict may stand only if it is the same at every
+  // combination of the two sides' counts (the effect's whole range on one side
+  // of ±margin); else the difference between runs decides it.
+  const Spread sx = spread_of(in.plan, m, repeats_of(in.plan, in.by_config, cmp.config));
+  const Spread sy = spread_of(in.plan, m, repeats_of(in.plan, in.by_config, cmp.baseline));
+  if (sx.text.empty() && sy.text.empty()) return {};
+  const double lo = ratio_effect(sx.lo, sy.hi, e.plus1), hi = ratio_effect(sx.hi, sy.lo, e.plus1);
+  const bool within = std::fabs(lo) <= in.margin && std::fabs(hi) <= in.margin;
+  const bool beyond = lo > in.margin || hi < -in.margin;
+  const std::string what = !sx.text.empty() ? sx.text : sy.text;
+  if (within || beyond) {
+    notes.push_back(fmt::format("{} {}/{}: not deterministic ({}), but the effect is {} to {} over the "
+                                "repeats, {} ±{:g}% either way",
+                                m.name, cmp.level_label, to_string(cmp.layout), what, pct(lo), pct(hi),
+                                within ? "within" : "beyond", 100.0 * in.margin));
+    return {};
+  }
+  return fmt::format("not deterministic: {}; the effect is {} to {} over the repeats, across ±{:g}%", what, pct(lo),
+                     pct(hi), 100.0 * in.margin);
+}
+
+// One configuration against its baseline: the comparison, what makes it incomparable, and its tallies.
+void compare_one(const ExactInputs& in, std::size_t mi, const Configuration& c, std::size_t base, Findings& f,
+                 ExactPass& pass) {
+  const MetricInfo& m = f.metrics[mi];
+  ExactComparison e = exact_comparison(in, mi, m, c, base);
+  Comparison& cmp = e.cmp;
+  std::string why = exit_problem(in.plan, in.by_config[c.index], in.by_config[base], f.incomparable);
+  if (why.empty() && e.counted) why = repeats_problem(in, m, e, f.notes);
+  if (e.counted && why.empty()) {
+    const bool repeated = repeats_of(in.plan, in.by_config, c.index).size() > 1 &&
+                          repeats_of(in.plan, in.by_config, base).size() > 1;
+    ++(repeated ? pass.confirmed : pass.unconfirmed);
+  }
+  if (in.plan.spec.observer == "counters" && m.name == kInstructionsMetric && !cmp.aa &&
+      cmp.layout == Layout::held && cmp.outside_margin && !pass.level_incomparable.count(c.level_index))
+    pass.level_incomparable[c.level_index] =
+        fmt::format("instruction count moved by {} where the dose adds no instructions ({})", pct(cmp.effect),
+                    exact_text(cmp));
+  pass.problem.push_back(std::move(why));
+  f.comparisons.push_back(std::move(cmp));
+}
+
+// Every counted metric against its baseline, for every configuration that has one.
+ExactPass compare_exactly(const ExactInputs& in, Findings& f) {
+  ExactPass pass;
   for (std::size_t mi = 0; mi < f.metrics.size(); ++mi) {
     const MetricInfo& m = f.metrics[mi];
     if (!m.counter) {
       f.notes.push_back(fmt::format("{}: no counter of the plan yields this reading; not compared", m.name));
       continue;
     }
-    for (const Configuration& c : plan.configs) {
-      const auto base = comparison_baseline(plan, Metric::of_counter(*m.counter), c.index);
-      if (!base) continue;
-      Comparison cmp = comparison_of(plan, mi, c, *base);
-      cmp.ci_lo = cmp.ci_hi = cmp.p_value = cmp.p_holm = kNaN;
-      cmp.ci_method = cmp.p_method = kDeterministicMethod;
-      cmp.effect = cmp.median_config = cmp.median_baseline = kNaN;
-      const auto& xs = by_config[c.index];
-      const auto& ys = by_config[*base];
-      std::size_t both = 0;
-      for (const RunRecord* x : xs)
-        for (const RunRecord* y : ys)
-          if (x->block == y->block) ++both;
-      cmp.n = both;
-      const std::optional<double> vx = xs.empty() ? std::nullopt : metric_value(m, *xs.front());
-      const std::optional<double> vy = ys.empty() ? std::nullopt : metric_value(m, *ys.front());
-      cmp.margin = margin;
-      // A zero count compares as (x + 1) / (y + 1): exact counts need no difference scale.
-      bool plus1 = false;
-      if (vx && vy) {
-        const double x = vx.value_or(kNaN), y = vy.value_or(kNaN);
-        plus1 = x <= 0 || y <= 0;
-        cmp.effect = plus1 ? (x + 1) / (y + 1) - 1 : x / y - 1;
-        cmp.median_config = x;
-        cmp.median_baseline = y;
-        cmp.significant = x != y;
-        cmp.outside_margin = std::fabs(cmp.effect) > margin;
-        cmp.equivalent = !cmp.outside_margin;
-      }
-      std::string why = exit_problem(plan, xs, ys, f.incomparable);
-      if (why.empty() && vx && vy) {
-        // Repeats that disagree: the verdict may stand only if it is the same at every
-        // combination of the two sides' counts (the effect's whole range on one side
-        // of ±margin); else the difference between runs decides it.
-        const Spread sx = spread_of(plan, m, repeats_of(plan, by_config, c.index));
-        const Spread sy = spread_of(plan, m, repeats_of(plan, by_config, *base));
-        if (!sx.text.empty() || !sy.text.empty()) {
-          const double lo = ratio_effect(sx.lo, sy.hi, plus1), hi = ratio_effect(sx.hi, sy.lo, plus1);
-          const bool within = std::fabs(lo) <= margin && std::fabs(hi) <= margin;
-          const bool beyond = lo > margin || hi < -margin;
-          const std::string what = !sx.text.empty() ? sx.text : sy.text;
-          if (within || beyond) {
-            f.notes.push_back(fmt::format("{} {}/{}: not deterministic ({}), but the effect is {} to {} over the "
-                                          "repeats, {} ±{:g}% either way",
-                                          m.name, cmp.level_label, to_string(cmp.layout), what, pct(lo), pct(hi),
-                                          within ? "within" : "beyond", 100.0 * margin));
-          } else {
-            why = fmt::format("not deterministic: {}; the effect is {} to {} over the repeats, across ±{:g}%", what,
-                              pct(lo), pct(hi), 100.0 * margin);
-          }
-        }
-      }
-      if (vx && vy && why.empty()) {
-        const bool repeated = repeats_of(plan, by_config, c.index).size() > 1 &&
-                              repeats_of(plan, by_config, *base).size() > 1;
-        ++(repeated ? confirmed : unconfirmed);
-      }
-      if (plan.spec.observer == "counters" && m.name == kInstructionsMetric && !cmp.aa &&
-          cmp.layout == Layout::held && cmp.outside_margin && !level_incomparable.count(c.level_index))
-        level_incomparable[c.level_index] =
-            fmt::format("instruction count moved by {} where the dose adds no instructions ({})", pct(cmp.effect),
-                        exact_text(cmp));
-      problem.push_back(std::move(why));
-      f.comparisons.push_back(std::move(cmp));
+    for (const Configuration& c : in.plan.configs) {
+      const auto base = comparison_baseline(in.plan, Metric::of_counter(*m.counter), c.index);
+      if (base) compare_one(in, mi, c, *base, f, pass);
     }
   }
-  if (unconfirmed > 0)
+  return pass;
+}
+
+// The notes on how many comparisons a second run confirmed as deterministic, and how many it did not.
+void note_confirmation(const ExactPass& pass, Findings& f) {
+  if (pass.unconfirmed > 0)
     f.notes.push_back(fmt::format("{} comparison{} rest on configurations run once: determinism assumed there, "
                                   "not confirmed by a second run",
-                                  unconfirmed, unconfirmed == 1 ? "" : "s"));
-  if (confirmed > 0)
+                                  pass.unconfirmed, pass.unconfirmed == 1 ? "" : "s"));
+  if (pass.confirmed > 0)
     f.notes.push_back(fmt::format("determinism confirmed: both sides of {} comparison{} counted exactly the same "
                                   "again in a second run",
-                                  confirmed, confirmed == 1 ? "" : "s"));
+                                  pass.confirmed, pass.confirmed == 1 ? "" : "s"));
+}
 
-  // The A/A control: the baseline's duplicate should count exactly what the baseline did;
-  // it fails when the two differ beyond ±margin.
+// The A/A control: the baseline's duplicate should count exactly what the baseline did;
+// it fails when the two differ beyond ±margin.
+void judge_aa_control(Findings& f, double margin) {
   for (std::size_t i = 0; i < f.comparisons.size(); ++i) {
     const Comparison& c = f.comparisons[i];
     if (!c.aa) continue;
@@ -236,45 +267,83 @@ Findings analyse_deterministic(const Plan& plan, const std::vector<RunRecord>& r
     f.aa.reason += fmt::format("{}{}: {} vs {}", f.aa.reason.empty() ? "" : "; ", f.metrics[c.metric].name,
                                count_text(c.median_config), count_text(c.median_baseline));
   }
-  std::sort(f.incomparable.begin(), f.incomparable.end(),
+}
+
+// The runs named incomparable in run order, each reason for a run once.
+void sort_incomparable(std::vector<IncomparableRun>& runs) {
+  std::sort(runs.begin(), runs.end(),
             [](const IncomparableRun& a, const IncomparableRun& b) { return a.run_index < b.run_index; });
-  f.incomparable.erase(std::unique(f.incomparable.begin(), f.incomparable.end(),
-                                   [](const IncomparableRun& a, const IncomparableRun& b) {
-                                     return a.run_index == b.run_index && a.why == b.why;
-                                   }),
-                       f.incomparable.end());
+  runs.erase(std::unique(runs.begin(), runs.end(),
+                         [](const IncomparableRun& a, const IncomparableRun& b) {
+                           return a.run_index == b.run_index && a.why == b.why;
+                         }),
+             runs.end());
+}
+
+// One metric's verdict at level li from its comparisons (idx), their problems, and ±margin as text (eps).
+LevelJudgement judge_exact_level(const Findings& f, const ExactPass& pass, const std::string& eps, std::size_t li,
+                                 const std::vector<std::size_t>& idx) {
+  const auto& cs = f.comparisons;
+  const auto& problem = pass.problem;
+  LevelJudgement j;
+  const Comparison* held = nullptr;
+  for (std::size_t i : idx)
+    if (cs[i].layout == Layout::held) held = &cs[i];
+  const auto missing = std::find_if(idx.begin(), idx.end(), [&](std::size_t i) { return !std::isfinite(cs[i].effect); });
+  const auto odd = std::find_if(idx.begin(), idx.end(), [&](std::size_t i) { return !problem[i].empty(); });
+  const auto beyond = std::find_if(idx.begin(), idx.end(), [&](std::size_t i) { return cs[i].outside_margin; });
+  if (odd != idx.end()) {
+    j = {Verdict::incomparable, problem[*odd]};
+  } else if (auto it = pass.level_incomparable.find(li); it != pass.level_incomparable.end()) {
+    j = {Verdict::incomparable, it->second};
+  } else if (missing != idx.end()) {
+    j.reason = fmt::format("{}: not run yet", to_string(cs[*missing].layout));
+  } else if (held && held->outside_margin) {
+    j = {Verdict::perturbed, exact_text(*held) + ", exact"};
+  } else if (beyond != idx.end() && held) {
+    j = {Verdict::explained_by_layout,
+         fmt::format("{}; held: {} within {}", exact_text(cs[*beyond]), pct(held->effect), eps)};
+  } else if (beyond == idx.end()) {
+    std::string list;
+    for (std::size_t i : idx) list += fmt::format("{}{} {}", list.empty() ? "" : ", ", to_string(cs[i].layout), pct(cs[i].effect));
+    j = {Verdict::not_perturbed, fmt::format("within {} under {}, exact", eps, list)};
+  } else {
+    j.reason = fmt::format("{} beyond {}, but no held comparison tells layout from measurement",
+                           exact_text(cs[*beyond]), eps);
+  }
+  return j;
+}
+
+}  // namespace
+
+Findings analyse_deterministic(const Plan& plan, const std::vector<RunRecord>& runs, double margin) {
+  if (!(margin > 0 && margin < 1))
+    throw Error(ErrorKind::usage, fmt::format("margin {:g} is outside (0, 1)", margin),
+                "give --margin as a fraction, e.g. 0.01 for ±1%");
+  Findings f;
+  f.deterministic = true;
+  f.margin = margin;
+  f.alpha = kNaN;
+  f.looks_planned = 1;
+  const ConfigRuns by_config = measured_runs(plan, runs, f);
+
+  for (const MetricInfo& m : check_metrics(plan, runs))
+    if (!m.driver) f.metrics.push_back(m);
+  f.notes.push_back(
+      "deterministic: the counts are simulated, so one run per configuration measures them exactly; effects are "
+      "exact ratios, without confidence intervals or p-values");
+  f.notes.push_back("wall time and rusage are the simulator's under --backend sim, not the program's: not compared");
+
+  // Comparisons and what makes each incomparable.
+  const ExactPass pass = compare_exactly(ExactInputs{plan, by_config, margin}, f);
+  note_confirmation(pass, f);
+  judge_aa_control(f, margin);
+  sort_incomparable(f.incomparable);
 
   // One verdict per metric and level.
   const std::string eps = fmt::format("±{:g}%", 100.0 * margin);
   judge_levels(plan, f, [&](std::size_t, std::size_t li, const std::vector<std::size_t>& idx) {
-    const auto& cs = f.comparisons;
-    LevelJudgement j;
-    const Comparison* held = nullptr;
-    for (std::size_t i : idx)
-      if (cs[i].layout == Layout::held) held = &cs[i];
-    const auto missing = std::find_if(idx.begin(), idx.end(), [&](std::size_t i) { return !std::isfinite(cs[i].effect); });
-    const auto odd = std::find_if(idx.begin(), idx.end(), [&](std::size_t i) { return !problem[i].empty(); });
-    const auto beyond = std::find_if(idx.begin(), idx.end(), [&](std::size_t i) { return cs[i].outside_margin; });
-    if (odd != idx.end()) {
-      j = {Verdict::incomparable, problem[*odd]};
-    } else if (auto it = level_incomparable.find(li); it != level_incomparable.end()) {
-      j = {Verdict::incomparable, it->second};
-    } else if (missing != idx.end()) {
-      j.reason = fmt::format("{}: not run yet", to_string(cs[*missing].layout));
-    } else if (held && held->outside_margin) {
-      j = {Verdict::perturbed, exact_text(*held) + ", exact"};
-    } else if (beyond != idx.end() && held) {
-      j = {Verdict::explained_by_layout,
-           fmt::format("{}; held: {} within {}", exact_text(cs[*beyond]), pct(held->effect), eps)};
-    } else if (beyond == idx.end()) {
-      std::string list;
-      for (std::size_t i : idx) list += fmt::format("{}{} {}", list.empty() ? "" : ", ", to_string(cs[i].layout), pct(cs[i].effect));
-      j = {Verdict::not_perturbed, fmt::format("within {} under {}, exact", eps, list)};
-    } else {
-      j.reason = fmt::format("{} beyond {}, but no held comparison tells layout from measurement",
-                             exact_text(cs[*beyond]), eps);
-    }
-    return j;
+    return judge_exact_level(f, pass, eps, li, idx);
   });
   return f;
 }

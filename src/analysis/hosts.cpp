@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "stats/meta.h"
 #include "stats/sequential.h"
@@ -49,6 +50,90 @@ Verdict pooled_verdict(const PooledEffect& p) {
   return Verdict::inconclusive;
 }
 
+// The hosts' held effects on d's scale, as collected for pooling.
+struct HostEffects {
+  std::vector<double> ys, ses;  // each bounded effect on d's scale, and its standard error
+  bool any = false;             // some host has a held comparison
+  bool one_scale = true;        // and all of them are on the same scale
+};
+
+// Each host's verdict and held effect for p's metric and level, entered in p; their effects on d's scale.
+HostEffects collect_hosts(const std::vector<HostRuns>& hosts, const std::vector<Findings>& per_host,
+                          PooledEffect& p) {
+  HostEffects e;
+  for (std::size_t h = 0; h < hosts.size(); ++h) {
+    const Comparison* c = held_comparison(per_host[h], p.metric, p.level_index);
+    const LevelVerdict* v = verdict_of(per_host[h], p.metric, p.level_index);
+    HostVerdict hv{hosts[h].name, v ? v->verdict : Verdict::inconclusive, kNaN, -INFINITY, INFINITY, 0};
+    if (c) {
+      if (!e.any) {
+        p.scale = c->scale;
+        p.margin = c->margin;
+        p.coverage = c->level;
+      }
+      e.one_scale &= c->scale == p.scale;
+      e.any = true;
+      hv.effect = c->effect;
+      hv.lo = c->ci_lo;
+      hv.hi = c->ci_hi;
+      hv.n = c->n;
+      if (const OnD d = on_d(*c); std::isfinite(d.y)) {
+        e.ys.push_back(d.y);
+        e.ses.push_back(d.se);
+      }
+    }
+    p.perturbed_hosts += hv.verdict == Verdict::perturbed;
+    p.hosts.push_back(std::move(hv));
+  }
+  return e;
+}
+
+// The pooled effect and interval over the hosts' effects, entered in p, or a note why there is none.
+void pool_effects(const HostEffects& e, PooledEffect& p) {
+  if (!e.one_scale) {
+    p.note = "the hosts compare this metric on different scales (ratio on some, difference per run on others)";
+  } else if (e.ys.empty()) {
+    p.note = "no host has enough blocks to bound its effect";
+  } else if (e.ys.size() == 1) {
+    // One host: its own interval, valid at every look, is the answer; a normal
+    // interval from its standard error would be narrower than what it showed.
+    for (const HostVerdict& h : p.hosts)
+      if (std::isfinite(h.lo) && std::isfinite(h.hi)) {
+        p.pooled_hosts = 1;
+        p.effect = h.effect;
+        p.lo = h.lo;
+        p.hi = h.hi;
+      }
+  } else {
+    const stats::RandomEffects re = stats::random_effects(e.ys, e.ses, p.coverage);
+    const auto back = [&](double v) { return p.scale == Scale::ratio ? std::expm1(v) : v; };
+    p.pooled_hosts = re.k;
+    p.effect = back(re.mean);
+    p.lo = back(re.lo);
+    p.hi = back(re.hi);
+    p.tau = std::sqrt(re.tau2);
+    p.q = re.q;
+    p.p_heterogeneity = re.p_heterogeneity;
+    p.i2 = re.i2;
+  }
+}
+
+// One metric's effect at one level pooled over the hosts; none when no host compares it there.
+std::optional<PooledEffect> pooled_effect(const Plan& plan, const std::vector<HostRuns>& hosts,
+                                          const std::vector<Findings>& per_host, const MetricInfo& m,
+                                          std::size_t level) {
+  PooledEffect p;
+  p.metric = m.name;
+  p.level = plan.spec.levels[level].label;
+  p.level_index = level;
+  const HostEffects e = collect_hosts(hosts, per_host, p);
+  if (!e.any) return std::nullopt;  // the metric is not compared at this level (its own baseline)
+  pool_effects(e, p);
+  // A single host's verdict is its check's (with the family's Holm correction).
+  p.verdict = p.hosts.size() == 1 ? p.hosts.front().verdict : pooled_verdict(p);
+  return p;
+}
+
 }  // namespace
 
 HostsFindings analyse_hosts(const Plan& plan, std::vector<HostRuns> hosts, const AnalysisOptions& o) {
@@ -60,68 +145,9 @@ HostsFindings analyse_hosts(const Plan& plan, std::vector<HostRuns> hosts, const
   }
   out.metrics = out.per_host.front().metrics;
   for (const MetricInfo& m : out.metrics)
-    for (std::size_t level = 0; level < plan.spec.levels.size(); ++level) {
-      PooledEffect p;
-      p.metric = m.name;
-      p.level = plan.spec.levels[level].label;
-      p.level_index = level;
-      std::vector<double> ys, ses;
-      bool any = false, one_scale = true;
-      for (std::size_t h = 0; h < hosts.size(); ++h) {
-        const Comparison* c = held_comparison(out.per_host[h], m.name, level);
-        const LevelVerdict* v = verdict_of(out.per_host[h], m.name, level);
-        HostVerdict hv{hosts[h].name, v ? v->verdict : Verdict::inconclusive, kNaN, -INFINITY, INFINITY, 0};
-        if (c) {
-          if (!any) {
-            p.scale = c->scale;
-            p.margin = c->margin;
-            p.coverage = c->level;
-          }
-          one_scale &= c->scale == p.scale;
-          any = true;
-          hv.effect = c->effect;
-          hv.lo = c->ci_lo;
-          hv.hi = c->ci_hi;
-          hv.n = c->n;
-          if (const OnD d = on_d(*c); std::isfinite(d.y)) {
-            ys.push_back(d.y);
-            ses.push_back(d.se);
-          }
-        }
-        p.perturbed_hosts += hv.verdict == Verdict::perturbed;
-        p.hosts.push_back(std::move(hv));
-      }
-      if (!any) continue;  // the metric is not compared at this level (its own baseline)
-      if (!one_scale) {
-        p.note = "the hosts compare this metric on different scales (ratio on some, difference per run on others)";
-      } else if (ys.empty()) {
-        p.note = "no host has enough blocks to bound its effect";
-      } else if (ys.size() == 1) {
-        // One host: its own interval, valid at every look, is the answer; a normal
-        // interval from its standard error would be narrower than what it showed.
-        for (const HostVerdict& h : p.hosts)
-          if (std::isfinite(h.lo) && std::isfinite(h.hi)) {
-            p.pooled_hosts = 1;
-            p.effect = h.effect;
-            p.lo = h.lo;
-            p.hi = h.hi;
-          }
-      } else {
-        const stats::RandomEffects re = stats::random_effects(ys, ses, p.coverage);
-        const auto back = [&](double v) { return p.scale == Scale::ratio ? std::expm1(v) : v; };
-        p.pooled_hosts = re.k;
-        p.effect = back(re.mean);
-        p.lo = back(re.lo);
-        p.hi = back(re.hi);
-        p.tau = std::sqrt(re.tau2);
-        p.q = re.q;
-        p.p_heterogeneity = re.p_heterogeneity;
-        p.i2 = re.i2;
-      }
-      // A single host's verdict is its check's (with the family's Holm correction).
-      p.verdict = p.hosts.size() == 1 ? p.hosts.front().verdict : pooled_verdict(p);
-      out.pooled.push_back(std::move(p));
-    }
+    for (std::size_t level = 0; level < plan.spec.levels.size(); ++level)
+      if (std::optional<PooledEffect> p = pooled_effect(plan, hosts, out.per_host, m, level))
+        out.pooled.push_back(std::move(*p));
   out.hosts = std::move(hosts);
   return out;
 }
