@@ -154,14 +154,9 @@ std::vector<std::vector<double>> by_round(std::span<const ContextSeries> context
   return cells;
 }
 
-}  // namespace
-
-BiasAnalysis analyse_bias(const std::string& metric, std::span<const ContextSeries> contexts, double alpha,
-                          double margin) {
-  BiasAnalysis b;
-  b.metric = metric;
-  b.alpha = alpha;
-  b.margin = margin;
+// Each context's summary on the log scale, in b.contexts; a failed or empty context in
+// b.failed. Returns the contexts' geometric means.
+std::vector<double> summarise_contexts(std::span<const ContextSeries> contexts, double alpha, BiasAnalysis& b) {
   std::vector<double> means;
   for (const ContextSeries& c : contexts) {
     if (!c.failure.empty() || c.values.empty()) {
@@ -181,8 +176,12 @@ BiasAnalysis analyse_bias(const std::string& metric, std::span<const ContextSeri
     means.push_back(s.mean);
     b.contexts.push_back(std::move(s));
   }
-  if (b.contexts.empty()) throw std::invalid_argument("analyse_bias: no context has a value");
+  return means;
+}
 
+// Each context's ratio to the median of the means, their five numbers, the extremes
+// and the swing.
+void ratios_to_median(const std::vector<double>& means, BiasAnalysis& b) {
   b.median_of_means = stats::median(means);
   std::vector<double> ratios;
   for (ContextStat& s : b.contexts) {
@@ -202,6 +201,12 @@ BiasAnalysis analyse_bias(const std::string& metric, std::span<const ContextSeri
   }
   b.swing = b.ratio_max / b.ratio_min - 1;
 
+}
+
+// Whether the spread across contexts exceeds run-to-run noise: exact values against the
+// margin; else the blocked ANOVA when the rounds make a complete design, else one-way.
+void judge_spread(const std::string& metric, std::span<const ContextSeries> contexts, double alpha, double margin,
+                  BiasAnalysis& b) {
   std::vector<std::vector<double>> logs;
   std::size_t n = 0;
   for (const ContextSeries& c : contexts) {
@@ -244,6 +249,20 @@ BiasAnalysis analyse_bias(const std::string& metric, std::span<const ContextSeri
         metric, b.spread->df_between, b.spread->df_within, b.spread->f, b.spread->p_value, alpha,
         100 * b.spread->icc);
   }
+}
+
+}  // namespace
+
+BiasAnalysis analyse_bias(const std::string& metric, std::span<const ContextSeries> contexts, double alpha,
+                          double margin) {
+  BiasAnalysis b;
+  b.metric = metric;
+  b.alpha = alpha;
+  b.margin = margin;
+  const std::vector<double> means = summarise_contexts(contexts, alpha, b);
+  if (b.contexts.empty()) throw std::invalid_argument("analyse_bias: no context has a value");
+  ratios_to_median(means, b);
+  judge_spread(metric, contexts, alpha, margin, b);
   return b;
 }
 

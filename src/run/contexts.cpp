@@ -91,6 +91,35 @@ std::optional<std::uint64_t> parse_stack_address(const std::string& line) {
   return static_cast<std::uint64_t>(v);
 }
 
+namespace {
+
+// One run of `variant` in `context`: its record, with the failure when it failed. A
+// counter that cannot be opened is thrown (the counter set is the experiment).
+SweepRun run_once(const SweepSpec& spec, const RunMeasurer& measure, const Trial& trial, std::size_t c, std::size_t v,
+                  const LaunchSpec& launch) {
+  SweepRun run;
+  run.seq = trial.index;
+  run.round = trial.block;
+  run.context = c;
+  run.variant = v;
+  run.env_bytes = launch.env.size_bytes();
+  run.argv = launch.argv;
+  run.binary = launch.path;
+  run.binary_sha256 = spec.contexts[c].binary.empty() ? spec.variants[v].sha256 : spec.contexts[c].binary_sha256;
+  try {
+    RunOutcome out = measure(launch, spec.events);
+    run.exit = std::move(out.exit);
+    run.readings = std::move(out.readings);
+    if (!run.exit.ok()) run.failure = describe_exit(run.exit, launch.timeout_s);
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::event) throw;
+    run.failure = e.what();
+  }
+  return run;
+}
+
+}  // namespace
+
 ContextSweepResult run_sweep(const SweepSpec& spec, const Plan& plan, const std::vector<Trial>& todo,
                              const ContextSweepProgress& progress, const SweepRunDone& done) {
   if (spec.variants.empty() || spec.contexts.empty() || spec.runs < 1)
@@ -100,28 +129,27 @@ ContextSweepResult run_sweep(const SweepSpec& spec, const Plan& plan, const std:
   std::vector<std::size_t> live;  // contexts that could be prepared
   for (const ContextSpec& c : spec.contexts)
     if (c.failure.empty()) live.push_back(c.id);
-
-  // Launch specs once per (context, variant): the padding is the same every round.
-  std::vector<std::vector<LaunchSpec>> launches(spec.contexts.size());
-  for (std::size_t c : live)
-    for (const VariantSpec& v : spec.variants) launches[c].push_back(context_launch(v, spec.contexts[c]));
-
   ContextSweepResult result;
   if (live.empty() || todo.empty()) return result;
   // What a run leaves running is killed before the next starts (launch/descendants.h).
   DescendantGuard descendants;
   InterruptGuard guard;
-  // Every run is spawned under the guard's handlers (see non_default_signals).
+  // Launch specs once per (context, variant): the padding is the same every round. Every
+  // run is spawned under the guard's handlers (see non_default_signals).
   const std::vector<int> resets = non_default_signals();
-  for (auto& per_context : launches)
-    for (LaunchSpec& l : per_context) l.reset_signals = resets;
+  std::vector<std::vector<LaunchSpec>> launches(spec.contexts.size());
+  for (std::size_t c : live)
+    for (const VariantSpec& v : spec.variants) {
+      launches[c].push_back(context_launch(v, spec.contexts[c]));
+      launches[c].back().reset_signals = resets;
+    }
 
   // Warm-ups: each variant in the first live context, not recorded (caches, page
   // cache, CPU frequency settle).
   for (int w = 0; w < spec.warmup && !InterruptGuard::interrupted(); ++w)
-    for (std::size_t v = 0; v < spec.variants.size(); ++v) {
+    for (const LaunchSpec& launch : launches[live.front()]) {
       try {
-        measure(launches[live.front()][v], spec.events);
+        measure(launch, spec.events);
       } catch (const Error& e) {
         if (e.kind() == ErrorKind::event) throw;  // the counter set is the experiment
       }
@@ -131,28 +159,10 @@ ContextSweepResult run_sweep(const SweepSpec& spec, const Plan& plan, const std:
   for (const Trial& trial : todo) {
     if (InterruptGuard::interrupted()) break;
     const SweepCell cell = sweep_cell(plan.configs.at(trial.config));
-    const std::size_t c = cell.context, v = cell.variant;
-    if (c >= spec.contexts.size() || launches[c].size() <= v)
-      throw Error(ErrorKind::internal, fmt::format("trial {} names context {} variant {}, not prepared", trial.index, c, v));
-    const LaunchSpec& launch = launches[c][v];
-    SweepRun run;
-    run.seq = trial.index;
-    run.round = trial.block;
-    run.context = c;
-    run.variant = v;
-    run.env_bytes = launch.env.size_bytes();
-    run.argv = launch.argv;
-    run.binary = launch.path;
-    run.binary_sha256 = spec.contexts[c].binary.empty() ? spec.variants[v].sha256 : spec.contexts[c].binary_sha256;
-    try {
-      RunOutcome out = measure(launch, spec.events);
-      run.exit = std::move(out.exit);
-      run.readings = std::move(out.readings);
-      if (!run.exit.ok()) run.failure = describe_exit(run.exit, launch.timeout_s);
-    } catch (const Error& e) {
-      if (e.kind() == ErrorKind::event) throw;
-      run.failure = e.what();
-    }
+    if (cell.context >= spec.contexts.size() || launches[cell.context].size() <= cell.variant)
+      throw Error(ErrorKind::internal,
+                  fmt::format("trial {} names context {} variant {}, not prepared", trial.index, cell.context, cell.variant));
+    SweepRun run = run_once(spec, measure, trial, cell.context, cell.variant, launches[cell.context][cell.variant]);
     kill_descendants();
     if (InterruptGuard::interrupted()) break;  // killed by us: not a measurement
     run.first_line = first_line_of(run.exit.output);
