@@ -349,6 +349,43 @@ BootstrapResult bootstrap_ratio_of_medians(std::span<const double> numerator,
   return finish(ma / mb, reps, acceleration(u), options.level);
 }
 
+namespace {
+
+// The replicates' means of a circular block bootstrap from the window sums of every
+// start (full blocks of length b and, when b does not divide n, one rest window).
+void block_replicates(const std::vector<double>& block_sum, const std::vector<double>& rest_sum, std::size_t n,
+                      std::size_t full, std::size_t rest, std::uint64_t seed, std::vector<double>& reps) {
+  // The full blocks of a replicate are drawn k at a time from the sums of every
+  // k-tuple of windows: k independent uniform starts are one uniform tuple, so the
+  // replicates have the same distribution, for k times fewer draws and lookups.
+  std::size_t k = 1, entries = n;
+  while (k < full && entries * n <= kTupleTableMaxEntries) {
+    entries *= n;
+    ++k;
+  }
+  const std::size_t groups = full / k, leftover = full % k;
+  const std::vector<double> tuples = tuple_sums(block_sum, k), leftovers = tuple_sums(block_sum, leftover);
+  Rng rng(seed);
+  HalfWordIndex tuple_start(rng, static_cast<std::uint32_t>(tuples.size()));
+  HalfWordIndex leftover_start(rng, static_cast<std::uint32_t>(leftovers.size()));
+  HalfWordIndex rest_start(rng, static_cast<std::uint32_t>(n));
+  for (double& r : reps) {
+    // Two running sums: one chain of dependent additions would be the bottleneck.
+    double even = 0.0, odd = 0.0;
+    std::size_t g = 0;
+    for (; g + 1 < groups; g += 2) {
+      even += tuples[tuple_start()];
+      odd += tuples[tuple_start()];
+    }
+    if (g < groups) even += tuples[tuple_start()];
+    if (leftover > 0) odd += leftovers[leftover_start()];
+    if (rest > 0) even += rest_sum[rest_start()];
+    r = (even + odd) / static_cast<double>(n);
+  }
+}
+
+}  // namespace
+
 BlockBootstrapResult circular_block_bootstrap_mean(std::span<const double> x,
                                                    const BootstrapOptions& options,
                                                    std::size_t block_length) {
@@ -385,33 +422,7 @@ BlockBootstrapResult circular_block_bootstrap_mean(std::span<const double> x,
     if (rest > 0) s += rest_sum.front();
     std::fill(reps.begin(), reps.end(), s / static_cast<double>(n));
   } else {
-    // The full blocks of a replicate are drawn k at a time from the sums of every
-    // k-tuple of windows: k independent uniform starts are one uniform tuple, so the
-    // replicates have the same distribution, for k times fewer draws and lookups.
-    std::size_t k = 1, entries = n;
-    while (k < full && entries * n <= kTupleTableMaxEntries) {
-      entries *= n;
-      ++k;
-    }
-    const std::size_t groups = full / k, leftover = full % k;
-    const std::vector<double> tuples = tuple_sums(block_sum, k), leftovers = tuple_sums(block_sum, leftover);
-    Rng rng(options.seed);
-    HalfWordIndex tuple_start(rng, static_cast<std::uint32_t>(tuples.size()));
-    HalfWordIndex leftover_start(rng, static_cast<std::uint32_t>(leftovers.size()));
-    HalfWordIndex rest_start(rng, static_cast<std::uint32_t>(n));
-    for (double& r : reps) {
-      // Two running sums: one chain of dependent additions would be the bottleneck.
-      double even = 0.0, odd = 0.0;
-      std::size_t g = 0;
-      for (; g + 1 < groups; g += 2) {
-        even += tuples[tuple_start()];
-        odd += tuples[tuple_start()];
-      }
-      if (g < groups) even += tuples[tuple_start()];
-      if (leftover > 0) odd += leftovers[leftover_start()];
-      if (rest > 0) even += rest_sum[rest_start()];
-      r = (even + odd) / static_cast<double>(n);
-    }
+    block_replicates(block_sum, rest_sum, n, full, rest, options.seed, reps);
   }
   BlockBootstrapResult res{};
   res.estimate = mean(x);
