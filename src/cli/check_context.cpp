@@ -111,10 +111,9 @@ CheckContext manifest_context(const JournalData& d, const Plan& plan) {
   return ctx;
 }
 
-bool journal_is_simulated(const std::string& path) {
+bool journal_is_simulated(const nlohmann::json& m) {
   // An unreadable or malformed first line is not a simulated check: the reader refuses
   // it later and names why.
-  const nlohmann::json m = read_manifest_line(path);
   if (m.is_null()) return false;
   try {
     return request_from_manifest(m).backend == Backend::sim;

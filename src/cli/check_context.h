@@ -35,7 +35,7 @@ CheckContext session_context(const Session& s, const SessionOutcome& out, const 
 CheckContext manifest_context(const JournalData& d, const Plan& plan);
 
 // Whether a journal records a --backend sim check, from its first line alone.
-bool journal_is_simulated(const std::string& path);
+bool journal_is_simulated(const nlohmann::json& manifest);
 
 // The looks the last invocation of the sweep took, from its end note (1 when none says).
 std::size_t looks_of(const JournalData& d);

@@ -99,8 +99,9 @@ int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWrite
 
 int cmd_check(const Options& o) {
   if (!o.resume.empty()) {
-    if (is_sweep_journal(read_manifest_line(o.resume))) return resume_sweep_journal(o);
-    if (is_measure_journal(read_manifest_line(o.resume))) {
+    const nlohmann::json manifest = read_manifest_line(o.resume);
+    if (is_sweep_journal(manifest)) return resume_sweep_journal(o, manifest);
+    if (is_measure_journal(manifest)) {
       Options measure = o;
       measure.command = Command::measure;
       return cmd_measure(measure);

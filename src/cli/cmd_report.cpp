@@ -78,16 +78,17 @@ int report_from_table(const Options& o) {
 
 int cmd_report(const Options& o) {
   if (o.report_files.size() > 1) return report_merged(o);
-  if (is_sweep_journal(read_manifest_line(o.report_file))) return report_sweep(o, load_journal(o.report_file));
-  if (is_measure_journal(read_manifest_line(o.report_file))) {
+  // The manifest alone says which command's report this is.
+  const nlohmann::json manifest = read_manifest_line(o.report_file);
+  if (is_sweep_journal(manifest)) return report_sweep(o, load_journal(o.report_file));
+  if (is_measure_journal(manifest)) {
     if (!o.html.empty() || !o.svg_dir.empty())
       throw Error(ErrorKind::usage, o.report_file + " is a measure's journal: its report has no figures",
                   "obscheck report FILE prints it as measure did (--json, --csv, --markdown)");
     return report_measure(o, load_journal(o.report_file));
   }
-  // The manifest alone says which path applies: the simulated backend's analysis and
-  // the figures (--html, --svg) read RunRecords.
-  if (o.html.empty() && o.svg_dir.empty() && !journal_is_simulated(o.report_file)) return report_from_table(o);
+  // The simulated backend's analysis and the figures (--html, --svg) read RunRecords.
+  if (o.html.empty() && o.svg_dir.empty() && !journal_is_simulated(manifest)) return report_from_table(o);
   const JournalData d = load_journal(o.report_file);
   const Plan plan = plan_from_journal(d);
   const CheckRequest recorded = request_from_manifest(d.manifest);

@@ -74,12 +74,6 @@ SweepContextRecord context_from(const nlohmann::json& j) {
 
 double ns(const timeval& t) { return static_cast<double>(timeval_ns(t)); }
 
-bool any_prepared(const SweepSpec& spec) {
-  for (const ContextSpec& c : spec.contexts)
-    if (c.failure.empty()) return true;
-  return false;
-}
-
 // The record the journal holds, as it reads back: the live report is made from the
 // same bytes a report of the journal reads (invalid UTF-8 in a first line replaced).
 RunRecord as_journalled(const RunRecord& r) {
@@ -102,8 +96,8 @@ SweepReport assemble(const SweepBrief& brief, const std::vector<RunRecord>& runs
 int run_job(const Options& o, SweepJob& job, std::vector<RunRecord> recorded, JournalWriter* journal,
             const SweepFinish& finish) {
   bool interrupted = false;
-  if (any_prepared(job.spec)) {
-    const Plan plan = sweep_plan(job.spec, job.brief.header.command);
+  if (job.plan) {
+    const Plan& plan = *job.plan;
     const std::vector<Trial> todo =
         remaining_trials(plan, recorded, journal ? journal->path() : std::string(), *plan.spec.fixed_blocks);
     ContextSweepProgress progress;
@@ -135,7 +129,7 @@ nlohmann::json sweep_manifest(const SweepJob& job) {
   in.options = {{"arguments", job.brief.arguments}, {"backend", job.setup.sim ? "sim" : "native"}};
   in.target = TargetInfo{first.launch.path, first.launch.argv, first.sha256};
   in.env = first.launch.env.vars();
-  nlohmann::json manifest = make_manifest(in, sweep_plan(job.spec, job.brief.header.command));
+  nlohmann::json manifest = make_manifest(in, job.plan.value());
   manifest["command"] = job.brief.header.command;
   manifest["sweep"] = brief_to_json(job.brief);
   return manifest;
@@ -210,14 +204,14 @@ int resume_sweep(const Options& o, const std::string& command, const std::functi
                 "resume with the environment the sweep was started with, or start a new one (without --resume)");
   if (const std::string why = sweep_difference(recorded.header, job.brief.header); !why.empty())
     throw Error(ErrorKind::usage, why, "a resumed sweep must run the same programs in the same contexts; start a new one");
-  if (!(plan_from_journal(r.data).spec == sweep_plan(job.spec, command).spec))
+  if (!job.plan || !(plan_from_journal(r.data).spec == job.plan->spec))
     throw Error(ErrorKind::usage, "the sweep's plan differs from the journal's", "start a new sweep");
   // The report is the journal's: its header (the binaries' paths, the notes) as recorded.
   job.brief = recorded;
   if (r.data.torn_tail)
     fmt::print(stderr, "obscheck: the journal's last line was incomplete (cut off mid-write) and was removed; that run is run again\n");
   fmt::print(stderr, "obscheck: resuming {} after {} of {} runs\n", o.resume, r.data.runs.size(),
-             sweep_plan(job.spec, command).block_size() * static_cast<std::size_t>(job.spec.runs));
+             job.plan->block_size() * static_cast<std::size_t>(job.spec.runs));
   return run_job(o, job, r.data.runs, &r.writer, finish);
 }
 
@@ -290,6 +284,11 @@ SweepJob sweep_job(const Options& o, const std::string& command,
   spec.warmup = setup.warmup;
   spec.measurer = setup.measurer;
   spec.seed = setup.seed;
+  for (const ContextSpec& c : spec.contexts)
+    if (c.failure.empty()) {
+      job.plan = sweep_plan(spec, command);
+      break;
+    }
 
   SweepReport& h = job.brief.header;
   h.command = command;
@@ -381,7 +380,7 @@ int run_sweep_command(const Options& o, const std::string& command,
   SweepJob job = build(o);
   std::optional<JournalWriter> journal;
   if (!o.journal.empty()) {
-    if (any_prepared(job.spec))
+    if (job.plan)
       journal.emplace(JournalWriter::create(o.journal, sweep_manifest(job)));
     else
       fmt::print(stderr, "obscheck: no context could be prepared, so there is nothing to run or journal ({} not written)\n",
@@ -412,10 +411,9 @@ int report_sweep(const Options& o, const JournalData& d) {
                                         : finish_compare(o, report, brief, !ended, false);
 }
 
-int resume_sweep_journal(const Options& o) {
+int resume_sweep_journal(const Options& o, const nlohmann::json& manifest) {
   Options sweep = o;
-  const nlohmann::json m = read_manifest_line(o.resume);
-  sweep.command = m.at("command") == "bias" ? Command::bias : Command::compare;
+  sweep.command = manifest.at("command") == "bias" ? Command::bias : Command::compare;
   return sweep.command == Command::bias ? cmd_bias(sweep) : cmd_compare(sweep);
 }
 

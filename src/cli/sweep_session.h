@@ -48,11 +48,12 @@ nlohmann::json brief_to_json(const SweepBrief& b);
 // Throws Error(io) naming a missing or malformed field.
 SweepBrief brief_from_json(const nlohmann::json& j);
 
-// What one command runs: the setup (it owns the linked binaries), the runner's spec and
-// the brief.
+// What one command runs: the setup (it owns the linked binaries), the runner's spec, its
+// plan and the brief.
 struct SweepJob {
   SweepSetup setup;
   SweepSpec spec;
+  std::optional<Plan> plan;  // sweep_plan(spec); none when no context could be prepared
   SweepBrief brief;
 };
 
@@ -83,9 +84,9 @@ int run_sweep_command(const Options& o, const std::string& command,
                       const std::function<SweepJob(const Options&)>& build, const SweepFinish& finish);
 
 // A sweep's journal (its manifest says "command": "bias" or "compare"), its report from
-// the file alone, and its continuation for obscheck --resume FILE.
+// the file alone, and its continuation for obscheck --resume FILE (`manifest`: its line 1).
 bool is_sweep_journal(const nlohmann::json& manifest);
 int report_sweep(const Options& o, const JournalData& d);
-int resume_sweep_journal(const Options& o);
+int resume_sweep_journal(const Options& o, const nlohmann::json& manifest);
 
 }  // namespace obscheck
