@@ -8,10 +8,10 @@
 #include "analysis/summary.h"
 #include "cli/commands.h"
 #include "cli/resume.h"
-#include "cli/sim_backend.h"
 #include "host/doctor.h"
 #include "host/host_info.h"
 #include "record/journal.h"
+#include "run/backend.h"
 
 namespace obscheck {
 namespace {
@@ -65,7 +65,7 @@ std::vector<std::string> observations(const Plan& plan, const std::vector<RunRec
 }
 
 CheckContext session_context(const Session& s, const SessionOutcome& out, const nlohmann::json& host,
-                             std::vector<std::string> warnings) {
+                             std::vector<std::string> warnings, std::vector<std::string> backend_notes) {
   CheckContext ctx;
   ctx.argv = s.spec.base.argv;
   ctx.mode = std::string(to_string(s.spec.mode));
@@ -80,7 +80,7 @@ CheckContext session_context(const Session& s, const SessionOutcome& out, const 
   ctx.warnings = std::move(warnings);
   if (auto w = left_behind_warning(s.runs); !w.empty()) ctx.warnings.push_back(w);
   ctx.observations = observations(s.plan, s.runs);
-  if (s.spec.sim) ctx.backend = sim_backend_lines(*s.spec.sim, s.spec.sim_events);
+  ctx.backend = std::move(backend_notes);
   if (out.interrupted) ctx.warnings.push_back("interrupted: continue with obscheck --resume " + s.journal_path);
   ctx.seconds_per_block = out.seconds_per_block;
   if (!out.failure.empty()) ctx.warnings.push_back(out.failure);
@@ -106,17 +106,17 @@ CheckContext manifest_context(const JournalData& d, const Plan& plan) {
     ctx.seconds_per_block = d.notes.back().at("sweep").value("seconds_per_block", 0.0);
   ctx.complete = last == "finished";
   for (const auto& w : request.dropped) ctx.warnings.push_back("dropped (--allow-missing): " + w);
-  if (request.sim) ctx.backend = sim_backend_lines(*request.sim, resolve_sim_events(request.counters.text()));
+  ctx.backend = choose_backend(request)->notes(request.counters);
   if (last == "interrupted") ctx.warnings.push_back("interrupted: continue with obscheck --resume " + d.path);
   return ctx;
 }
 
-bool journal_is_simulated(const nlohmann::json& m) {
-  // An unreadable or malformed first line is not a simulated check: the reader refuses
-  // it later and names why.
+bool journal_counts_exactly(const nlohmann::json& m) {
+  // An unreadable or malformed first line is not an exact check: the reader refuses it
+  // later and names why.
   if (m.is_null()) return false;
   try {
-    return request_from_manifest(m).backend == Backend::sim;
+    return choose_backend(request_from_manifest(m))->exact();
   } catch (const Error&) {
     return false;
   }

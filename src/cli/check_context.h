@@ -26,16 +26,18 @@ int check_exit_code(const Options& o, const Plan& plan, const Findings& f);
 // (exact counts: the same in every run, or their range) and samples taken and lost.
 std::vector<std::string> observations(const Plan& plan, const std::vector<RunRecord>& runs);
 
-// The context of a check this invocation ran (new or resumed) to `out`.
+// The context of a check this invocation ran (new or resumed) to `out`; backend_notes:
+// what the report says about its backend (run/backend.h Backend::notes).
 CheckContext session_context(const Session& s, const SessionOutcome& out, const nlohmann::json& host,
-                             std::vector<std::string> warnings);
+                             std::vector<std::string> warnings, std::vector<std::string> backend_notes);
 
 // The context of a journal's check from its manifest and notes (runs_done, the
 // observations and the warnings about runs are the caller's, who read the runs).
 CheckContext manifest_context(const JournalData& d, const Plan& plan);
 
-// Whether a journal records a --backend sim check, from its first line alone.
-bool journal_is_simulated(const nlohmann::json& manifest);
+// Whether a journal records a check whose backend counts exactly (run/backend.h
+// Backend::exact: the simulator), from its first line alone.
+bool journal_counts_exactly(const nlohmann::json& manifest);
 
 // The looks the last invocation of the sweep took, from its end note (1 when none says).
 std::size_t looks_of(const JournalData& d);

@@ -9,127 +9,29 @@
 
 #include "cli/commands.h"
 #include "cli/install_paths.h"
-#include "cli/sim_backend.h"
 #include "cli/sweep_common.h"
 #include "events/event.h"
 #include "observe/probes.h"
 #include "observe/variants.h"
 #include "observe/wrap.h"
+#include "run/backend.h"
 #include "util/digest.h"
 #include "util/error.h"
 
 namespace obscheck {
 namespace {
 
-// What the check counts when --counters is not given: the software events every
-// Linux host has, plus the TSC; hosts with a PMU add the paper's cycles/l1d/l1i.
-constexpr const char* kDefaultCheckCounters = "task-clock,page-faults,ctx-switches,tsc";
-constexpr const char* kDefaultPmuCounters = "cycles,instructions,l1d,l1i";
-// The metrics of a check of any other observer, when --counters is not given.
-constexpr const char* kDefaultObserverMetrics = "task-clock,page-faults";
-// Under --backend sim: the paper's counters, simulated (cycles estimated).
-constexpr const char* kDefaultSimCounters = "cycles,instructions,l1d,l1i";
-constexpr const char* kDefaultSimObserverMetrics = "instructions,cycles,l1d";
-// Under --backend sim a configuration's counts are exact: one measured block decides
-// and a second confirms that they repeat (analysis/deterministic.h). No warm-up: the
+// Under an exact backend (run/backend.h) one measured block decides and a second
+// confirms that the counts repeat (analysis/deterministic.h). No warm-up: the
 // simulated caches start cold in every run, so there is nothing to settle.
-constexpr std::size_t kSimBlocks = 2;
+constexpr std::size_t kExactBlocks = 2;
 // Where --build writes its variants, relative to the working directory.
 constexpr const char* kVariantsDir = ".obscheck-variants";
 
-// The counter list's items with the events of each, after dropping what this host
-// cannot count (--allow-missing) or refusing the whole list with every reason (the
-// counter set is the independent variable: never silently smaller).
-struct Counters {
-  std::vector<std::string> items;
-  EventSet events;
-  std::vector<std::vector<std::size_t>> item_events;
-  std::vector<std::string> dropped;  // "cycles: no hardware PMU ..."
-  std::vector<std::string> notes;    // from events/, each once (e.g. counted at user level only)
-};
-
-// One item's reasons it cannot be counted ("" when it can), the hints gathered.
-std::string unavailable_reasons(const EventSet& one, const std::vector<Availability>& avail, std::size_t first,
-                                std::string& hint) {
-  std::string why;
-  for (std::size_t i = 0; i < one.events.size(); ++i) {
-    const Availability& a = avail[first + i];
-    if (a.available) continue;
-    why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", one.events[i].spec, a.reason);
-    if (!a.hint.empty() && hint.find(a.hint) == std::string::npos) hint += (hint.empty() ? "" : "; ") + a.hint;
-  }
-  return why;
-}
-
-void add_item(Counters& c, const std::string& item, const EventSet& one) {
-  std::vector<std::size_t> idx;
-  for (const auto& group : one.groups) {
-    std::vector<std::size_t> g;
-    for (std::size_t e : group) {
-      g.push_back(c.events.events.size());
-      idx.push_back(c.events.events.size());
-      c.events.events.push_back(one.events[e]);
-    }
-    c.events.groups.push_back(std::move(g));
-  }
-  c.items.push_back(item);
-  c.item_events.push_back(std::move(idx));
-}
-
-Counters resolve_counters(const CounterList& list, bool allow_missing) {
-  // Every item is parsed first and all are probed together on one child: one fork
-  // and one look at the host's perf facts for the whole list, not one per item.
-  std::vector<EventSet> parsed;
-  EventSet all;
-  std::vector<std::size_t> first_event;  // each item's first index in `all`
-  Counters c;
-  for (const std::string& item : list.items()) {
-    parsed.push_back(parse_events(item));
-    for (const auto& n : parsed.back().notes)
-      if (std::find(c.notes.begin(), c.notes.end(), n) == c.notes.end()) c.notes.push_back(n);
-    first_event.push_back(all.events.size());
-    all = concat_events(all, parsed.back());
-  }
-  const std::vector<Availability> avail = probe_event_set(all);
-  std::string why, hint;
-  for (std::size_t k = 0; k < list.size(); ++k) {
-    const std::string item_why = unavailable_reasons(parsed[k], avail, first_event[k], hint);
-    if (item_why.empty()) add_item(c, list[k], parsed[k]);
-    else if (allow_missing) c.dropped.push_back(item_why);
-    else why += (why.empty() ? "" : "; ") + item_why;
-  }
-  if (!why.empty())
-    throw Error(ErrorKind::event, "cannot count " + why,
-                hint + (hint.empty() ? "" : "; ") + "or drop them with --allow-missing");
-  if (c.items.empty())
-    throw Error(ErrorKind::event,
-                "none of the counters can be counted here: " + fmt::format("{}", fmt::join(c.dropped, "; ")),
-                "see obscheck events");
-  return c;
-}
-
-// The simulated counterpart: every simulated event exists on any host, so nothing is
-// dropped; each name is its own item.
-Counters resolve_sim_counters(const CounterList& list, std::vector<SimEvent>& events) {
-  events = resolve_sim_events(list.text());
-  Counters c;
-  for (std::size_t i = 0; i < events.size(); ++i) {
-    c.items.push_back(events[i].name);
-    c.item_events.push_back({i});
-  }
-  return c;
-}
-
 // The counters a check counts when the user named none.
-CounterList default_counters(const CheckRequest& r) {
-  const bool other = r.observer.kind != ObserverKind::counters;
-  if (r.backend == Backend::sim)
-    return CounterList(split_event_list(other ? kDefaultSimObserverMetrics : kDefaultSimCounters));
-  if (other) return CounterList(split_event_list(kDefaultObserverMetrics));
-  // The PMU set only if this host can count it.
-  for (const auto& a : probe_event_set(parse_events(kDefaultPmuCounters)))
-    if (!a.available) return CounterList(split_event_list(kDefaultCheckCounters));
-  return CounterList(split_event_list(std::string(kDefaultPmuCounters) + "," + kDefaultCheckCounters));
+CounterList default_counters(const CheckRequest& r, const Backend& backend) {
+  return backend.default_counters(r.observer.kind == ObserverKind::counters ? CounterUse::check
+                                                                             : CounterUse::observer_metrics);
 }
 
 std::uint64_t parse_frequency(const std::string& w) {
@@ -217,8 +119,8 @@ std::vector<Level> build_levels(const ObserverRequest& req, std::size_t counters
 }
 
 // The doses of the chosen observer as plan levels; fills the runner's ObserverSpec.
-std::vector<Level> observer_levels(const CheckRequest& r, const LaunchSpec& base, ObserverSpec& obs,
-                                   std::vector<std::string>& notes) {
+std::vector<Level> observer_levels(const CheckRequest& r, const Backend& backend, const LaunchSpec& base,
+                                   ObserverSpec& obs, std::vector<std::string>& notes) {
   obs.kind = r.observer.kind;
   std::vector<Level> levels;
   switch (r.observer.kind) {
@@ -228,9 +130,9 @@ std::vector<Level> observer_levels(const CheckRequest& r, const LaunchSpec& base
       // program?" for a list of any length, one counter included. A counter is still
       // compared with itself counted alone: level 0 cannot count it. In process,
       // level 0 is the library loaded with an empty list: the program as every other
-      // level runs it, less the counting. Not under simulation, where the driver's
-      // metrics are the simulator's.
-      return counter_levels(r.counters.items(), r.backend == Backend::native);
+      // level runs it, less the counting. Not when the driver's metrics time a
+      // simulator instead of the program.
+      return counter_levels(r.counters.items(), backend.times_the_program());
     case ObserverKind::probes:
     case ObserverKind::breakpoints: levels = probe_levels(r.observer, r.counters.size(), base, obs); break;
     case ObserverKind::sampling: levels = sampling_levels(r.observer, r.counters.size(), obs); break;
@@ -259,13 +161,13 @@ ObserverRequest observer_request_from(const Options& o) {
   return r;
 }
 
-// The plan's blocks: under simulation one measured block decides and a second confirms.
-void set_budget(const CheckRequest& r, PlanSpec& ps) {
+// The plan's blocks: with exact counts one measured block decides and a second confirms.
+void set_budget(const CheckRequest& r, const Backend& backend, PlanSpec& ps) {
   if (r.runs > 0) ps.fixed_blocks = static_cast<std::size_t>(r.runs);
   if (r.max_runs > 0) ps.max_blocks = static_cast<std::size_t>(r.max_runs);
   ps.warmup_blocks = static_cast<std::size_t>(r.warmup);
-  if (r.backend == Backend::sim) {
-    ps.fixed_blocks = r.runs > 0 ? static_cast<std::size_t>(r.runs) : kSimBlocks;
+  if (backend.exact()) {
+    ps.fixed_blocks = r.runs > 0 ? static_cast<std::size_t>(r.runs) : kExactBlocks;
     ps.warmup_blocks = r.warmup_given ? static_cast<std::size_t>(r.warmup) : 0;
   }
 }
@@ -306,12 +208,11 @@ CheckRequest check_request_from(const Options& o) {
   if (r.observer.kind != ObserverKind::counters && r.mode == CountingMode::inprocess)
     throw Error(ErrorKind::usage, "--mode inprocess goes with the counter observer only",
                 "probes, breakpoints, sampling, profiler commands and builds are checked with --mode external");
-  r.backend = backend_from_string(o.backend);
-  if (r.backend == Backend::sim) {
-    require_sim_observer_of(o);
-    r.sim_cache = o.sim_cache;
-    r.sim = sim_geometry_from(o);
-  }
+  const std::shared_ptr<const Backend> backend = choose_backend(o.backend, o.sim_cache);
+  backend->admit(r.observer.kind);
+  r.backend = backend->kind();
+  r.sim = backend->geometry();
+  r.sim_cache = r.sim ? o.sim_cache : "";  // where the geometry in use came from
   if (!o.counters.empty()) r.counters = CounterList(split_event_list(o.counters));
   r.allow_missing = o.allow_missing;
   r.margin = o.margin;
@@ -336,26 +237,28 @@ PreparedCheck prepare_check(CheckRequest r) {
     if (r.launch.argv.empty()) r.launch.argv.push_back(variants.front().path);
     r.launch.argv.front() = variants.front().path;
   }
-  if (r.counters.empty()) r.counters = default_counters(r);
   CheckSpec& spec = p.spec;
+  spec.backend = choose_backend(r);
+  const Backend& backend = *spec.backend;
+  if (r.counters.empty()) r.counters = default_counters(r, backend);
   spec.base = launch_spec_for(r.launch);
   spec.keep_output_head = r.launch.keep_output_head;
-  const Counters c = r.backend == Backend::sim ? resolve_sim_counters(r.counters, spec.sim_events)
-                                               : resolve_counters(r.counters, r.allow_missing);
+  ResolvedCounters c = backend.resolve(r.counters, r.allow_missing);
   r.counters = CounterList(c.items);
   r.dropped.insert(r.dropped.end(), c.dropped.begin(), c.dropped.end());
   for (const auto& d : c.dropped) p.warnings.push_back("dropped (--allow-missing): " + d);
   for (const auto& n : c.notes) p.warnings.push_back(n);
-  spec.sim = r.sim;
+  p.backend_notes = backend.notes(r.counters);
+  spec.sim_events = std::move(c.simulated);
   spec.events = c.events;
   spec.item_events = c.item_events;
   spec.mode = r.mode;
   spec.ignore_failure = r.ignore_failure;
   spec.fail_on_leftovers = r.leftovers == "fail";
-  if (spec.mode == CountingMode::inprocess && r.backend == Backend::native) spec.probe_library = probe_library_path();
+  if (spec.mode == CountingMode::inprocess && backend.counts_in_the_target()) spec.probe_library = probe_library_path();
 
   p.plan.counters = r.counters.items();
-  p.plan.levels = observer_levels(r, spec.base, spec.observer, p.warnings);
+  p.plan.levels = observer_levels(r, backend, spec.base, spec.observer, p.warnings);
   p.plan.observer = std::string(to_string(spec.observer.kind));
   // Only the counter observer's list reaches the target's environment in process;
   // every other observer leaves the environment alone, so its layout is held.
@@ -363,31 +266,33 @@ PreparedCheck prepare_check(CheckRequest r) {
   // A seed the user did not give is drawn once and recorded, so the run can be replayed.
   if (!r.seed_given) r.seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
   p.plan.seed = r.seed;
-  set_budget(r, p.plan);
+  set_budget(r, backend, p.plan);
   p.request = std::move(r);
   return p;
 }
 
 PreparedCheck prepare_plan(CheckRequest r, std::vector<std::string>& cannot_count) {
+  const std::shared_ptr<const Backend> backend = choose_backend(r);
   try {
     return prepare_check(r);
   } catch (const Error& e) {
-    if (e.kind() != ErrorKind::event || r.observer.kind != ObserverKind::counters || r.backend != Backend::native)
-      throw;
+    // An exact backend counts the same on every host: its refusal is the list's.
+    if (e.kind() != ErrorKind::event || r.observer.kind != ObserverKind::counters || backend->exact()) throw;
     cannot_count.push_back(e.what());
   }
   PreparedCheck p;
-  if (r.counters.empty()) r.counters = default_counters(r);
+  p.spec.backend = backend;
+  if (r.counters.empty()) r.counters = default_counters(r, *backend);
   p.spec.base = launch_spec_for(r.launch);
   p.spec.mode = r.mode;
   p.plan.counters = r.counters.items();
-  p.plan.levels = counter_levels(r.counters.items(), true);
+  p.plan.levels = counter_levels(r.counters.items(), backend->times_the_program());
   p.plan.observer = "counters";
   p.plan.layouts = layouts_for(r.mode);
   if (!r.seed_given) r.seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
   r.seed_given = true;
   p.plan.seed = r.seed;
-  set_budget(r, p.plan);
+  set_budget(r, *backend, p.plan);
   p.request = std::move(r);
   return p;
 }

@@ -34,6 +34,7 @@ struct PreparedCheck {
   CheckSpec spec;            // what the runner needs
   PlanSpec plan;             // the levels and layouts (seed and budget from the request)
   std::vector<std::string> warnings;  // dropped counters, counting notes, a wrapper's changes
+  std::vector<std::string> backend_notes;  // what the report says about the backend (run/backend.h)
 };
 
 // Resolves `r` on this host. Throws Error(event) naming every counter that cannot be

@@ -18,6 +18,7 @@
 #include "host/host_info.h"
 #include "record/journal.h"
 #include "report/check_report.h"
+#include "run/backend.h"
 #include "run/session.h"
 #include "util/digest.h"
 #include "util/error.h"
@@ -39,11 +40,11 @@ SessionProgressFn progress_line(const Options& o) {
   };
 }
 
-// Each look analyses every run so far: exact counts under simulation, else the paired
-// sequential analysis over a table the look appends to.
-LookFn analysis_at_looks(const CheckRequest& r, const Plan& plan, RunTable& table, Findings& findings) {
-  return [&r, &plan, &table, &findings](const std::vector<RunRecord>& runs, std::size_t looks) {
-    if (r.backend == Backend::sim) {
+// Each look analyses every run so far: exact counts when the backend counts exactly,
+// else the paired sequential analysis over a table the look appends to.
+LookFn analysis_at_looks(const CheckRequest& r, bool exact, const Plan& plan, RunTable& table, Findings& findings) {
+  return [&r, exact, &plan, &table, &findings](const std::vector<RunRecord>& runs, std::size_t looks) {
+    if (exact) {
       findings = analyse_deterministic(plan, runs, r.margin);
     } else {
       while (table.size() < runs.size()) table.add(runs[table.size()]);
@@ -68,12 +69,13 @@ LookFn analysis_at_looks(const CheckRequest& r, const Plan& plan, RunTable& tabl
 
 int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWriter& journal, const nlohmann::json& host) {
   s.time_budget_s = p.request.time_budget;
-  s.first_look = p.request.backend == Backend::sim ? kFirstLook : first_look(s.plan);
+  const bool exact = p.spec.backend->exact();
+  s.first_look = exact ? kFirstLook : first_look(s.plan);
   RunTable table;
   Findings findings;
-  const SessionOutcome out = run_session(s, journal, analysis_at_looks(p.request, s.plan, table, findings),
+  const SessionOutcome out = run_session(s, journal, analysis_at_looks(p.request, exact, s.plan, table, findings),
                                          progress_line(o));
-  CheckContext ctx = session_context(s, out, host, p.warnings);
+  CheckContext ctx = session_context(s, out, host, p.warnings, p.backend_notes);
   if (out.budget_spent && !findings.decisive)
     ctx.warnings.push_back(fmt::format("stopped by the time budget ({:g} s) before every verdict was decided; "
                                        "continue with obscheck --resume {} --time-budget SECONDS",

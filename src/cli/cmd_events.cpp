@@ -1,6 +1,7 @@
 #include "cli/commands.h"
 #include "cli/sim_backend.h"
 #include "events/event.h"
+#include "run/backend.h"
 #include "report/events_report.h"
 #include "util/error.h"
 
@@ -17,7 +18,7 @@ int cmd_events(const Options& o) {
     const auto catalog = sim_catalog();
     std::vector<std::string> notes;
     try {
-      const SimGeometry g = sim_geometry_from(o);
+      const SimGeometry g = *choose_backend(o.backend, o.sim_cache)->geometry();
       notes.push_back("geometry a check would simulate here: " + format_sim_geometry(g) + " (" + g.source + ")");
       for (const std::string& n : g.notes) notes.push_back("  " + n);
     } catch (const Error& e) {

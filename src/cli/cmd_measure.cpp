@@ -16,7 +16,6 @@
 #include "cli/check_setup.h"
 #include "cli/commands.h"
 #include "cli/resume.h"
-#include "cli/sim_backend.h"
 #include "cli/sweep_common.h"
 #include "cli/sweep_session.h"
 #include "events/event.h"
@@ -25,6 +24,7 @@
 #include "record/request.h"
 #include "record/run_table.h"
 #include "report/measure_report.h"
+#include "run/backend.h"
 #include "run/measure.h"
 #include "util/digest.h"
 #include "util/error.h"
@@ -32,13 +32,9 @@
 namespace obscheck {
 namespace {
 
-// What measure counts when -e is not given: the software events every Linux host
-// has (this is also what perf stat falls back to without a PMU).
-constexpr const char* kDefaultMeasureEvents = "task-clock,page-faults,ctx-switches,migrations";
-// Under --backend sim: every simulated event (they cost nothing extra: cachegrind
-// counts them all in one run). Two runs: one measures exactly, the second confirms.
-constexpr const char* kDefaultSimMeasureEvents = "instructions,cycles,l1d,l1d-reads,l1i,llc,branches,branch-misses";
-constexpr int kSimMeasureRuns = 2;
+// With a backend that counts exactly (run/backend.h), two runs: one measures, the
+// second confirms.
+constexpr int kExactMeasureRuns = 2;
 // The bootstrap's seed is fixed per invocation so the same data give the same CI.
 constexpr std::uint64_t kMeasureSeed = 0x6f6273636865636bULL;
 // The plan's observer: a journal of measure, not of a check.
@@ -48,10 +44,10 @@ constexpr const char* kMeasureObserver = "measure";
 // journal records what ran, not what was left to a default.
 CheckRequest measure_request(const Options& o) {
   CheckRequest r = check_request_from(o);
-  const bool sim = r.backend == Backend::sim;
-  if (r.counters.empty()) r.counters = CounterList(split_event_list(sim ? kDefaultSimMeasureEvents : kDefaultMeasureEvents));
-  if (sim && !o.runs_given) r.runs = kSimMeasureRuns;
-  if (sim && !o.warmup_given) r.warmup = 0;
+  const std::shared_ptr<const Backend> backend = choose_backend(r);
+  if (r.counters.empty()) r.counters = backend->default_counters(CounterUse::measure);
+  if (backend->exact() && !o.runs_given) r.runs = kExactMeasureRuns;
+  if (backend->exact() && !o.warmup_given) r.warmup = 0;
   r.seed = o.seed_given ? o.seed : kMeasureSeed;
   r.seed_given = true;
   return r;
@@ -61,9 +57,8 @@ CheckRequest measure_request(const Options& o) {
 struct MeasureSetup {
   CheckRequest request;
   MeasureSpec spec;
-  std::vector<SimEvent> simulated;
-  std::vector<std::string> sim_event_names;  // theirs, as the readings name them
-  std::vector<std::string> backend_notes;  // the simulated backend's lines
+  std::vector<std::string> sim_event_names;  // the simulated events, as the readings name them
+  std::vector<std::string> backend_notes;  // what the report says about the backend
   std::vector<std::string> event_notes;    // e.g. counted at user level only
   Plan plan;
 };
@@ -88,20 +83,12 @@ Plan measure_plan(const CheckRequest& r) {
 
 MeasureSetup measure_setup(CheckRequest r) {
   MeasureSetup m;
-  const bool sim = r.backend == Backend::sim;
-  EventSet events;
-  if (sim) {
-    m.simulated = resolve_sim_events(r.counters.text());
-  } else {
-    events = parse_events(r.counters.text());
-    require_available(events);
-  }
-  m.spec = MeasureSpec{launch_spec_for(r.launch), std::move(events), r.runs, r.warmup, r.ignore_failure};
-  if (sim) {
-    m.backend_notes = sim_backend_lines(*r.sim, m.simulated);
-    for (const SimEvent& e : m.simulated) m.sim_event_names.push_back(e.name);
-  }
-  m.spec.measurer = run_measurer(r.sim, m.simulated);
+  const std::shared_ptr<const Backend> backend = choose_backend(r);
+  const ResolvedCounters c = backend->resolve_all(r.counters);
+  m.spec = MeasureSpec{launch_spec_for(r.launch), c.events, r.runs, r.warmup, r.ignore_failure};
+  m.backend_notes = backend->notes(r.counters);
+  for (const SimEvent& e : c.simulated) m.sim_event_names.push_back(e.name);
+  m.spec.measurer = backend->run_measurer(c);
   m.event_notes = m.spec.events.notes;
   m.plan = measure_plan(r);
   m.request = std::move(r);
@@ -133,8 +120,8 @@ std::vector<MetricSeries> collect_series(const std::vector<RunRecord>& runs) {
   return counters;
 }
 
-// Under --backend sim the counts are exact: the driver's own metrics (wall time,
-// rusage) time the simulator, not the program, so only the simulated events are
+// Under --backend sim the driver's own metrics (wall time, rusage) time the simulator,
+// not the program (Backend::times_the_program), so only the simulated events are
 // reported, and runs that do not repeat one another's counts are named.
 std::vector<std::string> keep_simulated(std::vector<MetricSeries>& series, const std::vector<std::string>& events) {
   std::vector<std::string> notes;
@@ -167,10 +154,9 @@ MeasureOutcome measure_outcome(const CheckRequest& r, const std::vector<std::str
   f.aslr = r.launch.aslr;
   f.cpu = r.launch.cpu;
   std::vector<MetricSeries> series = collect_series(runs);
-  const bool sim = r.backend == Backend::sim;
   // The backend's lines first, then what the runs say, then the events' notes.
   f.notes = backend_notes;
-  if (sim)
+  if (!choose_backend(r)->times_the_program())
     for (std::string& n : keep_simulated(series, sim_events)) f.notes.push_back(std::move(n));
   for (MetricSeries& s : series) f.metrics.push_back(summarize_metric(std::move(s), r.seed));
   if (!runs.empty() && !runs.back().exit.ok() && !r.ignore_failure)

@@ -14,6 +14,7 @@
 #include "record/journal_reader.h"
 #include "record/request.h"
 #include "report/check_report.h"
+#include "run/backend.h"
 #include "run/check.h"
 #include "util/error.h"
 
@@ -88,12 +89,12 @@ int cmd_report(const Options& o) {
     return report_measure(o, load_journal(o.report_file));
   }
   // The simulated backend's analysis and the figures (--html, --svg) read RunRecords.
-  if (o.html.empty() && o.svg_dir.empty() && !journal_is_simulated(manifest)) return report_from_table(o);
+  if (o.html.empty() && o.svg_dir.empty() && !journal_counts_exactly(manifest)) return report_from_table(o);
   const JournalData d = load_journal(o.report_file);
   const Plan plan = plan_from_journal(d);
   const CheckRequest recorded = request_from_manifest(d.manifest);
   const double margin = margin_of(o, recorded);
-  const Findings findings = recorded.backend == Backend::sim ? analyse_deterministic(plan, d.runs, margin)
+  const Findings findings = choose_backend(recorded)->exact() ? analyse_deterministic(plan, d.runs, margin)
                                       : analyse_check(plan, d.runs, {margin, 0.05, looks_of(d), plan.seed()});
   CheckContext ctx = manifest_context(d, plan);
   ctx.observations = observations(plan, d.runs);

@@ -12,9 +12,10 @@
 
 #include "cli/check_setup.h"
 #include "cli/commands.h"
-#include "record/journal_reader.h"
-#include "util/digest.h"
 #include "record/journal.h"
+#include "record/journal_reader.h"
+#include "run/backend.h"
+#include "util/digest.h"
 #include "util/error.h"
 #include "util/fd.h"
 
@@ -180,7 +181,7 @@ int cmd_resume(const Options& o) {
   // the journal; this command line gives only the output and this invocation's budget.
   CheckRequest request = request_from_manifest(m);
   request.time_budget = o.time_budget;
-  if (request.backend == Backend::sim) find_valgrind();
+  choose_backend(request)->require_here();
   PreparedCheck p = prepare_check(request);
   Session s;
   s.plan = plan_from_journal(r.data);

@@ -10,7 +10,7 @@
 #include <limits>
 #include <random>
 
-#include "cli/sim_backend.h"
+#include "run/backend.h"
 #include "run/measure.h"
 #include "stats/rng.h"
 #include "util/digest.h"
@@ -19,13 +19,9 @@
 namespace obscheck {
 namespace {
 
-// The metric analysed when neither --counters nor --metric says otherwise: task-clock
-// is a software event every Linux host can count (there is no PMU here to give cycles).
-constexpr const char* kDefaultSweepEvents = "task-clock";
-// Under --backend sim: the paper's metric (cycles, here estimated) and the simulated
-// counts it is made of. Two runs per context: one measures exactly, one confirms.
-constexpr const char* kDefaultSimSweepEvents = "cycles,instructions,l1d";
-constexpr int kSimContextRuns = 2;
+// With a backend that counts exactly (run/backend.h): two runs per context, one
+// measures, one confirms.
+constexpr int kExactContextRuns = 2;
 // The link-order directory under --run-as: searchable by the target's user, not
 // readable (listable) or writable by anyone but the owner.
 constexpr mode_t kRunAsLinkDirMode = 0711;
@@ -51,22 +47,6 @@ std::string join_label(const std::vector<std::string>& parts) {
 }
 
 }  // namespace
-
-void require_available(const EventSet& events) {
-  // Each event on its own, as it will be judged, but all on one probing child.
-  EventSet alone;
-  alone.events = events.events;
-  for (std::size_t i = 0; i < alone.events.size(); ++i) alone.groups.push_back({i});
-  const std::vector<Availability> avail = probe_event_set(alone);
-  std::string why, hint;
-  for (std::size_t i = 0; i < avail.size(); ++i) {
-    const Availability& a = avail[i];
-    if (a.available) continue;
-    why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", events.events[i].spec, a.reason);
-    if (!a.hint.empty() && hint.find(a.hint) == std::string::npos) hint += (hint.empty() ? "" : "; ") + a.hint;
-  }
-  if (!why.empty()) throw Error(ErrorKind::event, "cannot count " + why, hint);
-}
 
 std::vector<std::string> split_commas(const std::string& s) {
   std::vector<std::string> out;
@@ -103,22 +83,21 @@ namespace {
 // The counters (or simulated events) and the metric the verdict is on: every counter
 // must be countable here (require_available), the metric one of them or wall-time.
 void choose_events(const Options& o, SweepSetup& s) {
-  std::vector<std::string> names;
-  if (sim_backend(o)) {
-    s.sim_events = resolve_sim_events(o.counters.empty() ? kDefaultSimSweepEvents : o.counters);
-    s.sim = sim_geometry_from(o);
-    if (o.runs <= 0) s.runs = kSimContextRuns;
-    if (!o.warmup_given) s.warmup = 0;
-    s.backend_notes = sim_backend_lines(*s.sim, s.sim_events);
+  s.backend = choose_backend(o.backend, o.sim_cache);
+  const Backend& backend = *s.backend;
+  const CounterList list =
+      o.counters.empty() ? backend.default_counters(CounterUse::sweep) : CounterList(split_event_list(o.counters));
+  const ResolvedCounters c = backend.resolve_all(list);
+  if (backend.exact() && o.runs <= 0) s.runs = kExactContextRuns;
+  if (backend.exact() && !o.warmup_given) s.warmup = 0;
+  s.backend_notes = backend.notes(list);
+  if (!backend.times_the_program())
     s.backend_notes.push_back("wall-time and user-time are the simulator's under --backend sim, not the program's");
-    for (const SimEvent& e : s.sim_events) names.push_back(e.name);
-  } else {
-    s.events = parse_events(o.counters.empty() ? kDefaultSweepEvents : o.counters);
-    require_available(s.events);
-    for (const std::string& n : s.events.notes) s.backend_notes.push_back(n);  // e.g. counted at user level only
-    for (const auto& e : s.events.events) names.push_back(e.name);
-  }
-  s.measurer = run_measurer(s.sim, s.sim_events);
+  for (const std::string& n : c.notes) s.backend_notes.push_back(n);  // e.g. counted at user level only
+  s.events = c.events;
+  s.sim_events = c.simulated;
+  const std::vector<std::string> names = c.names();
+  s.measurer = backend.run_measurer(c);
   s.metric = o.metric.empty() ? names.at(0) : o.metric;
   bool known = s.metric == "wall-time";
   for (const auto& n : names) known = known || n == s.metric;

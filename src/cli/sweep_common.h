@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,8 +11,9 @@
 #include "cli/options.h"
 #include "events/event.h"
 #include "report/bias_report.h"
-#include "run/contexts.h"
 #include "observe/sim.h"
+#include "run/backend.h"
+#include "run/contexts.h"
 #include "run/link_order.h"
 
 namespace obscheck {
@@ -23,10 +25,6 @@ std::vector<std::string> split_commas(const std::string& s);
 
 std::vector<std::size_t> parse_size_list(const std::string& spec, const std::string& option);
 
-// Refuses the whole set, once, before any run, when an event cannot be counted here
-// (Error(event) naming every such event, its reason and the fix): the counter set is
-// the independent variable, so nothing is ever dropped silently.
-void require_available(const EventSet& events);
 
 // The driver-side set-up both commands share.
 struct SweepSetup {
@@ -38,11 +36,11 @@ struct SweepSetup {
   std::uint64_t seed = 0;
   int runs = kDefaultContextRuns;
   int warmup = 1;
-  // --backend sim: the runs go through the simulated PMU (measurer), counting
-  // sim_events; `events` stays empty. backend_notes: what the report says about it.
-  std::optional<SimGeometry> sim;
+  // Where the counts come from (run/backend.h). Under simulation the runs count
+  // sim_events and `events` stays empty. backend_notes: what the report says about it.
+  std::shared_ptr<const Backend> backend;
   std::vector<SimEvent> sim_events;
-  RunMeasurer measurer;                   // run_measurer's choice (run/measure.h)
+  RunMeasurer measurer;                   // the backend's (Backend::run_measurer)
   std::vector<std::string> backend_notes;
 };
 

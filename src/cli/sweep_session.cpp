@@ -126,7 +126,7 @@ nlohmann::json sweep_manifest(const SweepJob& job) {
   in.obscheck_version = OBSCHECK_VERSION;
   in.created = std::chrono::system_clock::now();
   in.host = read_host();
-  in.options = {{"arguments", job.brief.arguments}, {"backend", job.setup.sim ? "sim" : "native"}};
+  in.options = {{"arguments", job.brief.arguments}, {"backend", to_string(job.setup.backend->kind())}};
   in.target = TargetInfo{first.launch.path, first.launch.argv, first.sha256};
   in.env = first.launch.env.vars();
   nlohmann::json manifest = make_manifest(in, job.plan.value());
@@ -326,7 +326,7 @@ SweepJob sweep_job(const Options& o, const std::string& command,
   // is then the simulator's, not the program's, and is left out.
   for (const auto& e : setup.sim_events)
     if (e.name != setup.metric) b.metrics.push_back(e.name);
-  if (setup.metric != "wall-time" && !setup.sim) b.metrics.push_back("wall-time");
+  if (setup.metric != "wall-time" && setup.backend->times_the_program()) b.metrics.push_back("wall-time");
   b.margin = o.margin;
   b.aa = o.aa;
   b.fail_on = o.fail_on;

@@ -55,11 +55,11 @@ ObserverRequest observer_from_json(const nlohmann::json& j) {
 
 }  // namespace
 
-std::string_view to_string(Backend b) { return b == Backend::sim ? "sim" : "native"; }
+std::string_view to_string(BackendKind b) { return b == BackendKind::sim ? "sim" : "native"; }
 
-Backend backend_from_string(std::string_view text) {
-  if (text == "native") return Backend::native;
-  if (text == "sim") return Backend::sim;
+BackendKind backend_from_string(std::string_view text) {
+  if (text == "native") return BackendKind::native;
+  if (text == "sim") return BackendKind::sim;
   throw Error(ErrorKind::usage, "--backend: '" + std::string(text) + "' is not a backend",
               "use native (perf_event) or sim (the simulated PMU: valgrind --tool=cachegrind)");
 }
@@ -94,7 +94,7 @@ CheckRequest request_from_manifest(const nlohmann::json& m) {
     const nlohmann::json& opt = m.at("options");
     CheckRequest r;
     r.backend = backend_from_string(opt.value("backend", "native"));
-    if (r.backend == Backend::sim) r.sim = sim_geometry_from_json(opt.at("sim_geometry"));
+    if (r.backend == BackendKind::sim) r.sim = sim_geometry_from_json(opt.at("sim_geometry"));
     r.counters = CounterList(opt.at("counters").get<std::vector<std::string>>());
     r.dropped = opt.value("dropped_counters", std::vector<std::string>{});
     r.mode = counting_mode_from_string(opt.value("mode", "external"));

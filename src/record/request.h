@@ -21,10 +21,10 @@ namespace obscheck {
 
 // Where counts come from: perf_event on this host, or the simulated PMU (cachegrind).
 // Chosen once, here; the runner and the reports read it from the request.
-enum class Backend { native, sim };
-std::string_view to_string(Backend b);
+enum class BackendKind { native, sim };
+std::string_view to_string(BackendKind b);
 // "native" | "sim"; throws Error(usage) naming the accepted values.
-Backend backend_from_string(std::string_view text);
+BackendKind backend_from_string(std::string_view text);
 
 // The dose, as asked: the kind, and that kind's knobs (the others stay empty).
 struct ObserverRequest {
@@ -60,7 +60,7 @@ struct CheckRequest {
   std::vector<std::string> dropped;
   bool allow_missing = false;
   ObserverRequest observer;
-  Backend backend = Backend::native;
+  BackendKind backend = BackendKind::native;
   std::string sim_cache;                  // --sim-cache as given ("" = the host's geometry)
   std::optional<SimGeometry> sim;         // the geometry in use (backend sim, once resolved)
   CountingMode mode = CountingMode::external;

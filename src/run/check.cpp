@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <optional>
+#include <stdexcept>
 
 #include "launch/descendants.h"
-#include "observe/inprocess.h"
+#include "run/backend.h"
 #include "run/measure.h"
 #include "run/measurer.h"
 #include "run/observers.h"
@@ -22,21 +23,8 @@ constexpr std::size_t kOutputHeadBytes = 200;
 EnvBlock natural_environment(const CheckSpec& spec, const Configuration& c) {
   EnvBlock env = spec.base.env;
   if (spec.mode != CountingMode::inprocess) return env;
-  if (spec.sim) {
-    std::string names;
-    for (std::size_t e : event_indexes(spec, c.level.announced))
-      names += (names.empty() ? "" : ",") + spec.sim_events.at(e).name;
-    env.set(kInprocessEventsVar, names);
-    return env;
-  }
-  // The preloaded library goes first so that it wraps main before any other preload.
-  std::string preload = spec.probe_library;
-  for (const std::string& v : env.vars())
-    if (v.rfind("LD_PRELOAD=", 0) == 0 && v.size() > 11) preload += ":" + v.substr(11);
-  env.set("LD_PRELOAD", preload);
-  const std::vector<std::size_t> announced = event_indexes(spec, c.level.announced);
-  const std::vector<std::size_t> programmed = event_indexes(spec, c.level.programmed);
-  set_inprocess_env(env, spec.events, announced, programmed.size());
+  spec.backend->announce(env, spec, event_indexes(spec, c.level.announced),
+                         event_indexes(spec, c.level.programmed).size());
   return env;
 }
 
@@ -108,6 +96,7 @@ std::string left_behind_warning(const std::vector<RunRecord>& runs) {
 
 SweepResult run_sweep(const Plan& plan, const CheckSpec& spec, const std::vector<Trial>& trials,
                       JournalWriter& journal, const SweepProgressFn& progress) {
+  if (!spec.backend) throw std::logic_error("run_sweep: the check's spec has no backend (run/backend.h)");
   SweepResult result;
   const std::unique_ptr<Observer> observer = make_observer(spec.observer);
   // Per-configuration work done once, not per run: how the level starts the target,
@@ -118,7 +107,7 @@ SweepResult run_sweep(const Plan& plan, const CheckSpec& spec, const std::vector
     launches.push_back(observer->launch(spec.base, c.level));
     launches.back().env = environment_for(plan, spec, c, held_total);
   }
-  const std::unique_ptr<Measurer> measurer = make_measurer(plan, spec, *observer);
+  const std::unique_ptr<Measurer> measurer = spec.backend->check_measurer(plan, spec, *observer);
 
   // Declared before every child: what a run leaves behind is killed when the sweep
   // ends, however it ends.

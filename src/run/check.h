@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,8 @@
 #include "record/run_record.h"
 
 namespace obscheck {
+
+class Backend;  // run/backend.h
 
 // What the runner does for the chosen observer at a level named in its `extra`.
 struct ObserverSpec {
@@ -49,12 +52,10 @@ struct CheckSpec {
   // marked ("left_behind" in the run line's extra) and reported.
   bool fail_on_leftovers = false;
   ObserverSpec observer;
-  // --backend sim: every run goes through the simulated PMU (observe/sim.h) instead of
-  // perf_event; item_events then index sim_events and `events` stays empty. Under
-  // inprocess mode the announced events' names reach the target's environment in
-  // OBSCHECK_EVENTS, as the in-process library's list would (the paper's PAPI_EVENTS
-  // set-up), so natural layout grows with the dose while the simulator counts.
-  std::optional<SimGeometry> sim;
+  // Where the counts come from (run/backend.h choose_backend): it measures every run
+  // and tells an in-process target what it counts. Under simulation item_events index
+  // sim_events and `events` stays empty.
+  std::shared_ptr<const Backend> backend;
   std::vector<SimEvent> sim_events;
 };
 

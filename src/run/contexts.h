@@ -83,7 +83,7 @@ struct SweepSpec {
   int runs = kDefaultContextRuns;      // per context and variant
   int warmup = 1;                      // unrecorded runs of each variant before the first round
   std::uint64_t seed = 0;              // the visiting order
-  RunMeasurer measurer;                // run_measurer's choice; empty -> measure_with_counters
+  RunMeasurer measurer;                // the backend's (Backend::run_measurer); empty -> measure_with_counters
 };
 
 struct ContextSweepResult {

@@ -39,18 +39,6 @@ RunOutcome measure_with_counters(const LaunchSpec& launch, const EventSet& event
   return out;
 }
 
-RunMeasurer sim_measurer(const SimGeometry& geometry, const std::vector<SimEvent>& events) {
-  return [geometry, events](const LaunchSpec& launch, const EventSet&) {
-    SimRun run = run_sim_interruptible(launch, geometry, events);
-    return RunOutcome{std::move(run.exit), std::move(run.readings)};
-  };
-}
-
-RunMeasurer run_measurer(const std::optional<SimGeometry>& sim, const std::vector<SimEvent>& sim_events) {
-  if (sim) return sim_measurer(*sim, sim_events);
-  return measure_with_counters;
-}
-
 std::string measure_failure(const ExitInfo& e, int index, int warmup, int total, double timeout_s) {
   return fmt::format("the target {} in run {} of {}{}", describe_exit(e, timeout_s), index + 1, total,
                      index < warmup ? " (a warm-up run)" : "");

@@ -19,8 +19,8 @@ namespace obscheck {
 
 // How one run of one configuration is measured, for measure and the context sweeps
 // (a check's runs go through run/measurer.h, whose measurer also knows the plan's
-// configurations). The backend is chosen once, by run_measurer; the runners call what
-// it returns and never ask which it is.
+// configurations). The backend is chosen once (run/backend.h); the runners call the
+// measurer it gives and never ask which it is.
 struct RunOutcome {
   ExitInfo exit;
   std::vector<Reading> readings;
@@ -29,11 +29,6 @@ using RunMeasurer = std::function<RunOutcome(const LaunchSpec&, const EventSet&)
 // perf_event: the events opened as counters on the corked child, read after it exits.
 // The child's process group is registered with the InterruptGuard while it runs.
 RunOutcome measure_with_counters(const LaunchSpec& launch, const EventSet& events);
-// The simulated PMU: each run simulated with `geometry`, counting `events` (the
-// EventSet argument is unused), interruptible as measure_with_counters.
-RunMeasurer sim_measurer(const SimGeometry& geometry, const std::vector<SimEvent>& events);
-// The one choice: the simulated PMU when `sim` is set, else perf_event counters.
-RunMeasurer run_measurer(const std::optional<SimGeometry>& sim, const std::vector<SimEvent>& sim_events);
 
 struct MeasureSpec {
   LaunchSpec launch;
@@ -41,7 +36,7 @@ struct MeasureSpec {
   int runs = 10;
   int warmup = 1;
   bool ignore_failure = false;  // record failing runs and go on (else stop at the first)
-  RunMeasurer measurer;         // run_measurer's choice; empty: measure_with_counters
+  RunMeasurer measurer;         // the backend's (Backend::run_measurer); empty: measure_with_counters
   // A resumed measure: runs [0, first_run) are in its journal already. The warm-ups
   // are run again first, unrecorded (the host settles again after the break), then
   // runs first_run... as planned.

@@ -59,7 +59,8 @@ class HostLoad {
 
 class SimMeasurer final : public Measurer {
  public:
-  SimMeasurer(const Plan& plan, const CheckSpec& spec) : spec_(spec) {
+  SimMeasurer(const Plan& plan, const CheckSpec& spec, SimGeometry geometry)
+      : spec_(spec), geometry_(std::move(geometry)) {
     for (const Configuration& c : plan.configs) {
       simulated_.emplace_back();
       for (std::size_t e : event_indexes(spec, c.level.programmed)) simulated_.back().push_back(spec.sim_events.at(e));
@@ -69,7 +70,7 @@ class SimMeasurer final : public Measurer {
     HostLoad host(ticks_);
     try {
       host.before();
-      SimRun run = run_sim_interruptible(launch, *spec_.sim, simulated_.at(config));
+      SimRun run = run_sim_interruptible(launch, geometry_, simulated_.at(config));
       rec.exit = std::move(run.exit);
       rec.readings = std::move(run.readings);
       host.after(rec);
@@ -86,6 +87,7 @@ class SimMeasurer final : public Measurer {
 
  private:
   const CheckSpec& spec_;
+  SimGeometry geometry_;
   const long ticks_ = clock_ticks_per_second();  // once per check
   std::vector<std::vector<SimEvent>> simulated_;
 };
@@ -271,8 +273,11 @@ class CommandMeasurer final : public Measurer {
 
 }  // namespace
 
-std::unique_ptr<Measurer> make_measurer(const Plan& plan, const CheckSpec& spec, const Observer& observer) {
-  if (spec.sim) return std::make_unique<SimMeasurer>(plan, spec);
+std::unique_ptr<Measurer> make_sim_measurer(const Plan& plan, const CheckSpec& spec, const SimGeometry& geometry) {
+  return std::make_unique<SimMeasurer>(plan, spec, geometry);
+}
+
+std::unique_ptr<Measurer> make_native_measurer(const Plan& plan, const CheckSpec& spec, const Observer& observer) {
   if (spec.observer.kind == ObserverKind::command) return std::make_unique<CommandMeasurer>(plan, spec);
   return std::make_unique<PerfMeasurer>(plan, spec, observer);
 }

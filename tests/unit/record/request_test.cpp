@@ -45,7 +45,7 @@ TEST_CASE("request: a check request survives the manifest exactly") {
 
   CheckRequest sim = sample_request();
   sim.observer = ObserverRequest{};
-  sim.backend = Backend::sim;
+  sim.backend = BackendKind::sim;
   sim.sim = SimGeometry{{32768, 8, 64}, {4096, 1, 64}, {8388608, 16, 64}, "--sim-cache", {"a note"}};
   sim.mode = CountingMode::inprocess;
   CHECK(request_from_manifest(manifest_of(sim)) == sim);
@@ -86,7 +86,7 @@ TEST_CASE("request: a journal written before a key existed gets that field's def
   CHECK(r.margin == 0.01);
   CHECK(r.warmup == 1);
   CHECK(r.leftovers == "kill");
-  CHECK(r.backend == Backend::native);
+  CHECK(r.backend == BackendKind::native);
   CHECK_FALSE(r.launch.env_pad);
   CHECK(r.launch.cpu == -1);
 }
@@ -101,7 +101,7 @@ TEST_CASE("request: a manifest that records no request is an io error naming wha
     CHECK_THAT(e.what(), Catch::Contains("counters"));
   }
   CHECK_THROWS_AS(backend_from_string("pmu"), Error);
-  CHECK(backend_from_string("sim") == Backend::sim);
+  CHECK(backend_from_string("sim") == BackendKind::sim);
 }
 
 TEST_CASE("request: a counter list is its items, written back as the user would write them") {

@@ -10,6 +10,7 @@
 #include "events/event.h"
 #include "record/journal.h"
 #include "record/journal_reader.h"
+#include "run/backend.h"
 #include "run/session.h"
 
 #include "../temp_dir.h"
@@ -34,6 +35,7 @@ Session true_session(std::size_t max_blocks, std::optional<std::size_t> fixed = 
   s.spec.base.path = "/bin/true";
   s.spec.base.argv = {"true"};
   s.spec.base.env = EnvBlock::for_target();
+  s.spec.backend = choose_backend(BackendKind::native);
   s.spec.events = parse_events("task-clock");
   s.spec.item_events = {{0}};
   return s;

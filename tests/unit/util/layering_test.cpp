@@ -87,3 +87,37 @@ TEST_CASE("layering: the table names every module folder of src/") {
   for (const auto& [m, _] : kMayInclude) table.insert(m);
   CHECK(folders == table);
 }
+
+// The backend (perf_event or the simulated PMU) is decided where it is chosen alone
+// (run/backend.cpp choose_backend). Anywhere else, code asks the chosen Backend, never
+// which one it is. The other files named here only spell the option.
+TEST_CASE("layering: the backend is decided in run/backend.cpp alone") {
+  const fs::path src = fs::path(OBSCHECK_SOURCE_DIR) / "src";
+  const std::set<std::string> allowed = {
+      "run/backend.cpp",      // the choice
+      "record/request.h",     // the request's default, native
+      "record/request.cpp",   // the name in the journal, and back
+      "cli/sim_backend.cpp",  // `events --backend sim` lists the simulated catalog, and
+                              // `demo` leaves its counters to it: they measure nothing
+  };
+  // A comparison with a backend's name, or a branch on its enum.
+  const std::regex decides(R"re(BackendKind::(native|sim)|backend\s*==\s*"(sim|native)")re");
+  std::size_t decisions = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(src)) {
+    if (!entry.is_regular_file()) continue;
+    const std::string rel = fs::relative(entry.path(), src).string();
+    std::ifstream in(entry.path());
+    std::size_t line_no = 0;
+    for (std::string line; std::getline(in, line);) {
+      ++line_no;
+      if (!std::regex_search(line, decides)) continue;
+      if (allowed.count(rel) == 1) {
+        ++decisions;
+        continue;
+      }
+      INFO("src/" << rel << ":" << line_no << " decides the backend: ask the chosen Backend (run/backend.h) instead");
+      CHECK(line.empty());
+    }
+  }
+  CHECK(decisions > 0);
+}
