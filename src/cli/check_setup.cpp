@@ -210,6 +210,7 @@ CheckRequest check_request_from(const Options& o) {
                 "probes, breakpoints, sampling, profiler commands and builds are checked with --mode external");
   const std::shared_ptr<const Backend> backend = choose_backend(o.backend, o.sim_cache);
   backend->admit(r.observer.kind);
+  backend->require_here();  // valgrind, before a journal is written
   r.backend = backend->kind();
   r.sim = backend->geometry();
   r.sim_cache = r.sim ? o.sim_cache : "";  // where the geometry in use came from

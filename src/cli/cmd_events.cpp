@@ -18,7 +18,9 @@ int cmd_events(const Options& o) {
     const auto catalog = sim_catalog();
     std::vector<std::string> notes;
     try {
-      const SimGeometry g = *choose_backend(o.backend, o.sim_cache)->geometry();
+      const std::shared_ptr<const Backend> backend = choose_backend(o.backend, o.sim_cache);
+      backend->require_here();
+      const SimGeometry g = *backend->geometry();
       notes.push_back("geometry a check would simulate here: " + format_sim_geometry(g) + " (" + g.source + ")");
       for (const std::string& n : g.notes) notes.push_back("  " + n);
     } catch (const Error& e) {

@@ -88,6 +88,7 @@ void choose_events(const Options& o, SweepSetup& s) {
   const CounterList list =
       o.counters.empty() ? backend.default_counters(CounterUse::sweep) : CounterList(split_event_list(o.counters));
   const ResolvedCounters c = backend.resolve_all(list);
+  backend.require_here();
   if (backend.exact() && o.runs <= 0) s.runs = kExactContextRuns;
   if (backend.exact() && !o.warmup_given) s.warmup = 0;
   s.backend_notes = backend.notes(list);

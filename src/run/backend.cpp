@@ -272,7 +272,6 @@ std::shared_ptr<const Backend> choose_backend(BackendKind kind, const std::optio
 std::shared_ptr<const Backend> choose_backend(std::string_view name, const std::string& sim_cache) {
   const BackendKind kind = backend_from_string(name);
   if (kind == BackendKind::native) return choose_backend(kind);
-  find_valgrind();
   const SimGeometry host = host_sim_geometry();
   return choose_backend(kind, sim_cache.empty() ? host : parse_sim_cache(sim_cache, host));
 }

@@ -49,6 +49,9 @@ TEST_CASE("backend: the choice by name, and what a recorded choice needs") {
   CHECK(choose_backend("native", "D1=2048,1,32")->kind() == BackendKind::native);
 
   CHECK(kind_of([] { choose_backend("papi", ""); }) == ErrorKind::usage);
+  // A malformed --sim-cache is the user's to fix, whatever this host has installed.
+  CHECK(kind_of([] { choose_backend("sim", "D1=2048,3,32"); }) == ErrorKind::usage);
+  CHECK(choose_backend("sim", "D1=2048,1,32")->geometry()->d1 == SimCache{2048, 1, 32});
   // A journal that names the simulator without its geometry is malformed.
   CHECK(kind_of([] { choose_backend(BackendKind::sim); }) == ErrorKind::io);
   CheckRequest r;
