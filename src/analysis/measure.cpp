@@ -2,9 +2,13 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <map>
 
+#include "record/run_table.h"
 #include "stats/pipeline.h"
 
 namespace obscheck {
@@ -43,6 +47,43 @@ MetricSummary summarize_metric(MetricSeries series, std::uint64_t seed, double l
   m.mild_outliers = s.outliers_mild;
   m.severe_outliers = s.outliers_severe;
   return m;
+}
+
+std::vector<MetricSeries> measure_series(const std::vector<RunRecord>& runs) {
+  std::vector<MetricSeries> counters;
+  std::map<std::string, std::size_t> slot;
+  std::vector<MetricSeries> driver;
+  for (const DriverMetric& d : driver_metrics()) driver.push_back(MetricSeries{d.name, d.unit});
+  for (const RunRecord& run : runs) {
+    if (run.warmup) continue;
+    for (const Reading& rd : run.readings) {
+      auto [it, fresh] = slot.emplace(rd.name, counters.size());
+      if (fresh) counters.push_back(MetricSeries{rd.name, counter_unit(rd.name), {}, 0, 1.0, true});
+      MetricSeries& s = counters[it->second];
+      s.values.push_back(rd.value);
+      s.running_ns += static_cast<double>(rd.time_running);
+      s.enabled_ns += static_cast<double>(rd.time_enabled);
+      if (rd.multiplexed) {
+        ++s.multiplexed_runs;
+        s.max_scale = std::max(s.max_scale, rd.scale);
+      }
+    }
+    for (std::size_t i = 0; i < driver.size(); ++i) driver[i].values.push_back(driver_metrics()[i].of(run.exit));
+  }
+  for (auto& s : driver) counters.push_back(std::move(s));
+  return counters;
+}
+
+std::vector<std::string> keep_simulated(std::vector<MetricSeries>& series, const std::vector<std::string>& events) {
+  std::vector<std::string> notes;
+  std::erase_if(series, [&](const MetricSeries& s) { return std::find(events.begin(), events.end(), s.name) == events.end(); });
+  for (const MetricSeries& s : series)
+    if (std::adjacent_find(s.values.begin(), s.values.end(), std::not_equal_to<>()) != s.values.end())
+      notes.push_back(fmt::format("not deterministic: {} differs between runs (from {:.0f} to {:.0f})", s.name,
+                                  *std::min_element(s.values.begin(), s.values.end()),
+                                  *std::max_element(s.values.begin(), s.values.end())));
+  notes.push_back("wall time and rusage are the simulator's under --backend sim, not the program's: not reported");
+  return notes;
 }
 
 }  // namespace obscheck

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "record/run_record.h"
+
 namespace obscheck {
 
 // One metric's per-run values (warm-ups already excluded), as the runner saw them.
@@ -42,6 +44,16 @@ inline constexpr int kMeasureBootstrapResamples = 10000;
 // Pure: the seed makes the bootstrap reproducible. n == 0 gives NaNs; n == 1 gives
 // that value with an empty (NaN) interval.
 MetricSummary summarize_metric(MetricSeries series, std::uint64_t seed, double level = 0.95);
+
+// One series per metric over the measured runs (warm-ups skipped): the counters in the
+// order they first appear, then the driver's metrics (record/run_table.h).
+std::vector<MetricSeries> measure_series(const std::vector<RunRecord>& runs);
+
+// For a backend whose wall time and rusage time a simulator, not the program
+// (run/backend.h Backend::times_the_program): keeps the series of `events` alone and
+// returns the notes that say so, after one for each event whose runs do not repeat
+// one another's counts (exact counts must).
+std::vector<std::string> keep_simulated(std::vector<MetricSeries>& series, const std::vector<std::string>& events);
 
 }  // namespace obscheck
 

@@ -1,0 +1,182 @@
+#include "cli/measure_session.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+
+#include "cli/check_setup.h"
+#include "cli/resume.h"
+#include "host/host_info.h"
+#include "record/run_table.h"
+#include "run/backend.h"
+#include "util/digest.h"
+#include "util/error.h"
+
+namespace obscheck {
+namespace {
+
+// With a backend that counts exactly (run/backend.h), two runs: one measures, the
+// second confirms.
+constexpr int kExactMeasureRuns = 2;
+// The bootstrap's seed is fixed per invocation so the same data give the same CI.
+constexpr std::uint64_t kMeasureSeed = 0x6f6273636865636bULL;
+// The plan's observer: a journal of measure, not of a check.
+constexpr const char* kMeasureObserver = "measure";
+
+// One configuration repeated: block b is run b, warm-ups first.
+Plan measure_plan(const CheckRequest& r) {
+  PlanSpec s;
+  s.observer = kMeasureObserver;
+  s.counters = r.counters.items();
+  Level level;
+  level.dose = static_cast<int>(s.counters.size());
+  level.label = r.counters.text();
+  for (std::size_t i = 0; i < s.counters.size(); ++i) level.programmed.push_back(i);
+  s.levels = {level};
+  s.layouts = {Layout::held};
+  s.seed = r.seed;
+  s.fixed_blocks = static_cast<std::size_t>(r.runs);
+  s.warmup_blocks = static_cast<std::size_t>(r.warmup);
+  s.aa_control = false;
+  return make_plan(s);
+}
+
+// What a measure's runs say, live or from its journal: the one function both reports
+// go through, so obscheck report FILE prints what measure printed.
+MeasureOutcome measure_outcome(const CheckRequest& r, const std::vector<std::string>& backend_notes,
+                               const std::vector<std::string>& event_notes, const std::vector<std::string>& sim_events,
+                               std::size_t env_bytes, const std::vector<RunRecord>& runs, bool ended) {
+  MeasureOutcome out;
+  out.ended = ended;
+  MeasureFindings& f = out.findings;
+  f.argv = r.launch.argv;
+  f.warmups = std::min<std::size_t>(static_cast<std::size_t>(r.warmup), runs.size());
+  f.runs = runs.size() - f.warmups;
+  f.env_bytes = env_bytes;
+  f.aslr = r.launch.aslr;
+  f.cpu = r.launch.cpu;
+  std::vector<MetricSeries> series = measure_series(runs);
+  // The backend's lines first, then what the runs say, then the events' notes.
+  f.notes = backend_notes;
+  if (!choose_backend(r)->times_the_program())
+    for (std::string& n : keep_simulated(series, sim_events)) f.notes.push_back(std::move(n));
+  for (MetricSeries& s : series) f.metrics.push_back(summarize_metric(std::move(s), r.seed));
+  if (!runs.empty() && !runs.back().exit.ok() && !r.ignore_failure)
+    out.failure = measure_failure(runs.back().exit, static_cast<int>(runs.back().index), r.warmup, r.warmup + r.runs,
+                                  r.launch.timeout_s);
+  if (!ended && out.failure.empty())
+    f.notes.push_back(fmt::format("interrupted: {} of {} measured runs done", f.runs, r.runs));
+  if (!out.failure.empty()) f.notes.push_back(out.failure);
+  for (const std::string& n : event_notes) f.notes.push_back(n);
+  return out;
+}
+
+RunRecord record_of(const Plan& plan, const MeasuredRun& run, std::size_t env_bytes) {
+  RunRecord r = run_record_for(plan, trial_at(plan, static_cast<std::size_t>(run.index)));
+  r.env_bytes = env_bytes;
+  r.exit = run.exit;
+  r.readings = run.readings;
+  return r;
+}
+
+// The manifest's measure-only part: the notes the report prints (they depend on the
+// host that measured) and the simulated events' names.
+nlohmann::json measure_part(const MeasureSetup& m) {
+  return {{"backend_notes", m.backend_notes}, {"event_notes", m.event_notes}, {"sim_events", m.sim_event_names}};
+}
+
+}  // namespace
+
+CheckRequest measure_request(const Options& o) {
+  CheckRequest r = check_request_from(o);
+  const std::shared_ptr<const Backend> backend = choose_backend(r);
+  if (r.counters.empty()) r.counters = backend->default_counters(CounterUse::measure);
+  if (backend->exact() && !o.runs_given) r.runs = kExactMeasureRuns;
+  if (backend->exact() && !o.warmup_given) r.warmup = 0;
+  r.seed = o.seed_given ? o.seed : kMeasureSeed;
+  r.seed_given = true;
+  return r;
+}
+
+MeasureSetup measure_setup(CheckRequest r) {
+  MeasureSetup m;
+  const std::shared_ptr<const Backend> backend = choose_backend(r);
+  const ResolvedCounters c = backend->resolve_all(r.counters);
+  m.spec = MeasureSpec{launch_spec_for(r.launch), c.events, r.runs, r.warmup, r.ignore_failure};
+  m.backend_notes = backend->notes(r.counters);
+  for (const SimEvent& e : c.simulated) m.sim_event_names.push_back(e.name);
+  m.spec.measurer = backend->run_measurer(c);
+  m.event_notes = m.spec.events.notes;
+  m.plan = measure_plan(r);
+  m.request = std::move(r);
+  return m;
+}
+
+nlohmann::json measure_manifest(const MeasureSetup& m) {
+  ManifestInput in;
+  in.obscheck_version = OBSCHECK_VERSION;
+  in.created = std::chrono::system_clock::now();
+  in.host = read_host();
+  in.options = request_to_json(m.request);
+  in.target = TargetInfo{m.spec.launch.path, m.spec.launch.argv, sha256_file(m.spec.launch.path)};
+  in.env = m.spec.launch.env.vars();
+  nlohmann::json manifest = make_manifest(in, m.plan);
+  manifest["command"] = "measure";
+  manifest["measure"] = measure_part(m);
+  return manifest;
+}
+
+MeasureSetup resumed_measure_setup(const ResumedJournal& r) {
+  const nlohmann::json& manifest = r.data.manifest;
+  MeasureSetup m = measure_setup(request_from_manifest(manifest));
+  if (sha256_file(m.spec.launch.path) != manifest.at("target").at("sha256").get<std::string>())
+    throw Error(ErrorKind::usage, m.spec.launch.path + " has changed since the journal was started (sha256 differs)",
+                "a resumed measure must run the same binary; start a new one instead");
+  if (const std::string why = env_difference(manifest.at("env"), env_summary(m.spec.launch.env.vars())); !why.empty())
+    throw Error(ErrorKind::usage, "this environment differs from the journal's: " + why + "; the target's layout would move",
+                "resume with the environment the measure was started with, or start a new one (without --resume)");
+  // The report's notes are the ones the measure began with.
+  const nlohmann::json part = manifest.value("measure", nlohmann::json::object());
+  m.backend_notes = part.value("backend_notes", std::vector<std::string>{});
+  m.event_notes = part.value("event_notes", std::vector<std::string>{});
+  const std::vector<Trial> left = remaining_trials(m.plan, r.data, m.plan.spec.warmup_blocks + *m.plan.spec.fixed_blocks);
+  m.spec.first_run = left.empty() ? m.spec.warmup + m.spec.runs : static_cast<int>(left.front().index);
+  return m;
+}
+
+MeasureOutcome run_measure_session(MeasureSetup& m, std::vector<RunRecord> recorded, JournalWriter* journal,
+                                   const Progress& progress) {
+  const std::size_t env_bytes = m.spec.launch.env.size_bytes();
+  MeasureResult result = run_measure(m.spec, progress, [&](const MeasuredRun& run) {
+    RunRecord r = record_of(m.plan, run, env_bytes);
+    if (journal) journal->append(r);
+    recorded.push_back(std::move(r));
+  });
+  const bool ended = !result.interrupted;
+  if (journal) {
+    if (ended) journal->append_note({{"kind", "finished"}});
+    else journal->append_note({{"kind", "interrupted"}});
+  }
+  MeasureOutcome out =
+      measure_outcome(m.request, m.backend_notes, m.event_notes, m.sim_event_names, env_bytes, recorded, ended);
+  // A re-run warm-up that failed is not in the journal: said here, as the run that stopped.
+  if (out.failure.empty() && !result.failure.empty()) {
+    out.failure = result.failure;
+    out.findings.notes.push_back(out.failure);
+  }
+  return out;
+}
+
+MeasureOutcome journal_measure_outcome(const JournalData& d) {
+  const CheckRequest r = request_from_manifest(d.manifest);
+  const nlohmann::json part = d.manifest.value("measure", nlohmann::json::object());
+  const auto backend_notes = part.value("backend_notes", std::vector<std::string>{});
+  const auto event_notes = part.value("event_notes", std::vector<std::string>{});
+  const auto sim_events = part.value("sim_events", std::vector<std::string>{});
+  const std::size_t env_bytes = d.runs.empty() ? 0 : d.runs.front().env_bytes;
+  return measure_outcome(r, backend_notes, event_notes, sim_events, env_bytes, d.runs, journal_complete(d.notes));
+}
+
+}  // namespace obscheck
