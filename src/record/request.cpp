@@ -122,6 +122,12 @@ CheckRequest request_from_manifest(const nlohmann::json& m) {
     return r;
   } catch (const nlohmann::json::exception& e) {
     throw Error(ErrorKind::io, std::string("the journal's manifest does not record a check request: ") + e.what());
+  } catch (const Error& e) {
+    // A value an option's parser refuses (a backend or mode this version does not
+    // know) is the file's fault here, not the command line's.
+    if (e.kind() != ErrorKind::usage) throw;
+    throw Error(ErrorKind::io, std::string("the journal's manifest records a request this obscheck cannot run: ") +
+                                   e.what());
   }
 }
 

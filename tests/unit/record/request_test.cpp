@@ -102,6 +102,18 @@ TEST_CASE("request: a manifest that records no request is an io error naming wha
   }
   CHECK_THROWS_AS(backend_from_string("pmu"), Error);
   CHECK(backend_from_string("sim") == BackendKind::sim);
+  // A value only the command line could get wrong is the journal's fault in a journal.
+  for (const auto& [key, value] : {std::pair<const char*, const char*>{"backend", "pmu"}, {"mode", "inside"}}) {
+    nlohmann::json bad = {{"options", {{"counters", {"task-clock"}}}}, {"seed", 5}, {"target", {{"argv", {"a"}}}}};
+    bad["options"][key] = value;
+    try {
+      request_from_manifest(bad);
+      FAIL("accepted");
+    } catch (const Error& e) {
+      CHECK(e.kind() == ErrorKind::io);
+      CHECK_THAT(e.what(), Catch::Contains(value));
+    }
+  }
 }
 
 TEST_CASE("request: a counter list is its items, written back as the user would write them") {
