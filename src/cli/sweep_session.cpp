@@ -175,6 +175,28 @@ std::string sweep_difference(const SweepReport& recorded, const SweepReport& now
   return "";
 }
 
+// The sweep the journal recorded, built again from its command line with the seed it
+// drew. The words come from the file: what they say wrong is the journal's fault (an
+// edited or foreign journal, exit 6), not this command line's.
+SweepJob recorded_job(const SweepBrief& recorded, const std::string& command,
+                      const std::function<SweepJob(const Options&)>& build) {
+  try {
+    std::vector<const char*> argv = {"obscheck"};
+    for (const std::string& w : recorded.arguments) argv.push_back(w.c_str());
+    Options stored = parse_command_line(static_cast<int>(argv.size()), argv.data()).options;
+    if (recorded.arguments.empty() || recorded.arguments.front() != command)
+      throw Error(ErrorKind::usage, "it is not a " + command + " command line");
+    stored.seed = recorded.header.seed;
+    stored.seed_given = true;
+    stored.journal.clear();
+    return build(stored);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::usage) throw;
+    throw Error(ErrorKind::io, std::string("the journal's recorded command line cannot be run again: ") + e.what(),
+                "the journal was edited, or written by another version; start a new sweep");
+  }
+}
+
 int resume_sweep(const Options& o, const std::string& command, const std::function<SweepJob(const Options&)>& build,
                  const SweepFinish& finish) {
   if (const nlohmann::json m = read_manifest_line(o.resume); !m.is_null()) {
@@ -190,14 +212,7 @@ int resume_sweep(const Options& o, const std::string& command, const std::functi
   if (journal_complete(r.data.notes)) return report_complete_journal(o, r.data);
   const nlohmann::json& manifest = r.data.manifest;
   const SweepBrief recorded = brief_from_json(manifest.at("sweep"));
-  // The sweep's own options, parsed again; the seed is the one it drew.
-  std::vector<const char*> argv = {"obscheck"};
-  for (const std::string& w : recorded.arguments) argv.push_back(w.c_str());
-  Options stored = parse_command_line(static_cast<int>(argv.size()), argv.data()).options;
-  stored.seed = recorded.header.seed;
-  stored.seed_given = true;
-  stored.journal.clear();
-  SweepJob job = build(stored);
+  SweepJob job = recorded_job(recorded, command, build);
   if (const std::string why = env_difference(manifest.at("env"), env_summary(job.spec.variants.at(0).launch.env.vars()));
       !why.empty())
     throw Error(ErrorKind::usage, "this environment differs from the journal's: " + why + "; the target's layout would move",

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <thread>
 
@@ -217,4 +218,37 @@ TEST_CASE("sweep journal: a changed program or environment is not resumed") {
   CHECK(bin.code == 2);
   CHECK_THAT(bin.err, Catch::Contains("has changed"));
   CHECK(journal_lines(journal).size() == 1);  // nothing appended
+}
+
+TEST_CASE("sweep journal: a recorded command line that cannot run again is a bad journal, exit 6") {
+  TempDir s;
+  const std::string journal = s.file("j.jsonl");
+  REQUIRE(run_cli({"bias", "--env-sizes", "0,100", "-r", "2", "--journal", journal, "--", workload("compute"), "50"})
+              .code <= 1);
+  std::string line;
+  {
+    std::ifstream in(journal);
+    std::getline(in, line);
+  }
+  const json manifest = json::parse(line);
+  // Each edit leaves the manifest well formed: only its recorded words are wrong. The
+  // integrity check goes with the edit, as a hand-edited journal's would.
+  const auto edited = [&](const std::function<void(json&)>& edit) {
+    json m = manifest;
+    m.erase("crc32c");
+    edit(m["sweep"]["arguments"]);
+    std::ofstream(journal, std::ios::trunc) << m.dump() << '\n';
+  };
+  for (const auto& [what, edit] : std::vector<std::pair<std::string, std::function<void(json&)>>>{
+           {"unrecognised option '--bogus'", [](json& a) { a.insert(a.begin() + 1, "--bogus"); }},
+           {"no program to run", [](json& a) { a = json::array({"bias"}); }},
+           {"not a bias command line", [](json& a) { a[0] = "compare"; }}}) {
+    edited(edit);
+    const auto r = run_cli({"bias", "--resume", journal});
+    INFO(r.err);
+    CHECK(r.code == 6);
+    CHECK_THAT(r.err, Catch::Contains("the journal's recorded command line cannot be run again") &&
+                          Catch::Contains(what));
+    CHECK(journal_lines(journal).size() == 1);  // nothing appended
+  }
 }
