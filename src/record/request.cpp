@@ -119,6 +119,9 @@ CheckRequest request_from_manifest(const nlohmann::json& m) {
     const nlohmann::json run_as = opt.value("run_as", nlohmann::json());
     l.run_as = run_as.is_object() ? run_as.value("user", std::string()) : std::string();
     l.keep_output_head = opt.value("keep_output_head", false);
+    // A journal records the list it counted and the program it ran, never nothing.
+    if (r.counters.empty()) throw Error(ErrorKind::io, "the journal's manifest records an empty counter list");
+    if (l.argv.empty()) throw Error(ErrorKind::io, "the journal's manifest records no program (target argv is empty)");
     return r;
   } catch (const nlohmann::json::exception& e) {
     throw Error(ErrorKind::io, std::string("the journal's manifest does not record a check request: ") + e.what());

@@ -102,6 +102,18 @@ TEST_CASE("request: a manifest that records no request is an io error naming wha
   }
   CHECK_THROWS_AS(backend_from_string("pmu"), Error);
   CHECK(backend_from_string("sim") == BackendKind::sim);
+  // A journal always records what it counted and what it ran.
+  for (const char* empty : {"counters", "argv"}) {
+    nlohmann::json bad = {{"options", {{"counters", {"task-clock"}}}}, {"seed", 5}, {"target", {{"argv", {"a"}}}}};
+    if (std::string(empty) == "counters") bad["options"]["counters"] = nlohmann::json::array();
+    else bad["target"]["argv"] = nlohmann::json::array();
+    try {
+      request_from_manifest(bad);
+      FAIL("accepted");
+    } catch (const Error& e) {
+      CHECK(e.kind() == ErrorKind::io);
+    }
+  }
   // A value only the command line could get wrong is the journal's fault in a journal.
   for (const auto& [key, value] : {std::pair<const char*, const char*>{"backend", "pmu"}, {"mode", "inside"}}) {
     nlohmann::json bad = {{"options", {{"counters", {"task-clock"}}}}, {"seed", 5}, {"target", {{"argv", {"a"}}}}};
