@@ -106,7 +106,7 @@ CheckContext manifest_context(const JournalData& d, const Plan& plan) {
     ctx.seconds_per_block = d.notes.back().at("sweep").value("seconds_per_block", 0.0);
   ctx.complete = last == "finished";
   for (const auto& w : request.dropped) ctx.warnings.push_back("dropped (--allow-missing): " + w);
-  ctx.backend = choose_backend(request)->notes(request.counters);
+  ctx.backend = choose_backend(request)->notes(request.counters.items());
   if (last == "interrupted") ctx.warnings.push_back("interrupted: continue with obscheck --resume " + d.path);
   return ctx;
 }

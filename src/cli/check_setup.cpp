@@ -1,7 +1,6 @@
 #include "cli/check_setup.h"
 
 #include <fmt/core.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -249,7 +248,7 @@ PreparedCheck prepare_check(CheckRequest r) {
   r.dropped.insert(r.dropped.end(), c.dropped.begin(), c.dropped.end());
   for (const auto& d : c.dropped) p.warnings.push_back("dropped (--allow-missing): " + d);
   for (const auto& n : c.notes) p.warnings.push_back(n);
-  p.backend_notes = backend.notes(r.counters);
+  p.backend_notes = backend.notes(r.counters.items());
   spec.sim_events = std::move(c.simulated);
   spec.events = c.events;
   spec.item_events = c.item_events;

@@ -105,7 +105,7 @@ MeasureSetup measure_setup(CheckRequest r) {
   const std::shared_ptr<const Backend> backend = choose_backend(r);
   const ResolvedCounters c = backend->resolve_all(r.counters);
   m.spec = MeasureSpec{launch_spec_for(r.launch), c.events, r.runs, r.warmup, r.ignore_failure};
-  m.backend_notes = backend->notes(r.counters);
+  m.backend_notes = backend->notes(c.names());
   for (const SimEvent& e : c.simulated) m.sim_event_names.push_back(e.name);
   m.spec.measurer = backend->run_measurer(c);
   m.event_notes = m.spec.events.notes;
@@ -131,12 +131,8 @@ nlohmann::json measure_manifest(const MeasureSetup& m) {
 MeasureSetup resumed_measure_setup(const ResumedJournal& r) {
   const nlohmann::json& manifest = r.data.manifest;
   MeasureSetup m = measure_setup(request_from_manifest(manifest));
-  if (sha256_file(m.spec.launch.path) != manifest.at("target").at("sha256").get<std::string>())
-    throw Error(ErrorKind::usage, m.spec.launch.path + " has changed since the journal was started (sha256 differs)",
-                "a resumed measure must run the same binary; start a new one instead");
-  if (const std::string why = env_difference(manifest.at("env"), env_summary(m.spec.launch.env.vars())); !why.empty())
-    throw Error(ErrorKind::usage, "this environment differs from the journal's: " + why + "; the target's layout would move",
-                "resume with the environment the measure was started with, or start a new one (without --resume)");
+  refuse_changed_binary(manifest, m.spec.launch.path, "measure");
+  refuse_changed_environment(manifest, m.spec.launch.env, "measure");
   // The report's notes are the ones the measure began with.
   const nlohmann::json part = manifest.value("measure", nlohmann::json::object());
   m.backend_notes = part.value("backend_notes", std::vector<std::string>{});

@@ -67,6 +67,19 @@ nlohmann::json read_manifest_line(const std::string& path) {
   return m;
 }
 
+void refuse_changed_binary(const nlohmann::json& manifest, const std::string& path, const std::string& what) {
+  if (sha256_file(path) != manifest.at("target").at("sha256").get<std::string>())
+    throw Error(ErrorKind::usage, path + " has changed since the journal was started (sha256 differs)",
+                "a resumed " + what + " must run the same binary; start a new " + what + " instead");
+}
+
+void refuse_changed_environment(const nlohmann::json& manifest, const EnvBlock& env, const std::string& what) {
+  if (const std::string why = env_difference(manifest.at("env"), env_summary(env.vars())); !why.empty())
+    throw Error(ErrorKind::usage, "this environment differs from the journal's: " + why + "; the target's layout would move",
+                "resume with the environment the " + what + " was started with, or start a new " + what +
+                    " (without --resume)");
+}
+
 bool journal_complete(const std::vector<nlohmann::json>& notes) {
   return !notes.empty() && notes.back().is_object() && notes.back().value("kind", "") == "finished";
 }
@@ -188,12 +201,8 @@ int cmd_resume(const Options& o) {
   s.spec = p.spec;
   s.runs = r.data.runs;
   s.journal_path = r.writer.path();
-  if (sha256_file(s.spec.base.path) != m.at("target").at("sha256").get<std::string>())
-    throw Error(ErrorKind::usage, s.spec.base.path + " has changed since the journal was started (sha256 differs)",
-                "a resumed check must run the same binary; start a new check instead");
-  if (const std::string why = env_difference(m.at("env"), env_summary(s.spec.base.env.vars())); !why.empty())
-    throw Error(ErrorKind::usage, "this environment differs from the journal's: " + why + "; the target's layout would move",
-                "resume with the environment the check was started with, or start a new check (without --resume)");
+  refuse_changed_binary(m, s.spec.base.path, "check");
+  refuse_changed_environment(m, s.spec.base.env, "check");
   if (p.plan.levels != s.plan.spec.levels)
     throw Error(ErrorKind::usage, "the observer's doses differ from the journal's (a rebuilt variant, a changed symbol?)",
                 "start a new check");

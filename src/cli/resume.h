@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/options.h"
+#include "launch/launcher.h"
 
 namespace obscheck {
 
@@ -18,6 +19,12 @@ nlohmann::json read_manifest_line(const std::string& path);
 // Throws Error(usage) naming every option (and the target) given with --resume that
 // differs from what `manifest` recorded, or that the journal does not record at all.
 void refuse_changed_options(const Options& given, const nlohmann::json& manifest);
+
+// A resumed `what` ("check", "measure", "sweep") runs the binary and the environment
+// its journal began with, or the target's layout would move: Error(usage) naming the
+// difference otherwise, before the journal is touched.
+void refuse_changed_binary(const nlohmann::json& manifest, const std::string& path, const std::string& what);
+void refuse_changed_environment(const nlohmann::json& manifest, const EnvBlock& env, const std::string& what);
 
 // True when the journal's sweep ended: its last note says "finished".
 bool journal_complete(const std::vector<nlohmann::json>& notes);

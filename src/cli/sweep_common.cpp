@@ -81,23 +81,23 @@ std::vector<std::size_t> parse_size_list(const std::string& spec, const std::str
 namespace {
 
 // The counters (or simulated events) and the metric the verdict is on: every counter
-// must be countable here (require_available), the metric one of them or wall-time.
+// must be countable here (Backend::resolve_all), the metric one of them or wall-time.
 void choose_events(const Options& o, SweepSetup& s) {
   s.backend = choose_backend(o.backend, o.sim_cache);
   const Backend& backend = *s.backend;
   const CounterList list =
       o.counters.empty() ? backend.default_counters(CounterUse::sweep) : CounterList(split_event_list(o.counters));
   const ResolvedCounters c = backend.resolve_all(list);
+  const std::vector<std::string> names = c.names();
   backend.require_here();
   if (backend.exact() && o.runs <= 0) s.runs = kExactContextRuns;
   if (backend.exact() && !o.warmup_given) s.warmup = 0;
-  s.backend_notes = backend.notes(list);
+  s.backend_notes = backend.notes(names);
   if (!backend.times_the_program())
     s.backend_notes.push_back("wall-time and user-time are the simulator's under --backend sim, not the program's");
   for (const std::string& n : c.notes) s.backend_notes.push_back(n);  // e.g. counted at user level only
   s.events = c.events;
   s.sim_events = c.simulated;
-  const std::vector<std::string> names = c.names();
   s.measurer = backend.run_measurer(c);
   s.metric = o.metric.empty() ? names.at(0) : o.metric;
   bool known = s.metric == "wall-time";

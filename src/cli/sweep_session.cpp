@@ -180,20 +180,23 @@ std::string sweep_difference(const SweepReport& recorded, const SweepReport& now
 // edited or foreign journal, exit 6), not this command line's.
 SweepJob recorded_job(const SweepBrief& recorded, const std::string& command,
                       const std::function<SweepJob(const Options&)>& build) {
+  const auto bad = [](const std::string& why) {
+    return Error(ErrorKind::io, "the journal's recorded command line cannot be run again: " + why,
+                 "the journal was edited, or written by another version; start a new sweep");
+  };
+  if (recorded.arguments.empty() || recorded.arguments.front() != command)
+    throw bad("it is not a " + command + " command line");
   try {
     std::vector<const char*> argv = {"obscheck"};
     for (const std::string& w : recorded.arguments) argv.push_back(w.c_str());
     Options stored = parse_command_line(static_cast<int>(argv.size()), argv.data()).options;
-    if (recorded.arguments.empty() || recorded.arguments.front() != command)
-      throw Error(ErrorKind::usage, "it is not a " + command + " command line");
     stored.seed = recorded.header.seed;
     stored.seed_given = true;
     stored.journal.clear();
     return build(stored);
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::usage) throw;
-    throw Error(ErrorKind::io, std::string("the journal's recorded command line cannot be run again: ") + e.what(),
-                "the journal was edited, or written by another version; start a new sweep");
+    throw bad(e.what());
   }
 }
 
@@ -213,10 +216,7 @@ int resume_sweep(const Options& o, const std::string& command, const std::functi
   const nlohmann::json& manifest = r.data.manifest;
   const SweepBrief recorded = brief_from_json(manifest.at("sweep"));
   SweepJob job = recorded_job(recorded, command, build);
-  if (const std::string why = env_difference(manifest.at("env"), env_summary(job.spec.variants.at(0).launch.env.vars()));
-      !why.empty())
-    throw Error(ErrorKind::usage, "this environment differs from the journal's: " + why + "; the target's layout would move",
-                "resume with the environment the sweep was started with, or start a new one (without --resume)");
+  refuse_changed_environment(manifest, job.spec.variants.at(0).launch.env, "sweep");
   if (const std::string why = sweep_difference(recorded.header, job.brief.header); !why.empty())
     throw Error(ErrorKind::usage, why, "a resumed sweep must run the same programs in the same contexts; start a new one");
   if (!job.plan || !(plan_from_journal(r.data).spec == job.plan->spec))

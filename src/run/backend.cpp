@@ -147,7 +147,7 @@ class NativeBackend final : public Backend {
     return c;
   }
 
-  std::vector<std::string> notes(const CounterList&) const override { return {}; }
+  std::vector<std::string> notes(const std::vector<std::string>&) const override { return {}; }
   bool exact() const override { return false; }
   bool times_the_program() const override { return true; }
   bool counts_in_the_target() const override { return true; }
@@ -212,14 +212,14 @@ class SimBackend final : public Backend {
     return c;
   }
 
-  std::vector<std::string> notes(const CounterList& list) const override {
+  std::vector<std::string> notes(const std::vector<std::string>& counted) const override {
     std::vector<std::string> out;
     out.push_back("simulated PMU: valgrind --tool=cachegrind (cache and branch simulation); deterministic, one run "
                   "per configuration, a second to confirm");
     out.push_back(fmt::format("geometry: {} ({})", format_sim_geometry(geometry_), geometry_.source));
     for (const std::string& n : geometry_.notes) out.push_back("geometry: " + n);
-    for (const SimEvent& e : resolve_sim_events(list.text()))
-      if (e.estimated) {
+    for (const SimEvent& e : sim_events())
+      if (e.estimated && std::find(counted.begin(), counted.end(), e.name) != counted.end()) {
         out.push_back(fmt::format("{} is estimated, not measured: {}", e.name, kSimCyclesModel));
         break;
       }

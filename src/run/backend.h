@@ -71,9 +71,10 @@ class Backend {
   // measure's and the sweeps' list: every event must count here (Error(event) once,
   // naming them), each event its own item, {groups} kept.
   virtual ResolvedCounters resolve_all(const CounterList& list) const = 0;
-  // What a report says about the backend counting `list` (as resolved), one line
-  // each; none for perf_event. Pure: a report of a journal calls it on any host.
-  virtual std::vector<std::string> notes(const CounterList& list) const = 0;
+  // What a report says about the backend counting these events (their names, as
+  // resolved: ResolvedCounters::names, or a journal's list), one line each; none for
+  // perf_event. Pure: a report of a journal calls it on any host.
+  virtual std::vector<std::string> notes(const std::vector<std::string>& counted) const = 0;
 
   // Every run of a configuration counts the same: one measured block decides and a
   // second confirms it, no warm-up is needed, and the exact analysis

@@ -42,7 +42,7 @@ TEST_CASE("backend: the choice by name, and what a recorded choice needs") {
   CHECK_FALSE(native->exact());
   CHECK(native->times_the_program());
   CHECK(native->counts_in_the_target());
-  CHECK(native->notes(CounterList({"task-clock"})).empty());
+  CHECK(native->notes({"task-clock"}).empty());
   CHECK_NOTHROW(native->admit(ObserverKind::probes));
   CHECK_NOTHROW(native->require_here());
   // A --sim-cache without --backend sim changes nothing.
@@ -96,13 +96,13 @@ TEST_CASE("backend: the simulator counts exactly, on any host, and says how") {
   CHECK(c.dropped.empty());
   CHECK(kind_of([&] { sim->resolve_all(CounterList({"l1dd"})); }) == ErrorKind::event);
 
-  const std::vector<std::string> with_cycles = sim->notes(CounterList({"l1d", "cycles"}));
+  const std::vector<std::string> with_cycles = sim->notes({"l1d", "cycles"});
   REQUIRE(with_cycles.size() == 4);
   CHECK(with_cycles[0].rfind("simulated PMU: valgrind --tool=cachegrind", 0) == 0);
   CHECK(with_cycles[1] == "geometry: " + format_sim_geometry(fixed_geometry()) + " (--sim-cache)");
   CHECK(with_cycles[2] == "geometry: a note");
   CHECK(with_cycles[3].rfind("cycles is estimated, not measured: ", 0) == 0);
-  CHECK(sim->notes(CounterList({"l1d"})).size() == 3);  // nothing estimated
+  CHECK(sim->notes({"l1d"}).size() == 3);  // nothing estimated
 }
 
 TEST_CASE("backend: what an in-process target is told") {
