@@ -134,7 +134,7 @@ TEST_CASE("check: Ctrl-C keeps the journal valid and --resume finishes with ever
 
 TEST_CASE("check: a counter this host lacks is refused with its reason, or dropped with --allow-missing") {
   if (access("/sys/bus/event_source/devices/cpu", F_OK) == 0) {
-    WARN("this host has a cpu PMU: nothing is missing");
+    WARN("SKIPPED: this host has a cpu PMU: nothing is missing");
     return;
   }
   auto r = run_cli({"--counters", "cycles,task-clock", "--runs", "2", "--", "/bin/true"});

@@ -130,7 +130,7 @@ TEST_CASE("observers: sampling at 10 kHz takes about frequency × task-clock sam
 
 TEST_CASE("observers: a profiler command produces a verdict table") {
   if (access("/usr/bin/perf", X_OK) != 0) {
-    WARN("perf is not installed (tools/bootstrap installs linux-perf)");
+    WARN("SKIPPED: perf is not installed (tools/bootstrap installs linux-perf)");
     return;
   }
   const std::string journal = tmp_path("cmd.jsonl");

@@ -467,7 +467,7 @@ TEST_CASE("in-process: where kernel counting is refused the library counts user 
   int paranoid = -1;
   paranoid_file >> paranoid;
   if (::geteuid() != 0 || paranoid < 2) {
-    WARN("needs root (to drop to an unprivileged user) and perf_event_paranoid >= 2; have euid "
+    WARN("SKIPPED: needs root (to drop to an unprivileged user) and perf_event_paranoid >= 2; have euid "
          << ::geteuid() << ", paranoid " << paranoid);
     return;
   }
@@ -530,7 +530,7 @@ TEST_CASE("in-process: the PAPI backend without a PAPI counter component reports
   REQUIRE(exited_zero(r.status));
   CHECK(r.out.rfind("stack=0x", 0) == 0);
   if (r.result.find("\nevent\t") != std::string::npos) {
-    WARN("PAPI counts PAPI_TOT_CYC on this host; the error path is not exercised");
+    WARN("SKIPPED: PAPI counts PAPI_TOT_CYC on this host; the error path is not exercised");
     return;
   }
   // obsprobe 1 \n error \t <name> \t <code> \t <message> \n end \n
