@@ -164,9 +164,10 @@ std::vector<const Comparison*> aa_comparisons(const Findings& f) {
 
 // Comparisons that carry a p-value into the Holm family: not the A/A control, not a
 // configuration without any paired block.
-std::size_t family_size(const Findings& f) {
-  return static_cast<std::size_t>(std::count_if(f.comparisons.begin(), f.comparisons.end(),
-                                                [](const Comparison& c) { return !c.aa && c.n > 0; }));
+std::size_t family_size(const Findings& f, bool primary) {
+  return static_cast<std::size_t>(std::count_if(f.comparisons.begin(), f.comparisons.end(), [&](const Comparison& c) {
+    return !c.aa && c.n > 0 && c.metric < f.metrics.size() && f.metrics[c.metric].primary == primary;
+  }));
 }
 
 }  // namespace
@@ -237,9 +238,10 @@ std::vector<std::string> methods_lines(const Plan&, const Findings& f) {
     out.push_back("small counts and coarse clocks: d = x_level − x_reference per run, for " + join(difference, ", "));
   if (!ci.empty()) out.push_back("intervals: " + join(ci, "; "));
   if (!p.empty()) out.push_back("p-values: " + join(p, "; "));
-  out.push_back(fmt::format("multiplicity: Holm over {} comparisons (levels × layouts × metrics; the A/A "
-                            "control apart), α = {:g}",
-                            family_size(f), f.alpha));
+  out.push_back(fmt::format("multiplicity: Holm over the {} comparisons of the named counters and wall time "
+                            "(levels × layouts × metrics: the answer), apart over the {} of the other metrics, "
+                            "and the A/A control apart, α = {:g} each",
+                            family_size(f, true), family_size(f, false), f.alpha));
   out.push_back(fmt::format("equivalence: the interval within {} (two one-sided tests at α = {:g} each)",
                             format_margin(f.margin), f.alpha));
   out.push_back(fmt::format("sequential: the data were looked at {} time{}; every look is valid on its own "
