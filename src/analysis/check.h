@@ -123,9 +123,9 @@ std::size_t planned_primary_family(const Plan& plan);
 // The first look at which the primary family can reject anything: the blocks after
 // which the sequential t-test's largest evidence reaches planned_primary_family /
 // (kMagnitudeShare alpha) (stats/magnitude.h magnitude_blocks_to_decide), and never
-// before kMinPairedBlocks: 4 blocks for a uprobe on one function with task-clock
-// (family 2-6), 5 for a four-counter check (family 28). Looking earlier could only say
-// "too few blocks".
+// before kMinPairedBlocks. At alpha = 0.05: 3 blocks for a primary family of up to 3
+// (a uprobe on one function with task-clock: 2), 4 for 4 to 80 (a four-counter check:
+// 15), 5 for 81 to 2,510. Looking earlier could only say "too few blocks".
 std::size_t first_look(const Plan& plan, double alpha = 0.05);
 
 // Whether running up to `blocks` measured blocks in all could settle this comparison

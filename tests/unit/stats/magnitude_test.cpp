@@ -38,7 +38,7 @@ TEST_CASE("sequential t-test: the critical t and the first block that can decide
   CHECK(magnitude_blocks_to_decide(0.1) == 2);
   CHECK(magnitude_blocks_to_decide(1.0 / 300) == 3);
   CHECK(magnitude_blocks_to_decide(1.0 / 302) == 4);
-  CHECK(magnitude_blocks_to_decide(0.2 * 0.05 / 28) == 4);  // a four-counter check's primary family
+  CHECK(magnitude_blocks_to_decide(0.2 * 0.05 / 15) == 4);  // a four-counter check's primary family
   CHECK(magnitude_blocks_to_decide(1.0 / 9000) == 5);
   CHECK_THROWS_AS(magnitude_blocks_to_decide(0), std::invalid_argument);
 }
