@@ -358,6 +358,14 @@ std::string perturbed_text(const Plan& plan, const Findings& f, const MetricAnsw
                      dose_name(plan, last.level_index), parts);
 }
 
+// Every comparison of every dose of the metric has d = 0 in all its blocks.
+bool all_equal(const Findings& f, const MetricAnswer& a) {
+  for (std::size_t v : a.doses)
+    for (std::size_t i : f.verdicts[v].comparisons)
+      if (f.comparisons[i].equal_blocks == 0) return false;
+  return !a.doses.empty();
+}
+
 // "undecided at 2 of 3 doses: no effect beyond ±0.7% (...); about 40 blocks would decide".
 std::string undecided_text(const Findings& f, const MetricAnswer& a, const Comparison* shown,
                            const std::string& at_largest) {
@@ -377,6 +385,9 @@ std::string metric_answer_text(const Plan& plan, const Findings& f, const Metric
   const std::string at_largest = at_largest_text(plan, f, a, shown);
   switch (a.verdict) {
     case Verdict::not_perturbed:
+      if (shown && all_equal(f, a))  // d was 0 in every block at every dose: say so, not only the margin
+        return fmt::format("not perturbed: equal in all {} blocks at {}{}", shown->equal_blocks,
+                           a.doses.size() == 1 ? "the dose" : "every dose", at_largest);
       return fmt::format("not perturbed: within {} at {}{}",
                          shown ? margin_text(*shown, f.metrics[a.metric].unit) : format_margin(f.margin),
                          a.doses.size() == 1 ? "the dose" : "every dose", at_largest);
