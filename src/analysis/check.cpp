@@ -19,6 +19,7 @@
 #include "stats/changepoint.h"
 #include "stats/descriptive.h"
 #include "stats/hypothesis.h"
+#include "stats/magnitude.h"
 #include "stats/sequential.h"
 #include "util/error.h"
 #include "util/timeval.h"
@@ -29,6 +30,8 @@ namespace {
 // The counter whose count the counter observer's dose must not move (DESIGN.md
 // "incomparable": "instruction count moved where the dose adds none").
 constexpr std::string_view kInstructionsMetric = "instructions";
+// The driver metric that belongs to the primary family: the time the user waits.
+constexpr std::string_view kWallTimeMetric = "wall-time";
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -100,14 +103,15 @@ std::vector<MetricInfo> order_metrics(const Plan& plan, const std::vector<std::s
   for (const std::string& name : names) {
     std::optional<std::size_t> counter = item[name];
     if (!counter) counter = counter_by_name(plan, name);
-    out.push_back({name, counter_unit(name), false, counter});
+    out.push_back({name, counter_unit(name), false, counter, counter.has_value()});
   }
   // By counter item (unmatched last); first appearance within an item.
   std::stable_sort(out.begin(), out.end(), [](const MetricInfo& a, const MetricInfo& b) {
     const auto key = [](const MetricInfo& m) { return m.counter.value_or(std::numeric_limits<std::size_t>::max()); };
     return key(a) < key(b);
   });
-  for (const DriverMetric& d : check_driver_metrics()) out.push_back({d.name, d.unit, true, std::nullopt});
+  for (const DriverMetric& d : check_driver_metrics())
+    out.push_back({d.name, d.unit, true, std::nullopt, d.name == kWallTimeMetric});
   return out;
 }
 
@@ -259,17 +263,18 @@ Scale scale_of(const MetricInfo& m, const std::vector<double>* column, const Blo
   return stats::median(v) >= floor ? Scale::ratio : Scale::difference;
 }
 
-void compute(Comparison& c, Series& s, const MetricInfo& m, Scale scale, double margin, double alpha,
-             std::size_t max_blocks) {
+// The pairs' d on the comparison's scale, the raw medians and the margin (before any inference).
+void fill_differences(Comparison& c, Series& s, const MetricInfo& m, Scale scale, double margin) {
   c.n = s.x.size();
   c.effect = kNaN;
-  c.ci_lo = -kInf;
-  c.ci_hi = kInf;
+  c.ci_lo = c.range_lo = -kInf;
+  c.ci_hi = c.range_hi = kInf;
   c.bound = kInf;
-  c.level = 1 - 2 * alpha;
+  c.sequence_half_width = kInf;
   c.median_config = c.n ? stats::median(s.x) : kNaN;
   c.median_baseline = c.n ? stats::median(s.y) : kNaN;
   c.margin = margin;
+  c.primary = m.primary;
   if (c.n == 0) return;
   c.scale = scale;
   s.d.resize(c.n);
@@ -281,26 +286,107 @@ void compute(Comparison& c, Series& s, const MetricInfo& m, Scale scale, double 
     const double step = resolution_of(s, rusage_clock ? kRusageStepNs : 1);
     c.margin = std::max(margin * std::fabs(c.median_baseline), step / 2);
   }
-  // TOST at alpha on each side is a 1 - 2 alpha interval; the always-valid p of the
-  // same martingale tests "no effect" at alpha.
-  const stats::MedianSequence seq = stats::median_sequence(s.d, 2 * alpha);
-  c.p_value = c.p_holm = seq.p_value;
-  c.p_method = fmt::format("always-valid sign test (Beta({0:g},{0:g}) mixture)", stats::kMixturePrior);
-  c.ci_method = fmt::format("{:.0f}% confidence sequence for the median (sign test, Beta({:g},{:g}) mixture)",
-                            100 * c.level, stats::kMixturePrior, stats::kMixturePrior);
-  const auto to_scale = [&](double v) { return c.scale == Scale::ratio ? std::exp(v) - 1 : v; };
-  c.effect = to_scale(seq.median);
-  c.ci_lo = std::isfinite(seq.lo) ? to_scale(seq.lo) : -kInf;
-  c.ci_hi = std::isfinite(seq.hi) ? to_scale(seq.hi) : kInf;
+}
+
+// The sample standard deviation of d (0 below two pairs).
+double spread_of(const std::vector<double>& d) {
+  if (d.size() < 2 || std::all_of(d.begin(), d.end(), [&](double v) { return v == d.front(); })) return 0.0;
+  return std::sqrt(stats::variance(d));
+}
+
+// The blocks from which the running range is a confidence sequence, and the interval's
+// 2 alpha left to the other methods after it (check.h kRangeShare).
+std::size_t range_blocks(double alpha) { return stats::range_first_blocks(kRangeShare * 2 * alpha); }
+double interval_rest(double alpha) { return 2 * alpha - std::ldexp(1.0, 1 - static_cast<int>(range_blocks(alpha))); }
+// The sign sequence's alpha in a sequential check (also what its projections use).
+double sequence_alpha(double alpha) { return kSignShare * interval_rest(alpha); }
+
+// One method's interval for d's location and p-value for "no effect", combined below.
+struct Inference {
+  double lo = -kInf, hi = kInf;
+  double p = 1;
+};
+
+Inference intersect(Inference a, const Inference& b) {
+  a.lo = std::max(a.lo, b.lo);
+  a.hi = std::min(a.hi, b.hi);
+  return a;
+}
+
+// The sequential methods at one look (check.h): sign sequence, t-test sequence, range.
+std::pair<Inference, Inference> sequential_inference(Comparison& c, const std::vector<double>& d, double alpha,
+                                                     double floor) {
+  const std::size_t n0 = range_blocks(alpha);
+  const stats::MedianSequence sign = stats::median_sequence(d, sequence_alpha(alpha));
+  const stats::MeanSequence mag = stats::mean_sequence(d, interval_rest(alpha) * kMagnitudeShare, floor);
+  c.sequence_half_width = (sign.hi - sign.lo) / 2;
+  Inference free{sign.lo, sign.hi, std::min(1.0, sign.p_value / kSignShare)};
+  if (d.size() >= n0) free = intersect(free, {c.range_lo, c.range_hi, 1});
+  c.p_method = fmt::format("always-valid sign test (Beta({0:g},{0:g}) mixture) and sequential t-test (g = {1:g})",
+                           stats::kMixturePrior, stats::kMagnitudePriorG);
+  c.ci_method = fmt::format(
+      "{:.0f}% confidence sequence: sign (Beta({:g},{:g}) mixture) ∩ sequential t (g = {:g}){}", 100 * c.level,
+      stats::kMixturePrior, stats::kMixturePrior, stats::kMagnitudePriorG,
+      d.size() >= n0 ? " ∩ range of all blocks" : "");
+  return {free, {mag.lo, mag.hi, std::min(1.0, mag.p_value / kMagnitudeShare)}};
+}
+
+// The fixed design's methods at its one look: exact sign test and interval, t-test.
+std::pair<Inference, Inference> fixed_inference(Comparison& c, const std::vector<double>& d, double alpha,
+                                                double floor) {
+  const double a2 = 2 * alpha;
+  std::size_t above = 0, below = 0;
+  for (double v : d) above += v > 0, below += v < 0;
+  const stats::OrderInterval exact = stats::exact_median_interval(d, kSignShare * a2);
+  const stats::MeanSequence mag = stats::mean_sequence(d, kMagnitudeShare * a2, floor);
+  const stats::MedianSequence sign = stats::median_sequence(d, sequence_alpha(alpha));
+  c.sequence_half_width = (sign.hi - sign.lo) / 2;  // for "about N blocks would decide" only
+  c.p_method = fmt::format("exact sign test and sequential t-test (g = {:g}), one look", stats::kMagnitudePriorG);
+  c.ci_method = fmt::format("{:.0f}% interval, one look: exact order statistics for the median ∩ sequential t (g = {:g})",
+                            100 * c.level, stats::kMagnitudePriorG);
+  return {{exact.lo, exact.hi, std::min(1.0, stats::sign_test_p(above, below) / kSignShare)},
+          {mag.lo, mag.hi, std::min(1.0, mag.p_value / kMagnitudeShare)}};
+}
+
+// The comparison's statistics from its d (fill_differences) and the metric's pooled
+// spread `floor` (the t-test's scale floor).
+void infer(Comparison& c, const Series& s, double alpha, double floor, bool fixed, std::size_t max_blocks) {
+  c.level = 1 - 2 * alpha;
+  if (c.n == 0) return;
+  const auto [lo_d, hi_d] = std::minmax_element(s.d.begin(), s.d.end());
+  const auto to_scale = [&](double v) {
+    if (!std::isfinite(v)) return v;
+    return c.scale == Scale::ratio ? std::exp(v) - 1 : v;
+  };
+  c.range_lo = *lo_d;  // on d's scale until the end
+  c.range_hi = *hi_d;
+  c.equal_blocks = *lo_d == 0 && *hi_d == 0 ? c.n : 0;
+  auto [free, mag] = fixed ? fixed_inference(c, s.d, alpha, floor) : sequential_inference(c, s.d, alpha, floor);
+  Inference both = intersect(free, mag);
+  both.p = std::min(free.p, mag.p);
+  // The methods' intervals hold together with probability 1 - 2 alpha when the noise is
+  // as the t-test assumes; disjoint intervals show it is not, and the assumption-free
+  // methods alone are kept (still valid: they only lose the t-test's share).
+  if (both.lo > both.hi) {
+    both = free;
+    c.p_method += " (t-test set aside: its interval misses the median's)";
+  }
+  const double median = stats::median(s.d);
+  c.effect = to_scale(std::clamp(median, both.lo, both.hi));  // never outside its own interval
+  c.p_value = c.p_holm = both.p;
+  c.ci_lo = to_scale(both.lo);
+  c.ci_hi = to_scale(both.hi);
+  c.range_lo = to_scale(c.range_lo);
+  c.range_hi = to_scale(c.range_hi);
   c.bound = std::max(std::fabs(c.ci_lo), std::fabs(c.ci_hi));
   c.equivalent = c.ci_lo > -c.margin && c.ci_hi < c.margin;
   c.outside_margin = c.ci_lo > c.margin || c.ci_hi < -c.margin;
-  // How many blocks would decide at this noise: the interval must come to fit between
-  // the estimate and the nearer side of the margin (both on d's scale).
-  if (!c.equivalent && !c.outside_margin && std::isfinite(seq.lo) && std::isfinite(seq.hi)) {
+  // How many blocks would decide at this noise: the sign sequence must come to fit
+  // between the estimate and the nearer side of the margin (both on d's scale).
+  if (!c.equivalent && !c.outside_margin && std::isfinite(c.sequence_half_width)) {
     const double m_d = c.scale == Scale::ratio ? std::log1p(c.margin) : c.margin;
-    const double room = std::fabs(std::fabs(seq.median) - m_d);
-    c.blocks_needed = stats::blocks_for_half_width((seq.hi - seq.lo) / 2, c.n, room, 2 * alpha, max_blocks);
+    const double room = std::fabs(std::fabs(median) - m_d);
+    c.blocks_needed = stats::blocks_for_half_width(c.sequence_half_width, c.n, room, sequence_alpha(alpha), max_blocks);
   }
 }
 
@@ -312,7 +398,7 @@ bool ci_excludes_zero(const Comparison& c) { return c.n >= 2 && (c.ci_lo > 0 || 
 // apart. Returns the drift text, or a note when a change is found but ignored.
 std::pair<std::string, std::string> drift_of(const Comparison& c, const Series& s, std::size_t family,
                                              const std::string& unit) {
-  if (s.d.size() < 2 * kMinPairedBlocks) return {};
+  if (s.d.size() < kMinDriftBlocks) return {};
   const stats::ChangeTest t = stats::pettitt_test(s.d);
   if (!(t.p_value < kDriftAlpha / static_cast<double>(std::max<std::size_t>(family, 1)))) return {};
   const auto seg = [&](std::size_t from, std::size_t to) {
@@ -551,8 +637,10 @@ LevelJudgement judge_level(const Context& x, std::size_t metric, std::size_t lev
 
   if (std::all_of(idx.begin(), idx.end(), [&](std::size_t i) { return cs[i].equivalent; })) {
     std::string list;
-    for (std::size_t i : idx)
+    for (std::size_t i : idx) {
       list += fmt::format("{}{} {}", list.empty() ? "" : ", ", layout_name(cs[i]), effect_text(cs[i], unit));
+      if (cs[i].equal_blocks > 0) list += fmt::format(", equal in all {} blocks", cs[i].equal_blocks);
+    }
     return {Verdict::not_perturbed, fmt::format("within {} under {}", margin_text(cs[idx[0]], unit), list)};
   }
 
@@ -668,6 +756,28 @@ void list_comparisons(const Plan& plan, Findings& f) {
   }
 }
 
+// Per metric, the pooled standard deviation of d over its comparisons (the A/A control's
+// included): sqrt(sum (n - 1) s^2 / sum (n - 1)). The sequential t-test's scale is
+// floored by it, so that a comparison whose few blocks happen to agree closely (on a
+// bimodal host: every pair from the same two modes, d near +0.45 four times in a row,
+// probability (2/9)^4 per comparison) cannot claim a tiny variance the metric does not
+// have. docs/statistics.md, "Magnitudes", measures what it buys.
+std::vector<double> pooled_spreads(const std::vector<Series>& series, const Findings& f) {
+  std::vector<double> ss(f.metrics.size(), 0.0), df(f.metrics.size(), 0.0);
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    const std::vector<double>& d = series[i].d;
+    if (d.size() < 2) continue;
+    const double s = spread_of(d);
+    const double k = static_cast<double>(d.size() - 1);
+    ss[f.comparisons[i].metric] += k * s * s;
+    df[f.comparisons[i].metric] += k;
+  }
+  std::vector<double> out(f.metrics.size(), 0.0);
+  for (std::size_t m = 0; m < out.size(); ++m)
+    if (df[m] > 0) out[m] = std::sqrt(ss[m] / df[m]);
+  return out;
+}
+
 // Every comparison's statistics from its pairs; returns each one's pairs, cut down to what later passes read.
 std::vector<Series> compute_comparisons(const RunTable& t, const BlockRows& blocks, const AnalysisOptions& o,
                                         Findings& f) {
@@ -682,10 +792,16 @@ std::vector<Series> compute_comparisons(const RunTable& t, const BlockRows& bloc
     const MetricInfo& m = f.metrics[c.metric];
     Series& s = series[i];
     s = pair_series(column_of(m, t), blocks, c.config, c.baseline);
-    compute(c, s, m, scales[c.metric], o.margin, o.alpha, kPredictionCap);
+    fill_differences(c, s, m, scales[c.metric], o.margin);
     std::vector<double>().swap(s.x);
     std::vector<double>().swap(s.y);
-    if (m.driver) std::vector<std::uint32_t>().swap(s.joint);
+  });
+  const std::vector<double> floors = pooled_spreads(series, f);
+  for_each_index(f.comparisons.size(), o.threads, [&](std::size_t i) {
+    Comparison& c = f.comparisons[i];
+    Series& s = series[i];
+    infer(c, s, o.alpha, floors[c.metric], o.fixed_design, kPredictionCap);
+    if (f.metrics[c.metric].driver) std::vector<std::uint32_t>().swap(s.joint);
     if (!(c.aa || c.layout == Layout::held)) {
       std::vector<double>().swap(s.d);
       std::vector<std::uint32_t>().swap(s.blocks);
@@ -705,17 +821,20 @@ void note_difference_metrics(Findings& f) {
 
 // Each comparison's Holm-adjusted p-value and whether it is significant at alpha.
 void apply_holm(double alpha, Findings& f) {
-  // Holm over every comparison but the A/A control's; the A/A's own family apart.
-  const auto holm = [&](bool aa) {
+  // Three families: the primary metrics (the question asked), the other metrics
+  // (rusage), and the A/A control over all its metrics. Each holds alpha on its own;
+  // the overall answer rests on the primary family alone.
+  enum Family { primary, other, aa };
+  const auto family_of = [](const Comparison& c) { return c.aa ? aa : c.primary ? primary : other; };
+  for (Family family : {primary, other, aa}) {
     std::vector<std::size_t> members;
     std::vector<double> ps;
     for (std::size_t i = 0; i < f.comparisons.size(); ++i)
-      if (f.comparisons[i].aa == aa && f.comparisons[i].n >= 2) members.push_back(i), ps.push_back(f.comparisons[i].p_value);
+      if (family_of(f.comparisons[i]) == family && f.comparisons[i].n >= 2)
+        members.push_back(i), ps.push_back(f.comparisons[i].p_value);
     const std::vector<double> adjusted = stats::holm_adjust(ps);
     for (std::size_t k = 0; k < members.size(); ++k) f.comparisons[members[k]].p_holm = adjusted[k];
-  };
-  holm(false);
-  holm(true);
+  }
   for (Comparison& c : f.comparisons) c.significant = c.n >= 2 && c.p_holm < alpha && ci_excludes_zero(c);
 }
 
@@ -724,7 +843,7 @@ void apply_holm(double alpha, Findings& f) {
 void test_drift(const std::vector<Series>& series, Findings& f) {
   std::size_t drift_family = 0;
   for (const Comparison& c : f.comparisons)
-    if ((c.aa || c.layout == Layout::held) && c.n >= 2 * kMinPairedBlocks) ++drift_family;
+    if ((c.aa || c.layout == Layout::held) && c.n >= kMinDriftBlocks) ++drift_family;
   for (std::size_t i = 0; i < f.comparisons.size(); ++i) {
     Comparison& c = f.comparisons[i];
     if (!(c.aa || c.layout == Layout::held)) continue;
@@ -824,18 +943,21 @@ bool more_blocks_could_decide(const Comparison& c, std::size_t blocks) {
   // give, one of them would be shown within the margin or beyond it.
   const auto on_d = [&](double v) { return c.scale == Scale::ratio ? std::log1p(v) : v; };
   const double lo = on_d(c.ci_lo), hi = on_d(c.ci_hi), margin = on_d(c.margin);
-  const double width = stats::projected_half_width((hi - lo) / 2, c.n, blocks, 1 - c.level);
+  // The sign sequence's width scales with the blocks; the t-test's narrows faster, so
+  // this errs towards running on.
+  const double half = std::isnan(c.sequence_half_width) ? (hi - lo) / 2 : c.sequence_half_width;
+  const double width = stats::projected_half_width(half, c.n, blocks, sequence_alpha((1 - c.level) / 2));
   if (!std::isfinite(width)) return true;
   const double nearest = lo <= 0 && hi >= 0 ? 0.0 : std::min(std::fabs(lo), std::fabs(hi));
   const double farthest = std::max(std::fabs(lo), std::fabs(hi));
   return nearest + width < margin || farthest - width > margin;
 }
 
-bool more_blocks_could_decide(const Findings& f, std::size_t blocks) {
+bool more_blocks_could_decide(const Findings& f, std::size_t blocks, bool all_metrics) {
   // An inconclusive verdict whose comparisons are all decided (a failed A/A, say) waits
   // on nothing more runs would change.
   for (const LevelVerdict& v : f.verdicts)
-    if (v.verdict == Verdict::inconclusive)
+    if (v.verdict == Verdict::inconclusive && (all_metrics || f.metrics[v.metric].primary))
       for (std::size_t i : v.comparisons)
         if (more_blocks_could_decide(f.comparisons[i], blocks)) return true;
   return false;
@@ -885,7 +1007,8 @@ std::vector<MetricInfo> check_metrics(const Plan& plan, const RunTable& t) {
   return order_metrics(plan, names, item);
 }
 
-std::size_t planned_family(const Plan& plan) {
+namespace {
+std::size_t count_family(const Plan& plan, bool primary_only) {
   std::size_t n = 0;
   const auto count = [&](Metric metric, std::size_t members) {
     for (const Configuration& c : plan.configs)
@@ -895,13 +1018,19 @@ std::size_t planned_family(const Plan& plan) {
     const std::string& item = plan.spec.counters[i];
     count(Metric::of_counter(i), static_cast<std::size_t>(std::count(item.begin(), item.end(), ',')) + 1);
   }
-  count(Metric::driver(), check_driver_metrics().size());
+  count(Metric::driver(), primary_only ? 1 : check_driver_metrics().size());  // wall time alone is primary
   return n;
 }
+}  // namespace
+
+std::size_t planned_family(const Plan& plan) { return count_family(plan, false); }
+
+std::size_t planned_primary_family(const Plan& plan) { return count_family(plan, true); }
 
 std::size_t first_look(const Plan& plan, double alpha) {
-  const std::size_t family = std::max<std::size_t>(planned_family(plan), 1);
-  return std::max(kFirstLook, stats::blocks_to_decide(alpha / static_cast<double>(family)));
+  const std::size_t family = std::max<std::size_t>(planned_primary_family(plan), 1);
+  return std::max(kMinPairedBlocks,
+                  stats::magnitude_blocks_to_decide(kMagnitudeShare * alpha / static_cast<double>(family)));
 }
 
 Findings analyse_check(const Plan& plan, const std::vector<RunRecord>& runs, const AnalysisOptions& o) {

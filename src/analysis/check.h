@@ -11,9 +11,18 @@
 //
 // Per comparison: d per block on the metric's scale (findings.h Scale: log ratio, or a
 // difference per run for small counts and coarse clocks); the effect is the median of
-// d; its interval is a confidence sequence for that median at 1 - 2 alpha (valid at
-// every look at once: stats/sequential.h); the p-value for "no effect" is
-// always-valid, and Holm-adjusted over every comparison but the A/A control's.
+// d; its interval at 1 - 2 alpha intersects, by a Bonferroni split of that alpha,
+//   sequential (default): the sign-based confidence sequence for the median
+//     (stats/sequential.h), the sequential t-test's sequence for the mean with its scale
+//     floored by the metric's pooled spread (stats/magnitude.h), and from
+//     range_first_blocks on the running range [min d, max d];
+//   fixed design (AnalysisOptions::fixed_design: one look): the exact order-statistic
+//     interval for the median and the sequential t-test's interval;
+// and its p-value for "no effect" is the smaller of the sign test's (always-valid, or
+// exact binomial in a fixed design) and the t-test's, each divided by its share.
+// Holm adjusts the primary family (MetricInfo::primary) and the other metrics apart;
+// the A/A control's comparisons form a third family. docs/statistics.md states every
+// method, its source, its shares and the calibration that backs it.
 //
 // Verdict per metric and level (the baseline level and a counter's solo level are
 // references and get none), first rule that applies:
@@ -25,10 +34,11 @@
 //                  than kMinPairedBlocks pairs, or drift in d that changes the conclusion;
 //   perturbed      held: Holm-significant and the whole interval beyond ±margin;
 //   explained by layout  natural or sham: significant and beyond ±margin, held: within it;
-//   not perturbed  every layout's interval within ±margin;
+//   not perturbed  every layout's interval within ±margin ("equal in all n blocks" when
+//                  d is 0 in every block);
 //   inconclusive   otherwise, with the bound that does hold ("no effect beyond ±2.4%")
 //                  and the blocks ±margin would need at the noise seen.
-// Findings::decisive: there are verdicts and none is inconclusive.
+// Findings::decisive: every primary verdict is decided; Findings::all_decided: every one.
 #pragma once
 
 #include <cstddef>
@@ -51,11 +61,30 @@ struct AnalysisOptions {
   // Comparisons are computed on this many threads (0: one per hardware thread); the
   // findings never depend on it.
   std::size_t threads = 0;
+  // The number of blocks was fixed before the first run (--runs N, a plan file's
+  // blocks, a merge of shards): one look, so the exact fixed-n sign test and interval
+  // replace the confidence sequence (docs/statistics.md, "Fixed designs").
+  bool fixed_design = false;
 };
 
-// Below five pairs nothing can be said (the sequence is unbounded below eleven agreeing
-// blocks in any case); the verdict then names the count.
-inline constexpr std::size_t kMinPairedBlocks = 5;
+// Below three pairs nothing can be said: the t-test's evidence at two blocks is at
+// most (1 + 2 g)^(1/2) = 14 (stats/magnitude.h), short of any family's threshold, and
+// the sign test needs more still. The verdict then names the count.
+inline constexpr std::size_t kMinPairedBlocks = 3;
+// Pettitt's drift test is not run on fewer blocks: below ten its null distribution is
+// too coarse to reach a Bonferroni-divided alpha.
+inline constexpr std::size_t kMinDriftBlocks = 10;
+// The Bonferroni shares of alpha (docs/statistics.md, "Combining the methods"). The
+// p-value for "no effect" is min(1, p_sign / kSignShare, p_magnitude / kMagnitudeShare).
+// The interval's 2 alpha first gives the running range up to kRangeShare of it (the
+// range takes 2^(1 - n0) for the smallest n0 that fits: 1/64 at 2 alpha = 0.10, from
+// 7 blocks on), then splits the rest by the same two shares. The sign sequence keeps
+// the larger share: it assumes nothing of the noise's shape, and its width decides
+// "not perturbed" on long checks; the t-test needs only a little alpha to decide giant
+// effects, whose evidence grows like a power of n.
+inline constexpr double kSignShare = 0.8;
+inline constexpr double kMagnitudeShare = 0.2;
+inline constexpr double kRangeShare = 0.2;
 // Below these medians a ratio is not what a person reads (one event moves it by 5% or
 // more; a clock's tick does): the metric is compared as a difference per run instead.
 inline constexpr double kRareCountFloor = 20;
@@ -84,15 +113,19 @@ std::optional<double> metric_value(const MetricInfo& metric, const RunRecord& ru
 // written for another plan). Every analysis of a journal's runs checks each run so.
 void require_run_in_plan(const Plan& plan, const RunRecord& run);
 
-// The comparisons of `plan` that enter the Holm family (every configuration against its
+// The comparisons of `plan` that enter the Holm families (every configuration against its
 // baseline, A/A apart) for its counters' readings and the driver's seven metrics,
 // counting a {group} item's members each (readings named otherwise than the plan's
 // counters are not foreseen).
 std::size_t planned_family(const Plan& plan);
-// The first look at which the family can reject anything: the blocks after which an
-// effect every block agrees on reaches alpha / planned_family (stats/sequential.h
-// blocks_to_decide), and never before plan/ kFirstLook. Looking earlier could only
-// ever say "too few blocks".
+// Those of the primary family only: the counters' readings and wall time.
+std::size_t planned_primary_family(const Plan& plan);
+// The first look at which the primary family can reject anything: the blocks after
+// which the sequential t-test's largest evidence reaches planned_primary_family /
+// (kMagnitudeShare alpha) (stats/magnitude.h magnitude_blocks_to_decide), and never
+// before kMinPairedBlocks. At alpha = 0.05: 3 blocks for a primary family of up to 3
+// (a uprobe on one function with task-clock: 2), 4 for 4 to 80 (a four-counter check:
+// 15), 5 for 81 to 2,510. Looking earlier could only say "too few blocks".
 std::size_t first_look(const Plan& plan, double alpha = 0.05);
 
 // Whether running up to `blocks` measured blocks in all could settle this comparison
@@ -100,8 +133,9 @@ std::size_t first_look(const Plan& plan, double alpha = 0.05);
 // margin but not yet Holm-significant, or it needs blocks_needed <= `blocks`. A
 // decided comparison (equivalent, or significant and beyond) has nothing to settle.
 bool more_blocks_could_decide(const Comparison& c, std::size_t blocks);
-// The same over every inconclusive verdict of `f`: what keeps a sweep going.
-bool more_blocks_could_decide(const Findings& f, std::size_t blocks);
+// The same over every inconclusive verdict of `f`'s primary family (or of every metric
+// when `all_metrics`): what keeps a sweep going.
+bool more_blocks_could_decide(const Findings& f, std::size_t blocks, bool all_metrics = false);
 
 // Throws Error(usage) when margin or alpha is outside (0, 1) or looks_planned is 0.
 // Runs whose config is not in the plan are an Error(io) (a journal of another plan).

@@ -3,6 +3,7 @@
 // verdict names.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -35,6 +36,11 @@ struct MetricInfo {
   std::string unit;                        // "ns", "count", "KiB"
   bool driver = false;                     // taken by the driver, not a counter
   std::optional<std::size_t> counter;      // index into plan.spec.counters for a counter metric
+  // The question the user asked: the plan's counters' readings and wall time. Their
+  // verdicts form the primary Holm family, the overall answer and the exit code, and
+  // decide when a check may stop; the other driver metrics (rusage) are a family of
+  // their own, reported, and never keep a check running.
+  bool primary = false;
 };
 
 // How a comparison measures its effect (DESIGN.md "Each metric on its own scale").
@@ -74,6 +80,15 @@ struct Comparison {
   std::size_t blocks_needed = 0;  // blocks the interval would need to decide at this noise (0: unknown)
   double median_config = 0, median_baseline = 0;  // raw medians, for the report
   std::string drift;            // non-empty: a change in d that changes the conclusion
+  bool primary = false;         // in the primary Holm family (MetricInfo::primary)
+  // The smallest and largest d on the comparison's scale (ratio: minus one): every
+  // block lies within them. NaN without pairs.
+  double range_lo = 0, range_hi = 0;
+  std::size_t equal_blocks = 0;  // n when d is exactly 0 in every block ("equal in all n blocks"), else 0
+  // The sign sequence's half-width on d's scale (inf while unbounded; NaN: not known,
+  // the interval's own is used): what the projections of "more blocks" scale,
+  // whichever method made the interval.
+  double sequence_half_width = NAN;
 };
 
 // "+4.1% [+3.2%, +5.0%]" (ratio) or "+2 per run [+1, +3]", "+1.5 ms per run [...]"
@@ -141,8 +156,12 @@ struct Findings {
   // The worst verdict per metric over its levels (perturbed > layout > incomparable >
   // inconclusive > not perturbed), for the one-line summary; index = metric.
   std::vector<Verdict> metric_verdicts;
-  // True when every level verdict is decisive (not inconclusive): the sweep may stop.
+  // True when every level verdict of the primary family (MetricInfo::primary) is
+  // decided (not inconclusive, or inconclusive for a reason more runs cannot change):
+  // the question asked is answered and the sweep may stop.
   bool decisive = false;
+  // The same over every metric's verdicts, rusage included.
+  bool all_decided = false;
   // The counts came from a deterministic source (the simulated PMU): effects are exact
   // ratios of one run per configuration, with no interval and no p-value (those fields
   // are NaN and their methods say why); see analysis/deterministic.h.
@@ -163,8 +182,9 @@ using LevelJudge =
 
 // Fills f.verdicts (metric-major, then level order; one per metric and level with a
 // comparison other than the A/A control), f.metric_verdicts (the worst per metric:
-// perturbed > layout > incomparable > inconclusive > not perturbed) and f.decisive
-// (there are verdicts, and none is inconclusive unless `final`), calling `judge`
+// perturbed > layout > incomparable > inconclusive > not perturbed), f.decisive (there
+// are primary verdicts, and none is inconclusive unless `final`) and f.all_decided (the
+// same over every verdict), calling `judge`
 // once per metric and level. f.metrics and f.comparisons must be filled.
 void judge_levels(const Plan& plan, Findings& f, const LevelJudge& judge);
 

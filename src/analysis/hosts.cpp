@@ -1,8 +1,10 @@
 #include "analysis/hosts.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <vector>
 
 #include "stats/meta.h"
 #include "stats/sequential.h"
@@ -128,6 +130,20 @@ std::optional<PooledEffect> pooled_effect(const Plan& plan, const std::vector<Ho
   p.level_index = level;
   const HostEffects e = collect_hosts(hosts, per_host, p);
   if (!e.any) return std::nullopt;  // the metric is not compared at this level (its own baseline)
+  std::vector<const Comparison*> held;
+  for (const Findings& f : per_host) held.push_back(held_comparison(f, m.name, level));
+  double lo = 0, hi = 0;
+  if (e.one_scale && hosts.size() > 1)
+    if (const std::size_t n = pooled_range(held, p.margin, p.coverage, lo, hi); n > 0) {
+      p.blocks_within = n;
+      p.equal = lo == 0 && hi == 0;
+      p.pooled_hosts = hosts.size();
+      p.effect = (lo + hi) / 2;
+      p.lo = lo;
+      p.hi = hi;
+      p.verdict = Verdict::not_perturbed;
+      return p;
+    }
   pool_effects(e, p);
   // A single host's verdict is its check's (with the family's Holm correction).
   p.verdict = p.hosts.size() == 1 ? p.hosts.front().verdict : pooled_verdict(p);
@@ -135,6 +151,23 @@ std::optional<PooledEffect> pooled_effect(const Plan& plan, const std::vector<Ho
 }
 
 }  // namespace
+
+std::size_t pooled_range(const std::vector<const Comparison*>& held, double margin, double coverage, double& lo,
+                         double& hi) {
+  std::size_t n = 0;
+  lo = INFINITY;
+  hi = -INFINITY;
+  for (const Comparison* c : held) {
+    if (!c || c->n == 0 || !std::isfinite(c->range_lo) || !std::isfinite(c->range_hi)) return 0;
+    const double m = std::min(margin, c->margin);
+    if (!(c->range_lo > -m && c->range_hi < m)) return 0;
+    lo = std::min(lo, c->range_lo);
+    hi = std::max(hi, c->range_hi);
+    n += c->n;
+  }
+  if (n == 0 || std::ldexp(1.0, 1 - static_cast<int>(std::min<std::size_t>(n, 1100))) > 1 - coverage) return 0;
+  return n;
+}
 
 HostsFindings analyse_hosts(const Plan& plan, std::vector<HostRuns> hosts, const AnalysisOptions& o) {
   if (hosts.empty()) throw Error(ErrorKind::usage, "no host's runs to merge");

@@ -6,7 +6,8 @@
 // its blocks), so every host has its verdicts. Per metric and level, the hosts' held
 // effects are then pooled with a random-effects model (stats/meta.h): the pooled
 // interval carries the between-host variation, and Cochran's Q says whether the
-// effect differs between hosts.
+// effect differs between hosts. A metric within ±margin in every block of every host
+// (an exact count, say) is decided on the pooled blocks instead (pooled_range).
 #pragma once
 
 #include <cstddef>
@@ -50,7 +51,21 @@ struct PooledEffect {
   Verdict verdict = Verdict::inconclusive;
   std::size_t perturbed_hosts = 0;  // hosts whose own verdict is "perturbed"
   std::string note;                 // why nothing was pooled, when so
+  // Every block of every host has d within ±margin (pooled_range): the pooled blocks
+  // decide by their range; lo/hi are then the smallest and largest d of all of them.
+  std::size_t blocks_within = 0;    // the pooled blocks, when so (0: pooled as above)
+  bool equal = false;               // ... and d is exactly 0 in every one of them
 };
+
+// The hosts' held comparisons of one metric and level as one sample of blocks: when
+// every host's d lies within ±margin (its own and `margin`) in every block, the median
+// of all the blocks taken together lies in [smallest d, largest d] except with
+// probability 2^(1 - N) over N blocks (each block falls below that median with
+// probability at most 1/2 whatever its host, so all N on one side have at most 2^-N on
+// each). Returns N when 2^(1 - N) <= 1 - coverage, else 0; lo/hi are set on the
+// comparisons' scale. A merge is one look, so no price for looks is due.
+std::size_t pooled_range(const std::vector<const Comparison*>& held, double margin, double coverage, double& lo,
+                         double& hi);
 
 struct HostsFindings {
   std::vector<HostRuns> hosts;                  // as given

@@ -27,7 +27,7 @@ MetricAnswer answer_for(const Plan& plan, const Findings& f, std::size_t m, cons
   MetricAnswer a;
   a.metric = m;
   a.verdict = m < f.metric_verdicts.size() ? f.metric_verdicts[m] : Verdict::inconclusive;
-  a.asked = f.metrics[m].counter.has_value() || f.metrics[m].name == "wall-time";
+  a.asked = f.metrics[m].primary;
   for (std::size_t level : axis)
     for (std::size_t i = 0; i < f.verdicts.size(); ++i)
       if (f.verdicts[i].metric == m && f.verdicts[i].level_index == level) a.doses.push_back(i);
@@ -72,7 +72,7 @@ CheckSummary summarize_check(const Plan& plan, const Findings& f) {
   if (!s.any_verdict) return s;
   s.overall = Verdict::not_perturbed;
   for (const MetricAnswer& a : s.metrics) {
-    if (!a.asked && !a.finding) continue;
+    if (!a.asked) continue;  // the overall answer rests on the primary family (MetricInfo::primary)
     for (const LevelVerdict& v : f.verdicts) {
       if (v.metric != a.metric) continue;
       s.outcomes.emplace_back(verdict_key(v.verdict));

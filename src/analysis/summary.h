@@ -40,9 +40,9 @@ struct MetricAnswer {
 struct CheckSummary {
   std::vector<MetricAnswer> metrics;  // the asked-for metrics first (in Findings order), then the others
   // The worst verdict (perturbed > layout > incomparable > inconclusive > not
-  // perturbed) over the metrics the summary answers for: the asked-for ones and any with
-  // a finding. A driver metric with nothing to act on (undecided user time, say) does
-  // not make a check whose counters and wall time are decided "inconclusive".
+  // perturbed) over the primary family: the asked-for metrics (MetricInfo::primary).
+  // The other driver metrics (rusage) are reported with their own Holm family and
+  // change neither the overall answer nor the exit code, whatever they show.
   // Inconclusive when there are no verdicts.
   Verdict overall = Verdict::inconclusive;
   // The verdict keys behind `overall`, one per level verdict of those metrics (for the

@@ -48,7 +48,9 @@ LookFn analysis_at_looks(const CheckRequest& r, bool exact, const Plan& plan, Ru
       findings = analyse_deterministic(plan, runs, r.margin);
     } else {
       while (table.size() < runs.size()) table.add(runs[table.size()]);
-      findings = analyse_check(plan, table, {r.margin, 0.05, looks, plan.seed()});
+      AnalysisOptions o{r.margin, 0.05, looks, plan.seed()};
+      o.fixed_design = plan.spec.fixed_blocks.has_value();  // --runs N: one look
+      findings = analyse_check(plan, table, o);
     }
     LookOutcome out{findings.decisive, [&findings](std::size_t b) { return more_blocks_could_decide(findings, b); }, {}};
     for (std::size_t m = 0; m < findings.metrics.size() && m < findings.metric_verdicts.size(); ++m) {

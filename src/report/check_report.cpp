@@ -164,9 +164,10 @@ std::vector<const Comparison*> aa_comparisons(const Findings& f) {
 
 // Comparisons that carry a p-value into the Holm family: not the A/A control, not a
 // configuration without any paired block.
-std::size_t family_size(const Findings& f) {
-  return static_cast<std::size_t>(std::count_if(f.comparisons.begin(), f.comparisons.end(),
-                                                [](const Comparison& c) { return !c.aa && c.n > 0; }));
+std::size_t family_size(const Findings& f, bool primary) {
+  return static_cast<std::size_t>(std::count_if(f.comparisons.begin(), f.comparisons.end(), [&](const Comparison& c) {
+    return !c.aa && c.n > 0 && c.metric < f.metrics.size() && f.metrics[c.metric].primary == primary;
+  }));
 }
 
 }  // namespace
@@ -237,9 +238,10 @@ std::vector<std::string> methods_lines(const Plan&, const Findings& f) {
     out.push_back("small counts and coarse clocks: d = x_level − x_reference per run, for " + join(difference, ", "));
   if (!ci.empty()) out.push_back("intervals: " + join(ci, "; "));
   if (!p.empty()) out.push_back("p-values: " + join(p, "; "));
-  out.push_back(fmt::format("multiplicity: Holm over {} comparisons (levels × layouts × metrics; the A/A "
-                            "control apart), α = {:g}",
-                            family_size(f), f.alpha));
+  out.push_back(fmt::format("multiplicity: Holm over the {} comparisons of the named counters and wall time "
+                            "(levels × layouts × metrics: the answer), apart over the {} of the other metrics, "
+                            "and the A/A control apart, α = {:g} each",
+                            family_size(f, true), family_size(f, false), f.alpha));
   out.push_back(fmt::format("equivalence: the interval within {} (two one-sided tests at α = {:g} each)",
                             format_margin(f.margin), f.alpha));
   out.push_back(fmt::format("sequential: the data were looked at {} time{}; every look is valid on its own "
@@ -356,6 +358,14 @@ std::string perturbed_text(const Plan& plan, const Findings& f, const MetricAnsw
                      dose_name(plan, last.level_index), parts);
 }
 
+// Every comparison of every dose of the metric has d = 0 in all its blocks.
+bool all_equal(const Findings& f, const MetricAnswer& a) {
+  for (std::size_t v : a.doses)
+    for (std::size_t i : f.verdicts[v].comparisons)
+      if (f.comparisons[i].equal_blocks == 0) return false;
+  return !a.doses.empty();
+}
+
 // "undecided at 2 of 3 doses: no effect beyond ±0.7% (...); about 40 blocks would decide".
 std::string undecided_text(const Findings& f, const MetricAnswer& a, const Comparison* shown,
                            const std::string& at_largest) {
@@ -375,6 +385,9 @@ std::string metric_answer_text(const Plan& plan, const Findings& f, const Metric
   const std::string at_largest = at_largest_text(plan, f, a, shown);
   switch (a.verdict) {
     case Verdict::not_perturbed:
+      if (shown && all_equal(f, a))  // d was 0 in every block at every dose: say so, not only the margin
+        return fmt::format("not perturbed: equal in all {} blocks at {}{}", shown->equal_blocks,
+                           a.doses.size() == 1 ? "the dose" : "every dose", at_largest);
       return fmt::format("not perturbed: within {} at {}{}",
                          shown ? margin_text(*shown, f.metrics[a.metric].unit) : format_margin(f.margin),
                          a.doses.size() == 1 ? "the dose" : "every dose", at_largest);

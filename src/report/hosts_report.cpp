@@ -30,7 +30,7 @@ std::string unit_of(const HostsFindings& f, const std::string& metric) {
 }
 
 std::string heterogeneity_text(const PooledEffect& p) {
-  if (p.pooled_hosts < 2) return "";
+  if (p.pooled_hosts < 2 || p.blocks_within > 0) return "";
   if (p.p_heterogeneity < 0.05)
     return fmt::format("the effect differs between hosts (Cochran's Q = {:.3g}, p = {:.2g}, I² = {:.0f}%)", p.q,
                        p.p_heterogeneity, 100 * p.i2);
@@ -70,6 +70,10 @@ std::string hosts_text(const Plan& plan, const HostsFindings& f, const MergeCont
     if (p.hosts.size() == 1)
       out += fmt::format("  {}: {} — {}", p.level, p.pooled_hosts ? effect_text(pc, unit) : std::string("n/a"),
                          verdict_text(p.verdict));
+    else if (p.blocks_within > 0)
+      out += fmt::format("  {}: pooled {} — {} in all {} blocks of the {} hosts — {}; perturbed on {} of {} hosts",
+                         p.level, effect_text(pc, unit), p.equal ? "equal" : "within " + margin_text(pc, unit),
+                         p.blocks_within, p.hosts.size(), verdict_text(p.verdict), p.perturbed_hosts, p.hosts.size());
     else if (p.pooled_hosts > 0)
       out += fmt::format("  {}: pooled {} ({:.0f}%, hosts as a random factor) — {}; perturbed on {} of {} hosts", p.level,
                          effect_text(pc, unit), 100 * p.coverage, verdict_text(p.verdict), p.perturbed_hosts,
@@ -131,6 +135,8 @@ std::string hosts_json(const Plan& plan, const HostsFindings& f, const MergeCont
                            {"verdict", verdict_key(p.verdict)},
                            {"perturbed_hosts", p.perturbed_hosts},
                            {"note", p.note},
+                           {"blocks_within", p.blocks_within},
+                           {"equal", p.equal},
                            {"hosts", hosts}});
   }
   return j.dump(2) + "\n";

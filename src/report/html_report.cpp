@@ -488,7 +488,8 @@ std::string methods_section(const Plan&, const Findings& f) {
   row("effect", "the median of d, d = ln(x_level) − ln(x_reference) per measured block (shown as a ratio − 1)", "");
   for (const auto& [method, n] : ci) row("interval", method, std::to_string(n));
   for (const auto& [method, n] : p) row("p-value", method, std::to_string(n));
-  row("multiplicity", fmt::format("Holm over the comparisons (levels × layouts × metrics; the A/A control apart), α = {:g}", f.alpha),
+  row("multiplicity", fmt::format("Holm over the comparisons of the named counters and wall time (the answer), apart "
+                                  "over the other metrics', and the A/A control apart, α = {:g} each", f.alpha),
       std::to_string(family));
   row("equivalence", fmt::format("the interval within {} (two one-sided tests at α = {:g} each)",
                                  format_margin(f.margin), f.alpha), "");

@@ -266,14 +266,16 @@ CaseRates run_case(const Fixture& fx, const ReplaySpec& spec, std::size_t replay
     const ReplayedCheck c = replay_check(fx, spec, seed, k);
     const Findings& f = c.last;
     const auto tc = metric_index(f, "task-clock"), wall = metric_index(f, "wall-time");
-    bool any = false, all_null = true, drift_any = false;
+    bool any = false, any_primary = false, all_null = true, drift_any = false;
     for (const LevelVerdict& v : f.verdicts) {
       any |= v.verdict == Verdict::perturbed;
+      any_primary |= v.verdict == Verdict::perturbed && f.metrics.at(v.metric).primary;
       if (!is_time_metric(f, v.metric)) continue;
       all_null &= v.verdict == Verdict::not_perturbed;
       drift_any |= drift_flagged(f, v);
     }
     r.any_perturbed += any;
+    r.primary_perturbed += any_primary;
     r.time_not_perturbed += all_null;
     r.drift_any += drift_any;
     const LevelVerdict* vtc = verdict_at(f, tc, level);
@@ -291,6 +293,8 @@ CaseRates run_case(const Fixture& fx, const ReplaySpec& spec, std::size_t replay
             detected(g, verdict_at(g, metric_index(g, "wall-time"), level), effect)) {
           r.decided_some_look += 1;
           r.mean_decided_blocks += static_cast<double>(c.look_blocks[i]);
+          r.decided_by_4 += c.look_blocks[i] <= 4;
+          r.decided_by_6 += c.look_blocks[i] <= 6;
           break;
         }
       }
@@ -308,7 +312,7 @@ CaseRates run_case(const Fixture& fx, const ReplaySpec& spec, std::size_t replay
   const double n = static_cast<double>(replays);
   for (double* x : {&r.any_perturbed, &r.time_not_perturbed, &r.detected_task_clock, &r.detected_wall,
                     &r.first_look_decided, &r.drift_injected_level, &r.drift_any, &r.load_found, &r.mean_looks,
-                    &r.mean_blocks, &r.decided_some_look})
+                    &r.mean_blocks, &r.decided_some_look, &r.decided_by_4, &r.decided_by_6, &r.primary_perturbed})
     *x /= n;
   return r;
 }
@@ -328,6 +332,7 @@ std::vector<NamedCase> standard_cases(std::size_t window) {
   constant("-2%", -0.02);
   constant("+10%", 0.10);
   constant("-10%", -0.10);
+  constant("x2", 1.0);
   constant("x100", 99);
   const auto whole = [&](std::string name) -> ReplaySpec& {
     NamedCase c{std::move(name), {}};

@@ -141,6 +141,11 @@ struct CaseRates {
   // Effect cases: the replays in which both time metrics were detected at some look,
   // and the mean blocks at the first such look (NaN when none was).
   double decided_some_look = 0, mean_decided_blocks = 0;
+  // Effect cases: both time metrics detected at a look of at most 4 / 6 measured blocks.
+  double decided_by_4 = 0, decided_by_6 = 0;
+  // Some verdict of the primary family (the counters' readings and wall time) "perturbed":
+  // the overall answer's false alarms (any_perturbed also counts the rusage family's).
+  double primary_perturbed = 0;
 };
 
 CaseRates run_case(const Fixture& fx, const ReplaySpec& spec, std::size_t replays, std::uint64_t seed);
@@ -151,7 +156,7 @@ CaseRates run_case(const Fixture& fx, const ReplaySpec& spec, std::size_t replay
 bool busy_phase_found(const HostLoad& h, std::size_t first, std::size_t last, std::size_t tolerance = 2);
 
 // The cases of the calibration's acceptance rates (README.md), shared by the calibration test and benchmark:
-//   null, +0.5%, -0.5%, +2%, -2%, +10%, -10%, x100   constant effects, default looks,
+//   null, +0.5%, -0.5%, +2%, -2%, +10%, -10%, x2, x100   constant effects, default looks,
 //                                                     stopping when decisive;
 //   null-full, step+10%   no effect / a +10% step at the window's middle, analysed at
 //                         one look of the whole window (a check that stopped early

@@ -404,3 +404,33 @@ TEST_CASE("hosts: a shard stopped by Ctrl-C continues its journal when run again
   CHECK(other.code == 6);
   CHECK_THAT(other.err, Catch::Contains("is not shard 1/2"));
 }
+
+TEST_CASE("hosts: a count equal in every block of every host is decided on the pooled blocks", "[hosts]") {
+  // Two shards of three blocks each, from two hosts: no host alone has blocks enough
+  // (2^(1-3) = 25% miss), their six blocks together do (2^(1-6) = 3.1%).
+  TempDir dir;
+  const std::string plan = write_plan(dir, 6, "task-clock,page-faults");
+  std::vector<std::string> merged;
+  for (int i = 0; i < 2; ++i) {
+    const std::string recorded = run_shard(dir, plan, i, 2);
+    merged.push_back(dir.file("host-shard-" + std::to_string(i) + ".jsonl"));
+    rewrite_as_host(recorded, merged.back(), i == 0 ? "node-a" : "node-b", "Model A");
+  }
+  const auto r = run_cli({"report", merged[0], merged[1], "--json", "--fail-on", "none"});
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  const json report = json::parse(r.out);
+  REQUIRE(report.at("hosts").size() == 2);
+  bool any = false;
+  for (const json& p : report.at("pooled")) {
+    if (p.at("metric") != "page-faults") continue;
+    any = true;
+    INFO(p.dump());
+    CHECK(p.at("verdict") == "not-perturbed");
+    CHECK(p.at("blocks_within") == 6);
+    CHECK(p.at("equal") == true);
+  }
+  CHECK(any);
+  const auto text = run_cli({"report", merged[0], merged[1], "--fail-on", "none"});
+  CHECK_THAT(text.out, Catch::Contains("equal in all 6 blocks of the 2 hosts"));
+}

@@ -9,6 +9,7 @@
 
 #include "analysis/check.h"
 #include "stats/hypothesis.h"
+#include "stats/magnitude.h"
 #include "stats/sequential.h"
 #include "util/error.h"
 
@@ -224,9 +225,10 @@ TEST_CASE("an exact +10% under held layout is perturbed, with effect 0.1 and a p
   CHECK(verdict_of(f, "wall-time", "2[a,b]").verdict == Verdict::not_perturbed);
   CHECK(f.metric_verdicts[metric_index(f, "a")] == Verdict::perturbed);
   CHECK(f.metric_verdicts[metric_index(f, "b")] == Verdict::not_perturbed);
-  // Every d positive: the always-valid p is 1 / M_30(30), the mixture martingale after
-  // 30 agreeing signs.
-  CHECK(c.p_value == Approx(std::exp(-stats::sign_mixture_log(30, 30))).epsilon(1e-12));
+  // Every d equal and positive: the t-test has no spread to weigh it by, so the p is
+  // the sign test's, 1 / M_30(30) (the mixture martingale after 30 agreeing signs),
+  // over its share of alpha.
+  CHECK(c.p_value == Approx(std::exp(-stats::sign_mixture_log(30, 30)) / kSignShare).epsilon(1e-12));
   CHECK(c.bound == Approx(0.1).margin(1e-12));
 
   // The looks taken do not change anything: every look is valid on its own.
@@ -341,13 +343,13 @@ TEST_CASE("an A/A copy 5% off fails the control: that metric is inconclusive eve
   CHECK_FALSE(f.decisive);
 }
 
-TEST_CASE("three blocks are too few runs") {
+TEST_CASE("two blocks are too few runs") {
   const Plan plan = counter_plan({"a", "b"}, CountingMode::external);
-  const Findings f = analyse_check(plan, synth_runs(plan, 3, Synth{}), kOptions);
+  const Findings f = analyse_check(plan, synth_runs(plan, 2, Synth{}), kOptions);
   REQUIRE_FALSE(f.verdicts.empty());
   for (const LevelVerdict& v : f.verdicts) {
     CHECK(v.verdict == Verdict::inconclusive);
-    CHECK(v.reason == "too few runs: 3 blocks, need at least 5 (held)");
+    CHECK(v.reason == "too few runs: 2 blocks, need at least 3 (held)");
   }
   CHECK_FALSE(f.decisive);
 }
@@ -369,7 +371,8 @@ TEST_CASE("a metric of zeros and ones is compared as a difference per run, and d
   CHECK(c.median_baseline == 0.5);
   const LevelVerdict& v = verdict_of(f, "b", "2[a,b]");
   CHECK(v.verdict == Verdict::not_perturbed);
-  CHECK(v.reason == "within ±0.50 per run under held +0 per run [+0, +0]");
+  CHECK(v.reason == "within ±0.50 per run under held +0 per run [+0, +0], equal in all 30 blocks");
+  CHECK(c.equal_blocks == 30);
   CHECK(std::find(f.notes.begin(), f.notes.end(), "b: small or zero values, so it is compared as a difference per run") !=
         f.notes.end());
   CHECK(verdict_of(f, "a", "2[a,b]").verdict == Verdict::not_perturbed);
@@ -479,20 +482,29 @@ TEST_CASE("the failed A/A exception does not skip drift: the level stays inconcl
   CHECK(starts_with(v.reason, "A/A control failed: "));
 }
 
-TEST_CASE("Holm-adjusted p-values are stats::holm_adjust over every comparison but the A/A") {
+TEST_CASE("Holm-adjusted p-values: the primary family, the other metrics and the A/A apart") {
   const Plan plan = counter_plan({"a", "b", "c"}, CountingMode::external);
   Synth s;
   s.factor = [](std::size_t, const Plan& p, const Configuration& c, const std::string& m) {
     return m == "user-time" && level_of(p, c) == "3[a,b,c]" ? 1.004 : 1.0;
   };
   const Findings f = analyse_check(plan, synth_runs(plan, 20, s), kOptions);
+  for (bool primary : {true, false}) {
+    std::vector<double> p;
+    std::vector<std::size_t> at;
+    for (std::size_t i = 0; i < f.comparisons.size(); ++i)
+      if (!f.comparisons[i].aa && f.comparisons[i].primary == primary)
+        p.push_back(f.comparisons[i].p_value), at.push_back(i);
+    const std::vector<double> holm = stats::holm_adjust(p);
+    REQUIRE(holm.size() == at.size());
+    for (std::size_t k = 0; k < at.size(); ++k) CHECK(f.comparisons[at[k]].p_holm == holm[k]);
+    // The primary family: a, b, c at their levels and wall time; the other six driver metrics.
+    for (std::size_t i : at) {
+      const MetricInfo& m = f.metrics[f.comparisons[i].metric];
+      CHECK(m.primary == (!m.driver || m.name == "wall-time"));
+    }
+  }
   std::vector<double> p;
-  std::vector<std::size_t> at;
-  for (std::size_t i = 0; i < f.comparisons.size(); ++i)
-    if (!f.comparisons[i].aa) p.push_back(f.comparisons[i].p_value), at.push_back(i);
-  const std::vector<double> holm = stats::holm_adjust(p);
-  REQUIRE(holm.size() == at.size());
-  for (std::size_t k = 0; k < at.size(); ++k) CHECK(f.comparisons[at[k]].p_holm == holm[k]);
   // The A/A control is its own family: Holm over its metrics.
   p.clear();
   for (std::size_t i : f.aa.comparisons) p.push_back(f.comparisons[i].p_value);
@@ -609,4 +621,127 @@ TEST_CASE("more blocks could decide while any effect the interval admits could b
   c.equivalent = false;
   c.ci_hi = INFINITY;
   CHECK(more_blocks_could_decide(c, 81));
+}
+
+TEST_CASE("a x100 effect is perturbed after four blocks: the sequential t-test uses its size") {
+  const Plan plan = counter_plan({"a", "b"}, CountingMode::external);
+  Synth s;
+  s.factor = [](std::size_t, const Plan& p, const Configuration& c, const std::string& m) {
+    return m == "a" && level_of(p, c) == "2[a,b]" ? 100.0 : 1.0;
+  };
+  const Findings f = analyse_check(plan, synth_runs(plan, 4, s), kOptions);
+  const Comparison& c = comparison_of(f, "a", "2[a,b]", Layout::held);
+  CHECK(c.n == 4);
+  // The sign sequence alone is unbounded at 4 blocks; the t-test's interval bounds it.
+  CHECK(std::isinf(c.sequence_half_width));
+  CHECK(c.ci_lo > 90);
+  CHECK(c.ci_hi < 110);
+  CHECK(c.effect >= c.ci_lo);
+  CHECK(c.effect <= c.ci_hi);
+  CHECK(c.p_value < 0.05 / 4);
+  CHECK(verdict_of(f, "a", "2[a,b]").verdict == Verdict::perturbed);
+  // Three blocks: (1 + 300)^1 = 301 is the most evidence there is; not enough for a
+  // family of four at the t-test's fifth of alpha.
+  const Findings f3 = analyse_check(plan, synth_runs(plan, 3, s), kOptions);
+  CHECK(verdict_of(f3, "a", "2[a,b]").verdict == Verdict::inconclusive);
+}
+
+TEST_CASE("the t-test's scale is floored by the metric's pooled spread") {
+  // Every block's d for a at 2[a,b] is +40% (a near-constant ratio), while the A/A
+  // control of a swings by ±40% from block to block: the pooled spread keeps the t of
+  // four agreeing blocks from passing for evidence of a tiny variance.
+  const Plan plan = counter_plan({"a", "b"}, CountingMode::external);
+  Synth s;
+  s.noise = 0.0001;
+  s.factor = [](std::size_t block, const Plan& p, const Configuration& c, const std::string& m) {
+    if (m != "a") return 1.0;
+    if (level_of(p, c) == "2[a,b]") return 1.4;
+    return c.aa_duplicate && block % 2 ? 1.4 : 1.0;
+  };
+  const Findings f = analyse_check(plan, synth_runs(plan, 4, s), kOptions);
+  const Comparison& c = comparison_of(f, "a", "2[a,b]", Layout::held);
+  CHECK(c.p_value > 0.05);  // unfloored, t would be in the thousands
+  CHECK(verdict_of(f, "a", "2[a,b]").verdict == Verdict::inconclusive);
+}
+
+TEST_CASE("a fixed design decides by the exact sign test at one look") {
+  // One more event in every run of b at 2[a,b], ten blocks: no spread, so no t-test;
+  // the sign sequence's 10 agreeing signs give 1 / M_10(10) ~ 1/15, not enough, while
+  // the exact sign test gives 2^-9.
+  const Plan plan = counter_plan({"a", "b"}, CountingMode::external);
+  Synth s;
+  s.noise = 0;
+  s.factor = [](std::size_t, const Plan& p, const Configuration& c, const std::string& m) {
+    if (m != "b") return 1.0;
+    return (level_of(p, c) == "2[a,b]" ? 3.0 : 2.0) / 1e6;
+  };
+  const std::vector<RunRecord> runs = synth_runs(plan, 10, s);
+  const Findings live = analyse_check(plan, runs, kOptions);
+  CHECK(verdict_of(live, "b", "2[a,b]").verdict == Verdict::inconclusive);
+  AnalysisOptions fixed = kOptions;
+  fixed.fixed_design = true;
+  const Findings f = analyse_check(plan, runs, fixed);
+  const Comparison& c = comparison_of(f, "b", "2[a,b]", Layout::held);
+  CHECK(c.p_value == Approx(1.0 / 512 / kSignShare));
+  CHECK(c.ci_lo == 1);
+  CHECK(c.ci_hi == 1);
+  CHECK(verdict_of(f, "b", "2[a,b]").verdict == Verdict::perturbed);
+  CHECK(c.ci_method.find("exact order statistics") != std::string::npos);
+}
+
+TEST_CASE("a metric equal in every block is not perturbed as soon as the range can show it") {
+  // b counts 2 events in every run of every configuration: d = 0 in every block.
+  const Plan plan = counter_plan({"a", "b"}, CountingMode::external);
+  Synth s;
+  s.factor = [](std::size_t, const Plan&, const Configuration&, const std::string& m) {
+    return m == "b" ? 2.0 / 1e6 : 1.0;
+  };
+  AnalysisOptions fixed = kOptions;
+  fixed.fixed_design = true;
+  // Live: the range covers from range_first_blocks(0.2 * 0.10) = 7 blocks on.
+  CHECK(stats::range_first_blocks(kRangeShare * 2 * kOptions.alpha) == 7);
+  const Findings six = analyse_check(plan, synth_runs(plan, 6, s), kOptions);
+  CHECK(verdict_of(six, "b", "2[a,b]").verdict == Verdict::inconclusive);
+  const Findings seven = analyse_check(plan, synth_runs(plan, 7, s), kOptions);
+  const LevelVerdict& v = verdict_of(seven, "b", "2[a,b]");
+  CHECK(v.verdict == Verdict::not_perturbed);
+  CHECK(v.reason == "within ±0.50 per run under held +0 per run [+0, +0], equal in all 7 blocks");
+  // Fixed: the exact interval is the range from 5 blocks (1 - 2/32 >= 1 - 0.8 * 0.10).
+  const Findings five = analyse_check(plan, synth_runs(plan, 5, s), fixed);
+  CHECK(verdict_of(five, "b", "2[a,b]").verdict == Verdict::not_perturbed);
+  CHECK(comparison_of(five, "b", "2[a,b]", Layout::held).equal_blocks == 5);
+  const Findings four = analyse_check(plan, synth_runs(plan, 4, s), fixed);
+  CHECK(verdict_of(four, "b", "2[a,b]").verdict == Verdict::inconclusive);
+}
+
+TEST_CASE("decisive rests on the primary family; all_decided on every metric") {
+  // user-time 1% slower at 2[a,b]: its interval straddles the margin for long, while
+  // the counters and wall time are decided "not perturbed".
+  const Plan plan = counter_plan({"a", "b"}, CountingMode::external);
+  Synth s;
+  s.factor = [](std::size_t, const Plan& p, const Configuration& c, const std::string& m) {
+    return m == "user-time" && level_of(p, c) == "2[a,b]" ? 1.01 : 1.0;
+  };
+  const Findings f = analyse_check(plan, synth_runs(plan, 30, s), kOptions);
+  CHECK(verdict_of(f, "user-time", "2[a,b]").verdict == Verdict::inconclusive);
+  CHECK(verdict_of(f, "a", "2[a,b]").verdict == Verdict::not_perturbed);
+  CHECK(verdict_of(f, "wall-time", "2[a,b]").verdict == Verdict::not_perturbed);
+  CHECK(f.decisive);
+  CHECK_FALSE(f.all_decided);
+  CHECK_FALSE(more_blocks_could_decide(f, 600));
+  CHECK(more_blocks_could_decide(f, 600, /*all_metrics=*/true));
+}
+
+TEST_CASE("the first look is where the primary family's t-test can first decide") {
+  // {a, b} external: a at 2[a,b], b at 2[a,b], wall time at 1[b] and 2[a,b].
+  const Plan two = counter_plan({"a", "b"}, CountingMode::external);
+  CHECK(planned_primary_family(two) == 4);
+  CHECK(planned_family(two) == 2 + 7 * 2);
+  CHECK(first_look(two) == stats::magnitude_blocks_to_decide(kMagnitudeShare * 0.05 / 4));
+  CHECK(first_look(two) == 4);
+  // A family of three or fewer decides from 3 blocks (301 >= 3 / 0.01); never fewer.
+  CHECK(stats::magnitude_blocks_to_decide(kMagnitudeShare * 0.05 / 3) == 3);
+  const Plan one = counter_plan({"a"}, CountingMode::external);
+  CHECK(planned_primary_family(one) == 0);  // one counter is its own reference
+  CHECK(first_look(one) == 3);
 }

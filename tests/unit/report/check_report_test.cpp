@@ -132,8 +132,8 @@ const std::string LPF = "1[page-faults]";
 Findings fixture_findings(const Plan& plan) {
   Builder b{plan, {}};
   Findings& f = b.f;
-  f.metrics = {{"task-clock", "ns", false, 0}, {"page-faults", "count", false, 1},
-               {"wall-time", "ns", true, std::nullopt}, {"user-time", "ns", true, std::nullopt}};
+  f.metrics = {{"task-clock", "ns", false, 0, true}, {"page-faults", "count", false, 1, true},
+               {"wall-time", "ns", true, std::nullopt, true}, {"user-time", "ns", true, std::nullopt, false}};
   f.runs = 200;
   f.measured_blocks = 20;
   f.warmup_runs_dropped = 10;
@@ -301,7 +301,7 @@ TEST_CASE("check text report: table first, every verdict named, plots per compar
         std::string::npos);
   CHECK(text.find("no-cpufreq") == std::string::npos);
   // 17 comparisons besides the A/A; the sham one without pairs carries no p-value.
-  CHECK(text.find("multiplicity: Holm over 16 comparisons") != std::string::npos);
+  CHECK(text.find("multiplicity: Holm over the 11 comparisons of the named counters and wall time") != std::string::npos);
   CHECK(text.find("sequential: the data were looked at 4 times; every look is valid on its own") != std::string::npos);
   CHECK(text.find(kCi) != std::string::npos);
   CHECK(text.find(kP) != std::string::npos);
@@ -438,7 +438,7 @@ TEST_CASE("check Markdown report matches its golden file") {
 TEST_CASE("check reporters accept findings without any comparison") {
   const Plan plan = fixture_plan();
   Findings f;
-  f.metrics = {{"wall-time", "ns", true, std::nullopt}};
+  f.metrics = {{"wall-time", "ns", true, std::nullopt, true}};
   CheckContext ctx;
   ctx.argv = {"./prog"};
   ctx.complete = false;
@@ -490,8 +490,8 @@ namespace {
 Findings null_findings(const Plan& plan) {
   Builder b{plan, {}};
   Findings& f = b.f;
-  f.metrics = {{"task-clock", "ns", false, 0}, {"page-faults", "count", false, 1},
-               {"wall-time", "ns", true, std::nullopt}, {"user-time", "ns", true, std::nullopt}};
+  f.metrics = {{"task-clock", "ns", false, 0, true}, {"page-faults", "count", false, 1, true},
+               {"wall-time", "ns", true, std::nullopt, true}, {"user-time", "ns", true, std::nullopt, false}};
   f.runs = 200;
   f.measured_blocks = 20;
   f.margin = 0.01;
@@ -536,7 +536,7 @@ TEST_CASE("check summary of a one-counter check against level 0: text golden fil
   const Plan plan = make_plan(s);
   Builder b{plan, {}};
   Findings& f = b.f;
-  f.metrics = {{"task-clock", "ns", false, 0}, {"wall-time", "ns", true, std::nullopt}};
+  f.metrics = {{"task-clock", "ns", false, 0, true}, {"wall-time", "ns", true, std::nullopt, true}};
   f.runs = 60;
   f.measured_blocks = 20;
   f.margin = 0.01;

@@ -1,0 +1,68 @@
+// Verdicts when runs are few: a giant effect is decided in ten blocks of a fixed design,
+// and a count identical in every run is "not perturbed" in six (docs/statistics.md,
+// "Magnitudes", "Fixed designs", "Exact values").
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "run_cli.h"
+
+using nlohmann::json;
+using obscheck::test::run_cli;
+using obscheck::test::workload;
+
+namespace {
+
+std::string tmp_path(const std::string& name) {
+  return "/tmp/obscheck-few-blocks-test-" + std::to_string(getpid()) + "-" + name;
+}
+
+const json* verdict(const json& report, const std::string& metric, const std::string& level) {
+  for (const auto& v : report.at("verdicts"))
+    if (v.at("metric_name") == metric && v.at("level") == level) return &v;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("few blocks: a uprobe on the hot function is 'perturbed' at --runs 10") {
+  // hot N calls hot_step() N times; every hit of a uprobe is a trap of tens of µs (a
+  // breakpoint without root): a many-fold slowdown, decided by its size in ten blocks.
+  const std::string journal = tmp_path("hot.jsonl");
+  auto r = run_cli({"--json", "--probes", "hot_step", "--counters", "task-clock", "--runs", "10", "--seed", "5",
+                    "--journal", journal, "--", workload("hot"), "5000"});
+  unlink(journal.c_str());
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 1);  // a finding
+  const json j = json::parse(r.out);
+  const json* v = verdict(j, "task-clock", "1[hot_step]");
+  REQUIRE(v != nullptr);
+  INFO(v->at("reason"));
+  CHECK(v->at("verdict") == "perturbed");
+}
+
+TEST_CASE("few blocks: page-faults identical in every run are 'not perturbed' at --runs 6") {
+  const std::string journal = tmp_path("pf.jsonl");
+  auto r = run_cli({"--json", "--counters", "task-clock,page-faults", "--runs", "6", "--seed", "3", "--journal",
+                    journal, "--fail-on", "none", "--", workload("compute"), "300"});
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  const json j = json::parse(r.out);
+  bool any = false;
+  for (const auto& v : j.at("verdicts")) {
+    if (v.at("metric_name") != "page-faults") continue;
+    any = true;
+    INFO(v.at("level") << ": " << v.at("reason"));
+    CHECK(v.at("verdict") == "not-perturbed");
+    CHECK_THAT(v.at("reason").get<std::string>(), Catch::Contains("equal in all 6 blocks"));
+  }
+  CHECK(any);
+  // The report of the journal says the same: the journal records the fixed design.
+  auto again = run_cli({"report", journal, "--json", "--fail-on", "none"});
+  unlink(journal.c_str());
+  REQUIRE(again.code == 0);
+  for (const auto& v : json::parse(again.out).at("verdicts"))
+    if (v.at("metric_name") == "page-faults") CHECK(v.at("verdict") == "not-perturbed");
+}

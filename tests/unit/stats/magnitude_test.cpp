@@ -1,0 +1,124 @@
+// The magnitude test and the fixed-design tests (stats/magnitude.h): exact values on
+// fixed data and closed forms.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "stats/magnitude.h"
+
+using namespace obscheck::stats;
+
+TEST_CASE("sequential t-test: the Bayes factor's closed form") {
+  // ln BF(4, 30) = -ln(401)/2 + 2 (ln(1 + 900/3) - ln(1 + 900/(3 * 401))).
+  const double expected = -0.5 * std::log(401.0) + 2 * (std::log(301.0) - std::log(1 + 900.0 / 1203.0));
+  CHECK(safe_t_log_bf(4, 30) == Approx(expected).epsilon(1e-12));
+  CHECK(std::exp(safe_t_log_bf(4, 30)) == Approx(1480.5173942698).epsilon(1e-9));
+  // At t = 0 the evidence is (1 + n g)^(-1/2): it favours the null.
+  CHECK(safe_t_log_bf(5, 0) == Approx(-0.5 * std::log(501.0)));
+  // Even in t, rising in |t| towards (1 + n g)^((n-1)/2).
+  CHECK(safe_t_log_bf(6, -7) == safe_t_log_bf(6, 7));
+  CHECK(safe_t_log_bf(6, 8) > safe_t_log_bf(6, 7));
+  CHECK(safe_t_log_bf(4, 1e9) == Approx(1.5 * std::log(401.0)).epsilon(1e-6));
+  // Fewer than two values: no evidence at all.
+  CHECK(safe_t_log_bf(1, 50) == 0);
+  CHECK(safe_t_log_bf(0, 50) == 0);
+}
+
+TEST_CASE("sequential t-test: the critical t and the first block that can decide") {
+  CHECK(safe_t_critical(4, 0.01) == Approx(12.154592887202).epsilon(1e-9));
+  CHECK(safe_t_critical(10, 0.05) == Approx(4.876690168720).epsilon(1e-9));
+  CHECK(std::exp(safe_t_log_bf(4, safe_t_critical(4, 0.01))) == Approx(100).epsilon(1e-9));
+  // (1 + 3 * 100)^1 = 301 < 1000: three blocks cannot reach alpha = 0.001.
+  CHECK(std::isinf(safe_t_critical(3, 0.001)));
+  CHECK(std::isinf(safe_t_critical(1, 0.5)));
+  // The maxima 14.2, 301, 8,030, 251,001 at 2..5 blocks.
+  CHECK(magnitude_blocks_to_decide(0.1) == 2);
+  CHECK(magnitude_blocks_to_decide(1.0 / 300) == 3);
+  CHECK(magnitude_blocks_to_decide(1.0 / 302) == 4);
+  CHECK(magnitude_blocks_to_decide(0.2 * 0.05 / 15) == 4);  // a four-counter check's primary family
+  CHECK(magnitude_blocks_to_decide(1.0 / 9000) == 5);
+  CHECK_THROWS_AS(magnitude_blocks_to_decide(0), std::invalid_argument);
+}
+
+TEST_CASE("sequential t-test: its interval and p-value for the mean") {
+  const std::vector<double> d{1, 2, 3, 4};
+  const MeanSequence m = mean_sequence(d, 0.05);
+  CHECK(m.n == 4);
+  CHECK(m.mean == 2.5);
+  CHECK(m.scale == Approx(1.2909944487358));
+  // t = 2.5 / (1.291 / 2) = 3.873
+  CHECK(m.p_value == Approx(0.570207607825).epsilon(1e-9));
+  CHECK(m.lo == Approx(-2.501396692440).epsilon(1e-9));
+  CHECK(m.hi == Approx(7.501396692440).epsilon(1e-9));
+  // A floor above the sample's spread widens the interval and weakens the evidence.
+  const MeanSequence floored = mean_sequence(d, 0.05, 2.0);
+  CHECK(floored.scale == 2.0);
+  CHECK(floored.p_value > m.p_value);
+  CHECK(floored.hi - floored.lo > m.hi - m.lo);
+  // A giant effect in four blocks: t = 100 / (0.1 / 2) = 2000.
+  const std::vector<double> big{99.9, 100.0, 100.1, 100.0};
+  const MeanSequence b = mean_sequence(big, 0.01);
+  CHECK(b.p_value < 1.0 / 8000);
+  CHECK(b.lo > 99);
+  CHECK(b.hi < 101);
+  // Equal values: no scale, no evidence (the range decides those).
+  const std::vector<double> same{3, 3, 3, 3, 3};
+  const MeanSequence e = mean_sequence(same, 0.05);
+  CHECK(e.p_value == 1);
+  CHECK(std::isinf(e.lo));
+  CHECK(std::isinf(e.hi));
+  // Two values or fewer: unbounded, p = 1.
+  const std::vector<double> one{5};
+  CHECK(mean_sequence(one, 0.05).p_value == 1);
+  CHECK(std::isnan(mean_sequence(std::vector<double>{}, 0.05).mean));
+  const std::vector<double> bad{1, std::numeric_limits<double>::infinity()};
+  CHECK_THROWS_AS(mean_sequence(bad, 0.05), std::invalid_argument);
+  CHECK_THROWS_AS(mean_sequence(d, 1.0), std::invalid_argument);
+  CHECK_THROWS_AS(mean_sequence(d, 0.05, -1), std::invalid_argument);
+}
+
+TEST_CASE("running range: the first block from which it covers at the given rate") {
+  // 2^(1 - n0) <= miscoverage.
+  CHECK(range_first_blocks(1.0) == 1);
+  CHECK(range_first_blocks(0.5) == 2);
+  CHECK(range_first_blocks(0.0625) == 5);
+  CHECK(range_first_blocks(0.02) == 7);
+  CHECK(range_first_blocks(0.015625) == 7);
+  CHECK(range_first_blocks(0.0156) == 8);
+  CHECK_THROWS_AS(range_first_blocks(0), std::invalid_argument);
+}
+
+TEST_CASE("fixed design: the exact sign test") {
+  CHECK(sign_test_p(10, 0) == Approx(1.0 / 512));        // 2 * 2^-10
+  CHECK(sign_test_p(0, 10) == Approx(1.0 / 512));
+  CHECK(sign_test_p(7, 3) == Approx(2.0 * 176 / 1024));  // 2 (1 + 10 + 45 + 120) / 2^10
+  CHECK(sign_test_p(5, 5) == 1);
+  CHECK(sign_test_p(0, 0) == 1);
+  CHECK(sign_test_p(3000, 0) == 0);                        // underflows to 0, never NaN
+}
+
+TEST_CASE("fixed design: the exact order-statistic interval for the median") {
+  // n = 10, 90%: k = 2 covers 1 - 2 * 11/1024 = 0.9785; k = 3 only 0.8906.
+  const std::vector<double> d{5, 1, 9, 3, 7, 2, 8, 4, 6, 10};
+  const OrderInterval i = exact_median_interval(d, 0.10);
+  CHECK(i.k == 2);
+  CHECK(i.coverage == Approx(1 - 22.0 / 1024));
+  CHECK(i.lo == 2);
+  CHECK(i.hi == 9);
+  // n = 6 at 92%: only the range, 1 - 2/64.
+  const std::vector<double> six{0, 0, 0, 0, 0, 0};
+  const OrderInterval r = exact_median_interval(six, 0.08);
+  CHECK(r.k == 1);
+  CHECK(r.coverage == Approx(0.96875));
+  CHECK(r.lo == 0);
+  CHECK(r.hi == 0);
+  // n = 4: the range covers 1 - 2/16 = 0.875 < 0.90: unbounded.
+  const std::vector<double> four{1, 2, 3, 4};
+  const OrderInterval u = exact_median_interval(four, 0.10);
+  CHECK(u.k == 0);
+  CHECK(std::isinf(u.lo));
+  CHECK(std::isinf(u.hi));
+}
