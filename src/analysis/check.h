@@ -48,6 +48,9 @@ struct AnalysisOptions {
   double alpha = 0.05;             // family-wise over levels, layouts, metrics and looks; 0 < alpha < 1
   std::size_t looks_planned = 1;   // the looks the live check took: reported, not used (every look is valid)
   std::uint64_t seed = 0;          // kept for the journal's replays; the methods draw no random numbers
+  // The number of blocks was fixed before the first run (--runs N, a plan's shards, a
+  // merge): one look. Placeholder until the fixed-design tests use it.
+  bool fixed_design = false;
   // Comparisons are computed on this many threads (0: one per hardware thread); the
   // findings never depend on it.
   std::size_t threads = 0;

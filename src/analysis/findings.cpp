@@ -167,6 +167,7 @@ void judge_levels(const Plan& plan, Findings& f, const LevelJudge& judge) {
       f.verdicts.push_back(std::move(v));
     }
   f.decisive = !f.verdicts.empty() && !unsettled;
+  f.all_decided = f.decisive;
 }
 
 }  // namespace obscheck

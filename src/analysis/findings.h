@@ -143,6 +143,9 @@ struct Findings {
   std::vector<Verdict> metric_verdicts;
   // True when every level verdict is decisive (not inconclusive): the sweep may stop.
   bool decisive = false;
+  // True when every level verdict of every metric is decided. Placeholder: set equal to
+  // `decisive` until the primary family defines `decisive` on its own metrics.
+  bool all_decided = false;
   // The counts came from a deterministic source (the simulated PMU): effects are exact
   // ratios of one run per configuration, with no interval and no p-value (those fields
   // are NaN and their methods say why); see analysis/deterministic.h.

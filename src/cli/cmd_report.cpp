@@ -62,7 +62,8 @@ int report_from_table(const Options& o) {
   shell.manifest = t.manifest;
   shell.notes = t.notes;
   const Findings findings =
-      analyse_check(t.plan, t.runs, {margin_of(o, request_from_manifest(t.manifest)), 0.05, looks_of(shell), t.plan.seed()});
+      analyse_check(t.plan, t.runs, {margin_of(o, request_from_manifest(t.manifest)), 0.05, looks_of(shell), t.plan.seed(),
+                                     t.plan.spec.fixed_blocks.has_value()});
   CheckContext ctx = manifest_context(shell, t.plan);
   ctx.runs_done = t.runs.size();
   ctx.observations = observations(t.plan, with_extras);
@@ -95,7 +96,7 @@ int cmd_report(const Options& o) {
   const CheckRequest recorded = request_from_manifest(d.manifest);
   const double margin = margin_of(o, recorded);
   const Findings findings = choose_backend(recorded)->exact() ? analyse_deterministic(plan, d.runs, margin)
-                                      : analyse_check(plan, d.runs, {margin, 0.05, looks_of(d), plan.seed()});
+                                      : analyse_check(plan, d.runs, {margin, 0.05, looks_of(d), plan.seed(), plan.spec.fixed_blocks.has_value()});
   CheckContext ctx = manifest_context(d, plan);
   ctx.observations = observations(plan, d.runs);
   if (auto w = left_behind_warning(d.runs); !w.empty()) ctx.warnings.push_back(w);
