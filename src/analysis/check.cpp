@@ -164,7 +164,9 @@ BlockRows index_runs(const Plan& plan, const RunTable& t, Findings& f) {
   BlockRows out;
   for (auto& [block, slot] : by_block) {
     const auto ran = static_cast<std::size_t>(std::count_if(slot.begin(), slot.end(), [](std::size_t r) { return r != kNone; }));
-    if (ran == slot.size()) {
+    // A block is complete when every configuration it ran ran (plan/ Retirement: a
+    // settled configuration stops running).
+    if (ran >= configs_in_block(plan, block)) {
       ++f.measured_blocks;
     } else {
       f.notes.push_back(fmt::format("block {} is incomplete ({} of {} configurations ran): its pairs are used "

@@ -24,7 +24,55 @@ std::vector<nlohmann::json> doctor_of(const nlohmann::json& host_json) {
   return out;
 }
 
+// A journal's field, or the default when it is absent or of another type (a damaged
+// journal's report says what it can).
+std::string text_field(const nlohmann::json& j, const char* key) {
+  return j.contains(key) && j.at(key).is_string() ? j.at(key).get<std::string>() : std::string();
+}
+double number_field(const nlohmann::json& j, const char* key) {
+  return j.contains(key) && j.at(key).is_number() ? j.at(key).get<double>() : 0.0;
+}
+
+std::string stop_text(const nlohmann::json& sweep) {
+  const std::string why = text_field(sweep, "stopped");
+  const double budget = number_field(sweep, "time_budget");
+  if (why == "decided") return "decided";
+  if (why == "budget") return fmt::format("stopped by the time budget ({:g} s)", budget);
+  if (why == "futile") return fmt::format("stopped: the rest of the time budget ({:g} s) could not decide", budget);
+  if (why == "cap") return "stopped at --max-runs";
+  if (why == "fixed") return "its --runs blocks done";
+  return why;
+}
+
+std::string stretches_line(const std::vector<nlohmann::json>& notes) {
+  std::string line;
+  std::size_t before = 0;
+  for (const nlohmann::json& n : notes) {
+    if (!n.is_object() || !n.contains("kind") || (n.at("kind") != "finished" && n.at("kind") != "interrupted")) continue;
+    if (!n.contains("sweep") || !n.at("sweep").is_object() || !n.at("sweep").contains("stopped")) continue;
+    const nlohmann::json& sw = n.at("sweep");
+    const auto blocks = static_cast<std::size_t>(std::max(0.0, number_field(sw, "blocks")));
+    const std::string added = line.empty() ? fmt::format("{} blocks", blocks)
+                                           : fmt::format("then +{} blocks", blocks >= before ? blocks - before : 0);
+    line += (line.empty() ? "" : "; ") + added + ", " + stop_text(sw);
+    before = blocks;
+  }
+  return line;
+}
+
 }  // namespace
+
+std::vector<std::string> sweep_lines(const std::vector<nlohmann::json>& notes, const Plan& plan, std::size_t runs_saved) {
+  std::vector<std::string> out;
+  if (std::string line = stretches_line(notes); !line.empty()) out.push_back(std::move(line));
+  std::map<std::size_t, std::vector<std::string>> by_block;
+  for (const Retirement& r : plan.retired) by_block[r.from_block].push_back(plan.configs.at(r.config).id);
+  std::vector<std::string> parts;
+  for (const auto& [block, ids] : by_block) parts.push_back(fmt::format("{} from block {}", fmt::join(ids, ", "), block));
+  if (!parts.empty())
+    out.push_back(fmt::format("stopped running once settled: {} ({} runs saved)", fmt::join(parts, "; "), runs_saved));
+  return out;
+}
 
 int check_exit_code(const Options& o, const Plan& plan, const Findings& f) {
   return findings_exit_code(o, summarize_check(plan, f).outcomes, kCheckFailOn);
@@ -84,6 +132,9 @@ CheckContext session_context(const Session& s, const SessionOutcome& out, const 
   if (out.interrupted) ctx.warnings.push_back("interrupted: continue with obscheck --resume " + s.journal_path);
   ctx.seconds_per_block = out.seconds_per_block;
   if (!out.failure.empty()) ctx.warnings.push_back(out.failure);
+  std::vector<nlohmann::json> notes = s.journal_notes;
+  if (!out.end_note.is_null()) notes.push_back(out.end_note);
+  ctx.sweep = sweep_lines(notes, s.plan, out.runs_saved);
   return ctx;
 }
 
@@ -105,6 +156,12 @@ CheckContext manifest_context(const JournalData& d, const Plan& plan) {
   if (!d.notes.empty() && d.notes.back().contains("sweep") && d.notes.back().at("sweep").is_object())
     ctx.seconds_per_block = d.notes.back().at("sweep").value("seconds_per_block", 0.0);
   ctx.complete = last == "finished";
+  std::size_t saved = 0;
+  for (const nlohmann::json& n : d.notes)
+    if (n.is_object() && n.contains("sweep") && n.at("sweep").is_object() && n.at("sweep").contains("runs_saved") &&
+        n.at("sweep").at("runs_saved").is_number_unsigned())
+      saved = n.at("sweep").at("runs_saved").get<std::size_t>();
+  ctx.sweep = sweep_lines(d.notes, plan, saved);
   for (const auto& w : request.dropped) ctx.warnings.push_back("dropped (--allow-missing): " + w);
   ctx.backend = choose_backend(request)->notes(request.counters.items());
   if (last == "interrupted") ctx.warnings.push_back("interrupted: continue with obscheck --resume " + d.path);

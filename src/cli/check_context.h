@@ -39,6 +39,12 @@ CheckContext manifest_context(const JournalData& d, const Plan& plan);
 // Backend::exact: the simulator), from its first line alone.
 bool journal_counts_exactly(const nlohmann::json& manifest);
 
+// The report's "sweep" lines (CheckContext::sweep) from a check's journal notes (its
+// end notes and the plan's retirements): "22 blocks, stopped by the time budget
+// (60 s); then +15 blocks, decided"; "stopped running once settled: ID, ID from block
+// 14 (84 runs saved)". End notes older than the "stopped" field are left out.
+std::vector<std::string> sweep_lines(const std::vector<nlohmann::json>& notes, const Plan& plan, std::size_t runs_saved);
+
 // The looks the last invocation of the sweep took, from its end note (1 when none says).
 std::size_t looks_of(const JournalData& d);
 

@@ -9,6 +9,8 @@
 
 #include "analysis/check.h"
 #include "analysis/deterministic.h"
+#include "analysis/settled.h"
+#include "cli/forecast.h"
 #include "cli/check_context.h"
 #include "cli/check_setup.h"
 #include "cli/commands.h"
@@ -41,9 +43,12 @@ SessionProgressFn progress_line(const Options& o) {
 }
 
 // Each look analyses every run so far: exact counts when the backend counts exactly,
-// else the paired sequential analysis over a table the look appends to.
-LookFn analysis_at_looks(const CheckRequest& r, bool exact, const Plan& plan, RunTable& table, Findings& findings) {
-  return [&r, exact, &plan, &table, &findings](const std::vector<RunRecord>& runs, std::size_t looks) {
+// else the paired sequential analysis over a table the look appends to. The check
+// stops when the stopping family is decided (--decide-all: every metric), and stops
+// running the configurations that family no longer needs (analysis/settled.h).
+LookFn analysis_at_looks(const CheckRequest& r, bool exact, bool decide_all, const Plan& plan, RunTable& table,
+                         Findings& findings) {
+  return [&r, exact, decide_all, &plan, &table, &findings](const std::vector<RunRecord>& runs, std::size_t looks) {
     if (exact) {
       findings = analyse_deterministic(plan, runs, r.margin);
     } else {
@@ -52,7 +57,9 @@ LookFn analysis_at_looks(const CheckRequest& r, bool exact, const Plan& plan, Ru
       o.fixed_design = plan.spec.fixed_blocks.has_value();  // --runs N: one look
       findings = analyse_check(plan, table, o);
     }
-    LookOutcome out{findings.decisive, [&findings](std::size_t b) { return more_blocks_could_decide(findings, b); }, {}};
+    LookOutcome out{decide_all ? findings.all_decided : findings.decisive,
+                    [&findings, decide_all](std::size_t b) { return more_blocks_could_decide(findings, b, decide_all); }, {}, {}};
+    if (!exact) out.settled_configs = settled_configs(plan, findings, decide_all);
     for (std::size_t m = 0; m < findings.metrics.size() && m < findings.metric_verdicts.size(); ++m) {
       bool compared = false, decided = true;
       for (const LevelVerdict& v : findings.verdicts)
@@ -73,15 +80,17 @@ int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWrite
   s.time_budget_s = p.request.time_budget;
   const bool exact = p.spec.backend->exact();
   s.first_look = exact ? kFirstLook : first_look(s.plan);
+  if (!exact) s.after_warmup = warmup_forecast(o, s.plan, p.request.margin);
   RunTable table;
   Findings findings;
-  const SessionOutcome out = run_session(s, journal, analysis_at_looks(p.request, exact, s.plan, table, findings),
-                                         progress_line(o));
+  const SessionOutcome out = run_session(
+      s, journal, analysis_at_looks(p.request, exact, o.decide_all, s.plan, table, findings), progress_line(o));
   CheckContext ctx = session_context(s, out, host, p.warnings, p.backend_notes);
-  if (out.budget_spent && !findings.decisive)
-    ctx.warnings.push_back(fmt::format("stopped by the time budget ({:g} s) before every verdict was decided; "
-                                       "continue with obscheck --resume {} --time-budget SECONDS",
-                                       s.time_budget_s, s.journal_path));
+  if (continuable_stop(out.stopped) && !findings.decisive)
+    ctx.warnings.push_back(fmt::format("stopped {} before every verdict was decided; continue with obscheck --resume {} "
+                                       "(more blocks; --time-budget SECONDS to change the budget)",
+                                       fmt::format("by the time budget ({:g} s)", out.time_budget_s),
+                                       s.journal_path));
   const int findings_code = check_exit_code(o, s.plan, findings);
   ctx.exit_code = out.interrupted        ? interrupted_exit_code()
                   : !out.failure.empty() ? static_cast<int>(ExitCode::target_failed)

@@ -100,7 +100,8 @@ po::options_description check_options() {
       ("mode", po::value<std::string>(), "external (driver opens the counters, default) | inprocess (preloaded library, the paper's setup)")
       ("margin", po::value<double>(), "ε: \"not perturbed\" means within ±ε (default 0.01 = 1%)")
       ("max-runs", po::value<int>(), "stop after this many measured blocks at the latest (default 2000)")
-      ("time-budget", po::value<double>(), "stop at the first look after SECONDS of runs (default 60; 0: no limit)")
+      ("time-budget", po::value<std::string>(), "stop at the first look after SECONDS of runs (default 60; 0: no limit; auto: sized after the warm-up to show ±margin, 10..600 s)")
+      ("decide-all", po::bool_switch(), "run until every metric's verdict is decided, the rusage metrics too (default: the counters named and wall time)")
       ("seed", po::value<std::string>(), "seed for the run order, 0..2^64-1 (default: drawn and recorded)")
       ("leftovers", po::value<std::string>(), "processes a run leaves running: kill (kill them and mark the run, default) | fail (also fail the run)")
       ("allow-missing", po::bool_switch(), "drop counters this host cannot count (with a warning)")
@@ -196,7 +197,7 @@ po::options_description run_options() {
   d.add_options()("plan", po::value<std::string>(), "the plan FILE written by obscheck plan")
       ("shard", po::value<std::string>(), "I/N: run shard I of N (I defaults to $SLURM_ARRAY_TASK_ID)")
       ("journal", po::value<std::string>(), "journal FILE (default: PLAN's name with .shard-I-of-N.jsonl); an existing one of this shard is resumed")
-      ("time-budget", po::value<double>(), "ignored: a plan runs its blocks")
+      ("time-budget", po::value<std::string>(), "ignored: a plan runs its blocks")
       ("fail-on", po::value<std::string>(), "exit 1 when a verdict is one of LIST, as the check (default perturbed,layout,incomparable)");
   return d;
 }
@@ -356,6 +357,16 @@ std::uint64_t parse_unsigned(const char* option, const std::string& text) {
   return v;
 }
 
+// A number of seconds, 0 or more and finite; "auto" is the caller's.
+double parse_seconds(const char* option, const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(v >= 0) || !std::isfinite(v))
+    throw Error(ErrorKind::usage, std::string(option) + " is a number of seconds, 0 or more (0: no limit), or auto; not '" +
+                                      text + "'");
+  return v;
+}
+
 // The {group} braces of an event list balance, and nothing is empty: a typo here is
 // a command-line mistake (exit 2), not an event this host lacks.
 void check_event_list(const char* option, const std::string& list) {
@@ -497,7 +508,12 @@ void take_counting(const po::variables_map& vm, Options& o) {
   o.runs_given = vm.count("runs") > 0;
   o.warmup_given = vm.count("warmup") > 0;
   take(vm, "max-runs", o.max_runs);
-  take(vm, "time-budget", o.time_budget);
+  if (vm.count("time-budget")) {
+    const std::string budget = vm["time-budget"].as<std::string>();
+    o.time_budget_auto = budget == "auto";
+    if (!o.time_budget_auto) o.time_budget = parse_seconds("--time-budget", budget);
+  }
+  if (vm.count("decide-all")) o.decide_all = vm["decide-all"].as<bool>();
   if (vm.count("seed")) {
     o.seed = parse_unsigned("seed", vm["seed"].as<std::string>());
     o.seed_given = true;

@@ -22,6 +22,8 @@ struct Options {
   bool runs_given = false;          // -r given (measure --backend sim runs two by default)
   int max_runs = 0;                 // --max-runs (check): cap on measured blocks
   double time_budget = 60;          // --time-budget (check): seconds of runs, then the sweep stops at a look; 0: none
+  bool time_budget_auto = false;    // --time-budget auto: sized after the warm-up (cli/cmd_check.cpp)
+  bool decide_all = false;          // --decide-all: stop only when every metric is decided
   std::uint64_t seed = 0;           // --seed; 0 = draw one (and record it)
   bool seed_given = false;
   std::string mode = "external";    // --mode external|inprocess

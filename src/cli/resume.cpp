@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "record/journal.h"
 #include "record/journal_reader.h"
 #include "run/backend.h"
+#include "run/session.h"
 #include "util/digest.h"
 #include "util/error.h"
 #include "util/fd.h"
@@ -29,7 +31,7 @@ constexpr std::size_t kMaxManifestBytes = 16 * 1024 * 1024;
 // Options that only say where and how the report is written.
 // Options that shape only this invocation, not the runs: the report's form, and
 // --time-budget (how long this invocation may run before it stops at a look).
-const char* const kOutputOptions[] = {"json", "csv", "output", "html", "svg", "resume", "markdown", "time-budget"};
+const char* const kOutputOptions[] = {"json", "csv", "output", "html", "svg", "resume", "markdown", "time-budget", "decide-all"};
 
 std::string shown(const nlohmann::json& v, const char* sep = ",") {
   if (v.is_string()) return v.get<std::string>().empty() ? "(none)" : v.get<std::string>();
@@ -165,7 +167,7 @@ void refuse_changed_options(const Options& o, const nlohmann::json& m) {
     throw Error(ErrorKind::usage,
                 fmt::format("--resume continues the check as the journal recorded it; this command line differs: {}",
                             fmt::join(changed, "; ")),
-                "leave those out (only --json, --csv, -o, --html, --svg and --time-budget may be given with --resume), or start a "
+                "leave those out (only --json, --csv, -o, --html, --svg, --time-budget and --decide-all may be given with --resume), or start a "
                 "new check with a new --journal");
 }
 
@@ -185,15 +187,49 @@ int report_complete_journal(const Options& o, const JournalData& d) {
 
 namespace obscheck {
 
+namespace {
+
+// The last end note's "sweep" object, or null.
+nlohmann::json last_sweep(const std::vector<nlohmann::json>& notes) {
+  for (auto it = notes.rbegin(); it != notes.rend(); ++it)
+    if (it->is_object() && it->contains("sweep") && it->at("sweep").is_object()) return it->at("sweep");
+  return nullptr;
+}
+
+// Why the journal's last invocation stopped ("" when its end note does not say).
+std::string last_stop(const std::vector<nlohmann::json>& notes) {
+  const nlohmann::json sw = last_sweep(notes);
+  return sw.is_object() && sw.contains("stopped") && sw.at("stopped").is_string() ? sw.at("stopped").get<std::string>()
+                                                                                 : std::string();
+}
+
+// The budget a resume keeps: the one given, else the one the journal's last stretch
+// kept (--time-budget auto's choice too), else the one the check was started with.
+double resumed_budget(const Options& o, const std::vector<nlohmann::json>& notes, double recorded) {
+  if (std::find(o.given.begin(), o.given.end(), "time-budget") != o.given.end() && !o.time_budget_auto)
+    return o.time_budget;
+  const nlohmann::json sw = last_sweep(notes);
+  if (sw.is_object() && sw.contains("time_budget") && sw.at("time_budget").is_number() &&
+      sw.at("time_budget").get<double>() >= 0)
+    return sw.at("time_budget").get<double>();
+  return recorded;
+}
+
+}  // namespace
+
 int cmd_resume(const Options& o) {
   if (const nlohmann::json m = read_manifest_line(o.resume); !m.is_null()) refuse_changed_options(o, m);
   ResumedJournal r = JournalWriter::open_for_resume(o.resume);
-  if (journal_complete(r.data.notes)) return report_complete_journal(o, r.data);
+  // A check stopped by its budget goes on with more blocks; one that decided, ran its
+  // fixed blocks or reached --max-runs is complete.
+  const std::string stopped = last_stop(r.data.notes);
+  const bool continued = journal_complete(r.data.notes) && continuable_stop(stopped);
+  if (journal_complete(r.data.notes) && !continued) return report_complete_journal(o, r.data);
   const nlohmann::json& m = r.data.manifest;
-  // The continuation runs exactly as the interrupted sweep did: its request comes from
+  // The continuation runs exactly as the journal's sweep did: its request comes from
   // the journal; this command line gives only the output and this invocation's budget.
   CheckRequest request = request_from_manifest(m);
-  request.time_budget = o.time_budget;
+  request.time_budget = resumed_budget(o, r.data.notes, request.time_budget);
   choose_backend(request)->require_here();
   PreparedCheck p = prepare_check(request);
   Session s;
@@ -201,11 +237,15 @@ int cmd_resume(const Options& o) {
   s.spec = p.spec;
   s.runs = r.data.runs;
   s.journal_path = r.writer.path();
+  s.journal_notes = r.data.notes;
   refuse_changed_binary(m, s.spec.base.path, "check");
   refuse_changed_environment(m, s.spec.base.env, "check");
   if (p.plan.levels != s.plan.spec.levels)
     throw Error(ErrorKind::usage, "the observer's doses differ from the journal's (a rebuilt variant, a changed symbol?)",
                 "start a new check");
+  if (continued)
+    fmt::print(stderr, "obscheck: continuing {} after {} measured blocks (stopped by its time budget), with a time budget of {:g} s\n",
+               s.journal_path, measured_blocks_run(s.runs), request.time_budget);
   // Dropped counters and notes were reported when the check began.
   p.warnings.clear();
   if (r.data.torn_tail)

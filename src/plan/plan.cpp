@@ -266,6 +266,46 @@ Plan whole_plan(const Plan& plan) {
   return out;
 }
 
+bool runs_in(const Plan& plan, std::size_t config, std::size_t block) {
+  for (const Retirement& r : plan.retired)
+    if (r.config == config && block >= r.from_block) return false;
+  return true;
+}
+
+std::size_t configs_in_block(const Plan& plan, std::size_t block) {
+  std::size_t n = 0;
+  for (std::size_t c = 0; c < plan.block_size(); ++c) n += runs_in(plan, c, block) ? 1 : 0;
+  return n;
+}
+
+nlohmann::json retire_note(const Plan& plan, const std::vector<std::size_t>& configs, std::size_t from_block,
+                           std::size_t look) {
+  nlohmann::json ids = nlohmann::json::array();
+  for (std::size_t c : configs) ids.push_back(plan.configs.at(c).id);
+  return {{"kind", "retire"}, {"look", look}, {"from_block", from_block}, {"configs", ids}};
+}
+
+void apply_retire_note(Plan& plan, const nlohmann::json& note) {
+  if (!note.is_object() || !note.contains("from_block") || !note.at("from_block").is_number_unsigned() ||
+      !note.contains("configs") || !note.at("configs").is_array())
+    throw Error(ErrorKind::io, "a \"retire\" note needs \"from_block\" (a block number) and \"configs\" (a list)");
+  const auto from = note.at("from_block").get<std::size_t>();
+  for (const auto& id : note.at("configs")) {
+    const auto it = std::find_if(plan.configs.begin(), plan.configs.end(),
+                                 [&](const Configuration& c) { return id.is_string() && c.id == id.get<std::string>(); });
+    if (it == plan.configs.end())
+      throw Error(ErrorKind::io, fmt::format("a \"retire\" note names {}, not a configuration of the plan", id.dump()));
+    if (runs_in(plan, it->index, from)) plan.retired.push_back({it->index, from});
+  }
+}
+
+std::size_t runs_retired(const Plan& plan, std::size_t end_block) {
+  std::size_t saved = 0;
+  for (const Retirement& r : plan.retired)
+    for (std::size_t b = r.from_block; b < end_block; ++b) saved += runs_block(plan, b) ? 1 : 0;
+  return saved;
+}
+
 std::vector<Trial> trials(const Plan& plan, std::size_t first_block, std::size_t end_block) {
   std::vector<Trial> out;
   const std::size_t n = plan.block_size();
@@ -273,7 +313,7 @@ std::vector<Trial> trials(const Plan& plan, std::size_t first_block, std::size_t
     if (!runs_block(plan, b)) continue;
     const auto order = block_order(plan, b);
     for (std::size_t p = 0; p < n; ++p)
-      out.push_back(Trial{b * n + p, b, p, order[p], b < plan.spec.warmup_blocks});
+      if (runs_in(plan, order[p], b)) out.push_back(Trial{b * n + p, b, p, order[p], b < plan.spec.warmup_blocks});
   }
   return out;
 }
@@ -291,7 +331,11 @@ std::size_t end_block_for(const Plan& plan, std::size_t measured_blocks) {
 }
 
 std::size_t runs_for(const Plan& plan, std::size_t measured_blocks) {
-  return (plan.spec.warmup_blocks + measured_blocks) * plan.block_size();
+  if (plan.retired.empty()) return (plan.spec.warmup_blocks + measured_blocks) * plan.block_size();
+  std::size_t runs = 0;
+  const std::size_t end = plan.spec.warmup_blocks + measured_blocks;
+  for (std::size_t b = 0; b < end; ++b) runs += configs_in_block(plan, b);
+  return runs;
 }
 
 std::optional<std::size_t> comparison_baseline(const Plan& plan, Metric metric, std::size_t config) {

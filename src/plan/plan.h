@@ -143,6 +143,17 @@ struct Configuration {
   std::optional<std::size_t> solo_of;
 };
 
+// A configuration that stops running from block `from_block` on, decided by the check
+// at a look (run/session.h "spend runs where they can change an answer"): every
+// comparison it takes part in is settled, and no unsettled one needs it as a
+// reference. Not part of the spec: the journal records each as a "retire" note and a
+// resumed or re-read check replays them (plan/retire.h), so the same trials run once.
+struct Retirement {
+  std::size_t config = 0;
+  std::size_t from_block = 0;
+  bool operator==(const Retirement&) const = default;
+};
+
 struct Plan {
   PlanSpec spec;
   // Level-major, layouts in spec order within a level; the A/A copy last. A block
@@ -153,6 +164,8 @@ struct Plan {
   // among equals (for counters: prefix 1, the first counter alone).
   std::vector<std::size_t> baselines;
   std::size_t aa = 0;  // the A/A duplicate of baselines[0]; configs.size() without one (aa_control off)
+  // Configurations retired so far, at most one entry per configuration (make_plan: none).
+  std::vector<Retirement> retired;
   std::uint64_t seed() const { return spec.seed; }
   std::size_t block_size() const { return configs.size(); }
 };
@@ -197,8 +210,25 @@ struct Trial {
   bool operator==(const Trial&) const = default;
 };
 
+// Whether configuration `config` runs in block `block`: false from its retirement on.
+bool runs_in(const Plan& plan, std::size_t config, std::size_t block);
+// The configurations block `block` runs (block_size() less those retired by then).
+std::size_t configs_in_block(const Plan& plan, std::size_t block);
+
+// The journal's note retiring `configs` from block `from_block` on, at look `look`:
+// {"kind":"retire","look":N,"from_block":B,"configs":["counters=.../held",...]}.
+nlohmann::json retire_note(const Plan& plan, const std::vector<std::size_t>& configs, std::size_t from_block,
+                           std::size_t look);
+// Adds a "retire" note's retirements to plan.retired (a configuration already retired
+// keeps its earlier block). Throws Error(io) when the note names a configuration the
+// plan does not have, or lacks a field.
+void apply_retire_note(Plan& plan, const nlohmann::json& note);
+// The trials of blocks [0, end_block) that retirements left out: the runs saved.
+std::size_t runs_retired(const Plan& plan, std::size_t end_block);
+
 // The trials of blocks [first_block, end_block) in run order (deterministic); of a
-// shard's plan, only the shard's blocks.
+// shard's plan, only the shard's blocks; a retired configuration's trials from its
+// retirement on are left out (their indexes stay unused: positions keep the order's).
 std::vector<Trial> trials(const Plan& plan, std::size_t first_block, std::size_t end_block);
 // Whether block `block` is run under this plan (always, unless the plan is a shard).
 bool runs_block(const Plan& plan, std::size_t block);
@@ -207,7 +237,8 @@ Trial trial_at(const Plan& plan, std::size_t index);
 // The end (exclusive) of the blocks to run, warm-up included, to reach
 // `measured_blocks` of this plan's (a shard's own) measured blocks.
 std::size_t end_block_for(const Plan& plan, std::size_t measured_blocks);
-// The runs up to `measured_blocks` measured blocks, warm-up included.
+// The runs up to `measured_blocks` measured blocks, warm-up included, retired
+// configurations' left out.
 std::size_t runs_for(const Plan& plan, std::size_t measured_blocks);
 // The measured blocks the shard `s` of a plan of `total` measured blocks runs.
 std::size_t shard_blocks(std::size_t total, const Shard& s);

@@ -221,11 +221,21 @@ JournalData parse_journal(std::string_view text, const std::string& path) {
 }
 
 Plan plan_from_journal(const JournalData& data) {
+  Plan plan;
   try {
-    return plan_from_json(data.manifest.at("plan"));
+    plan = plan_from_json(data.manifest.at("plan"));
   } catch (const Error& e) {
     throw Error(ErrorKind::io, fmt::format("journal {} line 1: {}", data.path, e.what()), e.hint());
   }
+  for (const nlohmann::json& note : data.notes) {
+    if (!note.is_object() || !note.contains("kind") || note.at("kind") != "retire") continue;
+    try {
+      apply_retire_note(plan, note);
+    } catch (const Error& e) {
+      throw Error(ErrorKind::io, fmt::format("journal {}: {}", data.path, e.what()), e.hint());
+    }
+  }
+  return plan;
 }
 
 std::set<std::size_t> completed_indexes(const JournalData& data) {

@@ -932,6 +932,15 @@ JournalTable read_journal_table(const std::string& path, const std::function<voi
   t.path = path;
   TableSink sink(t, each_run);
   t.scan = scan_journal(path, sink);
+  // The trials the check's "retire" notes left out (plan/ Retirement).
+  for (const nlohmann::json& note : t.notes) {
+    if (!note.is_object() || !note.contains("kind") || note.at("kind") != "retire") continue;
+    try {
+      apply_retire_note(t.plan, note);
+    } catch (const Error& e) {
+      throw Error(ErrorKind::io, fmt::format("journal {}: {}", path, e.what()), e.hint());
+    }
+  }
   return t;
 }
 

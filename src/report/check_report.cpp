@@ -752,8 +752,16 @@ nlohmann::json answer_json(const Plan& plan, const Findings& f, const CheckConte
           {"metrics", metrics}};
 }
 
+nlohmann::json context_fields(const Findings& f, const CheckContext& ctx);
+
 // The "context" object: how the check was started, where it was recorded and on what host.
 nlohmann::json context_json(const Findings& f, const CheckContext& ctx) {
+  nlohmann::json j = context_fields(f, ctx);
+  if (!ctx.sweep.empty()) j["sweep"] = ctx.sweep;  // absent from journals that record no stretches
+  return j;
+}
+
+nlohmann::json context_fields(const Findings& f, const CheckContext& ctx) {
   return {{"argv", ctx.argv},
           {"mode", ctx.mode},
           {"seed", ctx.seed},
@@ -987,6 +995,7 @@ std::string check_text(const Plan& plan, const Findings& f, const CheckContext& 
   for (const auto& n : f.notes) out += "note: " + n + "\n";
   for (const auto& w : ctx.warnings) out += pal.paint(pal.yellow, "warning:") + " " + w + "\n";
   for (const auto& w : ctx.observations) out += "observer: " + w + "\n";
+  for (const auto& w : ctx.sweep) out += "sweep: " + w + "\n";
   for (std::size_t m = 0; m < f.metrics.size(); ++m) {
     const Verdict worst = m < f.metric_verdicts.size() ? f.metric_verdicts[m] : Verdict::inconclusive;
     if (!ctx.verbose && f.metrics[m].driver && f.metrics[m].name != "wall-time" &&

@@ -45,6 +45,10 @@ struct CheckContext {
   // The pace of the check's runs (seconds per measured block), when it was timed: the
   // report turns "about N blocks would decide" into seconds. 0: not known (a report).
   double seconds_per_block = 0;
+  // How the check's runs went, one line each: its stretches (the blocks each
+  // invocation added and why it stopped) and the configurations it stopped running
+  // once settled, with the runs saved.
+  std::vector<std::string> sweep;
   // The exit code the check gives for these findings (cli/'s --fail-on rule), printed
   // on the summary's last line; -1: not known (the line then names no code).
   int exit_code = -1;

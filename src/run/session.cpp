@@ -1,8 +1,10 @@
 #include "run/session.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <set>
 #include <thread>
 
 namespace obscheck {
@@ -15,19 +17,20 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 // The loop's running account of this invocation.
 struct Pace {
   Clock::time_point started = Clock::now();
-  std::size_t runs_at_start = 0;
   double analysis_s = 0;  // spent analysing at the looks (their cost, for the benchmark)
-  double per_block = 0;   // seconds a measured block, rounded to the microsecond: the
-                          // report prints it from the journal's note, and must print the same
-  double blocks_run(const Session& s) const {
-    return static_cast<double>(s.runs.size() - runs_at_start) / static_cast<double>(s.plan.block_size());
+  double per_block = 0;   // seconds a block, rounded to the microsecond: the report
+                          // prints it from the journal's note, and must print the same
+  std::set<std::size_t> blocks;  // the blocks this invocation ran a run of
+  // Whole blocks' pace: a retired configuration makes later blocks shorter, so this
+  // errs long, and a budget cut by it errs short.
+  void update() {
+    if (!blocks.empty()) per_block = std::round(seconds_since(started) / static_cast<double>(blocks.size()) * 1e6) / 1e6;
   }
 };
 
-// Runs one look's pending trials, with progress; appends them to the session.
-SweepResult run_to_look(Session& s, JournalWriter& journal, std::size_t look, const Pace& pace,
-                        const SessionProgressFn& progress) {
-  const auto pending = remaining_trials(s.plan, s.runs, s.journal_path, end_block_for(s.plan, look));
+// Runs `pending` with progress towards look `look`; appends them to the session.
+SweepResult run_pending(Session& s, JournalWriter& journal, const std::vector<Trial>& pending, std::size_t look,
+                        Pace& pace, const SessionProgressFn& progress) {
   const std::size_t before = s.runs.size();
   SweepProgressFn each;
   if (progress)
@@ -39,9 +42,17 @@ SweepResult run_to_look(Session& s, JournalWriter& journal, std::size_t look, co
     };
   // run_sweep's last report (no configuration) ends the look's progress line.
   SweepResult r = run_sweep(s.plan, s.spec, pending, journal, each);
-  for (auto& rec : r.appended) s.runs.push_back(std::move(rec));
+  for (auto& rec : r.appended) {
+    pace.blocks.insert(rec.block);
+    s.runs.push_back(std::move(rec));
+  }
   r.appended.clear();
+  pace.update();
   return r;
+}
+
+std::vector<Trial> pending_to(const Session& s, std::size_t end_block) {
+  return remaining_trials(s.plan, s.runs, s.journal_path, end_block);
 }
 
 // The look's analysis, while the journal goes to the disk when the session has ended:
@@ -65,61 +76,153 @@ LookOutcome look_and_sync(const Session& s, JournalWriter& journal, const LookFn
   return out;
 }
 
-void write_end_note(JournalWriter& journal, const Session& s, const SessionOutcome& o, const Pace& pace) {
+void write_look_note(JournalWriter& journal, const Session& s, const LookOutcome& seen, std::size_t look,
+                     std::size_t at, const Pace& pace) {
+  nlohmann::json decided = nlohmann::json::array();
+  for (const auto& [metric, verdict] : seen.decided) decided.push_back({{"metric", metric}, {"verdict", verdict}});
+  journal.append_note({{"kind", "look"},
+                       {"look", look},
+                       {"blocks", at},
+                       {"runs", s.runs.size()},
+                       {"seconds", std::round(seconds_since(pace.started) * 1e3) / 1e3},
+                       {"decided", decided}},
+                      JournalWriter::Durable::at_next_sync);
+}
+
+// The look's settled configurations stop running from the next block on; the journal
+// says which, so a resumed or re-read check leaves out the same trials.
+void retire_settled(Session& s, JournalWriter& journal, const LookOutcome& seen, std::size_t at, std::size_t look) {
+  if (!s.retire_settled || s.plan.spec.fixed_blocks) return;
+  const std::size_t from = end_block_for(s.plan, at);
+  std::vector<std::size_t> fresh;
+  for (std::size_t c : seen.settled_configs)
+    if (c < s.plan.configs.size() && runs_in(s.plan, c, from)) fresh.push_back(c);
+  if (fresh.empty()) return;
+  for (std::size_t c : fresh) s.plan.retired.push_back({c, from});
+  journal.append_note(retire_note(s.plan, fresh, from, look), JournalWriter::Durable::at_next_sync);
+}
+
+void write_end_note(JournalWriter& journal, const Session& s, SessionOutcome& o, const Pace& pace) {
   if (!o.failure.empty()) return;  // a failure has no end note: the sweep did not end
   const nlohmann::json how{{"looks", o.looks},
                            {"seconds_per_block", pace.per_block},
                            {"analysis_seconds", std::round(pace.analysis_s * 1e6) / 1e6},
-                           {"seconds", std::round(seconds_since(pace.started) * 1e6) / 1e6}};
-  journal.append_note({{"kind", o.interrupted ? "interrupted" : "finished"}, {"runs", s.runs.size()}, {"sweep", how}},
-                      JournalWriter::Durable::on_return);
+                           {"seconds", std::round(seconds_since(pace.started) * 1e6) / 1e6},
+                           {"stopped", o.stopped},
+                           {"blocks", o.measured_blocks},
+                           {"runs_saved", o.runs_saved},
+                           {"time_budget", o.time_budget_s}};
+  o.end_note = {{"kind", o.interrupted ? "interrupted" : "finished"}, {"runs", s.runs.size()}, {"sweep", how}};
+  journal.append_note(o.end_note, JournalWriter::Durable::on_return);
+}
+
+// The measured blocks, from the first, whose every trial is in the session's runs: where
+// a resumed check's journal got to.
+std::size_t complete_blocks(const Session& s, std::size_t max_blocks) {
+  std::set<std::size_t> done;
+  for (const RunRecord& r : s.runs) done.insert(r.index);
+  std::size_t m = 0;
+  for (std::size_t b = s.plan.spec.warmup_blocks; m < max_blocks; ++b) {
+    if (!runs_block(s.plan, b)) continue;
+    for (const Trial& t : trials(s.plan, b, b + 1))
+      if (!done.count(t.index)) return m;
+    ++m;
+  }
+  return m;
+}
+
+
+// The measured blocks the rest of the budget allows at this invocation's pace (at least
+// one: a look always runs a block).
+std::size_t budget_blocks(double budget, const Pace& pace) {
+  const double left = budget - seconds_since(pace.started);
+  if (pace.per_block <= 0 || left <= pace.per_block) return 1;
+  return static_cast<std::size_t>(left / pace.per_block);
+}
+
+// Runs the warm-up blocks this invocation still owes, then asks after_warmup for the
+// budget. False when the warm-up was interrupted or failed.
+bool run_warmup(Session& s, JournalWriter& journal, Pace& pace, const SessionProgressFn& progress,
+                SessionOutcome& out, double& budget) {
+  const auto pending = pending_to(s, s.plan.spec.warmup_blocks);
+  if (pending.empty()) return true;
+  const SweepResult r = run_pending(s, journal, pending, 0, pace, progress);
+  out.interrupted = r.interrupted;
+  out.failure = r.failure;
+  if (r.interrupted || !r.failure.empty()) return false;
+  if (s.after_warmup) {
+    const double blocks = static_cast<double>(std::max<std::size_t>(1, s.plan.spec.warmup_blocks));
+    const double chosen = s.after_warmup({seconds_since(pace.started) / blocks, &s.runs, budget});
+    if (!s.plan.spec.fixed_blocks) budget = chosen;
+  }
+  return true;
+}
+
+std::string stop_reason(const Session& s, const SessionOutcome& o, bool decisive, bool futile, bool last) {
+  if (o.interrupted) return "interrupted";
+  if (!o.failure.empty()) return "failed";
+  if (decisive) return "decided";
+  if (o.budget_spent) return "budget";
+  if (futile) return "futile";
+  if (last) return s.plan.spec.fixed_blocks ? "fixed" : "cap";
+  return "";
 }
 
 }  // namespace
+
+bool continuable_stop(const std::string& stopped) {
+  return stopped == "budget" || stopped == "futile";
+}
+
+std::size_t measured_blocks_run(const std::vector<RunRecord>& runs) {
+  std::set<std::size_t> blocks;
+  for (const RunRecord& r : runs)
+    if (!r.warmup) blocks.insert(r.block);
+  return blocks.size();
+}
 
 SessionOutcome run_session(Session& s, JournalWriter& journal, const LookFn& look, const SessionProgressFn& progress) {
   const auto schedule = plan_looks(s.plan, s.first_look);
   SessionOutcome out;
   out.runs_planned = runs_for(s.plan, schedule.back());
   // --time-budget: the sweep stops at the first look after the budget is spent, and a
-  // look is shortened so as not to run far past it (at this invocation's pace). A plan
+  // look is shortened so as not to run past it (at this invocation's pace). A plan
   // with a fixed number of blocks (--runs N) asked for exactly those: no budget applies.
-  const double budget = s.plan.spec.fixed_blocks ? 0.0 : s.time_budget_s;
+  double budget = s.plan.spec.fixed_blocks ? 0.0 : s.time_budget_s;
   Pace pace;
-  pace.runs_at_start = s.runs.size();
-  std::size_t cap = 0;  // the budget's cap on the next look, in measured blocks (0: none)
-  for (std::size_t at : schedule) {
-    if (cap > 0 && at > cap) at = cap;
+  // Measured blocks whose trials have all run: a resumed check does not look again
+  // where its journal already did.
+  std::size_t reached = complete_blocks(s, schedule.back());
+  bool warm = run_warmup(s, journal, pace, progress, out, budget);
+  out.time_budget_s = budget;
+  for (std::size_t i = 0; warm && i < schedule.size(); ++i) {
+    std::size_t at = schedule[i];
+    if (at <= reached && i + 1 < schedule.size()) continue;
+    // Within the budget: as many blocks as the rest of it allows at this pace; one
+    // block first when the pace is not known yet (a resumed check).
+    if (budget > 0 && at > reached)
+      at = std::min(at, reached + (pace.blocks.empty() ? 1 : budget_blocks(budget, pace)));
     ++out.looks;
-    const SweepResult r = run_to_look(s, journal, at, pace, progress);
+    const SweepResult r = run_pending(s, journal, pending_to(s, end_block_for(s.plan, at)), at, pace, progress);
+    reached = at;
     out.interrupted = r.interrupted;
     out.failure = r.failure;
-    std::size_t budget_blocks = 0;  // the measured blocks the rest of the budget allows
-    const double spent = seconds_since(pace.started), blocks_run = pace.blocks_run(s);
-    if (budget > 0) {
-      out.budget_spent = spent >= budget;
-      if (!out.budget_spent && blocks_run > 0) {
-        budget_blocks = std::max<std::size_t>(1, static_cast<std::size_t>((budget - spent) / (spent / blocks_run)));
-        cap = at + budget_blocks;
-      }
-    }
-    if (blocks_run >= 1) pace.per_block = std::round(spent / blocks_run * 1e6) / 1e6;
-    const bool ended = out.interrupted || !out.failure.empty() || at == schedule.back() || out.budget_spent;
+    out.budget_spent = budget > 0 && seconds_since(pace.started) >= budget;
+    const bool at_end = at == schedule.back();
+    const bool ended = out.interrupted || !out.failure.empty() || at_end || out.budget_spent;
     const LookOutcome seen = look_and_sync(s, journal, look, out.looks, ended, pace);
-    nlohmann::json decided = nlohmann::json::array();
-    for (const auto& [metric, verdict] : seen.decided) decided.push_back({{"metric", metric}, {"verdict", verdict}});
-    journal.append_note({{"kind", "look"},
-                         {"look", out.looks},
-                         {"blocks", at},
-                         {"runs", s.runs.size()},
-                         {"seconds", std::round(seconds_since(pace.started) * 1e3) / 1e3},
-                         {"decided", decided}},
-                        JournalWriter::Durable::at_next_sync);
+    write_look_note(journal, s, seen, out.looks, at, pace);
     // Stop as soon as more runs cannot change an answer: every verdict decided, or the
     // undecided ones need more blocks than the rest of the time budget allows.
-    const bool futile = budget_blocks > 0 && seen.could_decide_by && !seen.could_decide_by(at + budget_blocks);
-    if (ended || seen.decisive || futile) break;
+    const bool futile = budget > 0 && !out.budget_spent && seen.could_decide_by &&
+                        !seen.could_decide_by(at + budget_blocks(budget, pace));
+    out.stopped = stop_reason(s, out, seen.decisive, futile, at_end);
+    if (!out.stopped.empty()) break;
+    retire_settled(s, journal, seen, at, out.looks);
   }
+  if (!warm) out.stopped = out.interrupted ? "interrupted" : "failed";
+  out.measured_blocks = measured_blocks_run(s.runs);
+  out.runs_saved = runs_retired(s.plan, end_block_for(s.plan, reached));
   out.seconds_per_block = pace.per_block;
   write_end_note(journal, s, out, pace);
   return out;

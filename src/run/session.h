@@ -27,6 +27,10 @@ struct LookOutcome {
   // The metrics whose every verdict is decided at this look, with the worst of them
   // (the journal's "look" note: when each answer was reached).
   std::vector<std::pair<std::string, std::string>> decided;
+  // The configurations more blocks can no longer help (their comparisons in the
+  // stopping family settled, and no unsettled comparison needs them as a reference):
+  // the session stops running them from the next block on. Empty: keep every one.
+  std::vector<std::size_t> settled_configs;
 };
 // Analyses every run so far (the session's, in order) as the n-th look.
 using LookFn = std::function<LookOutcome(const std::vector<RunRecord>& runs, std::size_t looks_taken)>;
@@ -41,13 +45,28 @@ struct SessionProgress {
 };
 using SessionProgressFn = std::function<void(const SessionProgress&)>;
 
+// What the warm-up told, before the first measured block: the session calls this once,
+// when this invocation runs the warm-up (a new check), and takes the budget it returns.
+struct WarmupSeen {
+  double block_s = 0;                 // the warm-up block's seconds
+  const std::vector<RunRecord>* runs = nullptr;  // the warm-up's runs
+  double time_budget_s = 0;           // the budget so far (0: none)
+};
+using WarmupFn = std::function<double(const WarmupSeen&)>;
+
 struct Session {
-  Plan plan;
+  Plan plan;                    // with the retirements so far (a resumed check's, from its journal)
   CheckSpec spec;
   std::vector<RunRecord> runs;  // a resumed check's journalled runs, then this invocation's
   std::string journal_path;
   double time_budget_s = 0;     // this invocation's; ignored when the plan fixes its blocks
   std::size_t first_look = kFirstLook;
+  // Stop running a configuration once the look says it is settled (off: every block
+  // runs every configuration, as a plan with a fixed design always does).
+  bool retire_settled = true;
+  WarmupFn after_warmup;
+  // A resumed check's journal notes so far (its report says what each stretch added).
+  std::vector<nlohmann::json> journal_notes;
 };
 
 struct SessionOutcome {
@@ -57,11 +76,31 @@ struct SessionOutcome {
   double seconds_per_block = 0; // this invocation's pace (0 before a whole block)
   std::size_t runs_planned = 0; // runs up to the schedule's last look
   std::size_t looks = 0;        // looks this invocation took
+  // Why the sweep ended: "decided", "budget" (the time budget), "futile" (the rest of
+  // the budget could not decide), "cap" (--max-runs), "fixed" (--runs N: its blocks),
+  // "interrupted", "failed". A check that stopped for "budget" or "futile" can be
+  // continued with --resume (one stopped at its cap cannot: the journal's plan ends there).
+  std::string stopped;
+  std::size_t measured_blocks = 0;  // measured blocks with a run, over the whole check
+  std::size_t runs_saved = 0;   // trials left out of the blocks run, retired configurations'
+  double time_budget_s = 0;     // the budget this invocation kept (0: none)
+  nlohmann::json end_note;      // the end note appended (null after a failure)
 };
 
+// Whether a sweep that stopped for `stopped` (SessionOutcome::stopped; the end note's
+// "sweep"."stopped") can be continued by --resume with more blocks.
+bool continuable_stop(const std::string& stopped);
+// The measured blocks with at least one run in `runs`.
+std::size_t measured_blocks_run(const std::vector<RunRecord>& runs);
+
 // Runs the session to its end, appending to `journal` a "look" note after each look
-// (its blocks, the seconds so far, the metrics decided) and the end note ("finished" or
-// "interrupted", with the looks, pace and seconds) after the last look.
+// (its blocks, the seconds so far, the metrics decided), a "retire" note when a look
+// retires configurations (plan/ retire_note), and the end note ("finished" or
+// "interrupted", with the looks, pace, seconds, why it stopped, the measured blocks and
+// the runs saved) after the last look. Looks a resumed check's journal already covers
+// are not taken again. With a time budget, every look (the first too, at the warm-up's
+// pace) is shortened to the blocks the rest of the budget allows, so the budget is
+// overrun by at most about one block and one analysis.
 // The journal reaches the disk while the last look is analysed.
 SessionOutcome run_session(Session& s, JournalWriter& journal, const LookFn& look,
                            const SessionProgressFn& progress = {});

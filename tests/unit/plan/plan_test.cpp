@@ -429,3 +429,38 @@ TEST_CASE("groups: a group's configurations run back to back, groups and members
   bad.aa_control = true;  // the A/A copy would be a group of one
   CHECK_THROWS_AS(make_plan(bad), Error);
 }
+
+TEST_CASE("plan: a retired configuration's trials are left out from its block on, and its note round-trips") {
+  PlanSpec ps;
+  ps.counters = {"task-clock", "page-faults"};
+  ps.levels = counter_levels(ps.counters);
+  ps.layouts = {Layout::held};
+  ps.seed = 3;
+  Plan plan = make_plan(ps);
+  REQUIRE(plan.block_size() == 4);
+  const std::size_t before = trials(plan, 0, 6).size();
+  CHECK(before == 24);
+
+  const nlohmann::json note = retire_note(plan, {1, 3}, 4, 2);
+  CHECK(note.at("kind") == "retire");
+  CHECK(note.at("from_block") == 4);
+  CHECK(note.at("configs") == nlohmann::json::array({plan.configs[1].id, plan.configs[3].id}));
+  apply_retire_note(plan, note);
+  CHECK(plan.retired == std::vector<Retirement>{{1, 4}, {3, 4}});
+  apply_retire_note(plan, retire_note(plan, {1}, 5, 3));  // already retired: the earlier block stays
+  CHECK(plan.retired.size() == 2);
+
+  CHECK(runs_in(plan, 1, 3));
+  CHECK_FALSE(runs_in(plan, 1, 4));
+  CHECK(configs_in_block(plan, 5) == 2);
+  const auto left = trials(plan, 0, 6);
+  CHECK(left.size() == 4 * 4 + 2 * 2);
+  for (const Trial& t : left) CHECK((t.block < 4 || (t.config != 1 && t.config != 3)));
+  // Indexes and positions stay the plan's: a trial is the same trial with or without the retirement.
+  for (const Trial& t : left) CHECK(t == trial_at(plan, t.index));
+  CHECK(runs_for(plan, 5) == left.size());
+  CHECK(runs_retired(plan, 6) == 4);
+
+  CHECK_THROWS_AS(apply_retire_note(plan, {{"kind", "retire"}, {"from_block", 2}, {"configs", {"nope"}}}), Error);
+  CHECK_THROWS_AS(apply_retire_note(plan, {{"kind", "retire"}, {"configs", nlohmann::json::array()}}), Error);
+}

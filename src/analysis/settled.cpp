@@ -1,0 +1,35 @@
+#include "analysis/settled.h"
+
+namespace obscheck {
+namespace {
+
+bool comparison_settled(const Comparison& c) { return c.equivalent || (c.significant && c.outside_margin); }
+
+}  // namespace
+
+bool in_stopping_family(const MetricInfo& m) { return m.primary; }
+
+std::vector<std::size_t> settled_configs(const Plan& plan, const Findings& f, bool all_metrics) {
+  std::vector<bool> needed(plan.configs.size(), false);
+  const auto need = [&](std::size_t c) {
+    if (c < needed.size()) needed[c] = true;
+  };
+  for (const LevelVerdict& v : f.verdicts) {
+    if (v.verdict != Verdict::inconclusive || v.metric >= f.metrics.size()) continue;
+    if (!all_metrics && !in_stopping_family(f.metrics[v.metric])) continue;
+    for (std::size_t i : v.comparisons) {
+      const Comparison& c = f.comparisons.at(i);
+      if (comparison_settled(c)) continue;
+      need(c.config);
+      need(c.baseline);
+    }
+  }
+  // The A/A control runs beside its baseline: the verdicts against it rest on it.
+  if (plan.aa < needed.size() && !plan.baselines.empty() && needed[plan.baselines.front()]) needed[plan.aa] = true;
+  std::vector<std::size_t> out;
+  for (std::size_t c = 0; c < needed.size(); ++c)
+    if (!needed[c]) out.push_back(c);
+  return out;
+}
+
+}  // namespace obscheck
