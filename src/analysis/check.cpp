@@ -300,8 +300,6 @@ double spread_of(const std::vector<double>& d) {
 // 2 alpha left to the other methods after it (check.h kRangeShare).
 std::size_t range_blocks(double alpha) { return stats::range_first_blocks(kRangeShare * 2 * alpha); }
 double interval_rest(double alpha) { return 2 * alpha - std::ldexp(1.0, 1 - static_cast<int>(range_blocks(alpha))); }
-// The sign sequence's alpha in a sequential check (also what its projections use).
-double sequence_alpha(double alpha) { return kSignShare * interval_rest(alpha); }
 
 // One method's interval for d's location and p-value for "no effect", combined below.
 struct Inference {
@@ -964,6 +962,8 @@ bool more_blocks_could_decide(const Findings& f, std::size_t blocks, bool all_me
         if (more_blocks_could_decide(f.comparisons[i], blocks)) return true;
   return false;
 }
+
+double sequence_alpha(double alpha) { return kSignShare * interval_rest(alpha); }
 
 void require_run_in_plan(const Plan& plan, const RunRecord& run) { require_config_in_plan(plan, run.config, run.index); }
 

@@ -137,6 +137,13 @@ bool more_blocks_could_decide(const Comparison& c, std::size_t blocks);
 // when `all_metrics`): what keeps a sweep going.
 bool more_blocks_could_decide(const Findings& f, std::size_t blocks, bool all_metrics = false);
 
+// The alpha the sign sequence runs at within the check's split of a 1 - 2 alpha
+// interval (kSignShare of what the range leaves): Comparison::sequence_half_width is
+// that sequence's, at every look and in a fixed design alike, so its width in standard
+// errors (stats/sequential.h sequence_width_in_se) at this alpha gives the median's
+// standard error.
+double sequence_alpha(double alpha);
+
 // Throws Error(usage) when margin or alpha is outside (0, 1) or looks_planned is 0.
 // Runs whose config is not in the plan are an Error(io) (a journal of another plan).
 Findings analyse_check(const Plan& plan, const RunTable& runs, const AnalysisOptions& o);

@@ -29,19 +29,21 @@ const LevelVerdict* verdict_of(const Findings& f, const std::string& metric, std
 }
 
 // The comparison's effect and the standard error of its median on d's scale (log ratio
-// or difference): the confidence sequence's half-width over its width in standard
-// errors at n (stats/sequential.h). Unset when the interval is unbounded.
+// or difference): the sign sequence's half-width over its width in standard errors at
+// n (stats/sequential.h), whatever interval the check printed (an exact fixed-design
+// interval or one the t-test narrowed would understate it). Unset while the sign
+// sequence is unbounded.
 struct OnD {
   double y = kNaN, se = kNaN;
 };
 OnD on_d(const Comparison& c) {
   const auto d = [&](double v) { return c.scale == Scale::ratio ? std::log1p(v) : v; };
   if (!std::isfinite(c.ci_lo) || !std::isfinite(c.ci_hi) || !std::isfinite(c.effect)) return {};
-  const double width = stats::sequence_width_in_se(c.n, 1 - c.level);
-  if (!std::isfinite(width)) return {};
+  const double width = stats::sequence_width_in_se(c.n, sequence_alpha((1 - c.level) / 2));
+  if (!std::isfinite(width) || !std::isfinite(c.sequence_half_width)) return {};
   // Ties (counts that never vary) make a zero-width interval: the estimate is then as
   // good as the data's step, never better than a billionth of the scale.
-  const double se = std::max((d(c.ci_hi) - d(c.ci_lo)) / 2 / width, 1e-9);
+  const double se = std::max(c.sequence_half_width / width, 1e-9);
   return {d(c.effect), se};
 }
 
@@ -145,6 +147,16 @@ std::optional<PooledEffect> pooled_effect(const Plan& plan, const std::vector<Ho
       return p;
     }
   pool_effects(e, p);
+  // One host: its own interval, whichever method bounded it (pool_effects needs the
+  // sign sequence bounded to weigh hosts; one host needs no weight).
+  if (hosts.size() == 1 && p.pooled_hosts == 0 && std::isfinite(p.hosts.front().lo) &&
+      std::isfinite(p.hosts.front().hi)) {
+    p.pooled_hosts = 1;
+    p.effect = p.hosts.front().effect;
+    p.lo = p.hosts.front().lo;
+    p.hi = p.hosts.front().hi;
+    p.note.clear();
+  }
   // A single host's verdict is its check's (with the family's Holm correction).
   p.verdict = p.hosts.size() == 1 ? p.hosts.front().verdict : pooled_verdict(p);
   return p;

@@ -819,7 +819,8 @@ nlohmann::json summary_json(const Findings& f) {
           {"margin", num(f.margin)},
           {"alpha", num(f.alpha)},
           {"looks_planned", f.looks_planned},
-          {"decisive", f.decisive}};
+          {"decisive", f.decisive},
+          {"all_decided", f.all_decided}};
 }
 
 // The "metrics" array: each metric's name, unit, source and worst verdict.
@@ -834,6 +835,7 @@ nlohmann::json metrics_json(const Findings& f) {
                        {"unit", mi.unit},
                        {"source", mi.driver ? "driver" : "counter"},
                        {"counter", mi.counter ? json(*mi.counter) : json(nullptr)},
+                       {"primary", mi.primary},
                        {"verdict", v ? json(verdict_key(*v)) : json(nullptr)},
                        {"verdict_text", v ? json(verdict_text(*v)) : json(nullptr)}});
   }
