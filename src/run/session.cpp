@@ -219,6 +219,12 @@ SessionOutcome run_session(Session& s, JournalWriter& journal, const LookFn& loo
     out.stopped = stop_reason(s, out, seen.decisive, futile, at_end);
     if (!out.stopped.empty()) break;
     retire_settled(s, journal, seen, at, out.looks);
+    // Every configuration settled: nothing left to run could change an answer.
+    if (configs_in_block(s.plan, end_block_for(s.plan, at)) == 0) {
+      out.stopped = "decided";
+      break;
+    }
+    if (at < schedule[i]) --i;  // a look the budget cut short: the scheduled one is still ahead
   }
   if (!warm) out.stopped = out.interrupted ? "interrupted" : "failed";
   out.measured_blocks = measured_blocks_run(s.runs);
