@@ -5,7 +5,7 @@
  * COMPUTE_EXTRA_PERMILLE=P in the environment adds P/1000 of the work again (the same
  * kernel, its result kept out of the output, so the output digest stays the same): a
  * known effect for tools/bench/time_to_answer, set at a dose by an --observer-cmd
- * `env COMPUTE_EXTRA_PERMILLE={level} --`. */
+ * `env COMPUTE_EXTRA_PERMILLE={level} {argv}`. */
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -60,6 +60,9 @@ LookFn analysis_at_looks(const CheckRequest& r, bool exact, bool decide_all, con
     LookOutcome out{decide_all ? findings.all_decided : findings.decisive,
                     [&findings, decide_all](std::size_t b) { return more_blocks_could_decide(findings, b, decide_all); }, {}, {}};
     if (!exact) out.settled_configs = settled_configs(plan, findings, decide_all);
+    // Every configuration settled for the stopping family: its answer is in, whatever
+    // the other metrics still say.
+    if (!exact && !plan.spec.fixed_blocks && out.settled_configs.size() == plan.configs.size()) out.decisive = true;
     for (std::size_t m = 0; m < findings.metrics.size() && m < findings.metric_verdicts.size(); ++m) {
       bool compared = false, decided = true;
       for (const LevelVerdict& v : findings.verdicts)

@@ -92,7 +92,7 @@ void write_look_note(JournalWriter& journal, const Session& s, const LookOutcome
 // The look's settled configurations stop running from the next block on; the journal
 // says which, so a resumed or re-read check leaves out the same trials.
 void retire_settled(Session& s, JournalWriter& journal, const LookOutcome& seen, std::size_t at, std::size_t look) {
-  if (!s.retire_settled || s.plan.spec.fixed_blocks) return;
+  if (s.plan.spec.fixed_blocks) return;  // one look: nothing comes after it
   const std::size_t from = end_block_for(s.plan, at);
   std::vector<std::size_t> fresh;
   for (std::size_t c : seen.settled_configs)
@@ -219,6 +219,12 @@ SessionOutcome run_session(Session& s, JournalWriter& journal, const LookFn& loo
     out.stopped = stop_reason(s, out, seen.decisive, futile, at_end);
     if (!out.stopped.empty()) break;
     retire_settled(s, journal, seen, at, out.looks);
+    // Every configuration settled: nothing left to run could change an answer.
+    if (configs_in_block(s.plan, end_block_for(s.plan, at)) == 0) {
+      out.stopped = "decided";
+      break;
+    }
+    if (at < schedule[i]) --i;  // a look the budget cut short: the scheduled one is still ahead
   }
   if (!warm) out.stopped = out.interrupted ? "interrupted" : "failed";
   out.measured_blocks = measured_blocks_run(s.runs);

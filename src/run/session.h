@@ -61,9 +61,6 @@ struct Session {
   std::string journal_path;
   double time_budget_s = 0;     // this invocation's; ignored when the plan fixes its blocks
   std::size_t first_look = kFirstLook;
-  // Stop running a configuration once the look says it is settled (off: every block
-  // runs every configuration, as a plan with a fixed design always does).
-  bool retire_settled = true;
   WarmupFn after_warmup;
   // A resumed check's journal notes so far (its report says what each stretch added).
   std::vector<nlohmann::json> journal_notes;

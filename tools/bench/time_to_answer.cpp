@@ -7,7 +7,7 @@
 //   A/A   --counters task-clock,page-faults: counting one more software event from
 //         outside adds nothing the target runs;
 //   +3%, x2, x100
-//         --counters task-clock --observer-cmd 'env COMPUTE_EXTRA_PERMILLE={level} --'
+//         --counters task-clock --observer-cmd 'env COMPUTE_EXTRA_PERMILLE={level} {argv}'
 //         --levels 0,P: at the dose the target does P/1000 of its work again (30, 1000,
 //         99000), the reference runs bare. task-clock counts the target alone; wall
 //         time also pays for env's exec (about a millisecond, which is part of the
@@ -122,7 +122,7 @@ std::vector<std::string> args_for(const Effect& e, long n, const std::string& bu
   if (e.permille < 0) {
     a.insert(a.end(), {"--counters", "task-clock,page-faults"});
   } else {
-    a.insert(a.end(), {"--counters", "task-clock", "--observer-cmd", "/usr/bin/env COMPUTE_EXTRA_PERMILLE={level} --",
+    a.insert(a.end(), {"--counters", "task-clock", "--observer-cmd", "/usr/bin/env COMPUTE_EXTRA_PERMILLE={level} {argv}",
                        "--levels", "0," + std::to_string(e.permille)});
   }
   a.insert(a.end(), {"--", workload("compute"), std::to_string(n)});

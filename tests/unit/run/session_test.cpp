@@ -325,3 +325,22 @@ TEST_CASE("session: the warm-up's step sees the warm-up's runs once and sets the
   CHECK(out.stopped == "budget");
   CHECK(looks.runs_seen == std::vector<std::size_t>{4});
 }
+
+TEST_CASE("session: a check whose every configuration is settled stops there, decided") {
+  Session s = two_counter_session(100);
+  Journal j(s.plan);
+  s.journal_path = j.path;
+  ScriptedLooks never;
+  const LookFn settle_all = [&](const std::vector<RunRecord>& runs, std::size_t looks) {
+    LookOutcome out = never.fn()(runs, looks);
+    out.settled_configs = {0, 1, 2, 3};
+    return out;
+  };
+  const SessionOutcome out = run_session(s, j.writer, settle_all);
+  CHECK(never.runs_seen == std::vector<std::size_t>{44});
+  CHECK(out.stopped == "decided");
+  CHECK_FALSE(continuable_stop(out.stopped));
+  const JournalData d = load_journal(j.path);
+  CHECK(d.notes.back().at("sweep").at("stopped") == "decided");
+  CHECK(d.notes.back().at("sweep").at("runs_saved") == 0);  // no block was run without them
+}

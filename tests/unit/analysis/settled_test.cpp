@@ -1,0 +1,80 @@
+// Which configurations a check may stop running (analysis/settled.h), on hand-made
+// findings: a configuration runs on while it, or a comparison that uses it as the
+// reference, is unsettled in the stopping family; the A/A copy with its baseline.
+#include <catch2/catch.hpp>
+
+#include "analysis/settled.h"
+
+using namespace obscheck;
+
+namespace {
+
+// 1[task-clock] (0), 2[task-clock,page-faults] (1), 1[page-faults] (2), the A/A copy (3).
+Plan two_counter_plan() {
+  PlanSpec ps;
+  ps.counters = {"task-clock", "page-faults"};
+  ps.levels = counter_levels(ps.counters);
+  ps.layouts = {Layout::held};
+  return make_plan(ps);
+}
+
+Comparison comparison(std::size_t metric, std::size_t config, std::size_t baseline, bool equivalent) {
+  Comparison c;
+  c.metric = metric;
+  c.config = config;
+  c.baseline = baseline;
+  c.equivalent = equivalent;
+  return c;
+}
+
+LevelVerdict verdict(std::size_t metric, std::size_t level, Verdict v, std::size_t comparison) {
+  LevelVerdict lv;
+  lv.metric = metric;
+  lv.level_index = level;
+  lv.verdict = v;
+  lv.comparisons = {comparison};
+  return lv;
+}
+
+Findings findings() {
+  Findings f;
+  f.metrics = {{"task-clock", "ns", false, 0}, {"page-faults", "count", false, 1}, {"wall-time", "ns", true, {}},
+               {"user-time", "ns", true, {}}};
+  f.comparisons = {comparison(0, 1, 0, false), comparison(1, 1, 2, true), comparison(2, 1, 0, true),
+                   comparison(2, 2, 0, true), comparison(3, 2, 0, false)};
+  f.verdicts = {verdict(0, 1, Verdict::inconclusive, 0), verdict(1, 1, Verdict::not_perturbed, 1),
+                verdict(2, 1, Verdict::not_perturbed, 2), verdict(2, 2, Verdict::not_perturbed, 3),
+                verdict(3, 2, Verdict::inconclusive, 4)};
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("settled: the stopping family is the counters named and wall time") {
+  CHECK(in_stopping_family({"task-clock", "ns", false, 0}));
+  CHECK(in_stopping_family({"wall-time", "ns", true, {}}));
+  CHECK_FALSE(in_stopping_family({"user-time", "ns", true, {}}));
+}
+
+TEST_CASE("settled: a configuration whose comparisons are settled, and that no unsettled one needs, stops") {
+  const Plan plan = two_counter_plan();
+  REQUIRE(plan.configs.size() == 4);
+  Findings f = findings();
+  // task-clock at dose 2 is unsettled: 2[...] and its reference 1[task-clock] run on,
+  // and the A/A copy with its baseline; 1[page-faults] is settled (user-time does not count).
+  CHECK(settled_configs(plan, f, false) == std::vector<std::size_t>{2});
+  // --decide-all: user-time's unsettled comparison keeps 1[page-faults] and its reference.
+  CHECK(settled_configs(plan, f, true).empty());
+  // Decided beyond the margin: nothing in the stopping family waits.
+  f.comparisons[0].significant = true;
+  f.comparisons[0].outside_margin = true;
+  f.verdicts[0].verdict = Verdict::perturbed;
+  CHECK(settled_configs(plan, f, false) == std::vector<std::size_t>{0, 1, 2, 3});
+}
+
+TEST_CASE("settled: an inconclusive verdict whose comparisons are all decided waits on none of them") {
+  const Plan plan = two_counter_plan();
+  Findings f = findings();
+  f.comparisons[0].equivalent = true;  // e.g. a failed A/A control left the verdict inconclusive
+  CHECK(settled_configs(plan, f, false) == std::vector<std::size_t>{0, 1, 2, 3});
+}
