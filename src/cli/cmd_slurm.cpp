@@ -213,6 +213,17 @@ int cmd_slurm(const Options& o) {
 
 namespace {
 
+// The target's words for a comment line of a script: each quoted for sh(1), and any
+// control character shown as '?', since a newline would end the comment and make the
+// rest of the word a command.
+std::string comment_text(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const std::string& w : argv) out += (out.empty() ? "" : " ") + sh_quote(w);
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return out;
+}
+
 // The job array's script: one shard per task, each into its own journal.
 std::string shard_script(const Options& o, const PlanFile& plan, const std::string& array, const std::string& d,
                          const std::string& self) {
@@ -232,7 +243,7 @@ std::string shard_script(const Options& o, const PlanFile& plan, const std::stri
       "set -eu\n"
       "exec {self} run --plan {dir}/plan.json --shard \"${{SLURM_ARRAY_TASK_ID}}/{n}\" \\\n"
       "    --journal \"{dir}/shard-${{SLURM_ARRAY_TASK_ID}}.jsonl\" --fail-on none -o \"{dir}/shard-${{SLURM_ARRAY_TASK_ID}}.txt\"\n",
-      fmt::arg("digest", plan.digest.substr(0, 12)), fmt::arg("target", fmt::join(plan.target.argv, " ")),
+      fmt::arg("digest", plan.digest.substr(0, 12)), fmt::arg("target", comment_text(plan.target.argv)),
       fmt::arg("n", o.shards), fmt::arg("header", sbatch_header(o, "obscheck-shards")), fmt::arg("array", array),
       fmt::arg("exclusive", o.exclusive ? "#SBATCH --exclusive\n" : ""), fmt::arg("dir", d), fmt::arg("self", self));
 }

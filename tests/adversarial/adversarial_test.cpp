@@ -250,6 +250,16 @@ TEST_CASE("slurm refuses a newline in --partition or --time, and zero shards", "
     CHECK(contains(r.out, "#SBATCH line"));
     CHECK(d.names().empty());
   }
+  // The target's argv goes into a comment of shard.sbatch: a newline there must not
+  // end the comment and leave a command behind.
+  const Result argv_nl = run({"slurm", "--dir", d / "job", "--", "--counters", "task-clock", "/bin/echo",
+                              "x\ntouch " + d / "injected"}, {d.path});
+  INFO(argv_nl.out);
+  REQUIRE(argv_nl.code == 0);
+  const std::string script = slurp(d / "job/shard.sbatch");
+  CHECK_FALSE(contains(script, "\ntouch "));
+  CHECK(contains(script, "x?touch"));
+  fs::remove_all(d / "job");
   for (const char* opt : {"--shards", "--nodes"}) {
     const Result r = run({"slurm", opt, "0", "--dir", d / "job", "--", "--counters", "task-clock", "/bin/true"}, {d.path});
     INFO(r.out);
