@@ -4,13 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 namespace obscheck {
 namespace {
 
 struct Sums {
-  double other = 0, wall = 0, queue = 0;
+  double other = 0, wall = 0, queue = 0, idle = 0, idle_wall = 0;
   std::size_t runs = 0;
 };
 
@@ -83,6 +84,34 @@ void segment(const std::vector<double>& x, std::size_t a, std::size_t b, double 
   }
 }
 
+// Run i's CPU time in other processes: the host's busy ticks less the target's exact
+// CPU time, unclamped, where the busy ticks are recorded (a run's share of tick noise,
+// either sign, averages out over a block; the recorded per-run other_cpu_ns is floored
+// at 0 and would bias a quiet block upwards); else the recorded figure.
+double other_cpu_ns(const RunTable& t, std::size_t i) {
+  if (i < t.host_busy_cpu_ns.size() && std::isfinite(t.host_busy_cpu_ns[i]))
+    return t.host_busy_cpu_ns[i] - t.utime_ns[i] - t.stime_ns[i];
+  return t.host_other_cpu_ns[i];
+}
+
+// The mean of x[a, b) over its finite entries; NaN when there is none.
+double mean_known(const std::vector<double>& x, std::size_t a, std::size_t b) {
+  double sum = 0;
+  std::size_t n = 0;
+  for (std::size_t i = a; i < b; ++i)
+    if (std::isfinite(x[i])) {
+      sum += x[i];
+      ++n;
+    }
+  return n > 0 ? sum / static_cast<double>(n) : std::numeric_limits<double>::quiet_NaN();
+}
+
+// Busy against the host itself: others took a measurable share and left it nearly no
+// idle CPU.
+bool saturated(const LoadSegment& s) {
+  return std::isfinite(s.idle_cpus) && s.idle_cpus < kIdleShareCpus && s.cpus >= kLoadStepCpus;
+}
+
 std::string block_range(const LoadSegment& s) {
   return s.first_block == s.last_block ? fmt::format("block {}", s.first_block)
                                        : fmt::format("blocks {}-{}", s.first_block, s.last_block);
@@ -94,12 +123,16 @@ HostLoad analyse_host_load(const RunTable& t) {
   std::map<std::size_t, Sums> per_block;
   for (std::size_t i = 0; i < t.size(); ++i) {
     if (t.warmup[i] || i >= t.host_other_cpu_ns.size()) continue;
-    const double other = t.host_other_cpu_ns[i], wall = t.wall_ns[i];
+    const double other = other_cpu_ns(t, i), wall = t.wall_ns[i];
     if (!std::isfinite(other) || !std::isfinite(wall) || wall <= 0) continue;
     Sums& s = per_block[t.block[i]];
     s.other += other;
     s.wall += wall;
     s.queue += std::isfinite(t.host_procs_running[i]) ? t.host_procs_running[i] : 0;
+    if (i < t.host_idle_cpu_ns.size() && std::isfinite(t.host_idle_cpu_ns[i])) {
+      s.idle += t.host_idle_cpu_ns[i];
+      s.idle_wall += wall;
+    }
     ++s.runs;
   }
   HostLoad h;
@@ -109,6 +142,7 @@ HostLoad analyse_host_load(const RunTable& t) {
   for (const auto& [block, s] : per_block) {
     h.blocks.push_back(block);
     h.cpus.push_back(s.other / s.wall);
+    h.idle.push_back(s.idle_wall > 0 ? s.idle / s.idle_wall : std::numeric_limits<double>::quiet_NaN());
     queue.push_back(s.queue / static_cast<double>(s.runs));
   }
   h.noise = robust_noise(h.cpus);
@@ -126,6 +160,7 @@ HostLoad analyse_host_load(const RunTable& t) {
     }
     s.cpus /= static_cast<double>(s.blocks);
     s.procs_running /= static_cast<double>(s.blocks);
+    s.idle_cpus = mean_known(h.idle, cuts[k], cuts[k + 1]);
     h.segments.push_back(s);
   }
   h.quiet_cpus = std::min_element(h.segments.begin(), h.segments.end(),
@@ -133,7 +168,7 @@ HostLoad analyse_host_load(const RunTable& t) {
                      ->cpus;
   for (std::size_t k = 0; k < h.segments.size(); ++k) {
     LoadSegment& s = h.segments[k];
-    s.busy = s.cpus >= h.quiet_cpus + kLoadStepCpus;
+    s.busy = s.cpus >= h.quiet_cpus + kLoadStepCpus || saturated(s);
     if (!s.busy) continue;
     for (std::size_t i = cuts[k]; i < cuts[k + 1]; ++i) h.busy_blocks.push_back(h.blocks[i]);
   }
@@ -143,11 +178,16 @@ HostLoad analyse_host_load(const RunTable& t) {
 std::string describe_host_load(const HostLoad& h) {
   if (!h.recorded) return "the host's load was not recorded";
   std::string busy;
+  bool all_busy = true;
   for (const LoadSegment& s : h.segments) {
+    all_busy = all_busy && s.busy;
     if (!s.busy) continue;
     busy += fmt::format("{}{}: {:.2f} CPUs in other processes", busy.empty() ? "" : "; ", block_range(s), s.cpus);
+    if (saturated(s)) busy += fmt::format(", {:.2f} left idle", s.idle_cpus);
   }
   if (busy.empty()) return fmt::format("the host's load stayed near {:.2f} CPUs in other processes", h.quiet_cpus);
+  if (all_busy)
+    return fmt::format("the host was busy during {}: less than {:.1f} CPU idle throughout", busy, kIdleShareCpus);
   return fmt::format("the host was busy during {}, against {:.2f} in the quietest blocks", busy, h.quiet_cpus);
 }
 

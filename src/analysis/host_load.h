@@ -2,8 +2,9 @@
 // changed (DESIGN.md "Statistics": a busy host must not be read as an effect). Pure:
 // a RunTable in, a HostLoad out.
 //
-// Load per measured block: the other processes' CPU time of its runs (RunTable's
-// host_other_cpu_ns, recorded by the runner) over their wall time, in CPUs busy
+// Load per measured block: the other processes' CPU time of its runs (the host's busy
+// time less the target's own, RunTable's host_busy_cpu_ns less utime and stime; in
+// journals without it, host_other_cpu_ns as recorded by the runner) over their wall time, in CPUs busy
 // elsewhere while the target ran. Runs without a host record are left out; a block
 // with none has no load. A tick of /proc/stat is 10 ms, so one short block reads its
 // load coarsely; the change detection below works on many blocks at once.
@@ -23,7 +24,11 @@
 // block-to-block noise, robust to the steps themselves: 1.4826 · median |L(i+1) − L(i)|
 // / sqrt(2) (a step moves one difference only), at least kLoadNoiseFloorCpus.
 // A segment is busy when its mean load exceeds the quietest segment's by at least
-// kLoadStepCpus; its blocks are the busy blocks.
+// kLoadStepCpus, or, judged against the host itself, when other processes took at
+// least kLoadStepCpus and left the host less than kIdleShareCpus idle (a host
+// saturated throughout has no quieter part to compare with); its blocks are the busy
+// blocks. The idle share is that of journals that record it (host_idle_cpu_ns).
+inline constexpr double kIdleShareCpus = 0.5;
 #pragma once
 
 #include <cstddef>
@@ -34,6 +39,8 @@
 
 namespace obscheck {
 
+// (kIdleShareCpus: less than half a CPU left idle while the target ran means the
+// target and the driver competed with other processes for the CPUs.)
 // A fifth of a CPU was too small to tell a load step from tick noise in calibration,
 // a quarter is the smallest load that slows a run measurably on a 2-CPU guest.
 inline constexpr double kLoadStepCpus = 0.25;
@@ -54,6 +61,7 @@ struct LoadSegment {
   std::size_t blocks = 0;                       // blocks with a load in it
   double cpus = 0;                              // mean load (CPUs busy in other processes)
   double procs_running = 0;                     // mean run queue at the runs' ends
+  double idle_cpus = 0;                         // mean CPUs idle on the host; NaN: not recorded
   bool busy = false;
 };
 
@@ -61,6 +69,7 @@ struct HostLoad {
   bool recorded = false;            // some measured run carries the host's load
   std::vector<std::size_t> blocks;  // measured block numbers with a load, ascending
   std::vector<double> cpus;         // the load of each of `blocks`
+  std::vector<double> idle;         // the host's idle CPUs in each of `blocks` (NaN: not recorded)
   double noise = 0;                 // sigma (CPUs) the change detection used
   std::vector<LoadSegment> segments;  // in block order; one when the load never changed
   double quiet_cpus = 0;            // the quietest segment's load

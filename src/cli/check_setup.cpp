@@ -11,6 +11,7 @@
 #include "cli/sweep_common.h"
 #include "events/event.h"
 #include "observe/probes.h"
+#include "observe/sampling.h"
 #include "observe/variants.h"
 #include "observe/wrap.h"
 #include "run/backend.h"
@@ -36,7 +37,8 @@ CounterList default_counters(const CheckRequest& r, const Backend& backend) {
 std::uint64_t parse_frequency(const std::string& w) {
   char* end = nullptr;
   const unsigned long long v = std::strtoull(w.c_str(), &end, 10);
-  if (w.empty() || *end != '\0') throw Error(ErrorKind::usage, "--sample-freq: '" + w + "' is not a frequency in Hz");
+  if (w.empty() || w[0] < '0' || w[0] > '9' || *end != '\0')
+    throw Error(ErrorKind::usage, "--sample-freq: '" + w + "' is not a frequency in Hz");
   return v;
 }
 
@@ -79,6 +81,7 @@ std::vector<Level> sampling_levels(const ObserverRequest& req, std::size_t count
   std::vector<Level> levels;
   for (const std::string& w : split_commas(req.frequencies)) {
     const std::uint64_t f = parse_frequency(w);
+    if (f > 0) require_sample_rate_allowed(obs.sample_event, f);  // exit 4 now, not after the journal
     levels.push_back(dose_level(counters, static_cast<int>(f), f == 0 ? "0Hz[none]" : std::to_string(f) + "Hz",
                                 {{"freq", f}}));
   }
@@ -87,6 +90,7 @@ std::vector<Level> sampling_levels(const ObserverRequest& req, std::size_t count
 
 std::vector<Level> command_levels(const ObserverRequest& req, std::size_t counters, const LaunchSpec& base,
                                   ObserverSpec& obs, std::vector<std::string>& notes) {
+  require_target_marker(req.command);
   obs.command = req.command;
   obs.exec_shim = exec_shim_path();
   notes.push_back("under the profiler command the counters describe the target alone, from its exec to its exit, and "
@@ -99,6 +103,7 @@ std::vector<Level> command_levels(const ObserverRequest& req, std::size_t counte
     const long v = std::strtol(w.c_str(), &end, 10);
     levels.push_back(dose_level(counters, *end == '\0' ? static_cast<int>(v) : i, w == "0" ? "0[bare]" : w,
                                 {{"wrap", w}}));
+    if (w != "0") wrap_launch(base, req.command, w);  // a profiler not on PATH: exit 3 before the journal
     if (w != "0")
       for (const auto& a : describe_wrapper_changes(wrap_command(req.command, w, base.argv), base.argv).aspects)
         if (!a.held) notes.push_back("level " + w + ": " + a.note);

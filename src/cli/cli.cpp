@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/output_paths.h"
 #include "events/event.h"
 #include "util/error.h"
 
@@ -44,6 +45,8 @@ int cli_main(int argc, char** argv) {
   try {
     const Parsed parsed = parse_command_line(argc, argv);
     warn_if_target_runs_as_root(parsed.options);
+    // An output naming an input, or one that cannot be written: refused before anything runs.
+    check_output_paths(parsed.options);
     return dispatch(parsed);
   } catch (const EventSyntaxError& e) {
     // The list as written, with a caret under the column at fault.

@@ -47,7 +47,7 @@ std::string default_shard_journal(const std::string& plan_path, std::size_t i, s
 
 }  // namespace
 
-PlanFile write_plan(const Options& o, const std::string& path) {
+PlanFile make_plan_file(const Options& o) {
   CheckRequest r = check_request_from(o);
   if (r.runs == 0) r.runs = kDefaultPlanBlocks;
   std::vector<std::string> cannot_count;
@@ -62,6 +62,11 @@ PlanFile write_plan(const Options& o, const std::string& path) {
   for (const std::string& c : cannot_count)
     f.notes.push_back("the planning host " + c + "; every host that runs the plan must count it");
   f.digest = plan_digest(f.options, f.plan, f.target);
+  return f;
+}
+
+PlanFile write_plan(const Options& o, const std::string& path) {
+  const PlanFile f = make_plan_file(o);
   if (std::filesystem::exists(path))
     throw Error(ErrorKind::io, fmt::format("{} exists: a plan is not overwritten (shards may be running it)", path),
                 "choose another name with -o FILE, or remove the old plan");

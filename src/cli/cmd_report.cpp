@@ -12,6 +12,7 @@
 #include "cli/resume.h"
 #include "record/journal.h"
 #include "record/journal_reader.h"
+#include "record/plan_file.h"
 #include "record/request.h"
 #include "report/check_report.h"
 #include "run/backend.h"
@@ -75,9 +76,19 @@ int report_from_table(const Options& o) {
   return ctx.exit_code;
 }
 
+// A plan given where a journal belongs reads as "line 1: not valid JSON" (a plan is
+// one pretty-printed object): say what it is and what to do with it.
+void refuse_plan_files(const Options& o) {
+  for (const std::string& f : o.report_files)
+    if (read_manifest_line(f).is_null() && looks_like_plan_file(f))
+      throw Error(ErrorKind::io, fmt::format("{} is a plan (written by obscheck plan), not a journal", f),
+                  fmt::format("run its shards with obscheck run --plan {} --shard I/N, then report their journals", f));
+}
+
 }  // namespace
 
 int cmd_report(const Options& o) {
+  refuse_plan_files(o);
   if (o.report_files.size() > 1) return report_merged(o);
   // The manifest alone says which command's report this is.
   const nlohmann::json manifest = read_manifest_line(o.report_file);

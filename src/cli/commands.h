@@ -36,6 +36,8 @@ int report_merged(const Options& o);
 // Writes the plan `o` asks for to `path` (refusing an existing file); cli/cmd_plan.cpp.
 struct PlanFile;
 PlanFile write_plan(const Options& o, const std::string& path);
+// The plan `o` asks for, not written.
+PlanFile make_plan_file(const Options& o);
 
 // The exit code of a sweep stopped by a signal: 128 + its number, as a shell reports
 // a process killed by it (130 SIGINT, 143 SIGTERM, 129 SIGHUP); the results so far

@@ -11,6 +11,8 @@
 #include <map>
 #include <sstream>
 
+#include <fmt/core.h>
+
 #include "util/error.h"
 
 namespace po = boost::program_options;
@@ -26,6 +28,23 @@ constexpr int kDefaultMeasureRuns = 10;
 // The longest --timeout taken: 30 days. Far beyond any run worth repeating, and its
 // nanoseconds still fit the 64-bit clock arithmetic of launch/.
 constexpr double kMaxTimeoutSeconds = 30.0 * 24 * 3600;
+// The most --probes/--breakpoints auto:N takes: a dose per probe, so N + 1 levels each
+// run in every block; 4096 doses are far beyond any check that could finish, and N is
+// checked before any symbol table is read.
+constexpr std::uint64_t kMaxAutoProbes = 4096;
+// The most measured or warm-up blocks a command line may ask for: the plan holds a
+// trial per block and level before the first run, so the bound keeps a typo
+// (--runs 2000000000) from allocating gigabytes; a million blocks of even one
+// millisecond each is already more than fifteen minutes per level.
+constexpr int kMaxBlocks = 1000000;
+// The most sampling frequencies or profiler levels: each is a dose of its own.
+constexpr std::size_t kMaxDoses = 64;
+// The most link orders: each is a binary linked before the first run.
+constexpr int kMaxLinkOrders = 10000;
+// slurm: four shards unless told, at most 10000 (one array task each; Slurm's own
+// default MaxArraySize is 1001, sites raise it).
+constexpr int kDefaultShards = 4;
+constexpr int kMaxShards = 10000;
 
 const std::map<std::string, Command> kCommands = {
     {"check", Command::check},   {"measure", Command::measure}, {"events", Command::events},
@@ -367,6 +386,43 @@ double parse_seconds(const char* option, const std::string& text) {
   return v;
 }
 
+// --probes auto:N (also --breakpoints): N a whole number from 1 to kMaxAutoProbes;
+// auto:0 would leave no dose to compare with none.
+void check_auto_probes(const char* option, const std::string& value) {
+  if (value.rfind("auto:", 0) != 0) return;
+  const std::uint64_t n = parse_unsigned(option, value.substr(5));
+  if (n < 1 || n > kMaxAutoProbes)
+    throw Error(ErrorKind::usage,
+                fmt::format("--{} {}: N is the number of probes to dose, 1 to {}", option, value, kMaxAutoProbes),
+                n == 0 ? "auto:0 leaves no dose to compare with none: ask for auto:1 or more" : "ask for fewer");
+}
+
+// The non-empty words of a comma list.
+std::size_t split_count(const std::string& list) {
+  std::size_t n = 0;
+  std::stringstream words(list);
+  std::string word;
+  while (std::getline(words, word, ',')) n += !word.empty();
+  return n;
+}
+
+// A comma list of whole unsigned numbers (--sample-freq 0,100,1000): no minus sign,
+// none above `max`, at most kMaxDoses of them.
+void check_number_list(const char* option, const std::string& list, std::uint64_t max) {
+  std::size_t count = 0;
+  std::stringstream words(list);
+  std::string word;
+  while (std::getline(words, word, ',')) {
+    if (word.empty()) continue;
+    if (parse_unsigned(option, word) > max)
+      throw Error(ErrorKind::usage, fmt::format("--{}: {} is above the largest value, {}", option, word, max));
+    ++count;
+  }
+  if (count == 0) throw Error(ErrorKind::usage, fmt::format("--{} is empty", option), "e.g. --sample-freq 0,100,1000");
+  if (count > kMaxDoses)
+    throw Error(ErrorKind::usage, fmt::format("--{}: {} values; a check doses at most {}", option, count, kMaxDoses));
+}
+
 // The {group} braces of an event list balance, and nothing is empty: a typo here is
 // a command-line mistake (exit 2), not an event this host lacks.
 void check_event_list(const char* option, const std::string& list) {
@@ -397,6 +453,14 @@ void validate(const po::variables_map& vm, const Options& o) {
   if (given("runs") && given("max-runs") && o.max_runs < o.runs)
     throw Error(ErrorKind::usage, "--max-runs " + std::to_string(o.max_runs) + " is below --runs " + std::to_string(o.runs));
   if (o.warmup < 0) throw Error(ErrorKind::usage, "--warmup cannot be negative");
+  for (auto [name, value] : {std::pair{"runs", o.runs}, {"max-runs", o.max_runs}, {"warmup", o.warmup}})
+    if (given(name) && value > kMaxBlocks)
+      throw Error(ErrorKind::usage, fmt::format("--{} {} is above the most a command line may ask for, {}", name, value,
+                                                kMaxBlocks));
+  if (given("link-orders") && o.link_orders > kMaxLinkOrders)
+    throw Error(ErrorKind::usage, fmt::format("--link-orders is at most {}", kMaxLinkOrders));
+  if (given("levels") && split_count(o.levels) > kMaxDoses)
+    throw Error(ErrorKind::usage, fmt::format("--levels: a check doses at most {} levels", kMaxDoses));
   if (given("timeout") && !(o.timeout_s > 0 && o.timeout_s <= kMaxTimeoutSeconds))
     throw Error(ErrorKind::usage, "--timeout is a number of seconds above 0 and at most 30 days",
                 "leave it out to wait for the target as long as it runs");
@@ -541,11 +605,16 @@ void take_observer(const po::variables_map& vm, Options& o) {
   if (observers > 1)
     throw Error(ErrorKind::usage, "one observer at a time: --probes, --breakpoints, --sample-freq, --observer-cmd, --build",
                 "run one check per observer");
+  if (vm.count("observer-cmd") && o.observer_cmd.find_first_not_of(" \t\n") == std::string::npos)
+    throw Error(ErrorKind::usage, "--observer-cmd is empty: give the profiler command that wraps the target",
+                "e.g. --observer-cmd 'perf record -F {level} -o /dev/null --' --levels 0,99,999");
   if (!o.observer_cmd.empty() && o.levels.empty())
     throw Error(ErrorKind::usage, "--observer-cmd needs --levels (e.g. --levels 0,99,999; 0 = not wrapped)");
   if (o.observer_cmd.empty() && !o.levels.empty())
     throw Error(ErrorKind::usage, "--levels goes with --observer-cmd");
   if (o.probe_sites < 1 || o.probe_sites > 64) throw Error(ErrorKind::usage, "--probe-sites is 1..64");
+  check_auto_probes(!o.probes.empty() ? "probes" : "breakpoints", !o.probes.empty() ? o.probes : o.breakpoints);
+  if (!o.sample_freq.empty()) check_number_list("sample-freq", o.sample_freq, UINT64_MAX);
 }
 
 // How the target is started, where the report goes, the journal, and the hosts' options.
@@ -661,8 +730,12 @@ void check_command_needs(Options& o, bool takes_target) {
     if (o.check_args.empty())
       throw Error(ErrorKind::usage, "obscheck slurm: no check after --",
                   "usage: obscheck slurm [--shards N] [--submit] -- [check options] PROG [ARGS...]");
-    if (o.shards == 0) o.shards = 4;
-    if (o.shards < 1 || o.shards > 10000) throw Error(ErrorKind::usage, "--shards is 1..10000");
+    const bool given = std::find(o.given.begin(), o.given.end(), "shards") != o.given.end() ||
+                       std::find(o.given.begin(), o.given.end(), "nodes") != o.given.end();
+    if (!given) o.shards = kDefaultShards;
+    if (o.shards < 1 || o.shards > kMaxShards)
+      throw Error(ErrorKind::usage, fmt::format("--shards (or --nodes) is 1..{}, not {}", kMaxShards, o.shards),
+                  "one array task per shard, each on a node of its own");
     if (o.array_parallelism < 0) throw Error(ErrorKind::usage, "--array-parallelism cannot be negative");
   }
   if (o.command == Command::report && o.report_file.empty())

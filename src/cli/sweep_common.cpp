@@ -19,6 +19,18 @@
 namespace obscheck {
 namespace {
 
+// The most contexts a sweep's grid may hold: each runs the program --runs times per
+// variant, so 10000 contexts at the default 5 runs are 50000 runs, beyond any sweep
+// worth running (the paper's environment grid has 22); the grid is sized before any
+// of it is allocated.
+constexpr std::size_t kMaxContexts = 10000;
+// The largest --env-sizes value: the padding variable "OBSCHECK_PAD=value" and its NUL
+// must fit one execve string.
+constexpr std::size_t kMaxEnvPadValue = kMaxArgStringBytes - sizeof("OBSCHECK_PAD=");
+// The largest --argv0-pads value: argv[0] is the pad plus the program's absolute path
+// (up to PATH_MAX, 4096 bytes) in one execve string.
+constexpr std::size_t kMaxArgv0Pad = kMaxArgStringBytes - 4096;
+
 // With a backend that counts exactly (run/backend.h): two runs per context, one
 // measures, one confirms.
 constexpr int kExactContextRuns = 2;
@@ -59,7 +71,16 @@ std::vector<std::string> split_commas(const std::string& s) {
   return out;
 }
 
-std::vector<std::size_t> parse_size_list(const std::string& spec, const std::string& option) {
+// A value beyond `max`, or a list of more than kMaxContexts values, is refused
+// before anything is allocated.
+void check_size(std::size_t v, std::size_t max, const std::string& option) {
+  if (v > max)
+    throw Error(ErrorKind::usage, fmt::format("{}: {} bytes is above {}", option, v, max),
+                fmt::format("Linux runs no program with an argument or variable over {} bytes (MAX_ARG_STRLEN)",
+                            kMaxArgStringBytes));
+}
+
+std::vector<std::size_t> parse_size_list(const std::string& spec, const std::string& option, std::size_t max) {
   std::vector<std::size_t> out;
   if (spec.find(':') != std::string::npos) {
     const auto a = spec.find(':'), b = spec.find(':', a + 1);
@@ -70,10 +91,21 @@ std::vector<std::size_t> parse_size_list(const std::string& spec, const std::str
                       step = parse_size(spec.substr(b + 1), option);
     if (step == 0 || from > to)
       throw Error(ErrorKind::usage, fmt::format("{}: '{}' needs FROM <= TO and a STEP of at least 1", option, spec));
+    check_size(to, max, option);
+    if ((to - from) / step + 1 > kMaxContexts)
+      throw Error(ErrorKind::usage, fmt::format("{}: '{}' is {} contexts; a sweep takes at most {}", option, spec,
+                                                (to - from) / step + 1, kMaxContexts),
+                  "a larger STEP, or --contexts N after a coarser grid");
     for (std::size_t v = from; v <= to; v += step) out.push_back(v);
     return out;
   }
-  for (const auto& w : split_commas(spec)) out.push_back(parse_size(w, option));
+  const std::vector<std::string> words = split_commas(spec);
+  if (words.size() > kMaxContexts)
+    throw Error(ErrorKind::usage, fmt::format("{}: {} values; a sweep takes at most {}", option, words.size(), kMaxContexts));
+  for (const auto& w : words) {
+    out.push_back(parse_size(w, option));
+    check_size(out.back(), max, option);
+  }
   if (out.empty()) throw Error(ErrorKind::usage, option + " is empty");
   return out;
 }
@@ -139,12 +171,21 @@ std::vector<ContextSpec> context_grid(const Options& o, SweepSetup& s) {
   if (!o.env_sizes.empty() || !any) {
     envs.clear();
     const auto sizes = o.env_sizes.empty()
-                           ? parse_size_list(fmt::format("{}:{}:{}", kPaperEnvFrom, kPaperEnvTo, kPaperEnvStep), "--env-sizes")
-                           : parse_size_list(o.env_sizes, "--env-sizes");
+                           ? parse_size_list(fmt::format("{}:{}:{}", kPaperEnvFrom, kPaperEnvTo, kPaperEnvStep),
+                                             "--env-sizes", kMaxEnvPadValue)
+                           : parse_size_list(o.env_sizes, "--env-sizes", kMaxEnvPadValue);
     for (auto v : sizes) envs.emplace_back(v);
   }
-  const std::vector<std::size_t> argv0 = o.argv0_pads.empty() ? std::vector<std::size_t>{0}
-                                                               : parse_size_list(o.argv0_pads, "--argv0-pads");
+  const std::vector<std::size_t> argv0 = o.argv0_pads.empty()
+                                             ? std::vector<std::size_t>{0}
+                                             : parse_size_list(o.argv0_pads, "--argv0-pads", kMaxArgv0Pad);
+  const std::size_t orders_wanted = o.link_orders > 0 ? static_cast<std::size_t>(o.link_orders) : 1;
+  if (envs.size() * argv0.size() * orders_wanted > kMaxContexts)
+    throw Error(ErrorKind::usage,
+                fmt::format("{} environment sizes x {} argv[0] pads x {} link orders is {} contexts; a sweep takes at "
+                            "most {}", envs.size(), argv0.size(), orders_wanted,
+                            envs.size() * argv0.size() * orders_wanted, kMaxContexts),
+                "a coarser grid (a larger STEP)");
   const std::vector<std::optional<std::size_t>> orders = link_orders(o, s);
   std::vector<ContextSpec> grid;
   for (const auto& env : envs)

@@ -18,12 +18,13 @@
 
 namespace obscheck {
 
-// "FROM:TO:STEP" (inclusive of TO when the steps land on it) or "a,b,c". Throws
-// Error(usage) naming `option` on anything else, a zero step or FROM > TO.
 // The non-empty words of a comma-separated option value ("a,,b" -> a, b).
 std::vector<std::string> split_commas(const std::string& s);
 
-std::vector<std::size_t> parse_size_list(const std::string& spec, const std::string& option);
+// "FROM:TO:STEP" (inclusive of TO when the steps land on it) or "a,b,c". Throws
+// Error(usage) naming `option` on anything else, a minus sign, a zero step, FROM > TO,
+// a value above `max`, or more values than a sweep takes (checked before allocating).
+std::vector<std::size_t> parse_size_list(const std::string& spec, const std::string& option, std::size_t max);
 
 
 // The driver-side set-up both commands share.

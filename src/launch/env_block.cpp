@@ -62,6 +62,14 @@ void EnvBlock::pad_to(std::size_t total, const std::string& pad_name) {
                             total, least, rest, pad_name.size() + 2, pad_name),
                 fmt::format("use --env-pad {} or more, or unset some variables", least));
   }
+  // One variable longer than execve takes would fail every run with E2BIG: refused
+  // before its bytes are allocated.
+  if (total - least + pad_name.size() + 2 > kMaxArgStringBytes)
+    throw Error(ErrorKind::usage,
+                fmt::format("cannot pad the environment to {} bytes: the padding variable {} would be {} bytes, and "
+                            "Linux runs no program with a variable over {} bytes (MAX_ARG_STRLEN)",
+                            total, pad_name, total - least + pad_name.size() + 2, kMaxArgStringBytes),
+                fmt::format("use --env-pad {} or less", least + kMaxArgStringBytes - pad_name.size() - 2));
   std::string entry = pad_name + "=" + std::string(total - least, 'x');
   if (it != vars_.end()) {
     *it = std::move(entry);

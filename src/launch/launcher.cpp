@@ -190,6 +190,12 @@ int child_drop_privileges(const CorkedChild::Image& im, long& r) {
     r = -EPERM;
     return stage_regain;
   }
+  // The kernel clears the parent-death signal when the credentials change
+  // (commit_creds), so a target started --run-as would outlive a kill -9 of the
+  // driver: set it again, then check the driver did not die in between (the parent
+  // would then be a reaper, and the signal would never come).
+  sys(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL);
+  if (sys(SYS_getppid) != im.parent) child_exit(kChildAbandonedStatus);
   return 0;
 }
 

@@ -46,7 +46,8 @@ class EnvBlock {
   // Adds (or resizes, in place) the padding variable so that size_bytes() == total.
   // The padding variable counts: "NAME=" + filler + NUL, so the smallest block that
   // can be padded is size_bytes() (without the pad) + pad_name.size() + 2. Throws
-  // Error(usage) when total is below that.
+  // Error(usage) when total is below that, or when the padding variable would be longer
+  // than kMaxArgStringBytes (no exec would take it), before allocating it.
   void pad_to(std::size_t total, const std::string& pad_name = "OBSCHECK_PAD");
   std::size_t size_bytes() const;
   const std::vector<std::string>& vars() const { return vars_; }
@@ -121,6 +122,11 @@ struct ExitInfo {
   std::string output;               // first 64 KiB of captured output (capture only)
   bool ok() const { return signal == 0 && !timed_out && exit_code == 0; }
 };
+
+// The longest single argument or environment string execve takes, its NUL included:
+// Linux's MAX_ARG_STRLEN, 32 pages of 4 KiB (include/uapi/linux/binfmts.h). A longer
+// one fails the exec with E2BIG, so padding beyond it is refused before any run.
+inline constexpr std::size_t kMaxArgStringBytes = 32 * 4096;
 
 // Bytes the kernel copies for "NAME=value": the string plus its NUL.
 inline std::size_t env_entry_bytes(const std::string& entry) { return entry.size() + 1; }

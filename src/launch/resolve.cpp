@@ -1,3 +1,4 @@
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 
 #include "launch/launcher.h"
 #include "util/error.h"
+#include "util/fd.h"
 
 namespace obscheck {
 namespace {
@@ -50,6 +52,63 @@ std::string absolute(const std::string& path) {
   throw Error(ErrorKind::internal, prog + ": unexpected lookup state");
 }
 
+// The first bytes the kernel reads of a program to choose how to run it
+// (BINPRM_BUF_SIZE in Linux's include/linux/binfmts.h): a #! line longer than this is
+// cut there.
+constexpr std::size_t kExecHeaderBytes = 256;
+// Where binfmt_misc lists its formats; with any registered, a file that is neither
+// ELF nor #! may still run (qemu, Wine, Java), so it is left to exec to judge.
+constexpr const char* kBinfmtMiscDir = "/proc/sys/fs/binfmt_misc";
+
+std::string read_header(const std::string& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+  if (!fd) return {};
+  char buf[kExecHeaderBytes];
+  ssize_t n;
+  do n = ::read(fd.get(), buf, sizeof buf);
+  while (n < 0 && errno == EINTR);
+  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
+}
+
+bool binfmt_misc_formats() {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(kBinfmtMiscDir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name != "register" && name != "status") return true;
+  }
+  return false;
+}
+
+// The interpreter a "#!" line names: its first word.
+std::string interpreter_of(const std::string& header) {
+  std::string line = header.substr(2, header.find('\n') == std::string::npos ? std::string::npos : header.find('\n') - 2);
+  const std::size_t from = line.find_first_not_of(" \t");
+  if (from == std::string::npos) return {};
+  return line.substr(from, line.find_first_of(" \t", from) - from);
+}
+
+// What execve would say of a program that exists and may be executed: an exec format
+// error, or a #! line whose interpreter is missing, found now rather than at the first
+// run (after a journal was written).
+void check_exec_format(const std::string& prog, const std::string& path) {
+  const std::string h = read_header(path);
+  if (h.size() >= 4 && h.compare(0, 4, "\x7f" "ELF") == 0) return;
+  if (h.size() >= 2 && h.compare(0, 2, "#!") == 0) {
+    const std::string interp = interpreter_of(h);
+    if (interp.empty())
+      throw Error(ErrorKind::target, fmt::format("{}: its #! line names no interpreter", prog),
+                  "write the interpreter's path after #!, e.g. #!/bin/sh");
+    if (check(interp) == Found::ok) return;
+    throw Error(ErrorKind::target,
+                fmt::format("{}: its #! interpreter {} cannot be run (missing, a directory or not executable{})", prog,
+                            interp, interp[0] != '/' ? "; the kernel does not search PATH for it" : ""),
+                "fix the #! line, or install the interpreter");
+  }
+  if (binfmt_misc_formats()) return;
+  throw Error(ErrorKind::target, fmt::format("{}: exec format error (neither an ELF program nor a #! script)", prog),
+              "give a compiled program, or a script starting with #! and its interpreter");
+}
+
 }  // namespace
 
 std::string resolve_target(const std::string& prog) {
@@ -57,6 +116,7 @@ std::string resolve_target(const std::string& prog) {
   if (prog.find('/') != std::string::npos) {
     const Found f = check(prog);
     if (f != Found::ok) fail(prog, f);
+    check_exec_format(prog, prog);
     return absolute(prog);
   }
   const char* env_path = std::getenv("PATH");
@@ -70,7 +130,10 @@ std::string resolve_target(const std::string& prog) {
     const std::string_view dir = end > start ? search.substr(start, end - start) : ".";
     const std::string candidate = fmt::format("{}/{}", dir, prog);
     const Found f = check(candidate);
-    if (f == Found::ok) return absolute(candidate);
+    if (f == Found::ok) {
+      check_exec_format(prog, candidate);
+      return absolute(candidate);
+    }
     if (f == Found::not_executable) saw_not_executable = true;
     start = end + 1;
   }

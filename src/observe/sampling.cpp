@@ -145,15 +145,18 @@ int perf_event_open(perf_event_attr* attr, pid_t pid, int cpu) {
   return static_cast<int>(::syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
 }
 
+Error above_max_rate(const EventDesc& ev, std::uint64_t freq, std::uint64_t max_rate) {
+  return Error(ErrorKind::event,
+               fmt::format("{} sampled at {} Hz: above kernel.perf_event_max_sample_rate ({} Hz)", ev.name, freq,
+                           max_rate),
+               fmt::format("sysctl kernel.perf_event_max_sample_rate={} (the kernel lowers it again when "
+                           "sampling takes too long), or sample at {} Hz or less",
+                           freq, max_rate));
+}
+
 [[noreturn]] void throw_open_failure(const EventDesc& ev, std::uint64_t freq, int cpu, int err) {
   const std::uint64_t max_rate = read_max_sample_rate();
-  if (err == EINVAL && max_rate > 0 && freq > max_rate)
-    throw Error(ErrorKind::event,
-                fmt::format("{} sampled at {} Hz: above kernel.perf_event_max_sample_rate ({} Hz)", ev.name, freq,
-                            max_rate),
-                fmt::format("sysctl kernel.perf_event_max_sample_rate={} (the kernel lowers it again when "
-                            "sampling takes too long)",
-                            freq));
+  if (err == EINVAL && max_rate > 0 && freq > max_rate) throw above_max_rate(ev, freq, max_rate);
   const Availability a = diagnose_open_error(ev, err, read_host_perf_facts(), false);
   throw Error(ErrorKind::event,
               fmt::format("{}: cannot sample at {} Hz on CPU {}: {}", ev.name, freq, cpu,
@@ -162,6 +165,11 @@ int perf_event_open(perf_event_attr* attr, pid_t pid, int cpu) {
 }
 
 }  // namespace
+
+void require_sample_rate_allowed(const EventDesc& ev, std::uint64_t freq_hz) {
+  const std::uint64_t max_rate = read_max_sample_rate();
+  if (max_rate > 0 && freq_hz > max_rate) throw above_max_rate(ev, freq_hz, max_rate);
+}
 
 struct Sampler::State {
   std::uint64_t frequency = 0;

@@ -48,6 +48,11 @@ struct SamplingStats {
 //
 // Thread safety: drain() and stats() may be called from different threads (one
 // mutex); everything else from one thread.
+// Before any run: throws the Error(event) Sampler::open would for a frequency above
+// kernel.perf_event_max_sample_rate (read now; the kernel may lower it later, which
+// open still reports). Does nothing when the limit cannot be read.
+void require_sample_rate_allowed(const EventDesc& ev, std::uint64_t freq_hz);
+
 class Sampler {
  public:
   Sampler();  // inactive: what open() returns for frequency 0

@@ -111,6 +111,16 @@ std::vector<std::string> wrap_command(std::string_view templ, const std::string&
   return out;
 }
 
+void require_target_marker(std::string_view templ) {
+  for (const std::string& w : split_command_words(templ))
+    if (w == "--" || w == kArgvPlaceholder) return;
+  throw Error(ErrorKind::usage,
+              fmt::format("--observer-cmd '{}': the template does not say where the target goes", templ),
+              "end it with -- (the target follows it, e.g. 'perf stat -e task-clock --') or place {argv} where the "
+              "target's command line belongs; otherwise the profiler may take the target for one of its own "
+              "arguments");
+}
+
 LaunchSpec wrap_launch(const LaunchSpec& base, std::string_view templ, const std::string& level) {
   LaunchSpec spec = base;
   spec.argv = wrap_command(templ, level, base.argv);

@@ -35,6 +35,11 @@ std::vector<std::string> split_command_words(std::string_view templ);
 std::vector<std::string> wrap_command(std::string_view templ, const std::string& level,
                                       const std::vector<std::string>& target_argv);
 
+// Throws Error(usage) unless a word of the template is "--" or "{argv}": without one
+// the profiler may read the target for an argument of its own (or never run it), a
+// failure otherwise found only when the first run fails.
+void require_target_marker(std::string_view templ);
+
 // `base` with its argv wrapped at `level` and `path` resolved (PATH lookup, as
 // execvp) to the wrapper's program; level "0" returns `base` unchanged. Throws
 // Error(target) when the profiler program cannot be found or executed, and the

@@ -99,7 +99,17 @@ Error busy_error(const std::string& path) {
                "wait for it to finish, or stop it (Ctrl-C) and then run obscheck --resume " + path);
 }
 
+// What is at an existing journal path says what to do: only a regular file (or a
+// link, never followed) can be a journal to resume.
 Error exists_error(const std::string& path) {
+  struct stat st {};
+  const bool known = ::lstat(path.c_str(), &st) == 0;
+  if (known && S_ISDIR(st.st_mode))
+    return Error(ErrorKind::io, fmt::format("journal {} is a directory", path),
+                 fmt::format("name a new file, e.g. --journal {}/check.jsonl", path));
+  if (known && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+    return Error(ErrorKind::io, fmt::format("journal {} is not a regular file (a device, a pipe or a socket)", path),
+                 "name a new file: a journal is a file obscheck creates, appends to and reads back");
   return Error(ErrorKind::io, fmt::format("journal {} exists", path),
                fmt::format("use --resume {} to continue it or choose another --journal", path));
 }
@@ -324,13 +334,19 @@ ResumedJournal JournalWriter::open_for_resume(const std::string& path) {
   }
   if (!try_lock_writer(fd.get(), false)) throw busy_error(path);
   JournalData data = load_journal(path);
-  if (data.torn_tail) {
-    if (::ftruncate(fd.get(), static_cast<off_t>(data.valid_bytes)) != 0)
-      throw Error(ErrorKind::io,
-                  fmt::format("cannot cut the torn last line off journal {}: {}", path, errno_text(errno)));
-  }
-  if (data.torn_tail) sync_fd(fd.get(), path);
-  return ResumedJournal{JournalWriter(std::move(fd), path), std::move(data)};
+  JournalWriter w(std::move(fd), path);
+  // The torn tail is cut off only before the first new line: a resume refused after
+  // this (a changed binary or environment) leaves the file byte for byte as it was.
+  if (data.torn_tail) w.cut_to_ = data.valid_bytes;
+  return ResumedJournal{std::move(w), std::move(data)};
+}
+
+void JournalWriter::cut_torn_tail() {
+  if (!cut_to_) return;
+  if (::ftruncate(fd_.get(), static_cast<off_t>(*cut_to_)) != 0)
+    throw Error(ErrorKind::io, fmt::format("cannot cut the torn last line off journal {}: {}", path_, errno_text(errno)));
+  sync_fd(fd_.get(), path_);
+  cut_to_.reset();
 }
 
 JournalWriter& JournalWriter::operator=(JournalWriter&& o) noexcept {
@@ -342,6 +358,7 @@ JournalWriter& JournalWriter::operator=(JournalWriter&& o) noexcept {
     new_entry_ = std::exchange(o.new_entry_, false);
     last_sync_ = o.last_sync_;
     sync_interval_ = o.sync_interval_;
+    cut_to_ = std::exchange(o.cut_to_, std::nullopt);
   }
   return *this;
 }
@@ -382,6 +399,7 @@ void JournalWriter::append_note(const nlohmann::json& note, Durable when) {
 
 void JournalWriter::write_line(const std::string& bytes) {
   if (!fd_) throw Error(ErrorKind::internal, fmt::format("journal {} is not open", path_));
+  cut_torn_tail();
   const off_t before = ::lseek(fd_.get(), 0, SEEK_END);
   std::size_t done = 0;
   while (done < bytes.size()) {

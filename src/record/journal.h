@@ -32,6 +32,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -154,7 +155,9 @@ class JournalWriter {
                                       std::chrono::system_clock::time_point now,
                                       const nlohmann::json& manifest);
   // Opens `path` for appending and takes its writer lock, then loads and validates
-  // it (load_journal) and cuts off a torn tail (data.torn_tail says it did). Throws
+  // it (load_journal). A torn tail (data.torn_tail) is cut off just before the first
+  // line is appended, not here: a caller that refuses the resume after opening it
+  // leaves the file unchanged. Throws
   // Error(busy), having read and written nothing, when another writer holds the lock;
   // Error(io) as load_journal, or when the file cannot be truncated or opened.
   static ResumedJournal open_for_resume(const std::string& path);
@@ -189,6 +192,7 @@ class JournalWriter {
  private:
   JournalWriter(UniqueFd fd, std::string path) : fd_(std::move(fd)), path_(std::move(path)) {}
   void write_line(const std::string& bytes);  // one whole line, its '\n' included
+  void cut_torn_tail();                        // the pending cut of open_for_resume, once
   void sync_quietly() noexcept;
 
   UniqueFd fd_;
@@ -197,11 +201,12 @@ class JournalWriter {
   bool new_entry_ = false;  // created here: the directory entry waits for the first sync
   std::chrono::steady_clock::time_point last_sync_ = std::chrono::steady_clock::now();
   std::chrono::nanoseconds sync_interval_ = kJournalSyncInterval;
+  std::optional<std::uint64_t> cut_to_;  // a torn tail to cut off before the first append
 };
 
 struct ResumedJournal {
   JournalWriter writer;
-  JournalData data;  // as loaded; torn_tail is true when the tail was cut off
+  JournalData data;  // as loaded; torn_tail: the tail is cut off before the first append
 };
 
 }  // namespace obscheck

@@ -891,6 +891,8 @@ void add_run(RunTable& t, const RunFields& f) {
   row.nivcsw = static_cast<double>(f.nivcsw);
   row.host_other_cpu_ns = host_number(f.extra, "other_cpu_ns");
   row.host_procs_running = host_number(f.extra, "procs_running");
+  row.host_idle_cpu_ns = host_number(f.extra, "idle_cpu_ns");
+  row.host_busy_cpu_ns = host_number(f.extra, "busy_cpu_ns");
   const std::size_t n = t.append(row);
   for (std::size_t i = 0; i < f.n_readings; ++i) {
     const RunFields::Reading& r = f.readings[i];

@@ -2,11 +2,16 @@
 
 #include <fmt/core.h>
 
-#include <fstream>
-#include <sstream>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "util/digest.h"
 #include "util/error.h"
+#include "util/fd.h"
 
 namespace obscheck {
 namespace {
@@ -69,18 +74,59 @@ PlanFile plan_file_from_json(const nlohmann::json& j, const std::string& path) {
   return p;
 }
 
+namespace {
+
+// The plan's bytes: a regular file of at most kMaxPlanBytes, read once. A directory,
+// a device (/dev/zero, /dev/urandom), a pipe or a larger file is refused before
+// anything is read or allocated.
+std::string read_plan_bytes(const std::string& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+  if (!fd) throw Error(ErrorKind::io, fmt::format("cannot read plan {}: {}", path, std::strerror(errno)));
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0)
+    throw Error(ErrorKind::io, fmt::format("cannot read plan {}: {}", path, std::strerror(errno)));
+  if (S_ISDIR(st.st_mode))
+    throw Error(ErrorKind::io, fmt::format("plan {} is a directory", path), "give the plan FILE written by obscheck plan");
+  if (!S_ISREG(st.st_mode))
+    throw Error(ErrorKind::io, fmt::format("plan {} is not a regular file (a device or a pipe)", path),
+                "give the plan FILE written by obscheck plan");
+  if (static_cast<std::uint64_t>(st.st_size) > kMaxPlanBytes)
+    throw Error(ErrorKind::io, fmt::format("plan {} is {} bytes; a plan is at most {}", path, st.st_size, kMaxPlanBytes),
+                "give the plan FILE written by obscheck plan");
+  std::string text;
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw Error(ErrorKind::io, fmt::format("cannot read plan {}: {}", path, std::strerror(errno)));
+    if (n == 0) break;
+    text.append(buf, static_cast<std::size_t>(n));
+    if (text.size() > kMaxPlanBytes)  // grew while read
+      throw Error(ErrorKind::io, fmt::format("plan {} is over {} bytes", path, kMaxPlanBytes));
+  }
+  return text;
+}
+
+}  // namespace
+
 PlanFile read_plan_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorKind::io, fmt::format("cannot read plan {}", path));
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::string text = read_plan_bytes(path);
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text.str());
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw Error(ErrorKind::io, fmt::format("plan {} is not JSON: {}", path, e.what()));
   }
   return plan_file_from_json(j, path);
+}
+
+bool looks_like_plan_file(const std::string& path) {
+  try {
+    read_plan_file(path);
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
 }
 
 std::string json_difference(const nlohmann::json& a, const nlohmann::json& b, const std::string& at) {

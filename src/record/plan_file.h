@@ -17,6 +17,10 @@ namespace obscheck {
 
 inline constexpr const char* kPlanFormat = "obscheck-plan";
 inline constexpr int kPlanVersion = 1;
+// The largest plan file read: a plan is the options, the target and the blocks' plan,
+// the size of a journal's manifest (far below 16 MiB); the cap keeps /dev/zero or a
+// sparse file of gigabytes from being read whole.
+inline constexpr std::uint64_t kMaxPlanBytes = 16 * 1024 * 1024;
 
 struct PlanFile {
   std::string obscheck_version;
@@ -37,8 +41,13 @@ nlohmann::json plan_file_json(const PlanFile& p);
 // is read back by request_from_manifest like a journal's.
 PlanFile plan_file_from_json(const nlohmann::json& j, const std::string& path);
 // Reads and checks a plan file: its format, its fields, and its digest (an edited
-// plan is refused: Error(io), naming the file). Error(io) when it cannot be read.
+// plan is refused: Error(io), naming the file). Error(io) when it cannot be read, is
+// a directory, a device or a pipe, or is larger than kMaxPlanBytes (checked before
+// reading).
 PlanFile read_plan_file(const std::string& path);
+// Whether `path` reads as a plan file (read_plan_file would succeed): for naming a
+// plan given where a journal was expected.
+bool looks_like_plan_file(const std::string& path);
 
 // The first place two JSON values differ, as a path ("plan.levels[2].label: ... vs
 // ..."); "" when they are equal. For naming why journals or hosts do not share a plan.

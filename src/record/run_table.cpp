@@ -78,6 +78,10 @@ std::size_t RunTable::append(const Row& r) {
   nivcsw.push_back(r.nivcsw);
   host_other_cpu_ns.push_back(r.host_other_cpu_ns);
   host_procs_running.push_back(r.host_procs_running);
+  host_idle_cpu_ns.resize(host_procs_running.size() - 1, kNaN);
+  host_idle_cpu_ns.push_back(r.host_idle_cpu_ns);
+  host_busy_cpu_ns.resize(host_procs_running.size() - 1, kNaN);
+  host_busy_cpu_ns.push_back(r.host_busy_cpu_ns);
   for (Readings& c : readings) {
     c.value.push_back(kNaN);
     c.multiplexed.push_back(0);
@@ -113,6 +117,8 @@ void RunTable::add(const RunRecord& r) {
   row.nivcsw = static_cast<double>(u.ru_nivcsw);
   row.host_other_cpu_ns = host_number(r.extra, "other_cpu_ns");
   row.host_procs_running = host_number(r.extra, "procs_running");
+  row.host_idle_cpu_ns = host_number(r.extra, "idle_cpu_ns");
+  row.host_busy_cpu_ns = host_number(r.extra, "busy_cpu_ns");
   const std::size_t n = append(row);
   for (const Reading& reading : r.readings)
     set_reading(n, reading.name, reading.value, reading.multiplexed, reading.scale);

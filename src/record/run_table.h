@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,9 +35,15 @@ struct RunTable {
 
   // The host's load during the run, as the runner records it in extra["host"]
   // (run/host_sample.h): other processes' CPU time over the run (ns, from /proc/stat's
-  // tick counts less the target's own CPU time, so it can be a tick below 0) and the
-  // run queue at its end (procs_running, the driver included). NaN when not recorded.
-  std::vector<double> host_other_cpu_ns, host_procs_running;
+  // tick counts less the target's own CPU time; journals written before both sides
+  // were taken in ticks can hold a tick below 0), the host's idle CPU time over the
+  // run (ns; NaN in journals without it) and the run queue at its end (procs_running,
+  // the driver included). NaN when not recorded. host_idle_cpu_ns may be shorter than
+  // the other columns in a table built by hand: a missing entry is NaN.
+  std::vector<double> host_other_cpu_ns, host_procs_running, host_idle_cpu_ns;
+  // The host's busy CPU time over the run, every process's (ns, whole ticks; NaN in
+  // journals without it; may be shorter than the other columns, as host_idle_cpu_ns).
+  std::vector<double> host_busy_cpu_ns;
 
   // One column per distinct reading name, in order of first appearance.
   struct Readings {
@@ -58,6 +65,8 @@ struct RunTable {
     std::string_view digest;  // "" when the output was not captured
     double wall_ns = 0, utime_ns = 0, stime_ns = 0, maxrss_kb = 0, minflt = 0, nvcsw = 0, nivcsw = 0;
     double host_other_cpu_ns = 0, host_procs_running = 0;  // NaN when not recorded
+    double host_idle_cpu_ns = std::numeric_limits<double>::quiet_NaN();
+    double host_busy_cpu_ns = std::numeric_limits<double>::quiet_NaN();
   };
   // Appends a row (its readings absent until set_reading) and returns its number.
   // Throws Error(io) when a field does not fit its column (an index, block or

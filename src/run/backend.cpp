@@ -62,6 +62,19 @@ void add_item(ResolvedCounters& c, const std::string& item, const EventSet& one)
   c.item_events.push_back(std::move(idx));
 }
 
+// The most unavailable events an error names one by one: a list of 1,499 raw events
+// made a 159 KB one-line message; beyond this many, the rest are counted.
+constexpr std::size_t kMaxNamedReasons = 8;
+
+// "a: why; b: why; ... and N more cannot be counted".
+std::string named_reasons(const std::vector<std::string>& reasons) {
+  std::string out;
+  for (std::size_t i = 0; i < reasons.size() && i < kMaxNamedReasons; ++i) out += (i ? "; " : "") + reasons[i];
+  if (reasons.size() > kMaxNamedReasons)
+    out += fmt::format("; and {} more that cannot be counted either", reasons.size() - kMaxNamedReasons);
+  return out;
+}
+
 // Refuses the whole set, once, before any run, when an event cannot be counted here
 // (Error(event) naming every such event, its reason and the fix): the counter set is
 // the independent variable, so nothing is ever dropped silently.
@@ -71,14 +84,15 @@ void require_available(const EventSet& events) {
   alone.events = events.events;
   for (std::size_t i = 0; i < alone.events.size(); ++i) alone.groups.push_back({i});
   const std::vector<Availability> avail = probe_event_set(alone);
-  std::string why, hint;
+  std::vector<std::string> why;
+  std::string hint;
   for (std::size_t i = 0; i < avail.size(); ++i) {
     const Availability& a = avail[i];
     if (a.available) continue;
-    why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", events.events[i].spec, a.reason);
+    why.push_back(fmt::format("{}: {}", events.events[i].spec, a.reason));
     if (!a.hint.empty() && hint.find(a.hint) == std::string::npos) hint += (hint.empty() ? "" : "; ") + a.hint;
   }
-  if (!why.empty()) throw Error(ErrorKind::event, "cannot count " + why, hint);
+  if (!why.empty()) throw Error(ErrorKind::event, "cannot count " + named_reasons(why), hint);
 }
 
 // perf_event on this host: the counters are what the host can open, a run is the
@@ -118,19 +132,19 @@ class NativeBackend final : public Backend {
       all = concat_events(all, parsed.back());
     }
     const std::vector<Availability> avail = probe_event_set(all);
-    std::string why, hint;
+    std::vector<std::string> why;
+    std::string hint;
     for (std::size_t k = 0; k < list.size(); ++k) {
       const std::string item_why = unavailable_reasons(parsed[k], avail, first_event[k], hint);
       if (item_why.empty()) add_item(c, list[k], parsed[k]);
       else if (allow_missing) c.dropped.push_back(item_why);
-      else why += (why.empty() ? "" : "; ") + item_why;
+      else why.push_back(item_why);
     }
     if (!why.empty())
-      throw Error(ErrorKind::event, "cannot count " + why,
+      throw Error(ErrorKind::event, "cannot count " + named_reasons(why),
                   hint + (hint.empty() ? "" : "; ") + "or drop them with --allow-missing");
     if (c.items.empty())
-      throw Error(ErrorKind::event,
-                  "none of the counters can be counted here: " + fmt::format("{}", fmt::join(c.dropped, "; ")),
+      throw Error(ErrorKind::event, "none of the counters can be counted here: " + named_reasons(c.dropped),
                   "see obscheck events");
     return c;
   }

@@ -49,6 +49,7 @@ std::optional<ProcStat> parse_proc_stat(std::string_view text) {
   if (n < 4) return std::nullopt;
   ProcStat s;
   s.busy_ticks = f[0] + f[1] + f[2] + f[5] + f[6] + f[7];  // fields beyond n stay 0
+  s.idle_ticks = f[3] + f[4];
   std::string_view running = line_starting(text, "procs_running ");
   if (running.empty() || !number(running, s.procs_running)) return std::nullopt;
   return s;
@@ -70,10 +71,16 @@ std::optional<ProcStat> read_proc_stat() {
 
 nlohmann::json host_load_json(const ProcStat& before, const ProcStat& after, const struct rusage& target,
                               long ticks_per_second) {
-  const auto tv_ns = [](const struct timeval& t) { return static_cast<std::int64_t>(timeval_ns(t)); };
-  const auto ticks = static_cast<std::int64_t>(after.busy_ticks) - static_cast<std::int64_t>(before.busy_ticks);
-  const std::int64_t busy_ns = ticks * (1000000000 / ticks_per_second);
-  return {{"other_cpu_ns", busy_ns - tv_ns(target.ru_utime) - tv_ns(target.ru_stime)},
+  const std::uint64_t tick_ns = 1000000000ull / static_cast<std::uint64_t>(ticks_per_second);
+  const auto delta = [](std::uint64_t a, std::uint64_t b) { return b > a ? b - a : 0; };
+  const std::uint64_t target_ns = timeval_ns(target.ru_utime) + timeval_ns(target.ru_stime);
+  const std::uint64_t target_ticks = (target_ns + tick_ns / 2) / tick_ns;  // to the nearest tick
+  const std::uint64_t busy = delta(before.busy_ticks, after.busy_ticks);
+  const std::uint64_t other_ticks = busy > target_ticks ? busy - target_ticks : 0;
+  return {{"other_cpu_ns", other_ticks * tick_ns},
+          {"busy_cpu_ns", busy * tick_ns},
+          {"idle_cpu_ns", delta(before.idle_ticks, after.idle_ticks) * tick_ns},
+          {"tick_ns", tick_ns},
           {"procs_running", after.procs_running}};
 }
 

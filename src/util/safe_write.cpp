@@ -147,8 +147,8 @@ UniqueFd open_output_dir(const std::string& path, DirAccess access, mode_t mode)
     if (::fstat(fd.get(), &st) != 0) throw Error(ErrorKind::io, fmt::format("cannot read {}: {}", path, errno_text(errno)));
     if (st.st_uid != ::geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
       throw Error(ErrorKind::io,
-                  fmt::format("{} is {}: another user could plant a link where a build writes", path,
-                              st.st_uid != ::geteuid() ? "owned by another user" : "writable by group or others"),
+                  fmt::format("{} is {}: another user could plant a link or replace a file obscheck writes there",
+                              path, st.st_uid != ::geteuid() ? "owned by another user" : "writable by group or others"),
                   fmt::format("remove it (obscheck creates it again, mode {:o}) or chmod go-w {}", mode, path));
   }
   return fd;

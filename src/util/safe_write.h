@@ -63,8 +63,9 @@ enum class DirAccess {
   // write_file_at, which no planted name can redirect.
   shared,
   // obscheck hands paths inside it to another program (a build command's -o {out})
-  // that writes through whatever it finds: it must be owned by this user and not
-  // writable by group or others, so nobody else can plant a link there.
+  // that writes through whatever it finds, or writes files that are run later as
+  // this user (slurm's job scripts): it must be owned by this user and not writable
+  // by group or others, so nobody else can plant a link or replace a file there.
   private_to_us,
 };
 

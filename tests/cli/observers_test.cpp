@@ -184,7 +184,8 @@ TEST_CASE("observers: under a profiler command the counters count the target alo
 
 TEST_CASE("observers: a profiler command that never starts the target is named, with the fix") {
   const std::string journal = tmp_path("nostart.jsonl");
-  auto r = run_cli({"--observer-cmd", "/bin/true", "--levels", "0,1", "--runs", "2", "--journal", journal, "--",
+  // It says where the target goes (--), and still never runs it.
+  auto r = run_cli({"--observer-cmd", "/bin/true --", "--levels", "0,1", "--runs", "2", "--journal", journal, "--",
                     workload("compute"), "10"});
   unlink(journal.c_str());
   CHECK(r.code == 5);
@@ -223,7 +224,7 @@ TEST_CASE("observers: bad input is named with its exit code") {
   }
   SECTION("a profiler command that fails") {
     const std::string journal = tmp_path("fail.jsonl");
-    auto r = run_cli({"--observer-cmd", "false", "--levels", "0,1", "--runs", "2", "--journal", journal, "--",
+    auto r = run_cli({"--observer-cmd", "false --", "--levels", "0,1", "--runs", "2", "--journal", journal, "--",
                       "/bin/true"});
     CHECK(r.code == 5);
     CHECK_THAT(r.err, Catch::Contains("exited with code 1"));

@@ -3,6 +3,7 @@
 // tick-quantised loads.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -22,6 +23,13 @@ RunRecord run(std::size_t block, std::uint64_t wall_ns, std::int64_t other_ns, i
   return r;
 }
 
+// As run(), with the host's idle CPU time over the run recorded too.
+RunRecord run_idle(std::size_t block, std::uint64_t wall_ns, std::int64_t other_ns, std::int64_t idle_ns) {
+  RunRecord r = run(block, wall_ns, other_ns, 3);
+  r.extra["host"]["idle_cpu_ns"] = idle_ns;
+  return r;
+}
+
 // Blocks 1..20, two 10 ms runs each; blocks 8-14 have 20 ms of other CPU time per run
 // (2 CPUs busy elsewhere), the rest none but block 3's one tick.
 std::vector<RunRecord> step_runs() {
@@ -36,12 +44,21 @@ std::vector<RunRecord> step_runs() {
 
 // The kernel's tick accounting: a run of `wall` ns on a host with `other` CPUs busy
 // elsewhere sees the ticks that fell in it, whole, for the target and the others alike,
-// less the target's exact CPU time (its rusage), as run/host_sample.h records it.
-std::int64_t ticked(double wall, double other, std::mt19937_64& rng) {
+// less the target's own CPU time rounded to whole ticks, and never below 0, as
+// run/host_sample.h records it.
+// Returns the run, its target busy for all of `wall` (its rusage), with busy_cpu_ns
+// (every process's ticks) beside the floored per-run other_cpu_ns.
+RunRecord ticked(std::size_t block, double wall, double other, std::mt19937_64& rng) {
   constexpr double tick = 1e7;
   std::uniform_real_distribution<double> u(0, 1);
   const double ticks = std::floor((1 + other) * wall / tick + u(rng));
-  return static_cast<std::int64_t>(ticks * tick - wall);
+  RunRecord r = run(block, static_cast<std::uint64_t>(wall),
+                    static_cast<std::int64_t>(std::max(0.0, ticks - std::round(wall / tick)) * tick));
+  r.extra["host"]["busy_cpu_ns"] = static_cast<std::int64_t>(ticks * tick);
+  const auto us = static_cast<long>(wall / 1000);
+  r.exit.usage.ru_utime.tv_sec = us / 1000000;
+  r.exit.usage.ru_utime.tv_usec = us % 1000000;
+  return r;
 }
 
 // 300 blocks of 8 runs of 4-16 ms (bimodal, as compute 1000 here), `other` CPUs busy
@@ -53,7 +70,7 @@ std::vector<RunRecord> simulated(std::mt19937_64& rng, double other, double busy
     for (int k = 0; k < 8; ++k) {
       const double wall = (u(rng) < 0.66 ? 5e6 : 13e6) * (0.97 + 0.06 * u(rng));
       const double load = other + (b >= first && b <= last ? busy : 0);
-      runs.push_back(run(b, static_cast<std::uint64_t>(wall), ticked(wall, load, rng)));
+      runs.push_back(ticked(b, wall, load, rng));
     }
   return runs;
 }
@@ -113,6 +130,28 @@ TEST_CASE("host load: a shift below a quarter CPU is not a change") {
   const HostLoad h = analyse_host_load(run_table_of(runs));
   CHECK(h.segments.size() == 1);
   CHECK(h.busy_blocks.empty());
+}
+
+TEST_CASE("host load: a host saturated throughout is busy, judged by its idle share") {
+  // A 2-CPU host, two loops throughout: 1.9 CPUs elsewhere, 0.1 idle, in every block.
+  // Against its own quietest part nothing changed; against the host, nothing was left.
+  std::vector<RunRecord> runs;
+  for (std::size_t b = 1; b <= 20; ++b) runs.push_back(run_idle(b, 10000000, 19000000, 1000000));
+  const HostLoad h = analyse_host_load(run_table_of(runs));
+  REQUIRE(h.segments.size() == 1);
+  CHECK(h.segments[0].idle_cpus == Approx(0.1).epsilon(1e-12));
+  CHECK(h.segments[0].busy);
+  CHECK(h.busy_blocks.size() == 20);
+  CHECK(describe_host_load(h) == "the host was busy during blocks 1-20: 1.90 CPUs in other processes, 0.10 left "
+                                 "idle: less than 0.5 CPU idle throughout");
+  // The same load with a CPU idle is not busy: the target had room.
+  std::vector<RunRecord> roomy;
+  for (std::size_t b = 1; b <= 20; ++b) roomy.push_back(run_idle(b, 10000000, 19000000, 10000000));
+  CHECK(analyse_host_load(run_table_of(roomy)).busy_blocks.empty());
+  // A single-CPU host is never idle while the target runs: no load elsewhere, not busy.
+  std::vector<RunRecord> single;
+  for (std::size_t b = 1; b <= 20; ++b) single.push_back(run_idle(b, 10000000, 0, 0));
+  CHECK(analyse_host_load(run_table_of(single)).busy_blocks.empty());
 }
 
 TEST_CASE("host load: calibration on simulated tick-quantised loads") {

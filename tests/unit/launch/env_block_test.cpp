@@ -80,3 +80,21 @@ TEST_CASE("EnvBlock::for_target drops the shell's own variables and keeps the re
     if (v.rfind("_=", 0) != 0 && v.rfind("SHLVL=", 0) != 0 && v.rfind("OLDPWD=", 0) != 0) expected.push_back(v);
   CHECK(env.vars() == expected);
 }
+
+TEST_CASE("EnvBlock::pad_to refuses a padding variable no execve would take, before allocating it", "[env]") {
+  EnvBlock env({"A=1"});  // 4 bytes
+  // "OBSCHECK_PAD=" + filler + NUL may be kMaxArgStringBytes in all: 4 + 131072 fits.
+  env.pad_to(4 + kMaxArgStringBytes);
+  CHECK(env.size_bytes() == 4 + kMaxArgStringBytes);
+  EnvBlock big({"A=1"});
+  try {
+    big.pad_to(5 + kMaxArgStringBytes);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::usage);
+    CHECK(std::string(e.what()).find("MAX_ARG_STRLEN") != std::string::npos);
+    CHECK(e.hint() == "use --env-pad " + std::to_string(4 + kMaxArgStringBytes) + " or less");
+  }
+  CHECK_THROWS_AS(big.pad_to(std::size_t{1} << 62), Error);  // refused, not allocated
+  CHECK(big.size_bytes() == 4);
+}

@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <filesystem>
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -279,6 +280,27 @@ TEST_CASE("resolve_target names the exact problem", "[launch]") {
   } catch (const Error& e) {
     CHECK(e.kind() == ErrorKind::usage);
   }
+}
+
+TEST_CASE("resolve_target finds what execve would refuse before any run", "[launch]") {
+  TempDir dir;
+  const std::string garbage = dir.file("garbage", "\x01\x02\x03garbage bytes, no #! line\n", 0755);
+  const std::string no_interp = dir.file("script", "#!/nonexistent/interpreter -x\necho\n", 0755);
+  const std::string bare = dir.file("bare", "#!\n", 0755);
+  const std::string good = dir.file("good", "#! /bin/sh\ntrue\n", 0755);
+  const bool binfmt_misc = [] {
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator("/proc/sys/fs/binfmt_misc", ec))
+      if (e.path().filename() != "register" && e.path().filename() != "status") return true;
+    return false;
+  }();
+  if (!binfmt_misc)
+    CHECK(resolve_error(garbage) == garbage + ": exec format error (neither an ELF program nor a #! script)");
+  CHECK(resolve_error(no_interp) ==
+        no_interp + ": its #! interpreter /nonexistent/interpreter cannot be run (missing, a directory or not executable)");
+  CHECK(resolve_error(bare) == bare + ": its #! line names no interpreter");
+  CHECK(resolve_target(good) == good);
+  CHECK(resolve_target("/bin/true").front() == '/');
 }
 
 TEST_CASE("exec failures surface at release() with the precise reason", "[launch]") {

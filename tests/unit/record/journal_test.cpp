@@ -262,7 +262,9 @@ TEST_CASE("resume cuts a torn last line and appends after it") {
     auto resumed = JournalWriter::open_for_resume(path);
     CHECK(resumed.data.torn_tail);
     CHECK(resumed.data.runs.size() == 3);
-    CHECK(slurp(path) == intact);  // the torn bytes are gone before anything is appended
+    // A resume may still be refused (a changed binary): until the first line is
+    // appended the file is left byte for byte as it was.
+    CHECK(slurp(path) == intact + full.substr(0, full.size() / 2));
     const auto pending = remaining_trials(plan, resumed.data, 1);
     REQUIRE(pending.size() == 1);
     CHECK(pending[0].index == 3);

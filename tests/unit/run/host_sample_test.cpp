@@ -35,6 +35,7 @@ TEST_CASE("/proc/stat: busy ticks are user+nice+system+irq+softirq+steal of the 
   const auto s = parse_proc_stat(kStat);
   REQUIRE(s);
   CHECK(s->busy_ticks == 164508u + 105 + 21236 + 7 + 241 + 82);
+  CHECK(s->idle_ticks == 92631u + 546);
   CHECK(s->procs_running == 3);
 }
 
@@ -60,11 +61,28 @@ TEST_CASE("a run's host load: other CPU time is busy ticks less the target's own
   const nlohmann::json j = host_load_json(before, after, usage(9000, 1000), 100);
   CHECK(j.at("other_cpu_ns").get<std::int64_t>() == 20000000);
   CHECK(j.at("procs_running").get<std::uint64_t>() == 2);
-  // A tick of the target's own time missed reads below zero, as it is.
-  CHECK(host_load_json(before, ProcStat{1000, 1}, usage(4000, 0), 100).at("other_cpu_ns").get<std::int64_t>() ==
-        -4000000);
+  CHECK(j.at("tick_ns").get<std::uint64_t>() == 10000000);
+  CHECK(j.at("busy_cpu_ns").get<std::uint64_t>() == 30000000);  // every process's, whole ticks
+  // Both sides in ticks: the target's 4 ms round to no tick, and a run whose own ticks
+  // were missed reads 0, never below (it read -4 ms when microseconds were subtracted
+  // from ticks).
+  CHECK(host_load_json(before, ProcStat{1000, 1}, usage(4000, 0), 100).at("other_cpu_ns").get<std::int64_t>() == 0);
+  // 16 ms of its own round to 2 ticks: more than the 1 tick seen, still 0.
+  CHECK(host_load_json(before, ProcStat{1001, 1}, usage(16000, 0), 100).at("other_cpu_ns").get<std::int64_t>() == 0);
   // 250 Hz: 4 ms a tick.
   CHECK(host_load_json(before, after, usage(0, 0), 250).at("other_cpu_ns").get<std::int64_t>() == 12000000);
+  // Idle time over the run: idle + iowait ticks.
+  CHECK(host_load_json(ProcStat{1000, 1, 500}, ProcStat{1003, 2, 507}, usage(0, 0), 100).at("idle_cpu_ns") ==
+        70000000);
+}
+
+TEST_CASE("other CPU time is never negative, whatever the target's time and the ticks seen") {
+  for (std::uint64_t ticks = 0; ticks < 5; ++ticks)
+    for (long us = 0; us < 60000; us += 1700) {
+      const auto j = host_load_json(ProcStat{100, 1, 0}, ProcStat{100 + ticks, 1, 0}, usage(us, us / 3), 100);
+      CHECK(j.at("other_cpu_ns").get<std::int64_t>() >= 0);
+      CHECK(j.at("other_cpu_ns").get<std::int64_t>() % 10000000 == 0);  // whole ticks
+    }
 }
 
 TEST_CASE("this host's /proc/stat reads, with the reader itself running") {

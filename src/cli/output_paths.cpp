@@ -1,0 +1,122 @@
+#include "cli/output_paths.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/core.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/error.h"
+
+namespace obscheck {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Named {
+  std::string option;  // "-o", "--journal", ...
+  std::string path;
+};
+
+// A file as the kernel knows it, when it exists.
+struct FileId {
+  dev_t dev = 0;
+  ino_t ino = 0;
+};
+
+std::optional<FileId> id_of(const std::string& path, bool follow) {
+  struct stat st {};
+  if ((follow ? ::stat(path.c_str(), &st) : ::lstat(path.c_str(), &st)) != 0) return std::nullopt;
+  return FileId{st.st_dev, st.st_ino};
+}
+
+// The directory resolved (links followed, as the writer opens it) and the last name.
+std::string resolved(const std::string& path, bool follow_last) {
+  std::error_code ec;
+  fs::path p(path);
+  if (follow_last) {
+    const fs::path r = fs::weakly_canonical(p, ec);
+    return ec ? fs::absolute(p, ec).lexically_normal().string() : r.string();
+  }
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  const fs::path r = fs::weakly_canonical(dir, ec);
+  return ((ec ? fs::absolute(dir, ec).lexically_normal() : r) / p.filename()).string();
+}
+
+bool same_file(const Named& out, const Named& in) {
+  const auto a = id_of(out.path, false), b = id_of(in.path, true);
+  if (a && b) return a->dev == b->dev && a->ino == b->ino;
+  return resolved(out.path, false) == resolved(in.path, true) || resolved(out.path, false) == resolved(in.path, false);
+}
+
+std::vector<Named> outputs_of(const Options& o) {
+  std::vector<Named> out;
+  if (!o.output.empty()) out.push_back({"-o", o.output});
+  if (!o.html.empty()) out.push_back({"--html", o.html});
+  if (!o.export_json.empty()) out.push_back({"--export-json", o.export_json});
+  if (!o.export_csv.empty()) out.push_back({"--export-csv", o.export_csv});
+  return out;
+}
+
+std::vector<Named> inputs_of(const Options& o) {
+  std::vector<Named> in;
+  if (!o.journal.empty()) in.push_back({"--journal", o.journal});
+  if (!o.resume.empty()) in.push_back({"--resume", o.resume});
+  if (!o.plan_file.empty()) in.push_back({"--plan", o.plan_file});
+  for (const std::string& f : o.report_files) in.push_back({"the journal", f});
+  return in;
+}
+
+void refuse_output_naming_input(const std::vector<Named>& outs, const std::vector<Named>& ins) {
+  for (const Named& out : outs)
+    for (const Named& in : ins)
+      if (same_file(out, in))
+        throw Error(ErrorKind::usage,
+                    fmt::format("{} {} names {} {}: writing it would replace what it is read from", out.option,
+                                out.path, in.option, in.path),
+                    "write the report to another file; nothing was run or written");
+  for (std::size_t i = 0; i < outs.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (resolved(outs[i].path, false) == resolved(outs[j].path, false))
+        throw Error(ErrorKind::usage,
+                    fmt::format("{} and {} both name {}: one would replace the other", outs[j].option, outs[i].option,
+                                outs[i].path),
+                    "give each its own file");
+}
+
+Error cannot_write(const Named& out, const std::string& why, const std::string& hint) {
+  return Error(ErrorKind::io, fmt::format("cannot write {} {}: {}", out.option, out.path, why),
+               hint + " (checked before the check runs: nothing was run or written)");
+}
+
+// What write_file_safely would find only after the check: checked now.
+void require_writable(const Named& out) {
+  struct stat st {};
+  if (::stat(out.path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw cannot_write(out, "it is a directory", "name a file");
+  const fs::path p(out.path);
+  const std::string dir = p.has_parent_path() ? p.parent_path().string() : std::string(".");
+  if (::stat(dir.c_str(), &st) != 0)
+    throw cannot_write(out, fmt::format("its directory {}: {}", dir, std::strerror(errno)), "create the directory first");
+  if (!S_ISDIR(st.st_mode)) throw cannot_write(out, fmt::format("{} is not a directory", dir), "name a file in a directory");
+  // access(2) answers for this process's ids and says EROFS for a read-only filesystem.
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    throw cannot_write(out, fmt::format("its directory {}: {}", dir, std::strerror(errno)), "write it elsewhere");
+}
+
+}  // namespace
+
+void check_output_paths(const Options& o) {
+  const std::vector<Named> outs = outputs_of(o);
+  if (outs.empty()) return;
+  refuse_output_naming_input(outs, inputs_of(o));
+  for (const Named& out : outs) require_writable(out);
+}
+
+}  // namespace obscheck

@@ -1,0 +1,24 @@
+// cli/: the files a command will write, checked before it runs anything.
+//
+// Two mistakes cost the results of a whole check, so both are refused before the
+// first run, with nothing written:
+//   - an output (-o, --html, --json's -o, --export-json, --export-csv) that names an
+//     input (the journal being written or resumed, the journal being reported, the
+//     plan): the report would replace the runs it reports. The same file is found by
+//     st_dev/st_ino when both exist, else by the resolved directory and name (the
+//     output's last component is not followed: a link there is replaced, not written
+//     through, util/safe_write.h). Error(usage), exit 2.
+//   - an output that cannot be written: its directory missing or not a directory, the
+//     output itself a directory, the directory not writable (a read-only filesystem
+//     included). Error(io), exit 6. What may change while the check runs (a full disk)
+//     is still found only when the report is written.
+#pragma once
+
+#include "cli/options.h"
+
+namespace obscheck {
+
+// Throws as above; does nothing for a command that writes no file.
+void check_output_paths(const Options& o);
+
+}  // namespace obscheck
