@@ -105,7 +105,7 @@ TEST_CASE("test PMU: where the kernel refuses a group read with inherit, members
   CHECK(pmu.opened()[2].attr.read_format == 0x7);
 }
 
-TEST_CASE("test PMU: three counters on two slots rotate; each ran 2 of 3 ms and is scaled by 1.5, labelled",
+TEST_CASE("test PMU: three counters on two slots rotate: each ran 2 of 3 ms and is scaled by 1.5, labelled",
           "[counters][test-pmu]") {
   TestPmuConfig c = model(2);
   c.run_ns = 3'000'000;  // ticks: {cycles,instructions} {instructions,l1d} {l1d,cycles}
@@ -131,7 +131,7 @@ TEST_CASE("test PMU: three counters on two slots rotate; each ran 2 of 3 ms and 
   CHECK(r[3].running_fraction() == 1.0);
 }
 
-TEST_CASE("test PMU: two groups of two on two slots take turns; each is on half the time", "[counters][test-pmu]") {
+TEST_CASE("test PMU: two groups of two on two slots take turns, each on half the time", "[counters][test-pmu]") {
   TestPmu pmu(model(2));
   const auto r = count(pmu, "{cycles,instructions},{l1d,cycles}");
   REQUIRE(r.size() == 4);
