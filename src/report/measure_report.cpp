@@ -108,6 +108,7 @@ std::string measure_text(const MeasureFindings& f, bool color) {
     const std::string pm = std::isfinite(sem) ? fmt::format("( +- {:.2f}% )", sem) : "";
     out += fmt::format("  {:<24} {:>14}  {:<31} {:<30} {:<14} {:<58} {}\n", m.series.name, format_value(m.median, u),
                        ci, mean_sd(m), pm, five, counted);
+    for (const std::string& fault : m.series.faults) out += fmt::format("  {:<24} fault: {}\n", "", fault);
     if (m.severe_outliers + m.mild_outliers > 0)
       out += fmt::format("  {}{:<24} outliers kept: {} mild, {} severe (Tukey fences){}\n", dim, "",
                          m.mild_outliers, m.severe_outliers, reset);
@@ -157,6 +158,7 @@ std::string measure_json(const MeasureFindings& f) {
                        {"running_ns", m.series.counter ? num(m.series.running_ns) : nlohmann::json(nullptr)},
                        {"enabled_ns", m.series.counter ? num(m.series.enabled_ns) : nlohmann::json(nullptr)},
                        {"running_fraction", m.series.counter ? fractions(m.series) : nlohmann::json(nullptr)},
+                       {"faults", m.series.counter ? nlohmann::json(m.series.faults) : nlohmann::json(nullptr)},
                        {"max_scale", m.series.max_scale},
                        {"outliers", {{"mild", m.mild_outliers}, {"severe", m.severe_outliers}}},
                        {"values", values}});

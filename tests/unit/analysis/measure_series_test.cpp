@@ -1,6 +1,7 @@
 // analysis/measure: what a measure's runs give each counter's series, on fixed runs.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <vector>
 
 #include "analysis/measure.h"
@@ -43,4 +44,17 @@ TEST_CASE("measure_series: each measured run's running fraction, warm-ups left o
   CHECK(s.max_scale == 4.0);
   CHECK(s.running_ns == 1250.0);
   CHECK(s.enabled_ns == 3000.0);
+  CHECK(s.faults.empty());
+}
+
+TEST_CASE("measure_series: a run whose count is a fault is named, with its run") {
+  Reading zero = reading(0, 1000, 1000);
+  zero.value = std::nan("");
+  zero.fault = "cycles reads 0 although it ran 1000 ns: the PMU did not count it";
+  RunRecord r = run(zero);
+  r.index = 7;
+  const std::vector<MetricSeries> series = measure_series({run(reading(100, 1000, 1000)), r});
+  REQUIRE_FALSE(series.empty());
+  CHECK(series.front().faults ==
+        std::vector<std::string>{"cycles reads 0 although it ran 1000 ns: the PMU did not count it (run 7)"});
 }
