@@ -150,3 +150,35 @@ TEST_CASE("test PMU: the check calls a multiplexed counter's comparison incompar
   for (const IncomparableRun& r : f.incomparable) named = named || r.why == "l1d multiplexed (x2.00)";
   CHECK(named);
 }
+
+TEST_CASE("test PMU: the journal keeps each run's running fraction and a counter's fault", "[test-pmu]") {
+  TestPmuConfig c = one_slot();
+  c.events[kCycles].offset = -100'000'000;  // cycles read negative as a signed count
+  TestPmu pmu(c);
+  ScopedPerfSyscalls seam(pmu);
+  Session s = cycles_l1d_session(1);
+  TempDir dir;
+  s.journal_path = (dir.path / "j.jsonl").string();
+  JournalWriter writer = JournalWriter::create(s.journal_path, manifest(s.plan));
+  const LookFn look = [](const std::vector<RunRecord>&, std::size_t) { return LookOutcome{}; };
+  REQUIRE(run_session(s, writer, look).failure.empty());
+  const JournalData d = load_journal(s.journal_path);
+  REQUIRE(d.runs.size() == s.runs.size());
+  std::size_t faults = 0, halves = 0;
+  for (const RunRecord& r : d.runs) {
+    for (const Reading& x : r.readings) {
+      if (x.name == "cycles") {
+        ++faults;
+        CHECK(std::isnan(x.value));
+        CHECK(x.fault.starts_with("cycles reads negative ("));
+      }
+      if (x.name == "l1d" && r.readings.size() == 2) {
+        ++halves;
+        CHECK(x.running_fraction() == 0.5);  // enabled and running, as journalled
+        CHECK(x.fault.empty());
+      }
+    }
+  }
+  CHECK(faults > 0);
+  CHECK(halves > 0);
+}
