@@ -63,6 +63,8 @@ std::vector<MetricSeries> measure_series(const std::vector<RunRecord>& runs) {
       s.values.push_back(rd.value);
       s.running_ns += static_cast<double>(rd.time_running);
       s.enabled_ns += static_cast<double>(rd.time_enabled);
+      s.running_fractions.push_back(rd.running_fraction());
+      if (!rd.fault.empty()) s.faults.push_back(fmt::format("{} (run {})", rd.fault, run.index));
       if (rd.multiplexed) {
         ++s.multiplexed_runs;
         s.max_scale = std::max(s.max_scale, rd.scale);

@@ -22,6 +22,12 @@ struct MetricSeries {
   // Counters: the sums over the measured runs of the kernel's time_running and
   // time_enabled, in ns (perf stat's "run time" and "% running" columns).
   double running_ns = 0, enabled_ns = 0;
+  // Counters: time_running / time_enabled of each measured run, run order (1: exact,
+  // < 1: multiplexed, 0: never ran), so a report says per run how much was estimated.
+  std::vector<double> running_fractions;
+  // Counters: the runs whose count was not a value (Reading::fault), "REASON (run I)",
+  // run order; such a run's value is NaN and left out of every statistic.
+  std::vector<std::string> faults;
 };
 
 struct MetricSummary {

@@ -20,6 +20,7 @@
 #include "events/event.h"
 #include "util/error.h"
 #include "util/fd.h"
+#include "util/perf_syscalls.h"
 #include "util/raw_syscall.h"
 
 namespace obscheck {
@@ -93,16 +94,13 @@ class BlockedChild {
   pid_t pid_ = -1;
 };
 
-// Opens `e` on `pid` the way observe/ will (disabled, enable_on_exec); returns the fd
-// or -errno.
-int open_on(const EventDesc& e, pid_t pid, int group_fd) {
-  perf_event_attr attr = e.attr;
-  attr.size = sizeof(attr);
-  attr.disabled = group_fd < 0 ? 1 : 0;
-  attr.enable_on_exec = group_fd < 0 ? 1 : 0;
+// Opens `e` on `pid` as observe/ will (counting_attr: disabled, enable_on_exec,
+// inherit, read_format); returns the fd or -errno.
+int open_on(const EventDesc& e, pid_t pid, int group_fd, bool in_group) {
+  perf_event_attr attr = counting_attr(e, group_fd < 0, in_group);
   if (e.source == "uprobe") attr.config1 = reinterpret_cast<std::uint64_t>(e.probe_path.c_str());
-  const long fd = ::syscall(SYS_perf_event_open, &attr, pid, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
-  return fd < 0 ? -errno : static_cast<int>(fd);
+  const int fd = perf_syscalls().open(&attr, pid, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
+  return fd < 0 ? -errno : fd;
 }
 
 const char* errno_name(int err) {
@@ -157,6 +155,16 @@ Availability diagnose_open_error(const EventDesc& e, int err, const HostPerfFact
   switch (err) {
     case EACCES:
     case EPERM:
+      if (host.cap_perfmon) {
+        // With CAP_PERFMON (root) paranoid does not apply: the kernel refuses this event
+        // to everyone (some tracepoints, e.g. ftrace's own, refuse perf outright).
+        a.reason = fmt::format("the kernel refuses {} to perf_event_open even with this privilege ({})",
+                               e.name, code);
+        a.hint = e.attr.type == PERF_TYPE_TRACEPOINT
+                     ? "this tracepoint cannot be counted; choose another (obscheck events --all)"
+                     : "see what the kernel allows with: obscheck doctor";
+        return a;
+      }
       a.reason = fmt::format("perf_event_paranoid is {}, which forbids opening {} ({})",
                              host.paranoid, e.name, code);
       a.hint = "allow it with: sysctl kernel.perf_event_paranoid=1 (or run as root)";
@@ -223,7 +231,7 @@ std::vector<Availability> probe_event_set(const EventSet& set) {
     int leader = -1;
     std::optional<std::size_t> failed;
     for (std::size_t idx : group) {
-      const int fd = open_on(set.events.at(idx), child.pid(), leader);
+      const int fd = open_on(set.events.at(idx), child.pid(), leader, group.size() > 1);
       if (fd < 0) {
         out[idx] = diagnose_open_error(set.events[idx], -fd, host, group.size() > 1);
         failed = idx;

@@ -65,13 +65,17 @@ struct EventDesc {
   std::string name;    // display name (the alias or spec, normalised)
   std::string source;  // "alias" | "sysfs" | "libpfm4" | "papi" | "uprobe" | "breakpoint"
   std::string pmu;     // "cpu" | "software" | "msr" | "uprobe" | "breakpoint" | ...
-  // Fully encoded except the per-open flags observe/ sets: disabled, enable_on_exec,
-  // inherit, read_format. For uprobes attr.config1 must point at probe_path when the
+  // Fully encoded except the per-open flags (disabled, enable_on_exec, inherit,
+  // read_format: counting_attr() adds them). For uprobes attr.config1 must point at probe_path when the
   // event is opened (observe/ sets it; the pointer cannot survive a copy).
   perf_event_attr attr{};
   std::string probe_path;        // uprobe / breakpoint target file (absolute, resolved like execvp)
   std::string probe_symbol;      // uprobe / breakpoint symbol name
   bool hardware = false;         // needs a hardware PMU (cycles, cache events, raw cpu/...)
+  // perf's tool event duration_time: the run's wall time in ns from the driver's own
+  // clock (exec to exit). As perf does, a dummy software event (type 1, config 0x9)
+  // is opened in its place, which counts nothing; observe/ reads the clock instead.
+  bool duration_time = false;
   // How the name was read, for `events --encode`: "perf legacy name cpu-cycles",
   // "tracefs syscalls/sys_enter_openat", "obscheck alias (perf reads l1d as ...)".
   std::string resolved;
@@ -113,6 +117,21 @@ class EventSyntaxError : public Error {
 // "WHAT (column C)\n  SPEC\n  ^" with the caret under column C, 1-based (pure; the
 // hint is left to the caller, which prints it on its own line).
 std::string format_event_error(const EventSyntaxError& e);
+
+// What a counting run programs (observe/ opens exactly this; `events --encode` shows
+// exactly this): e.attr plus the per-open flags perf stat sets. Every counter reads
+// time enabled and running (multiplex scaling); a group of more than one event also
+// reads ids and the whole group at once, on leader and members alike (read_format 0xf,
+// as perf stat programs it); the leader (or a lone event) starts disabled and is
+// switched on at the target's execve, members follow it; all are inherited by the
+// target's threads and children.
+inline constexpr std::uint64_t kCountingReadFormat =
+    PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+inline constexpr std::uint64_t kGroupReadFormat = kCountingReadFormat | PERF_FORMAT_ID | PERF_FORMAT_GROUP;
+perf_event_attr counting_attr(const EventDesc& e, bool group_leader, bool in_group);
+// The same for set.events[index], leader and group size taken from set.groups (an
+// event in no group counts alone).
+perf_event_attr counting_attr(const EventSet& set, std::size_t index);
 
 // Throws Error(ErrorKind::event) for an unknown name (message has a did-you-mean),
 // malformed syntax, an unknown PMU or format term, a symbol not in the ELF file.

@@ -8,17 +8,15 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <mutex>
 #include <set>
 
 #include "util/error.h"
+#include "util/perf_syscalls.h"
 
 namespace obscheck {
 namespace {
-
-constexpr const char* kParanoidPath = "/proc/sys/kernel/perf_event_paranoid";
 
 // Words in a read(2) of one counter / one group, per read_format (perf_event_open(2)).
 std::size_t words_per_value(std::uint64_t fmt) {
@@ -29,46 +27,13 @@ std::size_t time_words(std::uint64_t fmt) {
 }
 
 int perf_event_open(perf_event_attr* attr, pid_t pid, int group_fd) {
-  return static_cast<int>(::syscall(SYS_perf_event_open, attr, pid, -1, group_fd, PERF_FLAG_FD_CLOEXEC));
+  return perf_syscalls().open(attr, pid, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
 }
 
-std::string read_paranoid() {
-  std::ifstream in(kParanoidPath);
-  std::string v;
-  return (in >> v) ? v : "unknown";
-}
-
-std::string open_hint(const EventDesc& e, int err) {
-  switch (err) {
-    case ENOENT:
-    case EOPNOTSUPP:
-      return e.hardware ? "this host has no hardware PMU for it (a VM without a virtual PMU?); software "
-                          "events (task-clock, page-faults) and msr/tsc/ still count, and --simulate "
-                          "models the hardware ones"
-                        : "the kernel does not offer this event here; `obscheck events` lists what does";
-    case EACCES:
-    case EPERM:
-      return fmt::format("perf_event_paranoid is {}; run as root or `sysctl kernel.perf_event_paranoid=-1`",
-                         read_paranoid());
-    case EINVAL:
-      return "the kernel rejected the encoding (an unknown config or flag for this PMU)";
-    case EBUSY:
-      return "the counter is in use (the NMI watchdog? `sysctl kernel.nmi_watchdog=0`)";
-    case ENOSPC:
-      return "no free slot for it (x86 has 4 hardware breakpoints)";
-    case EMFILE:
-      return "too many open files: raise `ulimit -n`";
-    case ESRCH:
-      return "the target process is already gone";
-    default:
-      return {};
-  }
-}
-
-[[noreturn]] void throw_open_failure(const EventDesc& e, int err) {
-  throw Error(ErrorKind::event,
-              fmt::format("{}: perf_event_open failed: {} (errno {})", e.name, std::strerror(err), err),
-              open_hint(e, err));
+// The same reason and hint `obscheck events` gives for the same errno (one diagnosis).
+[[noreturn]] void throw_open_failure(const EventDesc& e, int err, bool in_group) {
+  const Availability a = diagnose_open_error(e, err, read_host_perf_facts(), in_group);
+  throw Error(ErrorKind::event, a.reason, a.hint);
 }
 
 bool is_uprobe(const EventDesc& e) {
@@ -126,17 +91,6 @@ void keep_swevent_warm(const EventDesc& e) {
 
 }  // namespace
 
-perf_event_attr counting_attr(const EventDesc& e, bool group_leader, bool in_group) {
-  perf_event_attr a = e.attr;
-  a.size = sizeof(perf_event_attr);
-  a.read_format = kReadFormat | ((group_leader && in_group) ? PERF_FORMAT_GROUP : 0);
-  // Only the leader is switched on at exec; members follow it.
-  a.disabled = group_leader ? 1 : 0;
-  a.enable_on_exec = group_leader ? 1 : 0;
-  a.inherit = 1;
-  return a;
-}
-
 std::vector<RawCount> parse_read_buffer(std::span<const std::uint64_t> words, std::uint64_t read_format,
                                         std::size_t nr_expected) {
   const bool enabled = (read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) != 0;
@@ -177,30 +131,58 @@ std::vector<RawCount> parse_read_buffer(std::span<const std::uint64_t> words, st
   return out;
 }
 
-Reading scale_reading(const std::string& name, const RawCount& c) {
+bool always_counts(const EventDesc& e) {
+  if (e.attr.type == PERF_TYPE_HARDWARE)
+    return e.attr.config == PERF_COUNT_HW_CPU_CYCLES || e.attr.config == PERF_COUNT_HW_INSTRUCTIONS ||
+           e.attr.config == PERF_COUNT_HW_REF_CPU_CYCLES;
+  if (e.attr.type == PERF_TYPE_SOFTWARE)
+    return e.attr.config == PERF_COUNT_SW_TASK_CLOCK || e.attr.config == PERF_COUNT_SW_CPU_CLOCK;
+  return false;
+}
+
+Reading scale_reading(const std::string& name, const RawCount& c, bool counts_whenever_running) {
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
   Reading r;
   r.name = name;
   r.raw = c.value;
   r.time_enabled = c.time_enabled;
   r.time_running = c.time_running;
   if (c.time_running == 0) {
-    r.value = std::numeric_limits<double>::quiet_NaN();
+    r.value = kNaN;
     r.multiplexed = true;
     r.scale = 0;  // no finite factor exists; see reading.h
-  } else if (c.time_running < c.time_enabled) {
+    r.fault = fmt::format("{} never ran: time running 0 of {} ns enabled (multiplexed out, or the PMU stopped "
+                          "counting it)", name, c.time_enabled);
+    return r;
+  }
+  if (c.time_running < c.time_enabled) {
     r.scale = static_cast<double>(c.time_enabled) / static_cast<double>(c.time_running);
-    r.value = static_cast<double>(c.value) * r.scale;
     r.multiplexed = true;
-  } else {
-    r.value = static_cast<double>(c.value);
+  }
+  r.value = static_cast<double>(c.value) * r.scale;
+  if (static_cast<std::int64_t>(c.value) < 0) {
+    r.value = kNaN;
+    r.fault = fmt::format("{} reads negative ({} as a signed 64-bit count): a wrapped or broken counter", name,
+                          static_cast<std::int64_t>(c.value));
+  } else if (c.value == 0 && counts_whenever_running) {
+    r.value = kNaN;
+    r.fault = fmt::format("{} reads 0 although it ran {} ns: the PMU did not count it", name, c.time_running);
   }
   return r;
+}
+
+Reading CounterSet::read_one(std::size_t event, const RawCount& c) const {
+  return scale_reading(names_[event], c, always_counts_[event]);
 }
 
 CounterSet CounterSet::open(pid_t child, const EventSet& events) {
   CounterSet set;
   set.names_.reserve(events.events.size());
-  for (const auto& e : events.events) set.names_.push_back(e.name);
+  for (const auto& e : events.events) {
+    set.names_.push_back(e.name);
+    set.always_counts_.push_back(always_counts(e));
+    set.duration_time_.push_back(e.duration_time);
+  }
 
   std::vector<std::vector<std::size_t>> groups = events.groups;
   if (groups.empty())  // no grouping given: each event alone
@@ -213,64 +195,69 @@ CounterSet CounterSet::open(pid_t child, const EventSet& events) {
         throw Error(ErrorKind::internal, fmt::format("event group refers to event {} of {}", idx,
                                                      events.events.size()));
     for (std::size_t idx : members) keep_swevent_warm(events.events[idx]);
-    Group g;
-    g.event_index = members;
-    const bool in_group = members.size() > 1;
-    const EventDesc& lead = events.events[members[0]];
-    int fd = open_one(lead, true, in_group, child, -1);
-    if (fd < 0 && in_group && errno == EINVAL) {
-      // Older kernels refuse PERF_FORMAT_GROUP together with inherit: read each
-      // member on its own instead (they are still scheduled as one group).
-      fd = open_one(lead, true, in_group, child, -1, PERF_FORMAT_GROUP);
-      if (fd >= 0) {
-        g.group_read = false;
-        set.notes_.push_back(fmt::format(
-            "group {{{}...}}: the kernel refused a group read with inherit; members are read one by one",
-            lead.name));
-      }
-    }
-    if (fd < 0) throw_open_failure(lead, errno);
-    g.group_read = g.group_read && in_group;
-    g.fds.emplace_back(fd);
-    for (std::size_t k = 1; k < members.size(); ++k) {
-      const EventDesc& e = events.events[members[k]];
-      const int mfd = open_one(e, false, true, child, g.fds[0].get());
-      if (mfd < 0) throw_open_failure(e, errno);
-      g.fds.emplace_back(mfd);
-    }
-    set.groups_.push_back(std::move(g));
+    set.groups_.push_back(open_group(child, events, members, set.notes_));
   }
   return set;
 }
 
-std::vector<Reading> CounterSet::read() const {
+CounterSet::Group CounterSet::open_group(pid_t child, const EventSet& events, const std::vector<std::size_t>& members,
+                                         std::vector<std::string>& notes) {
+  Group g;
+  g.event_index = members;
+  const bool in_group = members.size() > 1;
+  const EventDesc& lead = events.events[members[0]];
+  std::uint64_t drop = 0;
+  int fd = open_one(lead, true, in_group, child, -1);
+  if (fd < 0 && in_group && errno == EINVAL) {
+    // Older kernels refuse PERF_FORMAT_GROUP together with inherit: read each
+    // member on its own instead (they are still scheduled as one group).
+    drop = PERF_FORMAT_GROUP;
+    fd = open_one(lead, true, in_group, child, -1, drop);
+    if (fd >= 0)
+      notes.push_back(fmt::format(
+          "group {{{}...}}: the kernel refused a group read with inherit; members are read one by one", lead.name));
+  }
+  if (fd < 0) throw_open_failure(lead, errno, in_group);
+  g.group_read = in_group && drop == 0;
+  g.read_format = counting_attr(lead, true, in_group).read_format & ~drop;
+  g.fds.emplace_back(fd);
+  for (std::size_t k = 1; k < members.size(); ++k) {
+    const EventDesc& e = events.events[members[k]];
+    const int mfd = open_one(e, false, true, child, g.fds[0].get(), drop);
+    if (mfd < 0) throw_open_failure(e, errno, true);
+    g.fds.emplace_back(mfd);
+  }
+  return g;
+}
+
+std::vector<Reading> CounterSet::read(std::optional<std::uint64_t> wall_ns) const {
   std::vector<Reading> out(names_.size());
-  // Big enough for any group this set holds: header + values (no ID/LOST asked for).
   std::vector<std::uint64_t> buf;
   for (const auto& g : groups_) {
-    const std::size_t nr = g.fds.size();
-    if (g.group_read) {
-      const std::uint64_t fmt = kReadFormat | PERF_FORMAT_GROUP;
-      buf.assign(1 + time_words(fmt) + nr * words_per_value(fmt), 0);
-      const ssize_t n = ::read(g.fds[0].get(), buf.data(), buf.size() * sizeof(std::uint64_t));
+    const std::size_t nr = g.group_read ? g.fds.size() : 1;
+    // Big enough for one read of this group: header + values (+ ids) per read_format.
+    buf.assign(1 + time_words(g.read_format) + nr * words_per_value(g.read_format), 0);
+    for (std::size_t k = 0; k < (g.group_read ? 1 : g.fds.size()); ++k) {
+      const ssize_t n = perf_syscalls().read(g.fds[k].get(), buf.data(), buf.size() * sizeof(std::uint64_t));
       if (n < 0)
-        throw Error(ErrorKind::host, fmt::format("{}: reading the counter group failed: {}",
-                                                 names_[g.event_index[0]], std::strerror(errno)));
-      const auto raw = parse_read_buffer({buf.data(), static_cast<std::size_t>(n) / sizeof(std::uint64_t)},
-                                         fmt, nr);
-      for (std::size_t k = 0; k < nr; ++k)
-        out[g.event_index[k]] = scale_reading(names_[g.event_index[k]], raw[k]);
-      continue;
+        throw Error(ErrorKind::host, fmt::format("{}: reading the counter{} failed: {}", names_[g.event_index[k]],
+                                                 g.group_read ? " group" : "", std::strerror(errno)));
+      const auto raw =
+          parse_read_buffer({buf.data(), static_cast<std::size_t>(n) / sizeof(std::uint64_t)}, g.read_format, nr);
+      for (std::size_t j = 0; j < raw.size(); ++j) {
+        const std::size_t event = g.event_index[g.group_read ? j : k];
+        out[event] = read_one(event, raw[j]);
+      }
     }
-    for (std::size_t k = 0; k < nr; ++k) {
-      std::uint64_t one[3] = {};
-      const ssize_t n = ::read(g.fds[k].get(), one, sizeof one);
-      if (n < 0)
-        throw Error(ErrorKind::host, fmt::format("{}: reading the counter failed: {}",
-                                                 names_[g.event_index[k]], std::strerror(errno)));
-      const auto raw = parse_read_buffer({one, static_cast<std::size_t>(n) / sizeof(std::uint64_t)},
-                                         kReadFormat, 1);
-      out[g.event_index[k]] = scale_reading(names_[g.event_index[k]], raw[0]);
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (!duration_time_[i]) continue;
+    // Not a counter: the driver's clock, like perf's duration_time.
+    if (wall_ns) {
+      out[i] = scale_reading(names_[i], {*wall_ns, *wall_ns, *wall_ns});
+    } else {
+      out[i].value = std::numeric_limits<double>::quiet_NaN();
+      out[i].fault = fmt::format("{}: the run's wall time was not measured", names_[i]);
     }
   }
   return out;

@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -14,14 +15,8 @@
 
 namespace obscheck {
 
-// Every counter is opened with PERF_FORMAT_TOTAL_TIME_ENABLED|RUNNING (and, in a
-// group, PERF_FORMAT_GROUP on the leader), disabled + enable_on_exec, inherit, so the
-// child's threads and children are counted from its execve on.
-inline constexpr std::uint64_t kReadFormat =
-    PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-
-// The attr exactly as observe/ opens it on a task (pure; golden tests use it).
-perf_event_attr counting_attr(const EventDesc& e, bool group_leader, bool in_group);
+// Every counter is opened as events/counting_attr() says (the one definition that
+// `events --encode` prints too), through util/perf_syscalls.h.
 
 // Parses a read(2) buffer of a counter opened with `read_format` into readings,
 // applying multiplex scaling. `nr_expected` is the number of events in the group
@@ -31,7 +26,14 @@ struct RawCount {
 };
 std::vector<RawCount> parse_read_buffer(std::span<const std::uint64_t> words,
                                         std::uint64_t read_format, std::size_t nr_expected);
-Reading scale_reading(const std::string& name, const RawCount& c);
+// `counts_whenever_running`: the event cannot read 0 over a run in which it ran
+// (always_counts()), so 0 is a fault. See Reading::fault.
+Reading scale_reading(const std::string& name, const RawCount& c, bool counts_whenever_running = false);
+
+// Events that count on every run in which they ran: cycles, instructions, ref-cycles,
+// task-clock and cpu-clock. Others (cache misses, faults, switches, probes) may
+// honestly read 0.
+bool always_counts(const EventDesc& e);
 
 // The counters of one run, opened on a corked child (pid) before it execs, grouped as
 // `events.groups` says (empty: each event alone). Opening fails as a whole: a counter
@@ -47,8 +49,10 @@ class CounterSet {
   CounterSet() = default;
   static CounterSet open(pid_t child, const EventSet& events);
   // One Reading per event, in the EventSet's event order (not group order). Throws
-  // Error(host) if a counter cannot be read.
-  std::vector<Reading> read() const;  // after the child exited (or any time)
+  // Error(host) if a counter cannot be read. A faulty count is a Reading with a fault.
+  // `wall_ns`, the run's wall time (exec to exit), is duration_time's value (exact);
+  // without it a duration_time reading is a fault.
+  std::vector<Reading> read(std::optional<std::uint64_t> wall_ns = std::nullopt) const;  // after the child exited
   std::size_t size() const { return names_.size(); }
   // How the set had to deviate from the plan, one line each (e.g. a group read the
   // kernel refused, so members are read one by one). Empty on current kernels.
@@ -59,9 +63,15 @@ class CounterSet {
     std::vector<UniqueFd> fds;  // fds[0] is the leader
     std::vector<std::size_t> event_index;
     bool group_read = true;  // read through the leader with PERF_FORMAT_GROUP
+    std::uint64_t read_format = 0;  // as opened (members' without GROUP when !group_read)
   };
+  static Group open_group(pid_t child, const EventSet& events, const std::vector<std::size_t>& members,
+                          std::vector<std::string>& notes);
+  Reading read_one(std::size_t event, const RawCount& c) const;
   std::vector<Group> groups_;
   std::vector<std::string> names_;
+  std::vector<bool> always_counts_;
+  std::vector<bool> duration_time_;
   std::vector<std::string> notes_;
 };
 

@@ -90,6 +90,11 @@ std::string encode_event_list(const EventSet& set, const std::vector<std::size_t
       throw Error(ErrorKind::usage,
                   fmt::format("{}: in-process mode programs counters only, not probes", e.spec),
                   "count uprobes and breakpoints with --mode external");
+    if (e.duration_time)
+      throw Error(ErrorKind::usage,
+                  fmt::format("{}: in-process mode programs counters only; duration_time is the driver's clock",
+                              e.spec),
+                  "count duration_time with --mode external");
     if (e.spec.empty() || e.spec.find_first_of(";\t\n") != std::string::npos)
       throw Error(ErrorKind::usage,
                   fmt::format("\"{}\": an in-process event name may not be empty or hold ';', a tab "

@@ -455,6 +455,7 @@ bool parse_run_line(std::string_view line, RunFields& f, std::string& type, std:
         if (f.readings.size() <= i) f.readings.emplace_back();
         RunFields::Reading& r = f.readings[i];
         r.value = r.scale = std::nullopt;
+        r.fault.clear();  // optional: reused from the last line
         std::uint32_t rseen = 0;
         s.at("readings", "");
         s.reading = i;
@@ -468,6 +469,7 @@ bool parse_run_line(std::string_view line, RunFields& f, std::string& type, std:
           if (k == "value") return rseen |= r_value, s.real(r.value);
           if (k == "scale") return rseen |= r_scale, s.real(r.scale);
           if (k == "multiplexed") return rseen |= r_mux, s.boolean(r.multiplexed);
+          if (k == "fault") return s.str(r.fault);
           return s.skip(3);
         });
         if (!ok) return false;

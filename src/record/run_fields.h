@@ -33,6 +33,7 @@ struct RunFields {
     std::uint64_t raw = 0, enabled = 0, running = 0;
     std::optional<double> value, scale;  // JSON null: not finite when written
     bool multiplexed = false;
+    std::string fault;  // Reading::fault; "" (and absent from the line) when none
   };
   std::uint64_t index = 0, block = 0, position = 0, config = 0;
   std::string config_id;

@@ -109,6 +109,7 @@ RunFields::Reading reading_fields(const nlohmann::json& j, const std::string& at
   r.value = real_at(j, "value", at + "value");
   r.multiplexed = bool_at(j, "multiplexed", at + "multiplexed");
   r.scale = real_at(j, "scale", at + "scale");
+  if (j.contains("fault")) r.fault = string_at(j, "fault", at + "fault");  // written only when there is one
   return r;
 }
 
@@ -187,6 +188,7 @@ void to_json(nlohmann::json& j, const Reading& r) {
        {"value", finite_or_null(r.value)},
        {"multiplexed", r.multiplexed},
        {"scale", finite_or_null(r.scale)}};
+  if (!r.fault.empty()) j["fault"] = r.fault;
 }
 
 void from_json(const nlohmann::json& j, Reading& r) {
@@ -266,6 +268,7 @@ RunRecord run_record_of(const RunFields& f) {
     out.value = value_or_nan(in.value);
     out.multiplexed = in.multiplexed;
     out.scale = value_or_nan(in.scale);
+    out.fault = in.fault;
   }
   return r;
 }
@@ -298,7 +301,13 @@ std::string run_line(const RunRecord& r) {
   fmt::format_to(o, ",\"index\":{},\"position\":{},\"readings\":[", r.index, r.position);
   for (std::size_t i = 0; i < r.readings.size(); ++i) {
     const Reading& rd = r.readings[i];
-    fmt::format_to(o, "{}{{\"enabled\":{},\"multiplexed\":", i ? "," : "", rd.time_enabled);
+    fmt::format_to(o, "{}{{\"enabled\":{},", i ? "," : "", rd.time_enabled);
+    if (!rd.fault.empty()) {
+      out += "\"fault\":";
+      append_string(out, rd.fault);
+      out += ',';
+    }
+    out += "\"multiplexed\":";
     append_bool(out, rd.multiplexed);
     out += ",\"name\":";
     append_string(out, rd.name);

@@ -48,7 +48,8 @@ void from_json(const nlohmann::json& j, ExitInfo& e);
 nlohmann::json rusage_to_json(const struct rusage& r);
 struct rusage rusage_from_json(const nlohmann::json& j);
 
-// Reading <-> {"name","raw","enabled","running","value","multiplexed","scale"}.
+// Reading <-> {"name","raw","enabled","running","value","multiplexed","scale"}, and
+// "fault" when the reading has one (a count that is not a value: observe/reading.h).
 // JSON has no NaN or infinity: a value or scale that is not finite is written as null
 // and read back as NaN (a counter that never ran has value NaN; see observe/reading.h).
 void to_json(nlohmann::json& j, const Reading& r);

@@ -72,6 +72,20 @@ std::vector<std::pair<std::size_t, std::size_t>> group_of(const EventSet& set) {
   return out;
 }
 
+// read_format as perf prints it: flag names joined by '|'.
+std::string read_format_names(std::uint64_t f) {
+  static constexpr std::pair<std::uint64_t, const char*> kNames[] = {
+      {PERF_FORMAT_TOTAL_TIME_ENABLED, "TOTAL_TIME_ENABLED"},
+      {PERF_FORMAT_TOTAL_TIME_RUNNING, "TOTAL_TIME_RUNNING"},
+      {PERF_FORMAT_ID, "ID"},
+      {PERF_FORMAT_GROUP, "GROUP"},
+      {PERF_FORMAT_LOST, "LOST"}};
+  std::string out;
+  for (const auto& [bit, name] : kNames)
+    if (f & bit) out += (out.empty() ? "" : "|") + std::string(name);
+  return out;
+}
+
 std::string attr_block(const perf_event_attr& a) {
   std::string out;
   auto line = [&](std::string_view key, std::uint64_t v, bool hex) {
@@ -82,12 +96,16 @@ std::string attr_block(const perf_event_attr& a) {
   line("type", a.type, false);
   line("config", a.config, true);
   line("{ sample_period, sample_freq }", a.sample_period, false);
+  if (a.read_format != 0) out += fmt::format("  {:<32} {}\n", "read_format", read_format_names(a.read_format));
+  line("disabled", a.disabled, false);
+  line("inherit", a.inherit, false);
   line("pinned", a.pinned, false);
   line("exclusive", a.exclusive, false);
   line("exclude_user", a.exclude_user, false);
   line("exclude_kernel", a.exclude_kernel, false);
   line("exclude_hv", a.exclude_hv, false);
   line("exclude_idle", a.exclude_idle, false);
+  line("enable_on_exec", a.enable_on_exec, false);
   line("precise_ip", a.precise_ip, false);
   line("exclude_host", a.exclude_host, false);
   line("exclude_guest", a.exclude_guest, false);
@@ -123,7 +141,7 @@ std::string events_encode_text(const EventSet& set) {
     for (const auto& [k, v] : e.sampling_terms) flags.push_back(fmt::format("{}={} applies only when sampling", k, v));
     for (const std::string& f : flags) out += fmt::format("  {}\n", f);
     out += "------------------------------------------------------------\nperf_event_attr:\n";
-    out += attr_block(e.attr);
+    out += attr_block(counting_attr(set, i));
     out += "------------------------------------------------------------\n";
   }
   return out;
@@ -155,7 +173,7 @@ std::string events_encode_json(std::string_view spec, const EventSet& set) {
                    {"weak_group", e.weak_group},
                    {"user_only_fallback", e.user_only_fallback},
                    {"sampling_terms", terms},
-                   {"attr", attr_to_json(e.attr)}});
+                   {"attr", attr_to_json(counting_attr(set, i))}});
   }
   j["events"] = evs;
   return j.dump(2) + "\n";

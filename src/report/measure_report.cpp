@@ -1,5 +1,7 @@
 #include "report/measure_report.h"
 
+#include <algorithm>
+
 #include <fmt/core.h>
 
 #include <cmath>
@@ -21,6 +23,21 @@ std::string group_thousands(double v) {
 
 // JSON has no NaN: a value that does not exist is null.
 nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+// Each run's time_running / time_enabled (the share of the run the counter was on the PMU).
+nlohmann::json fractions(const MetricSeries& s) {
+  nlohmann::json out = nlohmann::json::array();
+  for (double f : s.running_fractions) out.push_back(num(f));
+  return out;
+}
+
+// "50.0%" or "25.0%-100.0%": the least and most of the runs' running fractions.
+std::string running_range(const MetricSeries& s) {
+  if (s.running_fractions.empty()) return "n/a";
+  const auto [lo, hi] = std::minmax_element(s.running_fractions.begin(), s.running_fractions.end());
+  if (*lo == *hi) return fmt::format("{:.1f}% of the time", 100 * *lo);
+  return fmt::format("{:.1f}%-{:.1f}% of the time", 100 * *lo, 100 * *hi);
+}
 
 // perf stat's "( +- x% )": the standard error of the mean relative to the mean, in %.
 double relative_sem_percent(const MetricSummary& m) {
@@ -84,12 +101,14 @@ std::string measure_text(const MeasureFindings& f, bool color) {
     std::string counted = !m.series.counter ? "driver"
                           : m.series.multiplexed_runs == 0
                               ? "exact"
-                              : fmt::format("multiplexed in {}/{} runs (scaled up to x{:.2f})",
-                                            m.series.multiplexed_runs, m.n, m.series.max_scale);
+                              : fmt::format("multiplexed in {}/{} runs (running {}, scaled up to x{:.2f})",
+                                            m.series.multiplexed_runs, m.n, running_range(m.series),
+                                            m.series.max_scale);
     const double sem = relative_sem_percent(m);
     const std::string pm = std::isfinite(sem) ? fmt::format("( +- {:.2f}% )", sem) : "";
     out += fmt::format("  {:<24} {:>14}  {:<31} {:<30} {:<14} {:<58} {}\n", m.series.name, format_value(m.median, u),
                        ci, mean_sd(m), pm, five, counted);
+    for (const std::string& fault : m.series.faults) out += fmt::format("  {:<24} fault: {}\n", "", fault);
     if (m.severe_outliers + m.mild_outliers > 0)
       out += fmt::format("  {}{:<24} outliers kept: {} mild, {} severe (Tukey fences){}\n", dim, "",
                          m.mild_outliers, m.severe_outliers, reset);
@@ -138,6 +157,8 @@ std::string measure_json(const MeasureFindings& f) {
                        {"multiplexed_runs", m.series.multiplexed_runs},
                        {"running_ns", m.series.counter ? num(m.series.running_ns) : nlohmann::json(nullptr)},
                        {"enabled_ns", m.series.counter ? num(m.series.enabled_ns) : nlohmann::json(nullptr)},
+                       {"running_fraction", m.series.counter ? fractions(m.series) : nlohmann::json(nullptr)},
+                       {"faults", m.series.counter ? nlohmann::json(m.series.faults) : nlohmann::json(nullptr)},
                        {"max_scale", m.series.max_scale},
                        {"outliers", {{"mild", m.mild_outliers}, {"severe", m.severe_outliers}}},
                        {"values", values}});

@@ -35,7 +35,7 @@ RunOutcome measure_with_counters(const LaunchSpec& launch, const EventSet& event
   child.release();
   RunOutcome out;
   out.exit = child.wait();
-  out.readings = counters.read();
+  out.readings = counters.read(out.exit.wall_ns);
   return out;
 }
 

@@ -129,7 +129,7 @@ class PerfMeasurer final : public Measurer {
     InterruptGuard::set_current_group(-1);
     if (InterruptGuard::interrupted()) return false;  // killed by us mid-run: not a measurement
     if (!inside) {
-      rec.readings = counters.read();
+      rec.readings = counters.read(rec.exit.wall_ns);
       observer_.collect(rec, sets_[config], own_[config]);
     } else if (const std::string text = drain_result(pipe.read_end.get()); rec.exit.ok() || !text.empty()) {
       // A failed run without a result has nothing to read; a successful one must have one.

@@ -1,8 +1,10 @@
 // obscheck reads perf's strings as perf does: for every string of perf's own parser
 // test table, the perf_event_attr that `perf stat -vv -e S -- true` builds here is the
 // one `obscheck events --encode S --json` shows (type, config, config1, config2, the
-// breakpoint fields, every exclude bit, precise_ip, pinned, exclusive, and the group
-// leader). Skipped, with a warning, where perf is not installed.
+// breakpoint fields, every exclude bit, precise_ip, pinned, exclusive, the per-open
+// flags disabled, inherit, enable_on_exec and read_format, and the group leader).
+// Skipped, with a warning, where perf is not installed.
+#include <linux/perf_event.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -13,6 +15,7 @@
 #include <optional>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -49,10 +52,22 @@ std::string perf_vv(const std::string& spec) {
   return out;
 }
 
+// read_format as perf prints it (TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING|ID|GROUP) as bits.
+std::uint64_t read_format_bits(const std::string& names) {
+  static const std::map<std::string, std::uint64_t> kBits = {
+      {"TOTAL_TIME_ENABLED", PERF_FORMAT_TOTAL_TIME_ENABLED}, {"TOTAL_TIME_RUNNING", PERF_FORMAT_TOTAL_TIME_RUNNING},
+      {"ID", PERF_FORMAT_ID}, {"GROUP", PERF_FORMAT_GROUP}, {"LOST", PERF_FORMAT_LOST}};
+  std::uint64_t bits = 0;
+  std::istringstream in(names);
+  for (std::string name; std::getline(in, name, '|');) bits |= kBits.at(name);
+  return bits;
+}
+
 // Parses the attr dump; "{ bp_addr, config1 }" is read as config1, "{ bp_len, config2 }"
 // as config2 (the union members obscheck's JSON names by the event's type).
 std::vector<PerfAttr> parse_perf_vv(const std::string& text) {
   static const std::regex field(R"(^  (?:\{ \w+, (\w+) \}|(\w+))\s+(0x[0-9a-fA-F]+|\d+)$)");
+  static const std::regex read_format(R"(^  read_format\s+([A-Z_|]+)$)");
   static const std::regex open(R"(^sys_perf_event_open: pid -?\d+\s+cpu -?\d+\s+group_fd (-?\d+)\s+flags \S+(?: = (\d+))?)");
   std::vector<PerfAttr> out;
   std::optional<PerfAttr> cur;
@@ -61,6 +76,8 @@ std::vector<PerfAttr> parse_perf_vv(const std::string& text) {
     std::smatch m;
     if (line == "perf_event_attr:") {
       cur = PerfAttr{};
+    } else if (cur && std::regex_match(line, m, read_format)) {
+      cur->fields["read_format"] = read_format_bits(m[1].str());
     } else if (cur && std::regex_match(line, m, field)) {
       cur->fields[m[1].matched ? m[1].str() : m[2].str()] = std::stoull(m[3].str(), nullptr, 0);
     } else if (cur && std::regex_search(line, m, open)) {
@@ -98,7 +115,9 @@ std::vector<PerfEvent> collapse_retries(const std::vector<PerfAttr>& attrs) {
 
 constexpr const char* kCompared[] = {"type",         "config",        "config1",      "config2",     "bp_type",
                                      "exclude_user", "exclude_kernel", "exclude_hv",   "exclude_idle", "exclude_host",
-                                     "exclude_guest", "precise_ip",   "pinned",       "exclusive"};
+                                     "exclude_guest", "precise_ip",   "pinned",       "exclusive",
+                                     // the per-open flags perf stat sets, as obscheck programs them
+                                     "disabled", "inherit", "enable_on_exec", "read_format"};
 
 std::uint64_t obs_field(const json& attr, const std::string& k) {
   if (k == "config1" && attr.contains("bp_addr")) return attr.at("bp_addr").get<std::uint64_t>();

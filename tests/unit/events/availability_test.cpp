@@ -148,3 +148,18 @@ TEST_CASE("event_catalog(all) adds sysfs, libpfm4 and PAPI entries, each probed"
   CHECK(tot_cyc->description == "Total cycles");
   if (!host_has_cpu_pmu()) CHECK_FALSE(tot_cyc->availability.available);
 }
+
+TEST_CASE("diagnose_open_error: with CAP_PERFMON an EPERM is not blamed on perf_event_paranoid") {
+  EventDesc tp;
+  tp.name = "ftrace:function";
+  tp.attr.type = PERF_TYPE_TRACEPOINT;
+  const HostPerfFacts root{.cpu_pmu = false, .paranoid = 2, .cap_perfmon = true};
+  const Availability a = diagnose_open_error(tp, EPERM, root, false);
+  CHECK(a.reason == "the kernel refuses ftrace:function to perf_event_open even with this privilege (EPERM from "
+                    "perf_event_open)");
+  CHECK(a.hint == "this tracepoint cannot be counted; choose another (obscheck events --all)");
+  // Without the capability the paranoid level is the cause, and named.
+  const HostPerfFacts user{.cpu_pmu = false, .paranoid = 2, .cap_perfmon = false};
+  CHECK(diagnose_open_error(tp, EPERM, user, false).reason ==
+        "perf_event_paranoid is 2, which forbids opening ftrace:function (EPERM from perf_event_open)");
+}

@@ -10,6 +10,7 @@ using namespace obscheck;
 
 namespace {
 
+constexpr std::uint64_t kReadFormat = kCountingReadFormat;
 constexpr std::uint64_t kGroup = kReadFormat | PERF_FORMAT_GROUP;
 
 ErrorKind parse_error(std::vector<std::uint64_t> words, std::uint64_t fmt, std::size_t nr) {
@@ -114,13 +115,14 @@ TEST_CASE("counting_attr sets the per-open flags and keeps the encoding", "[read
   CHECK(lone.enable_on_exec == 1);
   CHECK(lone.inherit == 1);
 
+  // perf stat's group: leader and members alike read 0xf (TOTAL_TIME_ENABLED|RUNNING|ID|GROUP).
   const perf_event_attr leader = counting_attr(e, true, true);
-  CHECK(leader.read_format == (kReadFormat | PERF_FORMAT_GROUP));
+  CHECK(leader.read_format == 0xf);
   CHECK(leader.disabled == 1);
   CHECK(leader.enable_on_exec == 1);
 
   const perf_event_attr member = counting_attr(e, false, true);
-  CHECK(member.read_format == kReadFormat);
+  CHECK(member.read_format == 0xf);
   CHECK(member.disabled == 0);  // follows its leader
   CHECK(member.enable_on_exec == 0);
   CHECK(member.inherit == 1);

@@ -356,3 +356,34 @@ TEST_CASE("a manifest of the wrong shape is named, not a JSON type error later")
   CHECK(with_manifest([](nlohmann::json& m) { m["env"][0]["bytes"] = -1; }) ==
         "journal " + path + " line 1: an entry of field env is not {\"name\": string, \"bytes\": count}");
 }
+
+TEST_CASE("a reading's fault is journalled and read back by both readers; none is written when there is none") {
+  RunRecord r;
+  r.config_id = "c";
+  Reading bad;
+  bad.name = "cycles";
+  bad.raw = 0;
+  bad.time_enabled = bad.time_running = 1000;
+  bad.value = std::nan("");
+  bad.fault = "cycles reads 0 although it ran 1000 ns: the PMU did not count it";
+  Reading good;
+  good.name = "task-clock";
+  good.raw = good.time_enabled = good.time_running = 1000;
+  good.value = 1000;
+  r.readings = {bad, good};
+  const std::string line = run_line(r);
+  CHECK(line.find("\"fault\":\"cycles reads 0") != std::string::npos);
+  CHECK(line.find("\"fault\"") == line.rfind("\"fault\""));  // only the faulty reading has one
+  RunFields f;
+  std::string type;
+  std::optional<FieldError> error;
+  REQUIRE(parse_run_line(line, f, type, error));
+  CHECK_FALSE(error);
+  const RunRecord fast = run_record_of(f);
+  REQUIRE(fast.readings.size() == 2);
+  CHECK(fast.readings[0].fault == bad.fault);
+  CHECK(fast.readings[1].fault.empty());
+  const RunRecord slow = nlohmann::json::parse(line).get<RunRecord>();
+  CHECK(slow.readings[0].fault == bad.fault);
+  CHECK(slow.readings[1].fault.empty());
+}

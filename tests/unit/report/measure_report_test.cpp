@@ -123,3 +123,29 @@ TEST_CASE("measure JSON names its schema and version") {
   CHECK(j.at("metrics").at(0).at("sd") == 10000.0);
   CHECK(j.at("metrics").at(3).at("running_ns").is_null());
 }
+
+TEST_CASE("measure: a multiplexed counter says, run by run, how much of the run it was counted") {
+  MeasureFindings f = fixture();
+  MetricSeries& s = f.metrics.at(0).series;
+  s.multiplexed_runs = 2;
+  s.max_scale = 4.0;
+  s.running_fractions = {1.0, 0.5, 0.25};
+  const std::string text = measure_text(f, false);
+  CHECK(text.find("multiplexed in 2/3 runs (running 25.0%-100.0% of the time, scaled up to x4.00)") !=
+        std::string::npos);
+  const nlohmann::json j = nlohmann::json::parse(measure_json(f));
+  CHECK(j.at("metrics").at(0).at("running_fraction") == nlohmann::json::array({1.0, 0.5, 0.25}));
+  CHECK(j.at("metrics").at(3).at("running_fraction").is_null());  // the driver's wall time
+}
+
+TEST_CASE("measure: a run whose count is a fault is named under its counter, in the text and the JSON") {
+  MeasureFindings f = fixture();
+  f.metrics.at(0).series.faults = {"task-clock never ran: time running 0 of 5 ns enabled (run 2)"};
+  const std::string text = measure_text(f, false);
+  CHECK(text.find("fault: task-clock never ran: time running 0 of 5 ns enabled (run 2)\n") != std::string::npos);
+  const nlohmann::json j = nlohmann::json::parse(measure_json(f));
+  CHECK(j.at("metrics").at(0).at("faults") ==
+        nlohmann::json::array({"task-clock never ran: time running 0 of 5 ns enabled (run 2)"}));
+  CHECK(j.at("metrics").at(1).at("faults") == nlohmann::json::array());
+  CHECK(j.at("metrics").at(3).at("faults").is_null());
+}
