@@ -98,6 +98,7 @@ int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWrite
   ctx.exit_code = out.interrupted        ? interrupted_exit_code()
                   : !out.failure.empty() ? static_cast<int>(ExitCode::target_failed)
                                          : findings_code;
+  if (o.demo_part) ctx.exit_code = -1;  // the demo decides its own (cli/cmd_demo.cpp)
   ctx.verbose = o.verbose;
   ctx.summary_only = o.summary_only;
   emit(o, o.json  ? check_json(s.plan, findings, ctx)

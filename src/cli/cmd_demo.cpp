@@ -42,6 +42,8 @@ constexpr const char* kLayoutCache = "D1=2048,1,32";
 // The environment is padded to this before the list is added (more when the user's is
 // larger), so that the user's own environment's size does not decide the result.
 constexpr std::size_t kLayoutEnvPad = 8192;
+// The verdict the second part was built to show (a --fail-on outcome).
+constexpr const char* kLayoutFinding = "layout";
 
 // Where the simulated backend would find it (observe/sim.h find_valgrind).
 bool has_valgrind() {
@@ -55,16 +57,12 @@ bool has_valgrind() {
 
 // The layout part runs for the bundled demo only: a user's own target or options asked
 // a question of their own.
-bool layout_part_wanted(const Options& given) {
-  if (!given.target.empty() || !given.counters.empty() || sim_backend(given) || given.json || given.csv) return false;
-  if (!has_valgrind()) {
-    fmt::print(stderr, "\nobscheck demo: the second part (the layout effect on the simulated PMU) needs valgrind: "
-                       "sudo apt-get install valgrind\n");
-    return false;
-  }
-  return true;
+bool own_question(const Options& given) {
+  return !given.target.empty() || !given.counters.empty() || sim_backend(given) || given.json || given.csv;
 }
 
+// The second part's check exits 1 exactly when some metric was explained by layout:
+// the finding the part was built to show.
 int layout_part(const Options& given, std::uint64_t seed) {
   Options o = given;
   o.command = Command::check;
@@ -79,6 +77,8 @@ int layout_part(const Options& given, std::uint64_t seed) {
   o.seed_given = true;
   o.html = kLayoutHtml;
   o.summary_only = true;
+  o.demo_part = true;
+  o.fail_on = {kLayoutFinding};
   fmt::print(stderr,
              "\nobscheck demo, part 2: the paper's layout effect, on the simulated PMU (valgrind's cachegrind,\n"
              "  {}): the same counters announced to a program whose cache misses depend only on where\n"
@@ -87,11 +87,46 @@ int layout_part(const Options& given, std::uint64_t seed) {
   return cmd_check(o);
 }
 
+bool finished(int code) { return code == static_cast<int>(ExitCode::ok) || code == static_cast<int>(ExitCode::findings); }
+
+// The first part's own code: its verdicts decide only when the user named outcomes
+// with --fail-on; a check that ran to the end otherwise showed what it found.
+int first_part_code(const Options& given, int native) {
+  return given.fail_on.empty() ? static_cast<int>(ExitCode::ok) : native;
+}
+
+// The demo's code once the first part ran to the end: whether the second part could
+// run and showed its finding.
+int second_part_code(const Options& given, const Options& first, int native) {
+  if (own_question(given)) return first_part_code(given, native);
+  if (!has_valgrind()) {
+    fmt::print(stderr, "\nobscheck demo: the second part (the layout effect on the simulated PMU) needs valgrind: "
+                       "sudo apt-get install valgrind (exit {})\n", static_cast<int>(ExitCode::host));
+    return static_cast<int>(ExitCode::host);
+  }
+  const int layout = layout_part(given, first.seed_given ? first.seed : 1);
+  if (!finished(layout)) return layout;  // interrupted
+  if (layout != static_cast<int>(ExitCode::findings)) {
+    fmt::print(stderr, "\nobscheck demo: the layout effect did not appear (no metric explained by layout); exit {}\n",
+               static_cast<int>(ExitCode::findings));
+    return static_cast<int>(ExitCode::findings);
+  }
+  const int code = first_part_code(given, native);
+  fmt::print(stderr, "\nobscheck demo: both parts ran and the layout effect appeared, as built to show; exit {}\n", code);
+  return code;
+}
+
 }  // namespace
 
+// Exits 0 when the demo showed what it was built to show: the first part ran to the
+// end (whatever this host's verdicts), and the second part found a metric explained by
+// layout. Non-zero only when it could not run (an error's code; 7 without valgrind;
+// 129/130/143 when stopped) or the layout effect did not appear (1). --fail-on makes
+// the first part's verdicts count as in a check.
 int cmd_demo(const Options& given) {
   Options o = given;
   o.command = Command::check;
+  o.demo_part = true;
   if (o.target.empty()) o.target = {bundled_workload("compute"), kDemoScale};
   if (std::find(o.given.begin(), o.given.end(), "time-budget") == o.given.end()) o.time_budget = kDemoSeconds;
   if (given.mode == "external") o.mode = "inprocess";
@@ -116,10 +151,8 @@ int cmd_demo(const Options& given) {
                "  (tsc needs kernel-level counting; sudo sysctl kernel.perf_event_paranoid=1 allows it).\n\n",
                host.paranoid, kDemoUserCounters);
   const int native = cmd_check(o);
-  if (native != 0 && native != static_cast<int>(ExitCode::findings)) return native;  // interrupted
-  if (!layout_part_wanted(given)) return native;
-  const int layout = layout_part(given, o.seed_given ? o.seed : 1);
-  return layout != 0 && layout != static_cast<int>(ExitCode::findings) ? layout : std::max(native, layout);
+  if (!finished(native)) return native;  // interrupted
+  return second_part_code(given, o, native);
 }
 
 }  // namespace obscheck

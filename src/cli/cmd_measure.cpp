@@ -12,6 +12,7 @@
 #include "cli/measure_session.h"
 #include "cli/resume.h"
 #include "cli/sweep_session.h"
+#include "launch/launcher.h"
 #include "record/journal.h"
 #include "report/measure_report.h"
 #include "util/error.h"
@@ -73,6 +74,10 @@ int resume_measure(const Options& o) {
 int cmd_measure(const Options& o) {
   if (!o.resume.empty()) return resume_measure(o);
   MeasureSetup m = measure_setup(measure_request(o));
+  // The output's digest is for the journal alone (measure's report never reads it):
+  // without one the output goes to /dev/null, which spares every run a pipe, a pidfd
+  // and a poll.
+  if (o.journal.empty() && m.spec.launch.out == Stdio::capture) m.spec.launch.out = Stdio::discard;
   std::optional<JournalWriter> journal;
   if (!o.journal.empty()) journal.emplace(JournalWriter::create(o.journal, measure_manifest(m)));
   return run_and_report(o, m, {}, journal ? &*journal : nullptr);

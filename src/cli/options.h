@@ -104,6 +104,8 @@ struct Options {
   std::vector<std::string> fail_on;
   bool verbose = false;             // --verbose: every metric's detail in the text report
   bool summary_only = false;        // not an option: the demo's second part prints its answer alone
+  bool demo_part = false;           // not an option: a part of the demo, whose exit code is the demo's
+                                    // (cli/cmd_demo.cpp), so its report names none
 
   // The long names of the options given on the command line (not defaulted), so a
   // command can tell "given as the default" from "not given" (--resume refuses a

@@ -543,6 +543,11 @@ void CorkedChild::reap_blocking() {
   const std::uint64_t t_end = now_ns();
   reaped_ = true;
   pidfd_.reset();
+  // Released without waiting for the exec (release_and_wait): the clock starts where
+  // the child left the cork, as release() sets it.
+  if (image_)
+    if (const std::uint64_t left = image_->left_cork_ns.load(std::memory_order_acquire); left > t_release_ns_)
+      t_release_ns_ = left;
   if (t_release_ns_ != 0) info_.wall_ns = t_end - t_release_ns_;
   if (WIFSIGNALED(status_)) {
     info_.signal = WTERMSIG(status_);
@@ -581,6 +586,32 @@ void CorkedChild::release() {
   if (const std::uint64_t left = image_->left_cork_ns.load(std::memory_order_acquire); left > t_release_ns_)
     t_release_ns_ = left;
   image_.reset();
+}
+
+ExitInfo CorkedChild::release_and_wait() {
+  if (released_ || pid_ <= 0) {
+    release();
+    return wait();
+  }
+  released_ = true;
+  t_release_ns_ = now_ns();
+  const char go = 1;
+  ::send(cork_fd_.get(), &go, 1, MSG_NOSIGNAL);  // as release()
+  const ExitInfo info = wait();
+  // The child is gone: its end of the socket is closed, so this never blocks. A report
+  // is there when its set-up or exec failed; else EOF (closed on exec).
+  ChildReport report;
+  ssize_t n;
+  do n = ::recv(cork_fd_.get(), &report, sizeof report, MSG_WAITALL | MSG_DONTWAIT);
+  while (n < 0 && errno == EINTR);
+  cork_fd_.reset();
+  if (n == static_cast<ssize_t>(sizeof report)) {
+    Error e = child_failure(image_->path, image_->cwd, image_->user, report);
+    image_.reset();
+    throw e;
+  }
+  image_.reset();
+  return info;
 }
 
 ExitInfo CorkedChild::wait() {

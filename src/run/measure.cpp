@@ -32,9 +32,8 @@ RunOutcome measure_with_counters(const LaunchSpec& launch, const EventSet& event
     ~ClearGroup() { InterruptGuard::set_current_group(-1); }
   } clear_group;
   CounterSet counters = CounterSet::open(child.pid(), events);
-  child.release();
   RunOutcome out;
-  out.exit = child.wait();
+  out.exit = child.release_and_wait();  // nothing to do between the two: one wake-up less
   out.readings = counters.read(out.exit.wall_ns);
   return out;
 }
