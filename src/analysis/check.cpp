@@ -27,8 +27,8 @@
 namespace obscheck {
 namespace {
 
-// The counter whose count the counter observer's dose must not move (DESIGN.md
-// "incomparable": "instruction count moved where the dose adds none").
+// The counter whose count the counter observer's dose must not move (an
+// incomparable run: the instruction count moved where the dose adds none).
 constexpr std::string_view kInstructionsMetric = "instructions";
 // The driver metric that belongs to the primary family: the time the user waits.
 constexpr std::string_view kWallTimeMetric = "wall-time";

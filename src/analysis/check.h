@@ -1,5 +1,5 @@
 // analysis/: the main job's verdicts. The Plan and the runs the journal holds in,
-// Findings out (DESIGN.md "The causal intervention", "Statistics"). Pure: no I/O, no
+// Findings out (docs/statistics.md). Pure: no I/O, no
 // clocks; the only randomness (sign flips, bootstrap) is seeded from AnalysisOptions.
 //
 // What is compared: every metric (each distinct reading name of the runs, and the

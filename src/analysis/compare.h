@@ -39,7 +39,7 @@ const char* outcome_name(Outcome o);
 
 struct CompareOptions {
   double alpha = 0.05;    // CIs at 1 - alpha, TOST at alpha
-  double margin = 0.01;   // equivalence within +-margin on the ratio (DESIGN.md's 1%)
+  double margin = 0.01;   // equivalence within +-margin on the ratio (the default 1%, --margin)
   std::size_t resamples = stats::kDefaultResamples;
   std::uint64_t seed = 0; // the hierarchical bootstrap
 };

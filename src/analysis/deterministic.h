@@ -1,5 +1,5 @@
-// analysis/: verdicts for a deterministic backend (`--backend sim`, DESIGN.md
-// "simulated PMU"). A simulated count is a pure function of the program, its input,
+// analysis/: verdicts for a deterministic backend (`--backend sim`, the
+// simulated PMU). A simulated count is a pure function of the program, its input,
 // its layout and the cache geometry, so one run per configuration measures it
 // exactly; a confidence interval or a p-value would pretend to a sampling error there
 // is none of. Every further run of a configuration (a later block, and the A/A copy,

@@ -1,6 +1,6 @@
 // analysis/: the numbers a distribution figure draws — its median, its density outline
 // and the sideways offsets of its points — computed here from stats/ so that report/
-// only places them (DESIGN.md: reporters compute no statistics).
+// only places them (docs/design.md: reporters compute no statistics).
 #pragma once
 
 #include <cstddef>

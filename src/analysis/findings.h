@@ -1,5 +1,5 @@
-// analysis/: what a check found — the value every reporter formats (DESIGN.md
-// "analysis/ passes → Findings"). Pure data: no I/O, no formatting beyond the fixed
+// analysis/: what a check found — the value every reporter formats (docs/design.md:
+// analysis/ passes → Findings). Pure data: no I/O, no formatting beyond the fixed
 // verdict names.
 #pragma once
 
@@ -16,7 +16,7 @@
 
 namespace obscheck {
 
-// DESIGN.md "The causal intervention": the five verdicts, per metric and dose level.
+// The causal intervention (docs/statistics.md): the five verdicts, per metric and dose level.
 enum class Verdict { perturbed, explained_by_layout, not_perturbed, incomparable, inconclusive };
 
 // "perturbed by the measurement", "explained by layout", "not perturbed (within ±ε)",
@@ -43,7 +43,7 @@ struct MetricInfo {
   bool primary = false;
 };
 
-// How a comparison measures its effect (DESIGN.md "Each metric on its own scale").
+// How a comparison measures its effect (docs/statistics.md "Each metric on its own scale").
 //   ratio:      d = ln(x_config) - ln(x_baseline) per block; effect and interval are
 //               ratios minus one (+0.03: the configuration is 3% larger); the margin is ε.
 //   difference: d = x_config - x_baseline per block, in the metric's unit per run (a
@@ -127,7 +127,7 @@ struct Trend {
   std::string method;
 };
 
-// A run that breaks an assumption of the comparison (DESIGN.md "incomparable").
+// A run that breaks an assumption of the comparison (the verdict "incomparable").
 struct IncomparableRun {
   std::size_t run_index = 0;
   std::size_t config = 0;

@@ -1,5 +1,5 @@
 // analysis/: how busy the host was during a check, block by block, and when that
-// changed (DESIGN.md "Statistics": a busy host must not be read as an effect). Pure:
+// changed (docs/statistics.md "The host's load": a busy host must not be read as an effect). Pure:
 // a RunTable in, a HostLoad out.
 //
 // Load per measured block: the other processes' CPU time of its runs (the host's busy

@@ -40,7 +40,7 @@ int dispatch(const Parsed& parsed) {
 
 }  // namespace
 
-// The one place that prints an error and chooses the exit code (STYLE.md 4).
+// The one place that prints an error and chooses the exit code (docs/design.md: cli/).
 int cli_main(int argc, char** argv) {
   try {
     const Parsed parsed = parse_command_line(argc, argv);

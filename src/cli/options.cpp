@@ -135,7 +135,7 @@ po::options_description check_options() {
   return d;
 }
 
-// The observers other than the counters (DESIGN.md "Observers: the doses"). The
+// The observers other than the counters (docs/design.md: observe/). The
 // counters named with --counters are then the metrics, counted at every dose.
 po::options_description observer_options() {
   po::options_description d("Observers (dose something other than the counter list)");

@@ -32,7 +32,7 @@ struct Options {
   bool allow_missing = false;       // --allow-missing
   bool ignore_failure = false;      // -i/--ignore-failure
   std::string leftovers = "kill";   // --leftovers kill|fail: processes a run leaves behind
-  std::string backend = "native";   // --backend native|sim (sim: cachegrind, DESIGN.md "simulated PMU")
+  std::string backend = "native";   // --backend native|sim (sim: cachegrind, the simulated PMU)
   std::string sim_cache;            // --sim-cache D1=SIZE,ASSOC,LINE[,LL=...] (default: the host's geometry)
 
   // How the target is started (the held-constant measurement context).

@@ -1,5 +1,5 @@
-// cli/: what the commands that do not measure say about `--backend sim` (DESIGN.md
-// "simulated PMU"): `events` lists its catalog, `demo` leaves its own defaults to it.
+// cli/: what the commands that do not measure say about `--backend sim` (the
+// simulated PMU): `events` lists its catalog, `demo` leaves its own defaults to it.
 // Measuring under it is run/backend.h's.
 #pragma once
 

@@ -1,4 +1,4 @@
-// events/: the simulated PMU's events (DESIGN.md: simulated PMU; `--backend sim`).
+// events/: the simulated PMU's events (`--backend sim`).
 //
 // Under simulation the target runs in valgrind's cachegrind with cache and branch
 // simulation on. Cachegrind counts thirteen raw quantities per run (its "events:"

@@ -23,7 +23,7 @@ constexpr int kParanoidUserOnly = 2;
 constexpr double kLoadPerCpuLimit = 0.5;
 
 // The driver option that replaces hardware counters with the cachegrind model
-// (DESIGN.md, "simulated PMU"); named once so the advice follows the option.
+// (the simulated PMU); named once so the advice follows the option.
 constexpr std::string_view kSimBackend = "--backend sim";
 
 constexpr std::string_view kGovernorFix =

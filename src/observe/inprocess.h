@@ -1,4 +1,4 @@
-// observe/: the driver side of in-process counting (DESIGN.md: counters, in-process).
+// observe/: the driver side of in-process counting (counters counted inside the target).
 //
 // The paper's set-up (Mytkowicz et al., "Observer Effect and Measurement Bias in Performance Analysis" §3.3, §4.1.1): a precompiled wrapper around main,
 // libobsprobe.so (probes/obsprobe_preload.c), installed with LD_PRELOAD and told what

@@ -1,4 +1,4 @@
-// observe/: which kind of observation a check doses (DESIGN.md "Observers: the doses").
+// observe/: which kind of observation a check doses (docs/design.md: observe/).
 // The counter observer doses the counters themselves; every other observer programs
 // the same counters at every level and doses something else: uprobes, hardware
 // breakpoints, a sampling frequency, a profiler command, or a build variant.

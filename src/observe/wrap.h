@@ -12,7 +12,7 @@
 
 namespace obscheck {
 
-// The level that means "not wrapped" (DESIGN.md: level 0 = least observation).
+// The level that means "not wrapped" (level 0 = least observation).
 inline constexpr std::string_view kUnwrappedLevel = "0";
 
 // Splits a command template into words as sh(1) would, minus every expansion:

@@ -24,8 +24,8 @@
 
 namespace obscheck {
 
-// The causal intervention crossed with every dose (DESIGN.md "The causal
-// intervention"):
+// The causal intervention crossed with every dose (docs/statistics.md,
+// Mytkowicz et al. §5.1):
 //   natural: the target sees what the observer really does to it (an environment
 //            variable that grows with the event list);
 //   held:    the same dose with the environment block padded to a constant size;

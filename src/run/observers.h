@@ -1,5 +1,5 @@
 // run/: what the chosen observer does to one run of a check, beside the counters that
-// are its metrics (DESIGN.md "Observers: the doses"). One implementation per kind of
+// are its metrics (docs/design.md: observe/). One implementation per kind of
 // dose; the measurer (run/measurer.h) calls them at the same points of every run:
 //   launch:  how the level starts the target (wrapped in a profiler command, or the
 //            level's build variant; else the target as given);

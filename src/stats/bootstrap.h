@@ -25,7 +25,7 @@ struct Interval {
 
 // Efron & Tibshirani (1993, ch. 13/14) advise 1000-2000 replicates for percentile and
 // BCa limits at 95%; 10,000 keeps the Monte Carlo error of a 2.5% quantile below
-// about a tenth of its bootstrap standard error, as DESIGN.md asks.
+// about a tenth of its bootstrap standard error.
 inline constexpr std::size_t kDefaultResamples = 10000;
 
 struct BootstrapOptions {

@@ -2,7 +2,7 @@
 // autocorrelation, effective sample size, and the automatic block length for the
 // block bootstrap.
 //
-// Why this exists ("Estimating Benchmark Results Uncertainty"): consecutive runs share state (frequency, caches,
+// Why this exists (Kołaczkowski, "Estimating Benchmark Results Uncertainty"): consecutive runs share state (frequency, caches,
 // background load), so they are positively correlated and s / sqrt(n) understates
 // the error of the mean. Var(mean) = (1/n) (gamma(0) + 2 sum_k (1 - k/n) gamma(k)).
 //
@@ -49,7 +49,7 @@ HacResult hac_se(std::span<const double> x, std::size_t lag);
 // The same with lag = newey_west_lag(x).
 HacResult hac_se(std::span<const double> x);
 
-// The truncated-lag estimator of "Estimating Benchmark Results Uncertainty", formula (6) cut at K:
+// The truncated-lag estimator of Kołaczkowski, "Estimating Benchmark Results Uncertainty", formula (6) cut at K:
 // Var(mean) = (1/n) (gamma(0) + (2/n) sum_{k=1..K} (n - k) gamma(k)), clamped at 0.
 // Default K = floor(sqrt(n)) as the seed proposes. (The seed's code sample stops one
 // lag earlier, at ceil(sqrt(n)) - 1; the formula is what is implemented here.) n >= 2.

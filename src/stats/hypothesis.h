@@ -15,9 +15,9 @@ namespace obscheck::stats {
 
 // ---- Sign-flip randomization test on paired differences -------------------------
 
-// Up to 2^16 sign patterns are enumerated exactly (DESIGN.md: "exact up to 2^16").
+// Up to 2^16 sign patterns are enumerated exactly (exact up to 2^16).
 inline constexpr std::size_t kSignFlipExactMaxN = 16;
-// Monte Carlo patterns beyond that (DESIGN.md).
+// Monte Carlo patterns beyond that.
 inline constexpr std::size_t kSignFlipResamples = 10000;
 
 struct SignFlipOptions {

@@ -1,6 +1,6 @@
 // The two entry points the rest of obscheck calls:
 //
-//   paired_log_effect: DESIGN.md's paired pipeline for one configuration against its
+//   paired_log_effect: the paired pipeline for one configuration against its
 //     baseline, block by block;
 //   summarize: what `obscheck measure` prints for one series.
 //
@@ -19,11 +19,11 @@
 
 namespace obscheck::stats {
 
-// DESIGN.md: equivalence margin default 1% (`--margin`).
+// The equivalence margin, default 1% (`--margin`).
 inline constexpr double kDefaultMargin = 0.01;
 
 // Block-bootstrap replicates per comparison. The bootstrap is the cross-check of the t
-// interval (DESIGN.md: the wider wins), run for every comparison of a check (about 60
+// interval (the wider wins), run for every comparison of a check (about 60
 // for four counters) at every look, so it is most of the analysis' cost. With 4,000 the
 // Monte Carlo error of a 2.5% limit is sqrt(0.025 * 0.975 / B) / phi(1.96) = 4% of the
 // bootstrap SE, under half the tenth kDefaultResamples is chosen for (Efron &
@@ -68,7 +68,7 @@ struct PairedEffect {
 //   effect   = exp(mean d) - 1
 //   p-value  = sign_flip_test(d): exact for n <= sign_flip_exact_max_n, else Monte Carlo
 //   CI       = the wider of  mean d +- t_{1-alpha/2, n-1} max(se_iid, se_hac)  and the
-//              circular block bootstrap percentile interval ("Estimating Benchmark Results Uncertainty", DESIGN.md)
+//              circular block bootstrap percentile interval (Kołaczkowski, "Estimating Benchmark Results Uncertainty")
 //   TOST     = tost(mean d, se, n - 1, ln(1 - margin), ln(1 + margin), alpha) with se the
 //              reported CI's half-width / t_{1-alpha/2, n-1}, so "equivalent" is judged
 //              with the same (wider) uncertainty as the CI.

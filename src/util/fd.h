@@ -1,4 +1,4 @@
-// Move-only owner of a file descriptor (STYLE.md principle 9).
+// Move-only owner of a file descriptor (every fd has one owner and closes once).
 #pragma once
 
 #include <unistd.h>

@@ -1,5 +1,5 @@
 // util/: the one way obscheck writes a whole file (reports, figures, the build-variant
-// cache). DESIGN.md "Writing files": obscheck is often run as root, in directories
+// cache). docs/security.md: obscheck is often run as root, in directories
 // other local users can write to (/tmp, a shared lab directory), so nothing it writes
 // may be redirected by them.
 //

@@ -1,5 +1,5 @@
-// The verdicts' calibration on real noise (DESIGN.md "Statistics: error rates that
-// hold on real noise"): replayed checks on the committed A/A journals of this kind of
+// The verdicts' calibration on real noise (docs/statistics.md "Calibration":
+// error rates that hold on real noise): replayed checks on the committed A/A journals of this kind of
 // VM (tests/fixtures/noise/), through calibration/replay.h.
 //
 // Two kinds of test. "calibration: replay ..." test the replays themselves;

@@ -1,5 +1,5 @@
-// The build holds the layering of the design (DESIGN.md "Modules" and "Data flows one
-// way"): every #include "module/..." in src/ is checked against the table of what each
+// The build holds the layering of the design (docs/design.md "Modules" and "The
+// pipeline"): every #include "module/..." in src/ is checked against the table of what each
 // module may see. A new include of a module above its includer fails here with the
 // file, the line and the forbidden edge.
 #include <catch2/catch.hpp>
@@ -67,7 +67,7 @@ TEST_CASE("layering: no module includes a module above it") {
         continue;
       }
       INFO("src/" << rel.string() << ":" << line_no << ": " << module << "/ includes " << target
-                  << "/, which DESIGN.md puts above it (or beside it, unseen)");
+                  << "/, which docs/design.md puts above it (or beside it, unseen)");
       CHECK(kMayInclude.at(module).count(target) == 1);
     }
   }
