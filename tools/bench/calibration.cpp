@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
     fmt::print("{:<12} {:<10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>6} {:>7} {:>7}\n",
                "fixture", "case", "any-pert", "prim-pert", "time-null", "det-tc", "det-wall", "1st-look", "some-look", "by-4", "by-6", "drift-inj",
                "drift-any", "load-found", "at-blk", "looks", "blocks", "s");
-    for (const char* name : {"compute-a", "pagetouch-a"}) {
+    for (const char* name : {"compute-a", "pagetouch-a", "compute-b"}) {
       if (!only_fixture.empty() && only_fixture != name) continue;
       const Fixture fx = load_fixture(std::string(OBSCHECK_FIXTURES) + "/" + name + ".jsonl.gz");
       for (NamedCase& c : standard_cases(window)) {
