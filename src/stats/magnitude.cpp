@@ -1,24 +1,17 @@
 #include "stats/magnitude.h"
 
-#include <math.h>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <vector>
 
+#include "stats/log_gamma.h"
+
 namespace obscheck::stats {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-// lgamma_r, not std::lgamma: glibc's lgamma writes the global signgam (a data race
-// when comparisons are analysed on several threads).
-double log_gamma(double x) {
-  int sign = 0;
-  return ::lgamma_r(x, &sign);
-}
 
 double log_choose(std::size_t n, std::size_t k) {
   const double nn = static_cast<double>(n), kk = static_cast<double>(k);
