@@ -2,73 +2,17 @@
 
 #include <fmt/core.h>
 
-#include <algorithm>
 #include <cmath>
-#include <numbers>
 #include <optional>
 
-#include "analysis/check.h"
-#include "stats/sequential.h"
+#include "analysis/forecast.h"
 
 namespace obscheck {
-namespace {
-
-// The sequences are read at 1 - 2 alpha (the equivalence convention; analysis/check.h).
-constexpr double kSequenceAlpha = 0.10;
-
-struct Pilot {
-  std::string metric;
-  double sigma = 0;
-};
-
-// The first counter's reading (else wall time) in the warm-up's baseline and A/A copy.
-std::optional<Pilot> pilot_noise(const Plan& plan, const std::vector<RunRecord>& runs) {
-  if (plan.aa >= plan.configs.size() || plan.baselines.empty()) return std::nullopt;
-  std::vector<MetricInfo> candidates;
-  if (!plan.spec.counters.empty()) candidates.push_back({plan.spec.counters.front(), "", false, 0});
-  candidates.push_back({"wall-time", "ns", true, std::nullopt});
-  for (const MetricInfo& m : candidates) {
-    std::optional<double> base, copy;
-    for (const RunRecord& r : runs) {
-      if (!r.warmup) continue;
-      if (r.config == plan.baselines.front()) base = metric_value(m, r);
-      if (r.config == plan.aa) copy = metric_value(m, r);
-    }
-    if (base && copy && *base > 0 && *copy > 0)
-      return Pilot{m.name, std::fabs(std::log(*copy / *base)) * std::sqrt(std::numbers::pi / 2)};
-  }
-  return std::nullopt;
-}
-
-}  // namespace
-
-double likely_half_width(double sigma, std::size_t blocks) {
-  if (blocks == 0) return INFINITY;
-  const double n = static_cast<double>(blocks);
-  // The sample median's standard error is about sqrt(pi / 2) sigma / sqrt(n).
-  const double hw = stats::sequence_width_in_se(blocks, kSequenceAlpha) * std::sqrt(std::numbers::pi / 2) * sigma / std::sqrt(n);
-  return std::isfinite(hw) ? std::expm1(hw) : INFINITY;
-}
-
-std::size_t blocks_to_show(double sigma, double target, std::size_t max_blocks) {
-  for (std::size_t n = 1; n <= max_blocks; n += n < 64 ? 1 : n / 16)
-    if (likely_half_width(sigma, n) <= target) return n;
-  return 0;
-}
-
-double auto_budget(double sigma, double block_s, double margin, std::size_t warmup_blocks) {
-  if (!(block_s > 0)) return kAutoBudgetCeilingS;
-  const auto most = static_cast<std::size_t>(kAutoBudgetCeilingS / block_s);
-  const std::size_t n = blocks_to_show(sigma, margin * kAutoTargetShare, most);
-  if (n == 0) return kAutoBudgetCeilingS;
-  const double s = (static_cast<double>(n) * kAutoBlockSlack + static_cast<double>(warmup_blocks)) * block_s;
-  return std::clamp(s, kAutoBudgetFloorS, kAutoBudgetCeilingS);
-}
 
 WarmupFn warmup_forecast(const Options& o, const Plan& plan, double margin) {
   return [&o, &plan, margin](const WarmupSeen& w) {
     double budget = w.time_budget_s;
-    const std::optional<Pilot> pilot = w.runs ? pilot_noise(plan, *w.runs) : std::nullopt;
+    const std::optional<PilotNoise> pilot = w.runs ? pilot_noise(plan, *w.runs) : std::nullopt;
     std::string line = fmt::format("obscheck: a block ({} runs) takes ~{:.2g} s", plan.block_size(), w.block_s);
     if (o.time_budget_auto && pilot) {
       budget = auto_budget(pilot->sigma, w.block_s, margin, plan.spec.warmup_blocks);
