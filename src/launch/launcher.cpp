@@ -563,20 +563,22 @@ bool CorkedChild::has_exited() {
   return ::waitid(P_PID, static_cast<id_t>(pid_), &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid_;
 }
 
-void CorkedChild::release() {
-  if (released_ || pid_ <= 0) return;
+void CorkedChild::send_go() {
   released_ = true;
   t_release_ns_ = now_ns();
   const char go = 1;
   // MSG_NOSIGNAL: a child that already died must not take the driver with it (SIGPIPE).
   ::send(cork_fd_.get(), &go, 1, MSG_NOSIGNAL);
+}
+
+void CorkedChild::take_report(int recv_flags) {
   ChildReport report;
   ssize_t n;
-  do n = ::recv(cork_fd_.get(), &report, sizeof report, MSG_WAITALL);
+  do n = ::recv(cork_fd_.get(), &report, sizeof report, MSG_WAITALL | recv_flags);
   while (n < 0 && errno == EINTR);
   cork_fd_.reset();
   if (n == static_cast<ssize_t>(sizeof report)) {
-    reap_blocking();
+    if (!reaped_) reap_blocking();
     Error e = child_failure(image_->path, image_->cwd, image_->user, report);
     image_.reset();
     throw e;
@@ -588,29 +590,19 @@ void CorkedChild::release() {
   image_.reset();
 }
 
+void CorkedChild::release() {
+  if (released_ || pid_ <= 0) return;
+  send_go();
+  take_report(0);
+}
+
 ExitInfo CorkedChild::release_and_wait() {
-  if (released_ || pid_ <= 0) {
-    release();
-    return wait();
-  }
-  released_ = true;
-  t_release_ns_ = now_ns();
-  const char go = 1;
-  ::send(cork_fd_.get(), &go, 1, MSG_NOSIGNAL);  // as release()
+  if (released_ || pid_ <= 0) return wait();
+  send_go();
   const ExitInfo info = wait();
-  // The child is gone: its end of the socket is closed, so this never blocks. A report
-  // is there when its set-up or exec failed; else EOF (closed on exec).
-  ChildReport report;
-  ssize_t n;
-  do n = ::recv(cork_fd_.get(), &report, sizeof report, MSG_WAITALL | MSG_DONTWAIT);
-  while (n < 0 && errno == EINTR);
-  cork_fd_.reset();
-  if (n == static_cast<ssize_t>(sizeof report)) {
-    Error e = child_failure(image_->path, image_->cwd, image_->user, report);
-    image_.reset();
-    throw e;
-  }
-  image_.reset();
+  // The child is gone: its end of the socket is closed, so the report (a set-up or exec
+  // failure), or EOF, is there at once.
+  take_report(MSG_DONTWAIT);
   return info;
 }
 

@@ -184,6 +184,11 @@ class CorkedChild {
  private:
   CorkedChild();
   void reap_blocking();
+  // release()'s two halves: the go byte through the cork, then the child's report (a
+  // set-up or exec failure, thrown) or EOF once it has exec'd. recv_flags: MSG_DONTWAIT
+  // when the child is already reaped.
+  void send_go();
+  void take_report(int recv_flags);
   bool has_exited();
   void drain_output();
   void cleanup() noexcept;
