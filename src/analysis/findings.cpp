@@ -144,7 +144,7 @@ Comparison comparison_of(const Plan& plan, std::size_t metric, const Configurati
 void judge_levels(const Plan& plan, Findings& f, const LevelJudge& judge) {
   f.metric_verdicts.assign(f.metrics.size(), Verdict::inconclusive);
   std::vector<bool> any(f.metrics.size(), false);
-  bool unsettled = false, unsettled_primary = false, any_primary = false;
+  bool unsettled = false, unsettled_primary = false, any_primary = false, open = false, open_primary = false;
   for (std::size_t mi = 0; mi < f.metrics.size(); ++mi)
     for (std::size_t li = 0; li < plan.spec.levels.size(); ++li) {
       std::vector<std::size_t> idx;
@@ -156,6 +156,7 @@ void judge_levels(const Plan& plan, Findings& f, const LevelJudge& judge) {
       const bool primary = f.metrics[mi].primary;
       any_primary |= primary;
       if (j.verdict == Verdict::inconclusive && !j.final) unsettled = true, unsettled_primary |= primary;
+      if (j.verdict == Verdict::inconclusive) open = true, open_primary |= primary;
       LevelVerdict v;
       v.metric = mi;
       v.level_index = li;
@@ -170,6 +171,8 @@ void judge_levels(const Plan& plan, Findings& f, const LevelJudge& judge) {
     }
   f.decisive = any_primary && !unsettled_primary;
   f.all_decided = !f.verdicts.empty() && !unsettled;
+  f.answered = any_primary && !open_primary;
+  f.all_answered = !f.verdicts.empty() && !open;
 }
 
 }  // namespace obscheck

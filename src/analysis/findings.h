@@ -162,6 +162,11 @@ struct Findings {
   bool decisive = false;
   // The same over every metric's verdicts, rusage included.
   bool all_decided = false;
+  // decisive and all_decided without the exception: no verdict of the family is
+  // inconclusive at all. decisive && !answered: the rest is out of reach within the
+  // plan's cap (--max-runs), which a resume may raise.
+  bool answered = false;
+  bool all_answered = false;
   // The counts came from a deterministic source (the simulated PMU): effects are exact
   // ratios of one run per configuration, with no interval and no p-value (those fields
   // are NaN and their methods say why); see analysis/deterministic.h.

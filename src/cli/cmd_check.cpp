@@ -58,6 +58,7 @@ LookFn analysis_at_looks(const CheckRequest& r, bool exact, bool decide_all, con
       findings = analyse_check(plan, table, o);
     }
     LookOutcome out{decide_all ? findings.all_decided : findings.decisive,
+                    decide_all ? findings.all_answered : findings.answered,
                     [&findings, decide_all](std::size_t b) { return more_blocks_could_decide(findings, b, decide_all); }, {}, {}};
     if (!exact) out.settled_configs = settled_configs(plan, findings, decide_all);
     // Every configuration settled for the stopping family: its answer is in, whatever
@@ -89,6 +90,10 @@ int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWrite
   const SessionOutcome out = run_session(
       s, journal, analysis_at_looks(p.request, exact, o.decide_all, s.plan, table, findings), progress_line(o));
   CheckContext ctx = session_context(s, out, host, p.warnings, p.backend_notes);
+  if (out.stopped == "cap" && !findings.answered)
+    ctx.warnings.push_back(fmt::format("stopped at the cap of {} measured blocks (--max-runs) before every verdict was decided; "
+                                       "continue with obscheck --resume {} (as many blocks again; --max-runs N for a cap of N)",
+                                       s.plan.spec.max_blocks, s.journal_path));
   if (continuable_stop(out.stopped) && !findings.decisive)
     ctx.warnings.push_back(fmt::format("stopped {} before every verdict was decided; continue with obscheck --resume {} "
                                        "(more blocks; --time-budget SECONDS to change the budget)",

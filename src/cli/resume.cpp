@@ -31,7 +31,8 @@ constexpr std::size_t kMaxManifestBytes = 16 * 1024 * 1024;
 // Options that only say where and how the report is written.
 // Options that shape only this invocation, not the runs: the report's form, and
 // --time-budget (how long this invocation may run before it stops at a look).
-const char* const kOutputOptions[] = {"json", "csv", "output", "html", "svg", "resume", "markdown", "time-budget", "decide-all"};
+const char* const kOutputOptions[] = {"json", "csv", "output", "html", "svg", "resume", "markdown", "time-budget", "decide-all",
+                                      "max-runs"};
 
 std::string shown(const nlohmann::json& v, const char* sep = ",") {
   if (v.is_string()) return v.get<std::string>().empty() ? "(none)" : v.get<std::string>();
@@ -167,7 +168,8 @@ void refuse_changed_options(const Options& o, const nlohmann::json& m) {
     throw Error(ErrorKind::usage,
                 fmt::format("--resume continues the check as the journal recorded it; this command line differs: {}",
                             fmt::join(changed, "; ")),
-                "leave those out (only --json, --csv, -o, --html, --svg, --time-budget and --decide-all may be given with --resume), or start a "
+                "leave those out (only --json, --csv, -o, --html, --svg, --time-budget, --max-runs and --decide-all may be given with "
+                "--resume), or start a "
                 "new check with a new --journal");
 }
 
@@ -215,15 +217,39 @@ double resumed_budget(const Options& o, const std::vector<nlohmann::json>& notes
   return recorded;
 }
 
+// The cap (measured blocks) a resume runs to: the --max-runs given with it, which may
+// only raise the journal's; else, for a check stopped at its cap, as many blocks again;
+// else the journal's. Throws Error(usage) for a --max-runs below the journal's cap.
+std::size_t resumed_cap(const Options& o, const Plan& plan, const std::string& stopped) {
+  const std::size_t cap = plan.spec.max_blocks;
+  if (std::find(o.given.begin(), o.given.end(), "max-runs") != o.given.end()) {
+    const auto asked = static_cast<std::size_t>(o.max_runs);
+    if (plan.spec.fixed_blocks)
+      throw Error(ErrorKind::usage, fmt::format("--max-runs with --resume: the journal's check runs a fixed {} blocks (--runs)",
+                                                *plan.spec.fixed_blocks),
+                  "leave --max-runs out");
+    if (asked < cap)
+      throw Error(ErrorKind::usage, fmt::format("--max-runs {} is below the journal's cap of {} blocks: a resume can only raise it", asked, cap),
+                  fmt::format("give --max-runs above {}, or leave it out", cap));
+    return asked;
+  }
+  if (stopped == "cap" && !plan.spec.fixed_blocks) return cap + cap;
+  return cap;
+}
+
 }  // namespace
 
 int cmd_resume(const Options& o) {
   if (const nlohmann::json m = read_manifest_line(o.resume); !m.is_null()) refuse_changed_options(o, m);
   ResumedJournal r = JournalWriter::open_for_resume(o.resume);
-  // A check stopped by its budget goes on with more blocks; one that decided, ran its
-  // fixed blocks or reached --max-runs is complete.
+  // A check stopped by its budget goes on with more blocks, as does one stopped at its
+  // cap (--max-runs), which the resume raises; one that decided or ran its fixed blocks
+  // is complete.
   const std::string stopped = last_stop(r.data.notes);
-  const bool continued = journal_complete(r.data.notes) && continuable_stop(stopped);
+  const Plan recorded = plan_from_journal(r.data);
+  const std::size_t cap = resumed_cap(o, recorded, stopped);
+  const bool raised = cap > recorded.spec.max_blocks;
+  const bool continued = journal_complete(r.data.notes) && (continuable_stop(stopped) || (stopped == "cap" && raised));
   if (journal_complete(r.data.notes) && !continued) return report_complete_journal(o, r.data);
   const nlohmann::json& m = r.data.manifest;
   // The continuation runs exactly as the journal's sweep did: its request comes from
@@ -233,7 +259,7 @@ int cmd_resume(const Options& o) {
   choose_backend(request)->require_here();
   PreparedCheck p = prepare_check(request);
   Session s;
-  s.plan = plan_from_journal(r.data);
+  s.plan = recorded;
   s.spec = p.spec;
   s.runs = r.data.runs;
   s.journal_path = r.writer.path();
@@ -243,9 +269,19 @@ int cmd_resume(const Options& o) {
   if (p.plan.levels != s.plan.spec.levels)
     throw Error(ErrorKind::usage, "the observer's doses differ from the journal's (a rebuilt variant, a changed symbol?)",
                 "start a new check");
+  if (raised) {
+    // Recorded before any run past the old cap, so every reader knows those runs.
+    const nlohmann::json note = extend_note(cap);
+    r.writer.append_note(note);
+    apply_extend_note(s.plan, note);
+    s.journal_notes.push_back(note);
+  }
   if (continued)
-    fmt::print(stderr, "obscheck: continuing {} after {} measured blocks (stopped by its time budget), with a time budget of {:g} s\n",
-               s.journal_path, measured_blocks_run(s.runs), request.time_budget);
+    fmt::print(stderr, "obscheck: continuing {} after {} measured blocks ({}), up to {} blocks, with a time budget of {:g} s\n",
+               s.journal_path, measured_blocks_run(s.runs),
+               stopped == "cap" ? fmt::format("stopped at its cap of {} blocks", recorded.spec.max_blocks)
+                                : std::string("stopped by its time budget"),
+               cap, request.time_budget);
   // Dropped counters and notes were reported when the check began.
   p.warnings.clear();
   if (r.data.torn_tail)

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <set>
 #include <type_traits>
 #include <utility>
@@ -296,6 +297,35 @@ void apply_retire_note(Plan& plan, const nlohmann::json& note) {
     if (it == plan.configs.end())
       throw Error(ErrorKind::io, fmt::format("a \"retire\" note names {}, not a configuration of the plan", id.dump()));
     if (runs_in(plan, it->index, from)) plan.retired.push_back({it->index, from});
+  }
+}
+
+nlohmann::json extend_note(std::size_t max_blocks) { return {{"kind", "extend"}, {"max_blocks", max_blocks}}; }
+
+void apply_extend_note(Plan& plan, const nlohmann::json& note) {
+  if (!note.is_object() || !note.contains("max_blocks") || !note.at("max_blocks").is_number_unsigned())
+    throw Error(ErrorKind::io, "an \"extend\" note needs \"max_blocks\" (a number of blocks)");
+  if (plan.spec.fixed_blocks) throw Error(ErrorKind::io, "an \"extend\" note in a check of fixed blocks (--runs)");
+  const auto to = note.at("max_blocks").get<std::uint64_t>();
+  if (to <= plan.spec.max_blocks)
+    throw Error(ErrorKind::io, fmt::format("an \"extend\" note to {} blocks does not raise the cap ({})", to,
+                                           plan.spec.max_blocks));
+  constexpr std::uint64_t kMaxRuns = std::numeric_limits<std::uint32_t>::max();
+  if (to > kMaxRuns / plan.block_size() - plan.spec.warmup_blocks)
+    throw Error(ErrorKind::io, fmt::format("an \"extend\" note to {} blocks of {} runs is beyond 2^32 runs", to,
+                                           plan.block_size()));
+  plan.spec.max_blocks = static_cast<std::size_t>(to);
+}
+
+void apply_plan_notes(Plan& plan, const std::vector<nlohmann::json>& notes, const std::string& path) {
+  for (const nlohmann::json& note : notes) {
+    if (!note.is_object() || !note.contains("kind")) continue;
+    try {
+      if (note.at("kind") == "retire") apply_retire_note(plan, note);
+      if (note.at("kind") == "extend") apply_extend_note(plan, note);
+    } catch (const Error& e) {
+      throw Error(ErrorKind::io, fmt::format("journal {}: {}", path, e.what()), e.hint());
+    }
   }
 }
 

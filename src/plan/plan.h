@@ -223,6 +223,17 @@ nlohmann::json retire_note(const Plan& plan, const std::vector<std::size_t>& con
 // keeps its earlier block). Throws Error(io) when the note names a configuration the
 // plan does not have, or lacks a field.
 void apply_retire_note(Plan& plan, const nlohmann::json& note);
+// The journal's note raising a sequential plan's cap to `max_blocks` measured blocks,
+// written when --resume continues a check that stopped at its cap (--max-runs):
+// {"kind":"extend","max_blocks":M}. The blocks already run keep their order (it depends
+// on the seed and the block alone), so the journal's runs stay where the plan puts them.
+nlohmann::json extend_note(std::size_t max_blocks);
+// Raises plan.spec.max_blocks to the note's. Throws Error(io) when the note lacks the
+// field, does not raise the cap, would pass 2^32 runs, or the plan has fixed blocks.
+void apply_extend_note(Plan& plan, const nlohmann::json& note);
+// Applies the "retire" and "extend" notes among a journal's `notes` to `plan`, in
+// order; errors are Error(io) naming the journal `path`.
+void apply_plan_notes(Plan& plan, const std::vector<nlohmann::json>& notes, const std::string& path);
 // The trials of blocks [0, end_block) that retirements left out: the runs saved.
 std::size_t runs_retired(const Plan& plan, std::size_t end_block);
 

@@ -237,14 +237,7 @@ Plan plan_from_journal(const JournalData& data) {
   } catch (const Error& e) {
     throw Error(ErrorKind::io, fmt::format("journal {} line 1: {}", data.path, e.what()), e.hint());
   }
-  for (const nlohmann::json& note : data.notes) {
-    if (!note.is_object() || !note.contains("kind") || note.at("kind") != "retire") continue;
-    try {
-      apply_retire_note(plan, note);
-    } catch (const Error& e) {
-      throw Error(ErrorKind::io, fmt::format("journal {}: {}", data.path, e.what()), e.hint());
-    }
-  }
+  apply_plan_notes(plan, data.notes, data.path);
   return plan;
 }
 

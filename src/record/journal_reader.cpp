@@ -680,6 +680,7 @@ class LineReader {
     } else if (type == "note") {
       nlohmann::json n = tree(text);
       if (n.contains("kind") && !n.at("kind").is_string()) bad_line(path_, number, "field kind of a note is not a string");
+      if (n.contains("kind") && n.at("kind") == "extend") extend(n, number);
       sink_.note(std::move(n));
     }
     // Any other type is from a later version: skipped by design.
@@ -744,8 +745,20 @@ class LineReader {
       bad_line(path_, 1, fmt::format("the plan's {} blocks of {} runs are beyond 2^32 runs", measured,
                                      plan.block_size()));
     limits_ = run_limits(plan);
+    plan_ = plan;
     checked_ = checked;
     sink_.manifest(std::move(m), plan);
+  }
+
+  // Runs past the manifest's cap are the plan's once a resume raised it: the note comes
+  // before them.
+  void extend(const nlohmann::json& note, std::size_t number) {
+    try {
+      apply_extend_note(plan_, note);
+    } catch (const Error& e) {
+      bad_line(path_, number, e.what());
+    }
+    limits_ = run_limits(plan_);
   }
 
   // A run index twice: found by sorting (index, line) once at the end, not with a set
@@ -767,6 +780,7 @@ class LineReader {
   JournalSink& sink_;
   RunFields fields_;
   RunLimits limits_;
+  Plan plan_;  // the manifest's, with the "extend" notes met so far
   JournalScan scan_;
   std::size_t line_no_ = 0;
   bool checked_ = false;
@@ -936,15 +950,9 @@ JournalTable read_journal_table(const std::string& path, const std::function<voi
   t.path = path;
   TableSink sink(t, each_run);
   t.scan = scan_journal(path, sink);
-  // The trials the check's "retire" notes left out (plan/ Retirement).
-  for (const nlohmann::json& note : t.notes) {
-    if (!note.is_object() || !note.contains("kind") || note.at("kind") != "retire") continue;
-    try {
-      apply_retire_note(t.plan, note);
-    } catch (const Error& e) {
-      throw Error(ErrorKind::io, fmt::format("journal {}: {}", path, e.what()), e.hint());
-    }
-  }
+  // The trials the check's "retire" notes left out (plan/ Retirement), the blocks its
+  // "extend" notes added.
+  apply_plan_notes(t.plan, t.notes, path);
   return t;
 }
 

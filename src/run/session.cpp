@@ -158,10 +158,17 @@ bool run_warmup(Session& s, JournalWriter& journal, Pace& pace, const SessionPro
   return true;
 }
 
-std::string stop_reason(const Session& s, const SessionOutcome& o, bool decisive, bool futile, bool last) {
+// "decided" only when every answer is in: verdicts left inconclusive because the cap
+// is too near to decide them end the check at its cap, which a resume may raise.
+std::string decided_or_cap(const Session& s, const LookOutcome& seen) {
+  if (seen.answered) return "decided";
+  return s.plan.spec.fixed_blocks ? "fixed" : "cap";
+}
+
+std::string stop_reason(const Session& s, const SessionOutcome& o, const LookOutcome& seen, bool futile, bool last) {
   if (o.interrupted) return "interrupted";
   if (!o.failure.empty()) return "failed";
-  if (decisive) return "decided";
+  if (seen.decisive) return decided_or_cap(s, seen);
   if (o.budget_spent) return "budget";
   if (futile) return "futile";
   if (last) return s.plan.spec.fixed_blocks ? "fixed" : "cap";
@@ -216,12 +223,12 @@ SessionOutcome run_session(Session& s, JournalWriter& journal, const LookFn& loo
     // undecided ones need more blocks than the rest of the time budget allows.
     const bool futile = budget > 0 && !out.budget_spent && seen.could_decide_by &&
                         !seen.could_decide_by(at + budget_blocks(budget, pace));
-    out.stopped = stop_reason(s, out, seen.decisive, futile, at_end);
+    out.stopped = stop_reason(s, out, seen, futile, at_end);
     if (!out.stopped.empty()) break;
     retire_settled(s, journal, seen, at, out.looks);
     // Every configuration settled: nothing left to run could change an answer.
     if (configs_in_block(s.plan, end_block_for(s.plan, at)) == 0) {
-      out.stopped = "decided";
+      out.stopped = decided_or_cap(s, seen);
       break;
     }
     if (at < schedule[i]) --i;  // a look the budget cut short: the scheduled one is still ahead

@@ -21,6 +21,9 @@ namespace obscheck {
 // What a look at the runs so far concluded, as far as stopping goes.
 struct LookOutcome {
   bool decisive = false;  // every verdict decided: more runs change no answer
+  // decisive, and no verdict left inconclusive as out of reach within the plan's cap:
+  // false when the cap, not the answer, ends the check (its stop is "cap").
+  bool answered = false;
   // Whether running up to this many measured blocks could still decide an undecided
   // verdict (at the noise seen so far). Unset: assume it could.
   std::function<bool(std::size_t measured_blocks)> could_decide_by;

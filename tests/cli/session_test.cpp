@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -93,6 +94,65 @@ TEST_CASE("session: --resume of a check stopped by its time budget adds blocks; 
   auto as_json = run_cli({"report", "--json", journal});
   CHECK(json::parse(as_json.out).at("context").at("sweep").size() == 1);
   unlink(journal.c_str());
+}
+
+TEST_CASE("session: --resume of a check stopped at --max-runs raises its cap; each planned run exactly once") {
+  const std::string journal = tmp_path("cap.jsonl"), cut = tmp_path("cap-cut.jsonl");
+  unlink(journal.c_str());
+  auto first = run_cli({"--counters", "task-clock", "--max-runs", "2", "--journal", journal, "--", workload("compute"), "20"});
+  REQUIRE((first.code == 0 || first.code == 1));
+  const auto ends = notes_of(journal, "finished");
+  REQUIRE(ends.size() == 1);
+  if (ends[0].at("sweep").at("stopped") != "cap") {
+    WARN("SKIPPED: the check decided within 2 blocks (" << ends[0].dump() << "); nothing to continue");
+    return;
+  }
+  CHECK(first.out.find("continue with obscheck --resume " + journal) != std::string::npos);
+  CHECK(measured_blocks(journal) == 2);
+
+  // A resume can only raise the cap.
+  auto lower = run_cli({"--resume", journal, "--max-runs", "1"});
+  CHECK(lower.code == 2);
+  CHECK(lower.err.find("--max-runs 1 is below the journal's cap of 2 blocks") != std::string::npos);
+  CHECK(notes_of(journal, "extend").empty());
+
+  // --max-runs N: up to N blocks.
+  auto second = run_cli({"--resume", journal, "--max-runs", "3"});
+  REQUIRE((second.code == 0 || second.code == 1));
+  CHECK(second.err.find("continuing " + journal + " after 2 measured blocks (stopped at its cap of 2 blocks), up to 3 blocks") !=
+        std::string::npos);
+  CHECK(measured_blocks(journal) == 3);
+  REQUIRE(notes_of(journal, "extend").size() == 1);
+  CHECK(notes_of(journal, "extend")[0].at("max_blocks") == 3);
+
+  // Without --max-runs: as many blocks again, here within a budget of one block.
+  if (notes_of(journal, "finished").back().at("sweep").at("stopped") == "cap") {
+    auto third = run_cli({"--resume", journal, "--time-budget", "0.001"});
+    REQUIRE((third.code == 0 || third.code == 1));
+    CHECK(third.err.find("up to 6 blocks") != std::string::npos);
+    CHECK(measured_blocks(journal) == 4);
+    CHECK(notes_of(journal, "extend").back().at("max_blocks") == 6);
+  }
+  check_journal_consistent(journal);
+  const auto idx = run_indexes(journal);
+  for (std::size_t i = 0; i < idx.size(); ++i) CHECK(idx[i] == i);  // each planned run once, in order
+
+  // Both readers know the blocks past the manifest's cap.
+  auto report = run_cli({"report", journal});
+  CHECK(report.code != 3);
+  CHECK(report.out.find("sweep: 2 blocks, stopped at --max-runs; then +1 blocks, ") != std::string::npos);
+  // Without the note, the runs past the manifest's cap are not the plan's.
+  {
+    std::ifstream in(journal);
+    std::ofstream out(cut);
+    for (std::string l; std::getline(in, l);)
+      if (l.find("\"kind\":\"extend\"") == std::string::npos) out << l << "\n";
+  }
+  auto refused = run_cli({"report", cut});
+  CHECK(refused.code == 6);
+  CHECK(refused.err.find("field block 3 is beyond") != std::string::npos);
+  unlink(journal.c_str());
+  unlink(cut.c_str());
 }
 
 TEST_CASE("session: a resume of a decided check stays complete and writes nothing") {

@@ -464,3 +464,45 @@ TEST_CASE("plan: a retired configuration's trials are left out from its block on
   CHECK_THROWS_AS(apply_retire_note(plan, {{"kind", "retire"}, {"from_block", 2}, {"configs", {"nope"}}}), Error);
   CHECK_THROWS_AS(apply_retire_note(plan, {{"kind", "retire"}, {"configs", nlohmann::json::array()}}), Error);
 }
+
+TEST_CASE("plan: an extend note raises a sequential plan's cap and keeps every block's order") {
+  PlanSpec ps;
+  ps.counters = {"task-clock"};
+  ps.levels = counter_levels(ps.counters);
+  ps.layouts = {Layout::held};
+  ps.seed = 11;
+  ps.max_blocks = 4;
+  Plan plan = make_plan(ps);
+  const auto before = trials(plan, 0, 4);
+  const nlohmann::json note = extend_note(9);
+  CHECK(note == nlohmann::json{{"kind", "extend"}, {"max_blocks", 9}});
+  apply_extend_note(plan, note);
+  CHECK(plan.spec.max_blocks == 9);
+  CHECK(plan_looks(plan).back() == 9);
+  const auto after = trials(plan, 0, 9);
+  REQUIRE(after.size() == 9 * plan.block_size());
+  for (std::size_t i = 0; i < before.size(); ++i) CHECK(after[i] == before[i]);
+
+  CHECK_THROWS_AS(apply_extend_note(plan, extend_note(9)), Error);  // does not raise it
+  CHECK_THROWS_AS(apply_extend_note(plan, extend_note(3)), Error);
+  CHECK_THROWS_AS(apply_extend_note(plan, {{"kind", "extend"}}), Error);
+  CHECK_THROWS_AS(apply_extend_note(plan, {{"kind", "extend"}, {"max_blocks", -5}}), Error);
+  CHECK_THROWS_AS(apply_extend_note(plan, extend_note(std::size_t{1} << 40)), Error);  // beyond 2^32 runs
+  CHECK(plan.spec.max_blocks == 9);
+  ps.fixed_blocks = 4;
+  Plan fixed = make_plan(ps);
+  CHECK_THROWS_AS(apply_extend_note(fixed, extend_note(9)), Error);
+
+  // A journal's notes, in order; other kinds are not the plan's.
+  ps.fixed_blocks.reset();
+  Plan noted = make_plan(ps);
+  apply_plan_notes(noted, {retire_note(noted, {1}, 2, 1), {{"kind", "look"}}, extend_note(6)}, "j.jsonl");
+  CHECK(noted.spec.max_blocks == 6);
+  CHECK(noted.retired == std::vector<Retirement>{{1, 2}});
+  try {
+    apply_plan_notes(noted, {extend_note(5)}, "j.jsonl");
+    FAIL("a note lowering the cap was applied");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) == "journal j.jsonl: an \"extend\" note to 5 blocks does not raise the cap (6)");
+  }
+}

@@ -65,7 +65,7 @@ struct ScriptedLooks {
   LookFn fn() {
     return [this](const std::vector<RunRecord>& runs, std::size_t looks) {
       runs_seen.push_back(runs.size());
-      LookOutcome out{looks == decide_at, [this](std::size_t) { return could_decide; }, {}};
+      LookOutcome out{looks == decide_at, looks == decide_at, [this](std::size_t) { return could_decide; }, {}};
       if (looks == decide_at) out.decided = {{"wall-time", "not-perturbed"}};
       return out;
     };
@@ -208,7 +208,7 @@ struct SettlingLooks {
   LookFn fn() {
     return [this](const std::vector<RunRecord>& runs, std::size_t looks) {
       runs_seen.push_back(runs.size());
-      LookOutcome out{false, {}, {}, {}};
+      LookOutcome out{false, false, {}, {}, {}};
       if (looks >= at) out.settled_configs = {config};
       return out;
     };
@@ -334,6 +334,7 @@ TEST_CASE("session: a check whose every configuration is settled stops there, de
   const LookFn settle_all = [&](const std::vector<RunRecord>& runs, std::size_t looks) {
     LookOutcome out = never.fn()(runs, looks);
     out.settled_configs = {0, 1, 2, 3};
+    out.answered = true;
     return out;
   };
   const SessionOutcome out = run_session(s, j.writer, settle_all);
@@ -343,4 +344,19 @@ TEST_CASE("session: a check whose every configuration is settled stops there, de
   const JournalData d = load_journal(j.path);
   CHECK(d.notes.back().at("sweep").at("stopped") == "decided");
   CHECK(d.notes.back().at("sweep").at("runs_saved") == 0);  // no block was run without them
+}
+
+TEST_CASE("session: settled with verdicts out of reach within the cap stops at the cap, which a resume may raise") {
+  Session s = two_counter_session(100);
+  Journal j(s.plan);
+  s.journal_path = j.path;
+  ScriptedLooks never;
+  const LookFn out_of_reach = [&](const std::vector<RunRecord>& runs, std::size_t looks) {
+    LookOutcome out = never.fn()(runs, looks);
+    out.settled_configs = {0, 1, 2, 3};  // settled, but inconclusive: not answered
+    return out;
+  };
+  const SessionOutcome out = run_session(s, j.writer, out_of_reach);
+  CHECK(out.stopped == "cap");
+  CHECK(load_journal(j.path).notes.back().at("sweep").at("stopped") == "cap");
 }
