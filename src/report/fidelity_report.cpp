@@ -60,7 +60,11 @@ std::string fidelity_answer(const FidelityResult& r) {
   }
   if (r.agreement == Agreement::differs)
     return fmt::format("the profile differs from the reference beyond ±{} share points at {}", tol, join(which, ", "));
-  return fmt::format("undecided: too few samples at {} to tell within ±{} share points", join(which, ", "), tol);
+  std::vector<std::string> agreeing;
+  for (const DoseFidelity& d : r.doses)
+    if (d.agreement == Agreement::agrees) agreeing.push_back(d.dose);
+  return fmt::format("undecided: too few samples at {} to tell within ±{} share points{}", join(which, ", "), tol,
+                     agreeing.empty() ? "" : "; agrees at " + join(agreeing, ", "));
 }
 
 std::string fidelity_text(const FidelityRun& run, const FidelityResult& r) {

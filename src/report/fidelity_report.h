@@ -21,7 +21,8 @@ struct FidelityRun {
 };
 
 // The one-line answer: agrees (with the fewest samples of a dose), differs (the worst
-// function, its share and the reference's), or undecided (the doses with too few samples).
+// function, its share and the reference's), or undecided (the doses with too few
+// samples, and those that agree).
 std::string fidelity_answer(const FidelityResult& r);
 std::string fidelity_text(const FidelityRun& run, const FidelityResult& r);
 // {"schema": "obscheck-fidelity", "version": kFidelityJsonVersion, ...} (docs/report-schema.md).
