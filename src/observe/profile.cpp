@@ -25,6 +25,9 @@ namespace fs = std::filesystem;
 
 // Addresses at or above this are the kernel's on x86-64 and AArch64 (the upper half).
 constexpr std::uint64_t kKernelHalf = 0x8000000000000000ULL;
+// Code without a symbol: cachegrind calls it "???", perf "[unknown]"; one name for both.
+constexpr const char* kCachegrindUnknown = "???";
+constexpr const char* kUnknownSymbol = "[unknown]";
 // What an error quotes of a tool's own messages.
 constexpr std::size_t kQuotedLines = 4;
 
@@ -129,8 +132,8 @@ ProfileCounts parse_perf_script(std::string_view text) {
     const auto [end, ec] = std::from_chars(hex.data(), hex.data() + hex.size(), ip, 16);
     if (ec != std::errc() || end != hex.data() + hex.size()) return;
     std::string sym(space == std::string_view::npos ? std::string_view() : trim(line.substr(space)));
-    if (sym.empty()) sym = "[unknown]";
-    if (ip >= kKernelHalf && sym != "[unknown]") sym = "[k] " + sym;
+    if (sym.empty()) sym = kUnknownSymbol;
+    if (ip >= kKernelHalf && sym != kUnknownSymbol) sym = "[k] " + sym;
     counts[sym] += 1;
   });
   return counts;
@@ -142,6 +145,7 @@ ProfileCounts parse_cachegrind_functions(std::string_view text) {
   for_each_line(text, [&](std::string_view line) {
     if (line.rfind("fn=", 0) == 0) {
       fn = std::string(line.substr(3));
+      if (fn == kCachegrindUnknown) fn = kUnknownSymbol;  // perf's name for the same
       return;
     }
     // Anything but a count line (fl=, summary:, ...) ends the function's records.

@@ -35,7 +35,8 @@ ProfileCounts parse_perf_script(std::string_view text);
 
 // Instructions (the first event) per function from a cachegrind output file: "fn="
 // starts a function, each following "LINE COUNT..." line adds COUNT; the same name in
-// several files is summed.
+// several files is summed; cachegrind's "???" (no symbol) is "[unknown]", as perf
+// names it.
 ProfileCounts parse_cachegrind_functions(std::string_view text);
 
 struct SampledProfile {

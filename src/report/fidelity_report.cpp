@@ -8,6 +8,9 @@
 namespace obscheck {
 namespace {
 
+// The function column's least width; a longer name widens it for its dose.
+constexpr std::size_t kNameColumn = 28;
+
 std::string pct(double share) { return fmt::format("{:.1f}%", 100 * share); }
 std::string points(double share) { return fmt::format("{:g}", 100 * share); }
 std::string points1(double share) { return fmt::format("{:.1f}", 100 * share); }
@@ -29,10 +32,12 @@ const ShareCheck* worst(const DoseFidelity& d) {
 }
 
 std::string dose_block(const DoseFidelity& d, double tolerance) {
+  std::size_t width = kNameColumn;
+  for (const ShareCheck& s : d.functions) width = std::max(width, s.function.size());
   std::string out = fmt::format("  {}: {:.0f} samples ({:.0f} outside the reference's functions); hot list {}; {}\n",
                                 d.dose, d.samples, d.outside, to_string(d.hot_list), to_string(d.agreement));
   for (const ShareCheck& s : d.functions)
-    out += fmt::format("    {:<28} reference {:>6}   profile {:>6} [{}, {}]   {}\n", s.function, pct(s.reference),
+    out += fmt::format("    {:<{}} reference {:>6}   profile {:>6} [{}, {}]   {}\n", s.function, width, pct(s.reference),
                        pct(s.share), points1(s.lo), points1(s.hi),
                        s.agreement == Agreement::agrees    ? fmt::format("within ±{} points", points(tolerance))
                        : s.agreement == Agreement::differs ? fmt::format("beyond ±{} points", points(tolerance))
@@ -80,15 +85,19 @@ std::string fidelity_text(const FidelityRun& run, const FidelityResult& r) {
                      "for the whole table (Bonferroni, z = {:.3f})\n\n",
                      run.event, points(r.options.tolerance), 100 * r.options.confidence, r.z);
   for (const DoseFidelity& d : r.doses) out += dose_block(d, r.options.tolerance);
-  out += fmt::format("\n  across doses: the largest spread of a share is {} points{}: {}\n", points1(r.spread),
-                     r.spread_function.empty() ? "" : " (" + r.spread_function + ")",
-                     r.stable ? fmt::format("stable within ±{} points, the same hot functions", points(r.options.tolerance))
-                              : "not stable");
+  if (r.doses.size() < 2)
+    out += "\n  across doses: one dose, nothing to compare\n";
+  else
+    out += fmt::format("\n  across doses: the largest spread of a share is {} points{}: {}\n", points1(r.spread),
+                       r.spread_function.empty() ? "" : " (" + r.spread_function + ")",
+                       r.stable ? fmt::format("stable within ±{} points, the same hot functions",
+                                              points(r.options.tolerance))
+                                : "not stable");
   out += "  answer: " + fidelity_answer(r) + "\n";
   out += "note: the reference counts instructions, not time: a function's instruction share is its time share only "
          "when the functions run at similar instructions per cycle\n";
-  out += "note: a sample outside the reference's functions (the kernel, the profiler's start-up, an unknown symbol) "
-         "is left out of the shares\n";
+  out += "note: a sample outside the reference's functions (the kernel, the profiler's start-up, code the reference "
+         "never ran) is left out of the shares; code without a symbol is [unknown] in both\n";
   return out;
 }
 

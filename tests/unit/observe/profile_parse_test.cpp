@@ -42,9 +42,13 @@ TEST_CASE("profile: a cachegrind file's first event summed per function, across 
       "fl=other.c\n"
       "fn=work_minor\n"
       "7 10\n"
-      "summary: 150000195\n";
+      "fl=???\n"
+      "fn=???\n"
+      "0 42\n"
+      "summary: 150000237\n";
   const ProfileCounts c = parse_cachegrind_functions(text);
-  CHECK(c.size() == 3);
+  CHECK(c.size() == 4);
+  CHECK(c.at("[unknown]") == 42);  // cachegrind's ???, named as perf names it
   CHECK(c.at("__libc_start_main@@GLIBC_2.34") == 5);
   CHECK(c.at("work_major") == 105000090);
   CHECK(c.at("work_minor") == 45000100);
