@@ -11,8 +11,10 @@
 //
 // The comparison, per dose:
 //   - the universe is the reference's functions: a sample outside them (the kernel,
-//     an unknown symbol, the profiler's own start-up) is counted as outside, reported,
-//     and left out of the shares, since the reference cannot say where it belongs;
+//     the profiler's own start-up, code the reference never ran) is counted as
+//     outside, reported, and left out of the shares, since the reference cannot say
+//     where it belongs (code without a symbol is one function, "[unknown]", on both
+//     sides: observe/profile.h);
 //   - the compared functions are the reference's hot list (its `top` largest shares
 //     of at least `min_share`) and any function the profile puts in its own hot list;
 //   - a function's share of the dose's samples inside the universe gets a Wilson score
