@@ -82,12 +82,12 @@ make_inputs() {
       echo "set pagination off"
       echo "set confirm off"
       echo "set breakpoint pending on"
+      # dprintf: a breakpoint that prints (to /dev/null) and goes on by itself. A
+      # breakpoint with a "silent / continue" command list does not go on in batch
+      # mode once the program has exec'd (gdb stops at the first hit, the script
+      # reaches quit, and gdb kills the program).
       local s
-      for s in ${sym//,/ }; do echo "break ${s#*:}"; done
-      echo "commands"
-      echo "silent"
-      echo "continue"
-      echo "end"
+      for s in ${sym//,/ }; do echo "dprintf ${s#*:},\"hit\\n\""; done
       echo "run"
       echo "quit"
     } > "$out/inputs/gdb-$p.cmds"
