@@ -34,6 +34,7 @@ int dispatch(const Parsed& parsed) {
     case Command::plan: return cmd_plan(o);
     case Command::run: return cmd_run(o);
     case Command::slurm: return cmd_slurm(o);
+    case Command::fidelity: return cmd_fidelity(o);
   }
   throw Error(ErrorKind::usage, "this command is not part of this build");
 }

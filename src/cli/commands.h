@@ -29,6 +29,7 @@ int cmd_completion(const Options& o);  // the bash or zsh completion script
 int cmd_plan(const Options& o);     // a check planned once for several hosts
 int cmd_run(const Options& o);      // one host's shard of a plan
 int cmd_slurm(const Options& o);    // the plan and sbatch scripts of a Slurm job array
+int cmd_fidelity(const Options& o); // a sampling profile against an exact reference, per rate
 // obscheck report with several journals: the shards of one plan, merged with the host
 // as a factor (cli/merge.cpp).
 int report_merged(const Options& o);

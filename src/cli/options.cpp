@@ -52,6 +52,7 @@ const std::map<std::string, Command> kCommands = {
     {"doctor", Command::doctor}, {"report", Command::report},   {"demo", Command::demo},
     {"bias", Command::bias},     {"compare", Command::compare}, {"completion", Command::completion},
     {"plan", Command::plan},     {"run", Command::run},         {"slurm", Command::slurm},
+    {"fidelity", Command::fidelity},
 };
 
 const char* kUsage[] = {
@@ -68,6 +69,7 @@ const char* kUsage[] = {
     "       obscheck run --plan FILE --shard I/N          run shard I of N of a plan on this host",
     "       obscheck slurm [slurm options] -- [options] PROG [ARGS...]   the plan and sbatch scripts for a Slurm job array",
     "       obscheck report SHARD.jsonl...               merge the shards of a plan, the host as a factor",
+    "       obscheck fidelity [options] -- PROG [ARGS...] is perf record's profile of PROG right at each rate?",
     "       obscheck completion bash|zsh                  the shell completion script",
 };
 
@@ -107,7 +109,7 @@ po::options_description backend_options() {
 po::options_description output_options() {
   po::options_description d("Output");
   d.add_options()
-      ("json", po::bool_switch(), "write JSON (every raw value) instead of text")
+      ("json", po::bool_switch(), "write JSON instead of text (measure and bias: every run's values; a check: the findings, its runs are in the journal)")
       ("output,o", po::value<std::string>(), "write the report to FILE instead of stdout")
       ("color", po::value<std::string>(), "colour the text: auto (a terminal without NO_COLOR, default) | always | never")
       ("help,h", "this help");
@@ -245,6 +247,18 @@ po::options_description sweep_journal_options() {
   return d;
 }
 
+// fidelity: the doses, the event and how close a profile must come to the reference.
+po::options_description fidelity_options() {
+  po::options_description d("Profile fidelity (fidelity)");
+  d.add_options()
+      ("sample-freq", po::value<std::string>(), "perf record's sampling frequencies in Hz, one profile each (default 99,999)")
+      ("sample-event", po::value<std::string>(), "the sampled event (default cpu-clock, a software event any host has)")
+      ("tolerance", po::value<double>(), "a function's share may differ from the reference's by this much (default 0.05: five share points)")
+      ("top", po::value<int>(), "the hot list: this many functions with the largest shares (default 5)")
+      ("confidence", po::value<double>(), "confidence level of the whole table of intervals (default 0.95)");
+  return d;
+}
+
 po::options_description options_for(Command c) {
   po::options_description all;
   switch (c) {
@@ -277,6 +291,9 @@ po::options_description options_for(Command c) {
       break;
     case Command::slurm:
       all.add(slurm_options());
+      break;
+    case Command::fidelity:
+      all.add(fidelity_options()).add(output_options());
       break;
     case Command::bias:
     case Command::compare:
@@ -664,6 +681,11 @@ void take_switches_and_sweep(const po::variables_map& vm, Options& o) {
   take(vm, "contexts", o.contexts);
   take(vm, "metric", o.metric);
   take(vm, "confidence", o.confidence);
+  take(vm, "tolerance", o.tolerance);
+  take(vm, "top", o.top);
+  if (!(o.tolerance > 0 && o.tolerance < 1))
+    throw Error(ErrorKind::usage, "--tolerance is a share between 0 and 1 (0.05 = five share points)");
+  if (o.top < 1 || o.top > 1000) throw Error(ErrorKind::usage, "--top is 1..1000 functions");
   if (vm.count("aa")) o.aa = vm["aa"].as<bool>();
   if (vm.count("verbose")) o.verbose = vm["verbose"].as<bool>();
   if (vm.count("fail-on")) {
@@ -709,7 +731,7 @@ void check_combinations(Options& o) {
 void check_command_needs(Options& o, bool takes_target) {
   if (takes_target && o.target.empty() && o.resume.empty() && o.build.empty())
     throw Error(ErrorKind::usage, std::string("obscheck ") + command_name(o.command) + ": no program to run",
-                "usage: obscheck " + std::string(o.command == Command::measure ? "measure " : "") +
+                "usage: obscheck " + std::string(o.command == Command::measure ? "measure " : o.command == Command::fidelity ? "fidelity " : "") +
                     "[options] [--] PROG [ARGS...]");
   if (o.command == Command::completion && o.shell != "bash" && o.shell != "zsh")
     throw Error(ErrorKind::usage, "obscheck completion: which shell? bash or zsh, not '" + o.shell + "'",
@@ -762,7 +784,8 @@ Parsed parse_command_line(int argc, const char* const* argv) {
   const po::options_description desc = options_for(o.command);
   std::vector<std::string> ours, rest;
   const bool takes_target = o.command == Command::check || o.command == Command::measure ||
-                            o.command == Command::bias || o.command == Command::compare || o.command == Command::plan;
+                            o.command == Command::bias || o.command == Command::compare || o.command == Command::plan ||
+                            o.command == Command::fidelity;
   split_words(words, desc, o, takes_target, ours, rest);
   const po::variables_map vm = store_options(ours, desc, o.command);
   if (vm.count("help")) {

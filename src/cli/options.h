@@ -8,7 +8,7 @@
 
 namespace obscheck {
 
-enum class Command { check, measure, events, doctor, report, demo, bias, compare, plan, run, slurm, completion, help, version };
+enum class Command { check, measure, events, doctor, report, demo, bias, compare, plan, run, slurm, completion, fidelity, help, version };
 
 struct Options {
   Command command = Command::check;
@@ -85,6 +85,10 @@ struct Options {
   std::string metric;               // --metric NAME (default: the first counter)
   double confidence = 0.95;         // --confidence LEVEL of the intervals and tests
   bool aa = false;                  // compare --aa: the baseline against itself, first
+
+  // fidelity: a sampling profiler's profile against an exact reference (analysis/fidelity.h).
+  double tolerance = 0.05;          // --tolerance: ± share points (a fraction) a profile may differ
+  int top = 5;                      // --top N: the hot list's length
 
   // Many hosts: plan / run / slurm.
   std::string plan_file;            // plan -o FILE is the output; run --plan FILE

@@ -268,7 +268,8 @@ struct Metric {
 //   counter i:     the level that counts i alone, under the same layout (the counter
 //                  observer); for every other observer, which programs the same
 //                  counters at each dose, the baseline (least-observed) level;
-//   driver metric: the baseline (dose-1) level under the same layout.
+//   driver metric: the baseline level (the least observed: the smallest dose, so
+//                  level 0 where the plan has one) under the same layout.
 // The A/A copy thus compares against its baseline for the driver metrics and for the
 // first counter. Unset when the metric is not counted in `config`, when `config` is
 // its own reference, or when no level counts counter i alone.

@@ -14,6 +14,7 @@
 #include "host/host_info.h"
 #include "report/doctor_report.h"
 #include "report/measure_report.h"
+#include "report/display_unit.h"
 #include "report/textplot.h"
 
 namespace obscheck {
@@ -587,30 +588,38 @@ std::vector<std::size_t> dose_axis(const Plan& plan) {
 }
 
 // The plot's heading: the metric, its unit, each layout's marker and the margin guides.
-std::string plot_heading(const Plan& plan, const Findings& f, std::size_t m, const Palette& pal) {
+std::string plot_heading(const Plan& plan, const Findings& f, std::size_t m, const Palette& pal,
+                         const Comparison& first) {
   std::vector<std::string> legend;
   for (Layout l : plan.spec.layouts) legend.push_back(fmt::format("{} {}", layout_marker(l), to_string(l)));
   const MetricInfo& info = f.metrics[m];
-  return fmt::format("{} ({}): effect vs dose — {}; | CI; . {}\n", pal.paint(pal.bold, info.name), info.unit,
-                     join(legend, ", "), format_margin(f.margin));
+  const std::string guide = first.scale == Scale::ratio ? format_margin(f.margin) : margin_text(first, info.unit);
+  const std::string per_run = first.scale == Scale::ratio ? "" : ", per run";
+  return fmt::format("{} ({}{}): effect vs dose — {}; | CI; . {}\n", pal.paint(pal.bold, info.name), info.unit,
+                     per_run, join(legend, ", "), guide);
 }
 
 // The text plot of effect against dose: one series per layout, one slot per level on the axis.
+// On the metric's effect axis (report/display_unit.h): percent, or the unit per run of a
+// difference-scale metric, whose guides are then the first comparison's margin.
 TextPlot dose_plot(const Plan& plan, const Findings& f, const std::vector<std::size_t>& axis,
                    const std::vector<const Comparison*>& cs) {
   const auto& layouts = plan.spec.layouts;
+  const EffectAxis ea = effect_axis(cs, f.metrics[cs.front()->metric].unit);
+  const double guide = ea.scale == Scale::ratio ? f.margin : cs.front()->margin;
   TextPlot plot;
   plot.rows = kPlotRows;
+  plot.unit = ea.unit;
   for (Layout l : layouts) plot.series.push_back({layout_marker(l), std::string(to_string(l))});
-  plot.guides = {pct(f.margin), pct(-f.margin)};
+  plot.guides = {guide * ea.factor, -guide * ea.factor};
   for (std::size_t li : axis) plot.slots.push_back(std::to_string(plan.spec.levels[li].dose));
   for (const Comparison* c : cs) {
     const auto slot = std::find(axis.begin(), axis.end(), c->level_index);
     const auto series = std::find(layouts.begin(), layouts.end(), c->layout);
-    if (slot == axis.end() || series == layouts.end() || c->n == 0) continue;
+    if (slot == axis.end() || series == layouts.end() || c->n == 0 || c->scale != ea.scale) continue;
     plot.points.push_back({static_cast<std::size_t>(slot - axis.begin()),
-                           static_cast<std::size_t>(series - layouts.begin()), pct(c->effect), pct(c->ci_lo),
-                           pct(c->ci_hi)});
+                           static_cast<std::size_t>(series - layouts.begin()), c->effect * ea.factor,
+                           c->ci_lo * ea.factor, c->ci_hi * ea.factor});
   }
   return plot;
 }
@@ -683,7 +692,7 @@ std::string metric_plot(const Plan& plan, const Findings& f, std::size_t m, cons
     if (!c.aa && c.metric == m) cs.push_back(&c);
   if (cs.empty()) return "";
   const std::vector<std::size_t> axis = dose_axis(plan);
-  std::string out = plot_heading(plan, f, m, pal);
+  std::string out = plot_heading(plan, f, m, pal, *cs.front());
   out += render_plot(dose_plot(plan, f, axis, cs), "  ");
   const std::size_t ref_level = cs.front()->baseline < plan.configs.size()
                                     ? plan.configs[cs.front()->baseline].level_index

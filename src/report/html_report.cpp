@@ -9,6 +9,7 @@
 
 #include "analysis/check.h"
 #include "host/host_info.h"
+#include "report/display_unit.h"
 #include "report/doctor_report.h"
 #include "report/html_page.h"
 #include "report/measure_report.h"
@@ -126,27 +127,6 @@ std::vector<std::string> slugs(const Findings& f) {
     out.push_back(unique);
   }
   return out;
-}
-
-// Raw values are drawn in a unit that keeps tick labels short: ns as µs, ms or s;
-// counts in thousands, millions or billions; KiB as MiB.
-struct DisplayUnit {
-  double divisor = 1;
-  std::string unit;  // appended to tick labels
-  std::string name;  // for the axis title
-};
-DisplayUnit display_unit(const std::string& unit, double magnitude) {
-  if (unit == "ns") {
-    if (magnitude >= 1e9) return {1e9, " s", "s"};
-    if (magnitude >= 1e6) return {1e6, " ms", "ms"};
-    if (magnitude >= 1e3) return {1e3, " µs", "µs"};
-    return {1, " ns", "ns"};
-  }
-  if (unit == "KiB") return magnitude >= 1024 * 10 ? DisplayUnit{1024, " MiB", "MiB"} : DisplayUnit{1, " KiB", "KiB"};
-  if (magnitude >= 1e10) return {1e9, " G", "billions"};
-  if (magnitude >= 1e7) return {1e6, " M", "millions"};
-  if (magnitude >= 1e4) return {1e3, " k", "thousands"};
-  return {1, "", unit};
 }
 
 // The x label of a configuration in the strip plot: its dose (or the counter measured
@@ -530,6 +510,55 @@ std::string html_host_section(const nlohmann::json& host, const std::vector<nloh
   return host_section(ctx, false);
 }
 
+namespace {
+
+// A comparison has a point on the chart when it has pairs, its effect is on the chart's
+// scale and both ends of its interval are finite, or both NaN (an exact count: the
+// simulated PMU, a point without a bar). An end the data cannot bound (±inf) has no
+// place on a finite axis: the tables give it.
+bool drawable(const Comparison& c, Scale scale) {
+  if (c.n == 0 || !std::isfinite(c.effect) || c.scale != scale) return false;
+  const bool exact = std::isnan(c.ci_lo) && std::isnan(c.ci_hi);
+  return exact || (std::isfinite(c.ci_lo) && std::isfinite(c.ci_hi));
+}
+
+// The ±margin band: ε in percent, or the comparisons' per-run margin when they share one.
+void effect_band(svg::IntervalChart& chart, const Findings& f, const std::vector<const Comparison*>& cs,
+                 const EffectAxis& es, const std::string& metric_unit) {
+  if (es.scale == Scale::ratio) {
+    chart.band = std::make_pair(-pct(f.margin), pct(f.margin));
+    chart.band_label = "±ε = " + format_margin(f.margin);
+    return;
+  }
+  for (const Comparison* c : cs)
+    if (c->scale == es.scale && c->margin != cs.front()->margin) return;  // margins differ by layout: no one band
+  const double m = cs.front()->margin;
+  if (!std::isfinite(m)) return;
+  chart.band = std::make_pair(-m * es.factor, m * es.factor);
+  chart.band_label = "±" + format_value(m, metric_unit) + " per run";
+}
+
+// The reference level sits at 0 by definition, at the slot of its dose, so each curve
+// starts where the paper's do (the reference of a counter is the counter alone, dose 1).
+void add_reference_points(svg::IntervalChart& chart, const Plan& plan, const std::vector<std::size_t>& axis,
+                          std::size_t ref, const std::vector<bool>& has_series,
+                          const std::vector<std::vector<bool>>& occupied) {
+  if (ref >= plan.spec.levels.size()) return;
+  const auto& layouts = plan.spec.layouts;
+  const int ref_dose = plan.spec.levels[ref].dose;
+  for (std::size_t xi = 0; xi < axis.size(); ++xi) {
+    if (plan.spec.levels[axis[xi]].dose != ref_dose) continue;
+    for (std::size_t si = 0; si < layouts.size(); ++si)
+      if (has_series[si] && !occupied[si][xi])
+        chart.points.push_back({xi, si, 0.0, std::nan(""), std::nan(""),
+                                fmt::format("{}, {}: the reference, 0 by definition", to_string(layouts[si]),
+                                            level_label(plan, ref))});
+    return;
+  }
+}
+
+}  // namespace
+
 std::string effect_curve_svg(const Plan& plan, const Findings& f, std::size_t m) {
   if (m >= f.metrics.size()) return "";
   const auto cs = comparisons_of(f, m);
@@ -537,13 +566,15 @@ std::string effect_curve_svg(const Plan& plan, const Findings& f, std::size_t m)
   const MetricInfo& info = f.metrics[m];
   const auto axis = dose_axis(plan);
   const auto& layouts = plan.spec.layouts;
+  const EffectAxis es = effect_axis(cs, info.unit);
 
   svg::IntervalChart chart;
-  chart.root = {{"class", "plot effect-curve"}, {"data-metric", info.name}};
+  chart.root = {{"class", "plot effect-curve"}, {"data-metric", info.name},
+                {"data-scale", es.scale == Scale::ratio ? "ratio" : "difference"}};
   chart.title = info.name + ": effect against the dose";
   chart.x_label = plan.spec.observer == "counters" ? "dose: counters programmed" : "dose (" + plan.spec.observer + ")";
-  chart.y_label = "effect on " + info.name + " (%)";
-  chart.unit = "%";
+  chart.y_label = "effect on " + info.name + " (" + es.axis_unit + ")";
+  chart.unit = es.unit;
   chart.width = kChartWidth;
   chart.height = kChartHeight;
   for (std::size_t li : axis) chart.slots.push_back(std::to_string(plan.spec.levels[li].dose));
@@ -551,8 +582,7 @@ std::string effect_curve_svg(const Plan& plan, const Findings& f, std::size_t m)
     const LayoutStyle st = style_of(l);
     chart.series.push_back({std::string(to_string(l)), st.colour, st.shape, {{"data-layout", std::string(to_string(l))}}});
   }
-  chart.band = std::make_pair(-pct(f.margin), pct(f.margin));
-  chart.band_label = "±ε = " + format_margin(f.margin);
+  effect_band(chart, f, cs, es, info.unit);
 
   const std::size_t ref = cs.front()->baseline < plan.configs.size() ? plan.configs[cs.front()->baseline].level_index
                                                                      : plan.spec.levels.size();
@@ -561,33 +591,16 @@ std::string effect_curve_svg(const Plan& plan, const Findings& f, std::size_t m)
   for (const Comparison* c : cs) {
     const auto slot = std::find(axis.begin(), axis.end(), c->level_index);
     const auto series = std::find(layouts.begin(), layouts.end(), c->layout);
-    // The chart's axis is percent: a difference-scale comparison, or an end the data
-    // cannot bound, has no place on it (the tables give it).
-    if (slot == axis.end() || series == layouts.end() || c->n == 0 || !std::isfinite(c->effect) ||
-        c->scale != Scale::ratio || !std::isfinite(c->ci_lo) || !std::isfinite(c->ci_hi))
-      continue;
+    if (slot == axis.end() || series == layouts.end() || !drawable(*c, es.scale)) continue;
     const auto si = static_cast<std::size_t>(series - layouts.begin());
     const auto xi = static_cast<std::size_t>(slot - axis.begin());
     has_series[si] = occupied[si][xi] = true;
-    chart.points.push_back({xi, si, pct(c->effect), pct(c->ci_lo), pct(c->ci_hi),
+    chart.points.push_back({xi, si, c->effect * es.factor, c->ci_lo * es.factor, c->ci_hi * es.factor,
                             fmt::format("{}, {}: {} ({} interval), n = {}, Holm p = {:.4g}", to_string(c->layout),
                                         c->level_label, effect_text(*c, f.metrics.at(c->metric).unit), c->ci_method,
                                         c->n, c->p_holm)});
   }
-  // The reference level sits at 0 by definition, at the slot of its dose, so each curve
-  // starts where the paper's do (the reference of a counter is the counter alone, dose 1).
-  if (ref < plan.spec.levels.size()) {
-    const int ref_dose = plan.spec.levels[ref].dose;
-    for (std::size_t xi = 0; xi < axis.size(); ++xi) {
-      if (plan.spec.levels[axis[xi]].dose != ref_dose) continue;
-      for (std::size_t si = 0; si < layouts.size(); ++si)
-        if (has_series[si] && !occupied[si][xi])
-          chart.points.push_back({xi, si, 0.0, std::nan(""), std::nan(""),
-                                  fmt::format("{}, {}: the reference, 0 by definition", to_string(layouts[si]),
-                                              level_label(plan, ref))});
-      break;
-    }
-  }
+  add_reference_points(chart, plan, axis, ref, has_series, occupied);
   return svg::render(chart);
 }
 

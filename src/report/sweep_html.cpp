@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "report/display_unit.h"
 #include "report/html_page.h"
 #include "report/measure_report.h"
 #include "report/svg.h"
@@ -53,24 +54,6 @@ std::vector<std::string> slugs(const SweepReport& r) {
 
 double level_pct(double alpha) { return 100 * (1 - alpha); }
 
-// Raw values drawn in a unit that keeps tick labels short (as the check page does).
-struct DisplayUnit {
-  double divisor = 1;
-  std::string unit, name;
-};
-DisplayUnit display_unit(const std::string& unit, double magnitude) {
-  if (unit == "ns") {
-    if (magnitude >= 1e9) return {1e9, " s", "s"};
-    if (magnitude >= 1e6) return {1e6, " ms", "ms"};
-    if (magnitude >= 1e3) return {1e3, " µs", "µs"};
-    return {1, " ns", "ns"};
-  }
-  if (magnitude >= 1e10) return {1e9, " G", "billions"};
-  if (magnitude >= 1e7) return {1e6, " M", "millions"};
-  if (magnitude >= 1e4) return {1e3, " k", "thousands"};
-  return {1, "", "count"};
-}
-
 // How the contexts differ, which decides the x axis: one dimension gets its numbers,
 // crossed dimensions get each context's label.
 struct ContextAxis {
@@ -86,10 +69,15 @@ ContextAxis context_axis(const SweepReport& r) {
   }
   ContextAxis a;
   const int dims = env + argv0 + link;
-  a.title = dims != 1 ? "measurement context" : env ? "environment size (bytes)" : link ? "link order" : "argv[0] padding (bytes)";
+  // The environment axis is the bytes added (the pad), as the contexts' labels
+  // ("env+256") and the text report give them; each context's total is in its tooltip.
+  a.title = dims != 1 ? "measurement context"
+            : env     ? "bytes added to the environment"
+            : link    ? "link order"
+                      : "argv[0] padding (bytes)";
   for (const SweepContextRecord& c : r.contexts) {
     if (dims != 1) a.slots.push_back(c.label);
-    else if (env) a.slots.push_back(std::to_string(c.env_bytes));
+    else if (env) a.slots.push_back(c.env_pad ? std::to_string(*c.env_pad) : c.label);
     else if (link) a.slots.push_back(std::to_string(*c.link_order));
     else a.slots.push_back(std::to_string(c.argv0_pad));
   }

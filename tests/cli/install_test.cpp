@@ -129,7 +129,7 @@ TEST_CASE("install: the man page and the shell completions name every option the
   std::set<std::string> parser;
   const std::regex option_re("--([a-z0-9][a-z0-9-]*)");
   for (const char* cmd : {"check", "measure", "events", "doctor", "report", "demo", "bias", "compare", "plan", "run",
-                          "slurm", "completion"}) {
+                          "slurm", "completion", "fidelity"}) {
     const auto help = run_cli({cmd, "--help"});
     REQUIRE(help.code == 0);
     const std::string options = help.out.substr(help.out.find("\n\n"));  // past the usage lines
