@@ -35,12 +35,13 @@ void print_check(const Options& o, const Plan& plan, const Findings& findings, c
 double margin_of(const Options& o, const CheckRequest& recorded) { return o.margin_given ? o.margin : recorded.margin; }
 
 // Only runs whose observer left something for the report (probe hits, samples, a
-// profiler command's own time, processes left behind) are kept, and only their extras.
+// profiler command's own cost, the kernel's sampling limit, processes left behind) are kept, and only their extras.
 void keep_extras(std::vector<RunRecord>& with_extras, const RunFields& f) {
   if (f.extra == "{}") return;
   if (f.extra.find("\"probe_hits\"") == std::string_view::npos &&
       f.extra.find("\"sampling\"") == std::string_view::npos &&
-      f.extra.find("\"profiler_ns\"") == std::string_view::npos &&
+      f.extra.find("\"profiler_") == std::string_view::npos &&
+      f.extra.find("\"max_sample_rate\"") == std::string_view::npos &&
       f.extra.find("\"left_behind\"") == std::string_view::npos)
     return;
   RunRecord& r = with_extras.emplace_back();
