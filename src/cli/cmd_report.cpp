@@ -14,7 +14,9 @@
 #include "record/journal_reader.h"
 #include "record/plan_file.h"
 #include "record/request.h"
+#include "report/certificate.h"
 #include "report/check_report.h"
+#include "util/safe_write.h"
 #include "run/backend.h"
 #include "run/check.h"
 #include "util/error.h"
@@ -86,10 +88,43 @@ void refuse_plan_files(const Options& o) {
                   fmt::format("run its shards with obscheck run --plan {} --shard I/N, then report their journals", f));
 }
 
+// report --certificate: a profiler command's check as a certificate (report/certificate.h):
+// text, or --json; --html FILE writes its page. The kernel's log is read now.
+int report_certificate(const Options& o) {
+  if (!o.csv && !o.markdown && o.svg_dir.empty()) {
+    const JournalData d = load_journal(o.report_file);
+    if (is_sweep_journal(d.manifest) || is_measure_journal(d.manifest))
+      throw Error(ErrorKind::usage, o.report_file + " is not a check's journal: --certificate describes a check",
+                  "run the check with --observer-cmd 'PROFILER ... --' --levels 0,... --journal FILE");
+    const Plan plan = plan_from_journal(d);
+    const CheckRequest recorded = request_from_manifest(d.manifest);
+    const Findings findings = analyse_check(
+        plan, d.runs, {margin_of(o, recorded), 0.05, looks_of(d), plan.seed(), 0, plan.spec.fixed_blocks.has_value()});
+    CheckContext ctx = manifest_context(d, plan);
+    ctx.observations = observations(plan, d.runs);
+    if (d.torn_tail) ctx.warnings.push_back(kTornTail);
+    ctx.exit_code = check_exit_code(o, plan, findings);
+    const nlohmann::json cert = certificate_json(
+        plan, findings, ctx, {recorded.observer.command, scan_kernel_log(kPerfThrottleMessage)});
+    emit(o, o.json ? cert.dump(2) + "\n" : certificate_text(cert));
+    if (!o.html.empty()) {
+      write_file_safely(o.html, certificate_html(plan, findings, cert));
+      fmt::print(stderr, "obscheck: wrote {}\n", o.html);
+    }
+    return ctx.exit_code;
+  }
+  throw Error(ErrorKind::usage, "--certificate is text, --json or --html FILE",
+              "leave out --csv, --markdown and --svg");
+}
+
 }  // namespace
 
 int cmd_report(const Options& o) {
   refuse_plan_files(o);
+  if (o.certificate) {
+    if (o.report_files.size() > 1) throw Error(ErrorKind::usage, "--certificate describes one journal");
+    return report_certificate(o);
+  }
   if (o.report_files.size() > 1) return report_merged(o);
   // The manifest alone says which command's report this is.
   const nlohmann::json manifest = read_manifest_line(o.report_file);

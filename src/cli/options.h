@@ -85,6 +85,8 @@ struct Options {
   std::string metric;               // --metric NAME (default: the first counter)
   double confidence = 0.95;         // --confidence LEVEL of the intervals and tests
   bool aa = false;                  // compare --aa: the baseline against itself, first
+  bool allow_output_diff = false;   // compare: variants whose outputs differ are compared anyway
+  bool certificate = false;         // report --certificate: a profiler command's check as a certificate
 
   // Many hosts: plan / run / slurm.
   std::string plan_file;            // plan -o FILE is the output; run --plan FILE
