@@ -164,6 +164,20 @@ std::vector<Observation> observations(const Plan& plan, const std::vector<RunRec
   return out;
 }
 
+std::string command_wall_warning(const Plan& plan, const std::vector<RunRecord>& runs) {
+  if (plan.spec.observer != "command") return {};
+  std::size_t command = 0;
+  for (const RunRecord& r : runs) {
+    const bool older = r.extra.contains("profiler_ns") && !r.extra.contains("command_wall_ns");
+    if (!r.warmup && (older || r.extra.value("wall_of", "") == "command")) ++command;
+  }
+  if (command == 0) return {};
+  return fmt::format("wall-time is the whole profiler command's, not the target's, in {} run(s): the journal was "
+                     "written before obscheck took the target's own, or the target's exit could not be watched (no "
+                     "pidfd_open before Linux 5.3)",
+                     command);
+}
+
 CheckContext session_context(const Session& s, const SessionOutcome& out, const nlohmann::json& host,
                              std::vector<std::string> warnings, std::vector<std::string> backend_notes) {
   CheckContext ctx;
@@ -179,6 +193,7 @@ CheckContext session_context(const Session& s, const SessionOutcome& out, const 
   ctx.complete = !out.interrupted && out.failure.empty();
   ctx.warnings = std::move(warnings);
   if (auto w = left_behind_warning(s.runs); !w.empty()) ctx.warnings.push_back(w);
+  if (auto w = command_wall_warning(s.plan, s.runs); !w.empty()) ctx.warnings.push_back(w);
   ctx.observations = observations(s.plan, s.runs);
   ctx.backend = std::move(backend_notes);
   if (out.interrupted) ctx.warnings.push_back("interrupted: continue with obscheck --resume " + s.journal_path);

@@ -44,6 +44,7 @@ void keep_extras(std::vector<RunRecord>& with_extras, const RunFields& f) {
       f.extra.find("\"sampling\"") == std::string_view::npos &&
       f.extra.find("\"profiler_") == std::string_view::npos &&
       f.extra.find("\"max_sample_rate\"") == std::string_view::npos &&
+      f.extra.find("\"wall_of\"") == std::string_view::npos &&
       f.extra.find("\"left_behind\"") == std::string_view::npos)
     return;
   RunRecord& r = with_extras.emplace_back();
@@ -71,6 +72,7 @@ int report_from_table(const Options& o) {
   ctx.runs_done = t.runs.size();
   ctx.observations = observations(t.plan, with_extras);
   if (auto w = left_behind_warning(with_extras); !w.empty()) ctx.warnings.push_back(w);
+  if (auto w = command_wall_warning(t.plan, with_extras); !w.empty()) ctx.warnings.push_back(w);
   if (t.scan.torn_tail) ctx.warnings.push_back(kTornTail);
   if (auto w = integrity_warning(t.scan); !w.empty()) ctx.warnings.push_back(w);
   ctx.exit_code = check_exit_code(o, t.plan, findings);
@@ -102,6 +104,8 @@ int report_certificate(const Options& o) {
         plan, d.runs, {margin_of(o, recorded), 0.05, looks_of(d), plan.seed(), 0, plan.spec.fixed_blocks.has_value()});
     CheckContext ctx = manifest_context(d, plan);
     ctx.observations = observations(plan, d.runs);
+    if (auto w = left_behind_warning(d.runs); !w.empty()) ctx.warnings.push_back(w);
+    if (auto w = command_wall_warning(plan, d.runs); !w.empty()) ctx.warnings.push_back(w);
     if (d.torn_tail) ctx.warnings.push_back(kTornTail);
     ctx.exit_code = check_exit_code(o, plan, findings);
     const nlohmann::json cert = certificate_json(
@@ -146,6 +150,7 @@ int cmd_report(const Options& o) {
   CheckContext ctx = manifest_context(d, plan);
   ctx.observations = observations(plan, d.runs);
   if (auto w = left_behind_warning(d.runs); !w.empty()) ctx.warnings.push_back(w);
+  if (auto w = command_wall_warning(plan, d.runs); !w.empty()) ctx.warnings.push_back(w);
   if (d.torn_tail) ctx.warnings.push_back(kTornTail);
   if (d.unchecked_lines > 0)
     ctx.warnings.push_back(fmt::format("{} of the journal's {} lines carry no integrity check (written by an older "
