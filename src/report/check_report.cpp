@@ -275,7 +275,10 @@ std::string text_header(const Plan& plan, const Findings& f, const CheckContext&
 // ...") continues under its text; any other under its fourth column.
 std::string wrap_line(const std::string& line, std::size_t indent, std::size_t width) {
   const std::size_t gap = line.find("  ");
-  const std::size_t head_end = gap != std::string::npos && gap < 40 ? line.find_first_not_of(' ', gap) : 0;
+  // A name is shorter than this: the longest, "invol-ctx-switches(ru) (target + profiler)", has 42.
+  constexpr std::size_t kLongestName = 48;
+  const std::size_t head_end =
+      gap != std::string::npos && gap < kLongestName ? line.find_first_not_of(' ', gap) : 0;
   const std::string head = line.substr(0, head_end == std::string::npos ? line.size() : head_end);
   const std::size_t hang = indent + (head_end > 0 ? display_width(head) : 4);
   std::string out, piece = std::string(indent, ' ') + head;
