@@ -16,6 +16,7 @@
 
 #include "observe/counters.h"
 #include "observe/inprocess.h"
+#include "observe/lifetime.h"
 #include "observe/probes.h"
 #include "observe/sampling.h"
 #include "observe/sim.h"
@@ -242,10 +243,11 @@ class ExitWatch {
 // and it is let go. obscheck-exec stays the process that execs the target, so a
 // tracer of its child (strace, ltrace without -f) sees exactly the target. The
 // target's output comes back on a pipe of its own, so the profiler's messages are not
-// compared. The run's wall time is the target's own, from the moment it is let go to
-// exec until it exits (ExitWatch); the whole command's goes to extra["command_wall_ns"]
-// (without a pidfd, before Linux 5.3, the wall time stays the command's and
-// extra["wall_of"] says "command"). Where
+// compared. The run's wall time is the target's own: from its exec to its exit by the
+// kernel's records (observe/lifetime.h; extra["target_wall_from"] = "kernel"), else
+// from the moment it is let go to exec until a pidfd shows it exited (ExitWatch;
+// "pidfd"); the whole command's goes to extra["command_wall_ns"] (with neither, the
+// wall time stays the command's and extra["wall_of"] says "command"). Where
 // a profiler runs (not level 0), its own cost goes beside the metrics, as the dose's
 // side effect: extra["profiler_ns"] (the command's wall time less the target's),
 // extra["profiler_cpu_ns"] (the reaped command's CPU time less the target's
@@ -279,11 +281,13 @@ class CommandMeasurer final : public Measurer {
     host.before();
     child.release();
     CounterSet counters;
+    LifetimeWatch lifetime;  // exec and exit by the kernel's clock, the first choice
     std::optional<ExitWatch> exit_watch;
     std::optional<std::chrono::steady_clock::time_point> go_at;
     const pid_t target = target_pid(control.get(), spec_.base.timeout_s);
     if (target > 0) {
       counters = CounterSet::open(target, sets_[config]);
+      lifetime = LifetimeWatch::open(target);
       UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, target, 0)));
       const bool watched = pidfd.get() >= 0;
       exit_watch.emplace(std::move(pidfd));
@@ -296,10 +300,14 @@ class CommandMeasurer final : public Measurer {
     control.reset();
     rec.exit = child.wait();
     const auto exited_at = exit_watch ? exit_watch->finish() : std::nullopt;
-    std::optional<std::uint64_t> target_wall;
-    if (go_at && exited_at && *exited_at >= *go_at)
+    std::optional<std::uint64_t> target_wall = lifetime.exec_to_exit();
+    if (target_wall) {
+      rec.extra["target_wall_from"] = "kernel";
+    } else if (go_at && exited_at && *exited_at >= *go_at) {
       target_wall = static_cast<std::uint64_t>(
           std::chrono::duration_cast<std::chrono::nanoseconds>(*exited_at - *go_at).count());
+      rec.extra["target_wall_from"] = "pidfd";
+    }
     const std::string profiler_output = rec.exit.output;  // the profiler's messages (when captured)
     output.into(rec.exit);
     host.after(rec);
