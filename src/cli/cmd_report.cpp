@@ -10,6 +10,7 @@
 #include "cli/sweep_session.h"
 #include "cli/html_out.h"
 #include "cli/resume.h"
+#include "observe/wrap.h"
 #include "record/journal.h"
 #include "record/journal_reader.h"
 #include "record/plan_file.h"
@@ -108,8 +109,13 @@ int report_certificate(const Options& o) {
     if (auto w = command_wall_warning(plan, d.runs); !w.empty()) ctx.warnings.push_back(w);
     if (d.torn_tail) ctx.warnings.push_back(kTornTail);
     ctx.exit_code = check_exit_code(o, plan, findings);
-    const nlohmann::json cert = certificate_json(
-        plan, findings, ctx, {recorded.observer.command, scan_kernel_log(kPerfThrottleMessage)});
+    CertificateInput in{recorded.observer.command, scan_kernel_log(kPerfThrottleMessage), {}};
+    if (plan.spec.observer == "command")
+      for (const Level& l : plan.spec.levels) {
+        const std::string level = l.extra.value("wrap", std::string());
+        if (const auto hz = requested_frequency(in.profiler_command, level)) in.requested_hz[level] = *hz;
+      }
+    const nlohmann::json cert = certificate_json(plan, findings, ctx, in);
     emit(o, o.json ? cert.dump(2) + "\n" : certificate_text(cert));
     if (!o.html.empty()) {
       write_file_safely(o.html, certificate_html(plan, findings, cert));

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <limits>
 
-#include "observe/wrap.h"
 #include "report/html_page.h"
 #include "report/html_report.h"
 #include "report/svg.h"
@@ -36,15 +35,15 @@ json observed(const std::vector<Observation>& all, const std::string& level, con
 }
 
 // Per dose: the requested and achieved sampling rates and the profiler's own cost.
-json doses_json(const Plan& plan, const CheckContext& ctx, const std::string& templ) {
+json doses_json(const Plan& plan, const CheckContext& ctx, const std::map<std::string, double>& requested) {
   json doses = json::array();
   for (const Level& l : plan.spec.levels) {
     const auto wrap = l.extra.find("wrap");
     const std::string level = wrap != l.extra.end() && wrap->is_string() ? wrap->get<std::string>() : l.label;
-    const bool bare = level == kUnwrappedLevel;
+    const bool bare = level == "0";  // level "0" runs the bare target (observe/wrap.h)
     json d = {{"level", l.label}, {"dose", l.dose}, {"profiler_runs", !bare}};
-    const std::optional<double> asked = bare ? std::nullopt : requested_frequency(templ, level);
-    d["requested_hz"] = asked ? json(*asked) : json(nullptr);
+    const auto asked = requested.find(level);
+    d["requested_hz"] = !bare && asked != requested.end() ? json(asked->second) : json(nullptr);
     d["samples_per_run"] = observed(ctx.observations, l.label, "profiler_samples");
     d["achieved_hz"] = observed(ctx.observations, l.label, "profiler_rate_hz");
     if (!bare && d["achieved_hz"].is_null()) d["achieved_hz_why_not"] = kRateNotReadable;
@@ -157,7 +156,7 @@ json certificate_json(const Plan& plan, const Findings& f, const CheckContext& c
   c["complete"] = ctx.complete;
   c["measured_blocks"] = f.measured_blocks;
   c["runs"] = f.runs;
-  c["doses"] = doses_json(plan, ctx, in.profiler_command);
+  c["doses"] = doses_json(plan, ctx, in.requested_hz);
   c["metrics"] = metrics_json(report);
   c["throttling"] = throttling_json(ctx, in.kernel_log);
   c["overall"] = report.at("answer").at("overall");

@@ -9,6 +9,7 @@
 // three say the same. Pure: the kernel's log is read by the caller.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ namespace obscheck {
 struct CertificateInput {
   std::string profiler_command;  // the --observer-cmd template, {level} unreplaced
   KernelLogScan kernel_log;      // scanned for kPerfThrottleMessage when the report was made
+  // The sampling frequency the template asks for, per level as --levels gave it
+  // (observe/wrap.h requested_frequency); a level without one is absent.
+  std::map<std::string, double> requested_hz;
 };
 
 // Throws Error(usage) when the plan is not a profiler command's check.
