@@ -110,8 +110,12 @@ std::vector<MetricInfo> order_metrics(const Plan& plan, const std::vector<std::s
     const auto key = [](const MetricInfo& m) { return m.counter.value_or(std::numeric_limits<std::size_t>::max()); };
     return key(a) < key(b);
   });
+  // Under a profiler command the run's wall time is the target's own (run/measurer.h),
+  // while the reaped process's rusage is the profiler's and the target's together.
+  const bool command = plan.spec.observer == "command";
   for (const DriverMetric& d : check_driver_metrics())
-    out.push_back({d.name, d.unit, true, std::nullopt, d.name == kWallTimeMetric});
+    out.push_back({d.name, d.unit, true, std::nullopt, d.name == kWallTimeMetric,
+                   command && d.name != kWallTimeMetric ? kTargetAndProfiler : ""});
   return out;
 }
 

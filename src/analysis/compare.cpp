@@ -48,10 +48,11 @@ struct Pairs {
   std::vector<std::vector<double>> base_runs, cont_runs;  // per context: each variant's run values
   std::vector<double> d;                                  // per context: log contender mean - log baseline mean
   std::size_t unchecked_digests = 0;                      // contexts whose output could not be compared
+  std::size_t differing = 0;                              // contexts whose outputs differ
 };
 
 // Whether context p can be compared; when not, a note or a reason in c says why.
-bool comparable(const ContextPair& p, VariantComparison& c, std::size_t& unchecked_digests) {
+bool comparable(const ContextPair& p, const CompareOptions& o, VariantComparison& c, Pairs& pairs) {
   if (!p.failure.empty()) {
     c.notes.push_back(fmt::format("context {} skipped: {}", p.label, p.failure));
     return false;
@@ -68,8 +69,10 @@ bool comparable(const ContextPair& p, VariantComparison& c, std::size_t& uncheck
   }
   const std::string db = shared_digest(p.baseline), dc = shared_digest(p.contender);
   if (db.empty() || dc.empty()) {
-    ++unchecked_digests;
+    ++pairs.unchecked_digests;
   } else if (db != dc) {
+    ++pairs.differing;
+    if (o.allow_output_diff) return true;
     c.reasons.push_back(fmt::format("context {}: the output differs (baseline sha256 {}…, contender {}…)",
                                     p.label, db.substr(0, 12), dc.substr(0, 12)));
     return false;
@@ -78,10 +81,10 @@ bool comparable(const ContextPair& p, VariantComparison& c, std::size_t& uncheck
 }
 
 // Each comparable context's means and ratio, entered in c, and the runs and log ratios pooled over them.
-Pairs collect_contexts(std::span<const ContextPair> contexts, VariantComparison& c) {
+Pairs collect_contexts(std::span<const ContextPair> contexts, const CompareOptions& o, VariantComparison& c) {
   Pairs pairs;
   for (const ContextPair& p : contexts) {
-    if (!comparable(p, c, pairs.unchecked_digests)) continue;
+    if (!comparable(p, o, c, pairs)) continue;
     ContextRatio r;
     r.id = p.id;
     r.label = p.label;
@@ -154,8 +157,12 @@ std::string paper_form(double estimate, double half_width) {
 
 VariantComparison compare_variants(std::span<const ContextPair> contexts, const CompareOptions& options) {
   VariantComparison c;
-  const Pairs pairs = collect_contexts(contexts, c);
+  const Pairs pairs = collect_contexts(contexts, options, c);
   c.contexts = c.per_context.size();
+  if (pairs.differing > 0 && options.allow_output_diff)
+    c.notes.push_back(fmt::format("the variants' outputs differ in {} of {} context(s): compared anyway "
+                                  "(--allow-output-diff)",
+                                  pairs.differing, contexts.size()));
   if (pairs.unchecked_digests > 0)
     c.notes.push_back(fmt::format("output not compared in {} context(s): a variant's own runs printed "
                                   "different output (or output was not captured)",
@@ -166,6 +173,11 @@ VariantComparison compare_variants(std::span<const ContextPair> contexts, const 
   if (!c.reasons.empty()) {
     c.outcome = Outcome::incomparable;
     c.verdict = "incomparable: " + c.reasons.front();
+    if (pairs.differing > 0)
+      c.verdict = fmt::format("incomparable: the variants' outputs differ in {} of {} context(s) ({}); if they "
+                              "legitimately differ (other options, other data), compare them with "
+                              "--allow-output-diff",
+                              pairs.differing, contexts.size(), c.reasons.front());
     return c;
   }
   estimate_ratio(pairs, options, c);

@@ -42,6 +42,9 @@ struct CompareOptions {
   double margin = 0.01;   // equivalence within +-margin on the ratio (the default 1%, --margin)
   std::size_t resamples = stats::kDefaultResamples;
   std::uint64_t seed = 0; // the hierarchical bootstrap
+  // Compare contexts whose outputs differ (the variants legitimately print different
+  // things: other options, other data); they are then counted in a note.
+  bool allow_output_diff = false;
 };
 
 struct ContextRatio {
@@ -76,8 +79,10 @@ struct VariantComparison {
 // Verdict rules, in order:
 //   incomparable  a context where one variant's runs failed and the other's did not,
 //                 or failed with different statuses; a context where each variant's own
-//                 output digest is constant but the two differ; fewer than 2 contexts in
-//                 which both variants ran cleanly.
+//                 output digest is constant but the two differ (unless allow_output_diff:
+//                 then a note counts them); fewer than 2 contexts in which both
+//                 variants ran cleanly. The verdict names how many contexts' outputs
+//                 differ and the option that compares them anyway.
 //   worse/better  the t CI of the ratio AND the hierarchical bootstrap CI both lie
 //                 entirely above (worse: the contender takes more) / below 1.
 //                 Significance alone: no minimum effect size is asked for.

@@ -41,7 +41,13 @@ struct MetricInfo {
   // decide when a check may stop; the other driver metrics (rusage) are a family of
   // their own, reported, and never keep a check running.
   bool primary = false;
+  // What the metric describes when not the program alone: under a profiler command the
+  // rusage of the reaped process holds the profiler's own with the target's, so those
+  // metrics say kTargetAndProfiler ("" for every other metric: the target, or the
+  // program as the check runs it).
+  std::string scope;
 };
+inline constexpr const char* kTargetAndProfiler = "target + profiler";
 
 // How a comparison measures its effect (docs/statistics.md "Each metric on its own scale").
 //   ratio:      d = ln(x_config) - ln(x_baseline) per block; effect and interval are

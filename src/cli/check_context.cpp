@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <map>
+#include <optional>
 
 #include "analysis/summary.h"
 #include "cli/commands.h"
@@ -78,38 +79,103 @@ int check_exit_code(const Options& o, const Plan& plan, const Findings& f) {
   return findings_exit_code(o, summarize_check(plan, f).outcomes, kCheckFailOn);
 }
 
-std::vector<std::string> observations(const Plan& plan, const std::vector<RunRecord>& runs) {
-  struct Range {
-    double lo = 1e300, hi = -1e300, sum = 0;
-    std::size_t n = 0;
-    void add(double v) { lo = std::min(lo, v); hi = std::max(hi, v); sum += v; ++n; }
-    int digits = 0;
-    std::string text() const {
-      return lo == hi ? fmt::format("{:.{}f}", lo, digits)
-                      : fmt::format("{:.{}f}..{:.{}f} (mean {:.{}f})", lo, digits, hi, digits, sum / n, digits);
-    }
-  };
+namespace {
+
+// One quantity's runs at one level.
+struct Range {
+  Observation o;
+  double sum = 0;
+  void add(double v) {
+    o.min = o.n ? std::min(o.min, v) : v;
+    o.max = o.n ? std::max(o.max, v) : v;
+    sum += v;
+    o.mean = sum / static_cast<double>(++o.n);
+  }
+};
+
+// A number of extra[key] (scaled), when the run has it.
+std::optional<double> extra_number(const nlohmann::json& extra, const char* key, double scale = 1) {
+  const auto it = extra.find(key);
+  if (it == extra.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>() * scale;
+}
+
+// Whether no profiler runs at the level (a profiler command's level "0"): a journal
+// written before the profiler's cost was left out there still holds obscheck-exec's.
+bool bare_level(const Level& level) {
+  const auto wrap = level.extra.find("wrap");
+  return wrap != level.extra.end() && wrap->is_string() && wrap->get<std::string>() == "0";
+}
+
+struct Quantity {
+  const char* key;   // in a run's extra
+  const char* name;  // Observation::key
+  const char* what;
+  const char* unit;
+  double scale;
+  int digits;
+  bool profiler;  // the profiler's own: never at a bare level
+};
+constexpr Quantity kQuantities[] = {
+    {"profiler_ns", "profiler_wall_ms", "profiler command's own time", "ms", 1e-6, 1, true},
+    {"profiler_cpu_ns", "profiler_cpu_ms", "profiler command's own CPU time", "ms", 1e-6, 1, true},
+    {"profiler_samples", "profiler_samples", "samples the profiler reported", "count", 1, 0, true},
+    {"profiler_rate_hz", "profiler_rate_hz", "profiler's achieved sampling rate (its samples over the target's "
+                                             "task-clock)", "Hz", 1, 0, true},
+    {"max_sample_rate", "max_sample_rate", "kernel.perf_event_max_sample_rate after the run", "Hz", 1, 0, false},
+};
+
+}  // namespace
+
+std::vector<Observation> observations(const Plan& plan, const std::vector<RunRecord>& runs) {
   std::map<std::size_t, std::map<std::string, Range>> per_level;
+  const auto at = [&](std::size_t level, const std::string& key, const std::string& what, const char* unit,
+                      int digits) -> Range& {
+    Range& r = per_level[level][key];
+    r.o.key = key;
+    r.o.what = what;
+    r.o.unit = unit;
+    r.o.digits = digits;
+    return r;
+  };
   for (const RunRecord& r : runs) {
     if (r.warmup) continue;
     const std::size_t level = plan.configs.at(r.config).level_index;
+    const bool bare = bare_level(plan.spec.levels.at(level));
     if (r.extra.contains("probe_hits"))
-      for (const auto& [name, hits] : r.extra.at("probe_hits").items()) per_level[level][name + " hits"].add(hits.get<double>());
-    if (r.extra.contains("profiler_ns")) {
-      Range& own = per_level[level]["profiler command's own time (ms)"];
-      own.digits = 1;
-      own.add(r.extra.at("profiler_ns").get<double>() / 1e6);
-    }
+      for (const auto& [name, hits] : r.extra.at("probe_hits").items())
+        at(level, "probe_hits:" + name, name + " hits", "count", 0).add(hits.get<double>());
+    for (const Quantity& q : kQuantities)
+      if (!(q.profiler && bare))
+        if (const auto v = extra_number(r.extra, q.key, q.scale)) at(level, q.name, q.what, q.unit, q.digits).add(*v);
     if (r.extra.contains("sampling")) {
-      per_level[level]["samples taken"].add(r.extra.at("sampling").value("samples", 0.0));
-      per_level[level]["samples lost"].add(r.extra.at("sampling").value("lost", 0.0));
+      at(level, "samples_taken", "samples taken", "count", 0).add(r.extra.at("sampling").value("samples", 0.0));
+      at(level, "samples_lost", "samples lost", "count", 0).add(r.extra.at("sampling").value("lost", 0.0));
     }
   }
-  std::vector<std::string> out;
+  std::vector<Observation> out;
   for (const auto& [level, items] : per_level)
-    for (const auto& [what, range] : items)
-      out.push_back(fmt::format("{}: {} per run = {}", plan.spec.levels.at(level).label, what, range.text()));
+    for (const auto& [key, range] : items) {
+      Observation o = range.o;
+      o.level = plan.spec.levels.at(level).label;
+      o.dose = plan.spec.levels.at(level).dose;
+      out.push_back(std::move(o));
+    }
   return out;
+}
+
+std::string command_wall_warning(const Plan& plan, const std::vector<RunRecord>& runs) {
+  if (plan.spec.observer != "command") return {};
+  std::size_t command = 0;
+  for (const RunRecord& r : runs) {
+    const bool older = r.extra.contains("profiler_ns") && !r.extra.contains("command_wall_ns");
+    if (!r.warmup && (older || r.extra.value("wall_of", "") == "command")) ++command;
+  }
+  if (command == 0) return {};
+  return fmt::format("wall-time is the whole profiler command's, not the target's, in {} run(s): the journal was "
+                     "written before obscheck took the target's own, or the target's exit could not be watched (no "
+                     "pidfd_open before Linux 5.3)",
+                     command);
 }
 
 CheckContext session_context(const Session& s, const SessionOutcome& out, const nlohmann::json& host,
@@ -127,6 +193,7 @@ CheckContext session_context(const Session& s, const SessionOutcome& out, const 
   ctx.complete = !out.interrupted && out.failure.empty();
   ctx.warnings = std::move(warnings);
   if (auto w = left_behind_warning(s.runs); !w.empty()) ctx.warnings.push_back(w);
+  if (auto w = command_wall_warning(s.plan, s.runs); !w.empty()) ctx.warnings.push_back(w);
   ctx.observations = observations(s.plan, s.runs);
   ctx.backend = std::move(backend_notes);
   if (out.interrupted) ctx.warnings.push_back("interrupted: continue with obscheck --resume " + s.journal_path);

@@ -23,8 +23,17 @@ namespace obscheck {
 int check_exit_code(const Options& o, const Plan& plan, const Findings& f);
 
 // What the observer itself recorded, per level, for the report: probe hit counts
-// (exact counts: the same in every run, or their range) and samples taken and lost.
-std::vector<std::string> observations(const Plan& plan, const std::vector<RunRecord>& runs);
+// (exact counts: the same in every run, or their range), samples taken and lost, a
+// profiler command's own wall and CPU time, the samples it reported and its achieved
+// rate (never at level 0, where no profiler runs), and the kernel's sampling limit
+// after each run.
+std::vector<Observation> observations(const Plan& plan, const std::vector<RunRecord>& runs);
+
+// Under a profiler command, "" or a warning when some runs' wall time is the whole
+// command's rather than the target's: a journal written before the target's own was
+// taken (its runs carry profiler_ns but no command_wall_ns), or runs whose target's
+// exit could not be watched (extra "wall_of": "command").
+std::string command_wall_warning(const Plan& plan, const std::vector<RunRecord>& runs);
 
 // The context of a check this invocation ran (new or resumed) to `out`; backend_notes:
 // what the report says about its backend (run/backend.h Backend::notes).

@@ -30,6 +30,7 @@ constexpr const char* kVariantsDir = ".obscheck-variants";
 
 // The counters a check counts when the user named none.
 CounterList default_counters(const CheckRequest& r, const Backend& backend) {
+  if (r.observer.kind == ObserverKind::command) return backend.default_counters(CounterUse::command_metrics);
   return backend.default_counters(r.observer.kind == ObserverKind::counters ? CounterUse::check
                                                                              : CounterUse::observer_metrics);
 }
@@ -93,9 +94,9 @@ std::vector<Level> command_levels(const ObserverRequest& req, std::size_t counte
   require_target_marker(req.command);
   obs.command = req.command;
   obs.exec_shim = exec_shim_path();
-  notes.push_back("under the profiler command the counters describe the target alone, from its exec to its exit, and "
-                  "its own output is compared; wall time and rusage include the profiler (its own time is under "
-                  "'observer:')");
+  notes.push_back("under the profiler command the counters and wall time describe the target alone, from its exec to "
+                  "its exit, and its own output is compared; the other rusage metrics are the target's and the "
+                  "profiler's together (marked 'target + profiler'); the profiler's own cost is under 'observer:'");
   std::vector<Level> levels;
   int i = 0;
   for (const std::string& w : split_commas(req.levels)) {

@@ -74,6 +74,7 @@ int finish_compare(const Options& o, SweepReport report, const SweepBrief& brief
   co.alpha = report.alpha;
   co.margin = brief.margin;
   co.seed = report.seed;
+  co.allow_output_diff = o.allow_output_diff;
   if (brief.aa) report.aa = compare_variants(pairs_of(report, 0, 2), co);
   report.comparison = compare_variants(pairs_of(report, 0, 1), co);
 

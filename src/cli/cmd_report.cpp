@@ -10,11 +10,14 @@
 #include "cli/sweep_session.h"
 #include "cli/html_out.h"
 #include "cli/resume.h"
+#include "observe/wrap.h"
 #include "record/journal.h"
 #include "record/journal_reader.h"
 #include "record/plan_file.h"
 #include "record/request.h"
+#include "report/certificate.h"
 #include "report/check_report.h"
+#include "util/safe_write.h"
 #include "run/backend.h"
 #include "run/check.h"
 #include "util/error.h"
@@ -35,12 +38,14 @@ void print_check(const Options& o, const Plan& plan, const Findings& findings, c
 double margin_of(const Options& o, const CheckRequest& recorded) { return o.margin_given ? o.margin : recorded.margin; }
 
 // Only runs whose observer left something for the report (probe hits, samples, a
-// profiler command's own time, processes left behind) are kept, and only their extras.
+// profiler command's own cost, the kernel's sampling limit, processes left behind) are kept, and only their extras.
 void keep_extras(std::vector<RunRecord>& with_extras, const RunFields& f) {
   if (f.extra == "{}") return;
   if (f.extra.find("\"probe_hits\"") == std::string_view::npos &&
       f.extra.find("\"sampling\"") == std::string_view::npos &&
-      f.extra.find("\"profiler_ns\"") == std::string_view::npos &&
+      f.extra.find("\"profiler_") == std::string_view::npos &&
+      f.extra.find("\"max_sample_rate\"") == std::string_view::npos &&
+      f.extra.find("\"wall_of\"") == std::string_view::npos &&
       f.extra.find("\"left_behind\"") == std::string_view::npos)
     return;
   RunRecord& r = with_extras.emplace_back();
@@ -68,6 +73,7 @@ int report_from_table(const Options& o) {
   ctx.runs_done = t.runs.size();
   ctx.observations = observations(t.plan, with_extras);
   if (auto w = left_behind_warning(with_extras); !w.empty()) ctx.warnings.push_back(w);
+  if (auto w = command_wall_warning(t.plan, with_extras); !w.empty()) ctx.warnings.push_back(w);
   if (t.scan.torn_tail) ctx.warnings.push_back(kTornTail);
   if (auto w = integrity_warning(t.scan); !w.empty()) ctx.warnings.push_back(w);
   ctx.exit_code = check_exit_code(o, t.plan, findings);
@@ -85,10 +91,50 @@ void refuse_plan_files(const Options& o) {
                   fmt::format("run its shards with obscheck run --plan {} --shard I/N, then report their journals", f));
 }
 
+// report --certificate: a profiler command's check as a certificate (report/certificate.h):
+// text, or --json; --html FILE writes its page. The kernel's log is read now.
+int report_certificate(const Options& o) {
+  if (!o.csv && !o.markdown && o.svg_dir.empty()) {
+    const JournalData d = load_journal(o.report_file);
+    if (is_sweep_journal(d.manifest) || is_measure_journal(d.manifest))
+      throw Error(ErrorKind::usage, o.report_file + " is not a check's journal: --certificate describes a check",
+                  "run the check with --observer-cmd 'PROFILER ... --' --levels 0,... --journal FILE");
+    const Plan plan = plan_from_journal(d);
+    const CheckRequest recorded = request_from_manifest(d.manifest);
+    const Findings findings = analyse_check(
+        plan, d.runs, {margin_of(o, recorded), 0.05, looks_of(d), plan.seed(), 0, plan.spec.fixed_blocks.has_value()});
+    CheckContext ctx = manifest_context(d, plan);
+    ctx.observations = observations(plan, d.runs);
+    if (auto w = left_behind_warning(d.runs); !w.empty()) ctx.warnings.push_back(w);
+    if (auto w = command_wall_warning(plan, d.runs); !w.empty()) ctx.warnings.push_back(w);
+    if (d.torn_tail) ctx.warnings.push_back(kTornTail);
+    ctx.exit_code = check_exit_code(o, plan, findings);
+    CertificateInput in{recorded.observer.command, scan_kernel_log(kPerfThrottleMessage), {}};
+    if (plan.spec.observer == "command")
+      for (const Level& l : plan.spec.levels) {
+        const std::string level = l.extra.value("wrap", std::string());
+        if (const auto hz = requested_frequency(in.profiler_command, level)) in.requested_hz[level] = *hz;
+      }
+    const nlohmann::json cert = certificate_json(plan, findings, ctx, in);
+    emit(o, o.json ? cert.dump(2) + "\n" : certificate_text(cert));
+    if (!o.html.empty()) {
+      write_file_safely(o.html, certificate_html(plan, findings, cert));
+      fmt::print(stderr, "obscheck: wrote {}\n", o.html);
+    }
+    return ctx.exit_code;
+  }
+  throw Error(ErrorKind::usage, "--certificate is text, --json or --html FILE",
+              "leave out --csv, --markdown and --svg");
+}
+
 }  // namespace
 
 int cmd_report(const Options& o) {
   refuse_plan_files(o);
+  if (o.certificate) {
+    if (o.report_files.size() > 1) throw Error(ErrorKind::usage, "--certificate describes one journal");
+    return report_certificate(o);
+  }
   if (o.report_files.size() > 1) return report_merged(o);
   // The manifest alone says which command's report this is.
   const nlohmann::json manifest = read_manifest_line(o.report_file);
@@ -110,6 +156,7 @@ int cmd_report(const Options& o) {
   CheckContext ctx = manifest_context(d, plan);
   ctx.observations = observations(plan, d.runs);
   if (auto w = left_behind_warning(d.runs); !w.empty()) ctx.warnings.push_back(w);
+  if (auto w = command_wall_warning(plan, d.runs); !w.empty()) ctx.warnings.push_back(w);
   if (d.torn_tail) ctx.warnings.push_back(kTornTail);
   if (d.unchecked_lines > 0)
     ctx.warnings.push_back(fmt::format("{} of the journal's {} lines carry no integrity check (written by an older "

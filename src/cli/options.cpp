@@ -62,6 +62,7 @@ const char* kUsage[] = {
     "       obscheck events --encode LIST [--json]       what each event of LIST programs (perf_event_attr)",
     "       obscheck doctor [--json]                      host noise sources and how to fix them",
     "       obscheck report FILE [--json|--csv]           re-analyse a saved journal",
+    "       obscheck report FILE --certificate [--json]  a profiler command's check as a certificate (--html F)",
     "       obscheck demo                                 the check on a bundled workload, then the layout effect",
     "       obscheck bias [options] -- PROG [ARGS...]     how far PROG's metric swings across measurement contexts",
     "       obscheck compare [options] -- BASE [ARGS...] ::: CONTENDER [ARGS...]   compare two variants over sampled contexts",
@@ -146,7 +147,7 @@ po::options_description observer_options() {
       ("breakpoints", po::value<std::string>(), "hardware execution breakpoints on SYM[,...]; dose = 0..N")
       ("sample-freq", po::value<std::string>(), "sampling frequencies in Hz, e.g. 0,100,1000,10000")
       ("sample-event", po::value<std::string>(), "the sampled event (default: cycles with a PMU, else cpu-clock)")
-      ("observer-cmd", po::value<std::string>(), "wrap the target in this profiler command; {level} is replaced")
+      ("observer-cmd", po::value<std::string>(), "wrap the target in this profiler command; {level} is replaced (does tool X perturb my program: 'perf stat -x, -o /dev/null -e task-clock --' --levels 0,1); the target's own metrics are compared, the profiler's cost is reported")
       ("levels", po::value<std::string>(), "--observer-cmd levels, e.g. 0,99,999,9999 (0 = not wrapped)")
       ("build", po::value<std::string>(), "build one variant per dose: a command with {mask} and {out} (compile-time probes)")
       ("probe-sites", po::value<int>(), "--build doses 0..N probe sites (default 8)");
@@ -175,6 +176,7 @@ po::options_description context_options(bool compare) {
     d.add_options()
         ("margin", po::value<double>(), "ε: \"no significant difference\" is backed by equivalence within ±ε (default 0.01)")
         ("aa", po::bool_switch(), "also compare the baseline against itself in the same contexts, reported first")
+        ("allow-output-diff", po::bool_switch(), "compare the variants even where their outputs differ (they legitimately do: other options, other data); without it such contexts are incomparable")
         ("fail-on", po::value<std::string>(), "exit 1 when the outcome is one of LIST: worse,better,incomparable,aa or none (default incomparable,aa)");
   else
     d.add_options()
@@ -202,7 +204,9 @@ po::options_description report_options() {
       ("fail-on", po::value<std::string>(), "exit 1 when a verdict is one of LIST, as the check (default perturbed,layout,incomparable)")
       ("verbose,v", po::bool_switch(), "show every metric's rows and plots")
       ("html", po::value<std::string>(), "also write the report with its figures as one self-contained HTML FILE")
-      ("svg", po::value<std::string>(), "also write every figure as an SVG file into DIR");
+      ("svg", po::value<std::string>(), "also write every figure as an SVG file into DIR")
+      ("certificate", po::bool_switch(), "a profiler command's check as a certificate for a methods section or a CI gate: the command, the doses, each metric's bound or effect per dose, the sampling rate achieved and the kernel's throttling, the host (text; --json, --html FILE)")
+      ("allow-output-diff", po::bool_switch(), "a compare journal: compare the variants even where their outputs differ");
   return d;
 }
 
@@ -687,6 +691,8 @@ void take_switches_and_sweep(const po::variables_map& vm, Options& o) {
     throw Error(ErrorKind::usage, "--tolerance is a share between 0 and 1 (0.05 = five share points)");
   if (o.top < 1 || o.top > 1000) throw Error(ErrorKind::usage, "--top is 1..1000 functions");
   if (vm.count("aa")) o.aa = vm["aa"].as<bool>();
+  if (vm.count("allow-output-diff")) o.allow_output_diff = vm["allow-output-diff"].as<bool>();
+  if (vm.count("certificate")) o.certificate = vm["certificate"].as<bool>();
   if (vm.count("verbose")) o.verbose = vm["verbose"].as<bool>();
   if (vm.count("fail-on")) {
     const std::string list = vm["fail-on"].as<std::string>();

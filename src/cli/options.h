@@ -85,6 +85,8 @@ struct Options {
   std::string metric;               // --metric NAME (default: the first counter)
   double confidence = 0.95;         // --confidence LEVEL of the intervals and tests
   bool aa = false;                  // compare --aa: the baseline against itself, first
+  bool allow_output_diff = false;   // compare: variants whose outputs differ are compared anyway
+  bool certificate = false;         // report --certificate: a profiler command's check as a certificate
 
   // fidelity: a sampling profiler's profile against an exact reference (analysis/fidelity.h).
   double tolerance = 0.05;          // --tolerance: ± share points (a fraction) a profile may differ

@@ -19,10 +19,18 @@
 #include "util/fd.h"
 
 namespace obscheck {
+
+constexpr const char* kMaxSampleRate = "/proc/sys/kernel/perf_event_max_sample_rate";
+
+std::uint64_t read_max_sample_rate() {
+  std::ifstream in(kMaxSampleRate);
+  std::uint64_t v = 0;
+  return (in >> v) ? v : 0;
+}
+
 namespace {
 
 constexpr const char* kOnlineCpus = "/sys/devices/system/cpu/online";
-constexpr const char* kMaxSampleRate = "/proc/sys/kernel/perf_event_max_sample_rate";
 // value, time_enabled, time_running, lost (perf_event_open(2), read_format).
 constexpr std::uint64_t kSamplerReadFormat =
     PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_LOST;
@@ -54,11 +62,6 @@ std::vector<int> online_cpus() {
   return parse_cpu_list(line);
 }
 
-std::uint64_t read_max_sample_rate() {
-  std::ifstream in(kMaxSampleRate);
-  std::uint64_t v = 0;
-  return (in >> v) ? v : 0;
-}
 
 // One CPU's sampling event and its ring: the metadata page, then 2^k data pages.
 class Ring {

@@ -53,6 +53,11 @@ struct SamplingStats {
 // open still reports). Does nothing when the limit cannot be read.
 void require_sample_rate_allowed(const EventDesc& ev, std::uint64_t freq_hz);
 
+// kernel.perf_event_max_sample_rate now, or 0 when it cannot be read. The kernel
+// lowers it when sampling interrupts take too long ("perf: interrupt took too long"),
+// so reading it after each run shows when a sampling profiler was throttled.
+std::uint64_t read_max_sample_rate();
+
 class Sampler {
  public:
   Sampler();  // inactive: what open() returns for frequency 0

@@ -181,6 +181,43 @@ std::string describe_wrapper_failure(const std::vector<std::string>& wrapped, co
   return out;
 }
 
+std::optional<double> requested_frequency(std::string_view templ, const std::string& level) {
+  const std::vector<std::string> words = split_command_words(templ);
+  bool asked = false;
+  for (std::size_t i = 0; i < words.size() && !asked; ++i) {
+    const std::string& w = words[i];
+    const bool option = w == "-F" || w == "--freq";
+    asked = (option && i + 1 < words.size() && words[i + 1] == kLevelPlaceholder) || w == "-F{level}" ||
+            w == "--freq={level}";
+  }
+  if (!asked || level.empty() || level.size() > 9) return std::nullopt;
+  double hz = 0;
+  for (char c : level) {
+    if (c < '0' || c > '9') return std::nullopt;
+    hz = hz * 10 + (c - '0');
+  }
+  return hz > 0 ? std::optional<double>(hz) : std::nullopt;
+}
+
+std::optional<std::uint64_t> profiler_reported_samples(std::string_view output) {
+  // perf record's closing line: "[ perf record: Captured and wrote X MB FILE (N samples) ]".
+  constexpr std::string_view kTail = " samples) ]";
+  std::optional<std::uint64_t> last;
+  for (std::size_t at = output.find(kTail); at != std::string_view::npos; at = output.find(kTail, at + 1)) {
+    std::size_t from = at;
+    while (from > 0 && output[from - 1] >= '0' && output[from - 1] <= '9') --from;
+    if (from == at || from == 0 || output[from - 1] != '(') continue;
+    std::uint64_t n = 0;
+    bool fits = true;
+    for (std::size_t k = from; k < at && fits; ++k) {
+      fits = n <= (UINT64_MAX - 9) / 10;
+      n = n * 10 + static_cast<std::uint64_t>(output[k] - '0');
+    }
+    if (fits) last = n;
+  }
+  return last;
+}
+
 std::string quote_command(const std::vector<std::string>& words) {
   std::string out;
   for (const auto& w : words) {

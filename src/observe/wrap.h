@@ -4,6 +4,8 @@
 // into words the way a POSIX shell splits a command line, without any expansion.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,6 +72,18 @@ WrapperChanges describe_wrapper_changes(const std::vector<std::string>& wrapped,
 // failing wrapped run whose unwrapped runs succeed.
 std::string describe_wrapper_failure(const std::vector<std::string>& wrapped, const std::string& level,
                                      const ExitInfo& exit);
+
+// The samples a profiler says it took in its closing message, as `perf record` prints
+// it ("[ perf record: Captured and wrote 0.012 MB /dev/null (213 samples) ]"); nullopt
+// when the output has no such message (another profiler, or perf's output not
+// captured). The last such message counts. Pure.
+std::optional<std::uint64_t> profiler_reported_samples(std::string_view output);
+
+// The sampling frequency (Hz) the template asks for at `level`: the level, when the
+// template gives it as perf's frequency ("-F {level}", "-F{level}", "--freq {level}",
+// "--freq={level}") and it is a whole number above 0; else nullopt (another kind of
+// dose, or "max"). Throws as split_command_words.
+std::optional<double> requested_frequency(std::string_view templ, const std::string& level);
 
 // The command words joined for display, each quoted for sh when it needs quoting, so
 // the user can paste it into a shell to try it by hand.

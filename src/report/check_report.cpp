@@ -148,6 +148,9 @@ std::string metric_name(const Findings& f, std::size_t m) {
   return m < f.metrics.size() ? f.metrics[m].name : fmt::format("metric {}", m);
 }
 
+// The name a reader sees: with what it describes when that is not the target alone.
+std::string shown_name(const MetricInfo& m) { return m.scope.empty() ? m.name : m.name + " (" + m.scope + ")"; }
+
 std::string config_id(const Plan& plan, std::size_t config) {
   return config < plan.configs.size() ? plan.configs[config].id : fmt::format("config {}", config);
 }
@@ -273,7 +276,10 @@ std::string text_header(const Plan& plan, const Findings& f, const CheckContext&
 // ...") continues under its text; any other under its fourth column.
 std::string wrap_line(const std::string& line, std::size_t indent, std::size_t width) {
   const std::size_t gap = line.find("  ");
-  const std::size_t head_end = gap != std::string::npos && gap < 40 ? line.find_first_not_of(' ', gap) : 0;
+  // A name is shorter than this: the longest, "invol-ctx-switches(ru) (target + profiler)", has 42.
+  constexpr std::size_t kLongestName = 48;
+  const std::size_t head_end =
+      gap != std::string::npos && gap < kLongestName ? line.find_first_not_of(' ', gap) : 0;
   const std::string head = line.substr(0, head_end == std::string::npos ? line.size() : head_end);
   const std::size_t hang = indent + (head_end > 0 ? display_width(head) : 4);
   std::string out, piece = std::string(indent, ' ') + head;
@@ -407,10 +413,53 @@ std::string metric_answer_text(const Plan& plan, const Findings& f, const Metric
   return {};
 }
 
-// "task-clock within ±1% up to 1000Hz; 10000Hz is not (+20.7% [...])", or "".
+// The comparison that speaks for a dose: where the layout explains the move, the layout
+// that moves most; else its held layout's, else its widest.
+const Comparison* dose_comparison(const Findings& f, const LevelVerdict& v) {
+  const Comparison* c = nullptr;
+  for (std::size_t i : v.comparisons) {
+    const Comparison& k = f.comparisons[i];
+    if (v.verdict == Verdict::explained_by_layout) {
+      if (!c || std::fabs(k.effect) > std::fabs(c->effect)) c = &k;
+      continue;
+    }
+    if (k.layout == Layout::held) return &k;
+    if (!c || k.bound > c->bound) c = &k;
+  }
+  return c;
+}
+
+// What holds at one dose: the effect with its interval where the dose moves the metric,
+// else the bound that holds ("no effect beyond ±3.2%").
+std::string dose_bound_text(const Findings& f, const LevelVerdict& v) {
+  const Comparison* c = dose_comparison(f, v);
+  const std::string& unit = f.metrics[v.metric].unit;
+  if (!c || c->n == 0) return "no pairs yet";
+  switch (v.verdict) {
+    case Verdict::perturbed:
+    case Verdict::explained_by_layout: return effect_text(*c, unit);
+    case Verdict::incomparable: return "incomparable";
+    case Verdict::not_perturbed:
+    case Verdict::inconclusive: break;
+  }
+  const std::string bound = bound_text(*c, unit);
+  return bound.empty() ? "no bound yet (" + effect_text(*c, unit) + ")" : "no effect beyond " + bound;
+}
+
+// "per dose: 99Hz no effect beyond ±3.2%, 4000Hz +5.7% [+1.3%, +8.7%]".
+std::string per_dose_text(const Plan& plan, const Findings& f, const MetricAnswer& a) {
+  std::string out;
+  for (std::size_t v : a.doses)
+    out += fmt::format("{}{} {}", out.empty() ? "per dose: " : ", ", dose_name(plan, f.verdicts[v].level_index),
+                       dose_bound_text(f, f.verdicts[v]));
+  return out;
+}
+
+// "task-clock within ±1% up to 1000Hz; 10000Hz is not (+20.7% [...]); per dose: ...", or "".
 std::string safe_dose_text(const Plan& plan, const Findings& f, const MetricAnswer& a) {
-  if (a.doses.size() < 2 || (!a.highest_safe && !a.lowest_unsafe)) return {};
-  const std::string& name = f.metrics[a.metric].name;
+  if (a.doses.size() < 2) return {};
+  const std::string name = shown_name(f.metrics[a.metric]);
+  if (!a.highest_safe && !a.lowest_unsafe) return name + ": none decided; " + per_dose_text(plan, f, a);
   const std::string& unit = f.metrics[a.metric].unit;
   std::string out;
   if (a.highest_safe) {
@@ -428,7 +477,7 @@ std::string safe_dose_text(const Plan& plan, const Findings& f, const MetricAnsw
     out += fmt::format("{}{} is not{}", out.empty() ? name + ": none shown safe; " : "; ",
                        dose_name(plan, v.level_index), c ? " (" + effect_text(*c, unit) + ")" : "");
   }
-  return out;
+  return out + "; " + per_dose_text(plan, f, a);
 }
 
 }  // namespace
@@ -444,14 +493,14 @@ std::vector<std::string> summary_lines(const Plan& plan, const Findings& f, cons
   }
   std::size_t name_w = 0;
   for (const MetricAnswer& a : s.metrics)
-    if (a.asked || a.finding) name_w = std::max(name_w, display_width(f.metrics[a.metric].name));
+    if (a.asked || a.finding) name_w = std::max(name_w, display_width(shown_name(f.metrics[a.metric])));
   std::vector<std::string> quiet, safe;
   for (const MetricAnswer& a : s.metrics) {
     if (!a.asked && !a.finding) {
-      quiet.push_back(f.metrics[a.metric].name);
+      quiet.push_back(shown_name(f.metrics[a.metric]));
       continue;
     }
-    out.push_back(pad(f.metrics[a.metric].name, name_w) + "  " + metric_answer_text(plan, f, a));
+    out.push_back(pad(shown_name(f.metrics[a.metric]), name_w) + "  " + metric_answer_text(plan, f, a));
     if (std::string line = safe_dose_text(plan, f, a); !line.empty()) safe.push_back(std::move(line));
   }
   if (!quiet.empty())
@@ -495,7 +544,7 @@ std::string verdict_table(const Plan& plan, const Findings& f, const Palette& pa
     if (!verbose && f.metrics[m].driver && f.metrics[m].name != "wall-time" &&
         (worst == Verdict::not_perturbed || worst == Verdict::inconclusive))
       continue;
-    out += fmt::format("  {} ({}): {}\n", pal.paint(pal.bold, f.metrics[m].name), f.metrics[m].unit,
+    out += fmt::format("  {} ({}): {}\n", pal.paint(pal.bold, shown_name(f.metrics[m])), f.metrics[m].unit,
                        pal.paint(pal.of(worst), std::string(verdict_text(worst))));
     for (const LevelVerdict* v : rows) {
       std::string line = "    ";
@@ -741,6 +790,32 @@ nlohmann::json dose_json(const Findings& f, const std::optional<std::size_t>& in
   return {{"level", lv.level_label}, {"dose", lv.dose}};
 }
 
+// One entry per dose of a metric's answer, as numbers: the verdict, the comparison that
+// speaks for it (dose_comparison) with its effect and interval on its scale, and the
+// bound that holds (null while unbounded).
+nlohmann::json per_dose_json(const Findings& f, const MetricAnswer& a) {
+  using nlohmann::json;
+  json out = json::array();
+  for (std::size_t i : a.doses) {
+    const LevelVerdict& v = f.verdicts[i];
+    const Comparison* c = dose_comparison(f, v);
+    json d = {{"level", v.level_label}, {"dose", v.dose}, {"verdict", std::string(verdict_key(v.verdict))},
+              {"text", dose_bound_text(f, v)}};
+    if (c) {
+      d["layout"] = std::string(to_string(c->layout));
+      d["scale"] = std::string(to_string(c->scale));
+      d["blocks"] = c->n;
+      d["effect"] = num(c->effect);
+      d["ci"] = {num(c->ci_lo), num(c->ci_hi)};
+      d["ci_level"] = c->level;
+      d["bound"] = num(c->bound);
+      d["margin"] = num(c->margin);
+    }
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
 // The "answer" object: the overall verdict, the exit code, the summary lines and one entry per metric.
 nlohmann::json answer_json(const Plan& plan, const Findings& f, const CheckContext& ctx) {
   using nlohmann::json;
@@ -754,7 +829,8 @@ nlohmann::json answer_json(const Plan& plan, const Findings& f, const CheckConte
                        {"doses", a.doses.size()},
                        {"decided", a.decided},
                        {"highest_safe_dose", dose_json(f, a.highest_safe)},
-                       {"lowest_unsafe_dose", dose_json(f, a.lowest_unsafe)}});
+                       {"lowest_unsafe_dose", dose_json(f, a.lowest_unsafe)},
+                       {"per_dose", per_dose_json(f, a)}});
   return {{"overall", sum.any_verdict ? json(std::string(verdict_key(sum.overall))) : json(nullptr)},
           {"exit_code", ctx.exit_code >= 0 ? json(ctx.exit_code) : json(nullptr)},
           {"lines", summary_lines(plan, f, ctx)},
@@ -762,6 +838,12 @@ nlohmann::json answer_json(const Plan& plan, const Findings& f, const CheckConte
 }
 
 nlohmann::json context_fields(const Findings& f, const CheckContext& ctx);
+
+nlohmann::json observations_json(const std::vector<Observation>& all) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Observation& o : all) out.push_back(observation_json(o));
+  return out;
+}
 
 // The "context" object: how the check was started, where it was recorded and on what host.
 nlohmann::json context_json(const Findings& f, const CheckContext& ctx) {
@@ -781,7 +863,7 @@ nlohmann::json context_fields(const Findings& f, const CheckContext& ctx) {
           {"seconds_per_block", ctx.seconds_per_block},
           {"runs_done", ctx.runs_done},
           {"warnings", ctx.warnings},
-          {"observations", ctx.observations},
+          {"observations", observations_json(ctx.observations)},
           {"backend", ctx.backend.empty() ? "native" : "sim"},
           {"backend_notes", ctx.backend},
           {"deterministic", f.deterministic},
@@ -847,6 +929,7 @@ nlohmann::json metrics_json(const Findings& f) {
                        {"primary", mi.primary},
                        {"verdict", v ? json(verdict_key(*v)) : json(nullptr)},
                        {"verdict_text", v ? json(verdict_text(*v)) : json(nullptr)}});
+    if (!mi.scope.empty()) metrics.back()["scope"] = mi.scope;
   }
   return metrics;
 }
@@ -1005,7 +1088,7 @@ std::string check_text(const Plan& plan, const Findings& f, const CheckContext& 
   out += incomparable_section(plan, f, pal);
   for (const auto& n : f.notes) out += "note: " + n + "\n";
   for (const auto& w : ctx.warnings) out += pal.paint(pal.yellow, "warning:") + " " + w + "\n";
-  for (const auto& w : ctx.observations) out += "observer: " + w + "\n";
+  for (const Observation& o : ctx.observations) out += "observer: " + observation_text(o) + "\n";
   for (const auto& w : ctx.sweep) out += "sweep: " + w + "\n";
   for (std::size_t m = 0; m < f.metrics.size(); ++m) {
     const Verdict worst = m < f.metric_verdicts.size() ? f.metric_verdicts[m] : Verdict::inconclusive;
@@ -1110,6 +1193,19 @@ std::string check_markdown(const Plan& plan, const Findings& f, const CheckConte
   out += "\n**Methods**\n\n";
   for (const auto& line : methods_lines(plan, f)) out += "- " + line + "\n";
   return out;
+}
+
+std::string observation_text(const Observation& o) {
+  const std::string what = o.unit == "count" ? o.what : fmt::format("{} ({})", o.what, o.unit);
+  const std::string range = o.min == o.max ? fmt::format("{:.{}f}", o.min, o.digits)
+                                           : fmt::format("{:.{}f}..{:.{}f} (mean {:.{}f})", o.min, o.digits, o.max,
+                                                         o.digits, o.mean, o.digits);
+  return fmt::format("{}: {} per run = {}", o.level, what, range);
+}
+
+nlohmann::json observation_json(const Observation& o) {
+  return {{"level", o.level}, {"dose", o.dose}, {"key", o.key},   {"what", o.what}, {"unit", o.unit},
+          {"runs", o.n},      {"min", num(o.min)}, {"max", num(o.max)}, {"mean", num(o.mean)}};
 }
 
 }  // namespace obscheck

@@ -24,6 +24,24 @@
 
 namespace obscheck {
 
+// What the observer itself recorded at one level over its measured runs (probe hits,
+// samples, a profiler command's own cost, the kernel's sampling limit): a side effect
+// of the dose, not a metric. A quantity absent from a level's runs (the profiler's
+// cost where no profiler runs) has no Observation there.
+struct Observation {
+  std::string level;  // the level's label
+  int dose = 0;
+  std::string key;    // machine key: "profiler_wall_ms", "probe_hits:NAME", ... (docs/report-schema.md)
+  std::string what;   // for a reader: "profiler command's own time"
+  std::string unit;   // "ms", "count", "Hz"
+  std::size_t n = 0;  // runs it was read in
+  double min = 0, max = 0, mean = 0;
+  int digits = 0;     // decimals to print
+};
+// "1: profiler command's own time (ms) per run = 48.1..52.0 (mean 50.2)".
+std::string observation_text(const Observation& o);
+nlohmann::json observation_json(const Observation& o);
+
 // What the reporters need beyond the findings: how the sweep was started and where it
 // was recorded. Filled by cli/ from the live sweep or from a journal's manifest.
 struct CheckContext {
@@ -37,7 +55,7 @@ struct CheckContext {
   bool complete = true;                            // false: interrupted or stopped by a failure
   std::size_t runs_planned = 0, runs_done = 0;     // journalled runs, warm-ups included
   std::vector<std::string> warnings;               // e.g. counters dropped with --allow-missing
-  std::vector<std::string> observations;           // what the observer itself recorded per level
+  std::vector<Observation> observations;           // what the observer itself recorded per level
                                                    // (probe hit counts, samples taken and lost)
   // Empty for the host's own counters; under --backend sim one line each: the
   // simulator and its determinism, the geometry and its source, the cycle model.

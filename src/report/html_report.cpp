@@ -246,7 +246,8 @@ std::string verdict_section(const Plan& plan, const Findings& f) {
       if (v.metric != m) continue;
       if (first && m < f.metric_verdicts.size())
         out += fmt::format("<tr class=\"metric-head\"><td colspan=\"{}\">{} ({}) {}</td></tr>\n", columns,
-                           escape(f.metrics[m].name), escape(f.metrics[m].unit), html_verdict_badge(f.metric_verdicts[m]));
+                           escape(f.metrics[m].name + (f.metrics[m].scope.empty() ? "" : " (" + f.metrics[m].scope + ")")),
+                           escape(f.metrics[m].unit), html_verdict_badge(f.metric_verdicts[m]));
       first = false;
       out += fmt::format("<tr class=\"verdict-row verdict-{}\" data-metric=\"{}\" data-level=\"{}\"><td><code>{}</code></td>",
                          verdict_key(v.verdict), escape(f.metrics[m].name), escape(v.level_label),

@@ -19,6 +19,10 @@ constexpr const char* kDefaultCheckCounters = "task-clock,page-faults,ctx-switch
 constexpr const char* kDefaultPmuCounters = "cycles,instructions,l1d,l1i";
 // The metrics of a check of any other observer, when --counters is not given.
 constexpr const char* kDefaultObserverMetrics = "task-clock,page-faults";
+// Under a profiler command the reaped process is the profiler, whose rusage holds the
+// target's and its own together: the target's context switches are counted on the
+// target instead, beside its CPU time and faults.
+constexpr const char* kDefaultCommandMetrics = "task-clock,page-faults,ctx-switches";
 // What measure counts when -e is not given: the software events every Linux host
 // has (this is also what perf stat falls back to without a PMU).
 constexpr const char* kDefaultMeasureEvents = "task-clock,page-faults,ctx-switches,migrations";
@@ -107,6 +111,7 @@ class NativeBackend final : public Backend {
   CounterList default_counters(CounterUse use) const override {
     switch (use) {
       case CounterUse::observer_metrics: return list_of(kDefaultObserverMetrics);
+      case CounterUse::command_metrics: return list_of(kDefaultCommandMetrics);
       case CounterUse::measure: return list_of(kDefaultMeasureEvents);
       case CounterUse::sweep: return list_of(kDefaultSweepEvents);
       case CounterUse::check: break;
@@ -206,7 +211,8 @@ class SimBackend final : public Backend {
   CounterList default_counters(CounterUse use) const override {
     switch (use) {
       case CounterUse::check: return list_of(kDefaultSimCounters);
-      case CounterUse::observer_metrics: return list_of(kDefaultSimObserverMetrics);
+      case CounterUse::observer_metrics:
+      case CounterUse::command_metrics: return list_of(kDefaultSimObserverMetrics);
       case CounterUse::measure: return list_of(kDefaultSimMeasureEvents);
       case CounterUse::sweep: break;
     }

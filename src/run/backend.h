@@ -44,6 +44,7 @@ struct ResolvedCounters {
 enum class CounterUse {
   check,             // the counter observer's doses
   observer_metrics,  // what a check of any other observer compares
+  command_metrics,   // what a check under a profiler command compares: the target alone
   measure,           // obscheck measure
   sweep,             // obscheck bias / compare
 };

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <array>
@@ -15,14 +16,18 @@
 
 #include "observe/counters.h"
 #include "observe/inprocess.h"
+#include "observe/lifetime.h"
 #include "observe/probes.h"
+#include "observe/sampling.h"
 #include "observe/sim.h"
+#include "observe/wrap.h"
 #include "run/host_sample.h"
 #include "run/measure.h"
 #include "run/signals.h"
 #include "util/digest.h"
 #include "util/error.h"
 #include "util/fd.h"
+#include "util/timeval.h"
 
 namespace obscheck {
 namespace {
@@ -194,16 +199,71 @@ class TargetOutput {
   std::thread reader_;
 };
 
+// When the target under a profiler command exits: a pidfd (which any process may poll,
+// not only the parent) becomes readable once the target has exited, before its parent
+// (the profiler) reaps it. Watched on a thread so that the profiler's own wait and
+// post-processing are not counted in the target's time. A task's counters cannot tell
+// this: their time_enabled runs only while the task is on a CPU (its CPU time, not
+// its wall time). The time is taken when the watcher wakes, so a loaded host adds its
+// wake-up latency (the same at every level, the bare one included).
+class ExitWatch {
+ public:
+  explicit ExitWatch(UniqueFd pidfd) : fd_(std::move(pidfd)) {
+    if (fd_.get() >= 0) thread_ = std::thread([this] { watch(); });
+  }
+  ~ExitWatch() { finish(); }
+  // The time the target exited, once the run is over; nullopt when it was not seen.
+  std::optional<std::chrono::steady_clock::time_point> finish() {
+    over_ = true;
+    if (thread_.joinable()) thread_.join();
+    return exited_;
+  }
+
+ private:
+  void watch() {
+    for (;;) {
+      pollfd p{fd_.get(), POLLIN, 0};
+      const int ready = ::poll(&p, 1, 50);
+      if (ready > 0) {
+        exited_ = std::chrono::steady_clock::now();
+        return;
+      }
+      if ((ready < 0 && errno != EINTR) || over_) return;
+    }
+  }
+  UniqueFd fd_;
+  std::optional<std::chrono::steady_clock::time_point> exited_;
+  std::atomic<bool> over_{false};
+  std::thread thread_;
+};
+
 // Under a profiler command the counters describe the target alone: the wrapper runs
 // obscheck-exec (run/observers.h CommandObserver), which reports its pid over a socket
 // and waits; the counters are opened on it, armed to start at its exec of the target,
-// and it is let go. The target's output comes back on a pipe of its own, so the
-// profiler's messages are not compared. The profiler's own time (the run's wall time
-// less the target's, from exec to exit) goes beside the metrics.
+// and it is let go. obscheck-exec stays the process that execs the target, so a
+// tracer of its child (strace, ltrace without -f) sees exactly the target. The
+// target's output comes back on a pipe of its own, so the profiler's messages are not
+// compared. The run's wall time is the target's own: from its exec to its exit by the
+// kernel's records (observe/lifetime.h; extra["target_wall_from"] = "kernel"), else
+// from the moment it is let go to exec until a pidfd shows it exited (ExitWatch;
+// "pidfd"); the whole command's goes to extra["command_wall_ns"] (with neither, the
+// wall time stays the command's and extra["wall_of"] says "command"). Where
+// a profiler runs (not level 0), its own cost goes beside the metrics, as the dose's
+// side effect: extra["profiler_ns"] (the command's wall time less the target's),
+// extra["profiler_cpu_ns"] (the reaped command's CPU time less the target's
+// task-clock, when it is counted) and extra["profiler_samples"] (what the profiler
+// says it took, when its output says: profiler_reported_samples; and extra
+// ["profiler_rate_hz"], those samples over the target's task-clock). Every run records
+// extra["max_sample_rate"], the kernel's limit after it: a drop marks throttling.
 class CommandMeasurer final : public Measurer {
  public:
   CommandMeasurer(const Plan& plan, const CheckSpec& spec) : spec_(spec) {
-    for (const Configuration& c : plan.configs) sets_.push_back(metric_events(spec, c.level));
+    for (const Configuration& c : plan.configs) {
+      sets_.push_back(metric_events(spec, c.level));
+      const auto wrap = c.level.extra.find("wrap");
+      wrapped_.push_back(wrap != c.level.extra.end() && wrap->is_string() &&
+                         wrap->get<std::string>() != kUnwrappedLevel);
+    }
   }
 
   bool measure(std::size_t config, LaunchSpec& launch, RunRecord& rec) override {
@@ -221,9 +281,17 @@ class CommandMeasurer final : public Measurer {
     host.before();
     child.release();
     CounterSet counters;
+    LifetimeWatch lifetime;  // exec and exit by the kernel's clock, the first choice
+    std::optional<ExitWatch> exit_watch;
+    std::optional<std::chrono::steady_clock::time_point> go_at;
     const pid_t target = target_pid(control.get(), spec_.base.timeout_s);
     if (target > 0) {
       counters = CounterSet::open(target, sets_[config]);
+      lifetime = LifetimeWatch::open(target);
+      UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, target, 0)));
+      const bool watched = pidfd.get() >= 0;
+      exit_watch.emplace(std::move(pidfd));
+      if (watched) go_at = std::chrono::steady_clock::now();
       const char go = 'g';
       if (::write(control.get(), &go, 1) != 1) child.kill_group();
     } else {
@@ -231,6 +299,16 @@ class CommandMeasurer final : public Measurer {
     }
     control.reset();
     rec.exit = child.wait();
+    const auto exited_at = exit_watch ? exit_watch->finish() : std::nullopt;
+    std::optional<std::uint64_t> target_wall = lifetime.exec_to_exit();
+    if (target_wall) {
+      rec.extra["target_wall_from"] = "kernel";
+    } else if (go_at && exited_at && *exited_at >= *go_at) {
+      target_wall = static_cast<std::uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(*exited_at - *go_at).count());
+      rec.extra["target_wall_from"] = "pidfd";
+    }
+    const std::string profiler_output = rec.exit.output;  // the profiler's messages (when captured)
     output.into(rec.exit);
     host.after(rec);
     InterruptGuard::set_current_group(-1);
@@ -242,12 +320,43 @@ class CommandMeasurer final : public Measurer {
                   "the template must run the program it is given: end it with -- (e.g. 'perf record -F {level} -o "
                   "/dev/null --'), or place {argv} where the program goes");
     rec.readings = counters.read();
-    const std::uint64_t target_ns = rec.readings.empty() ? 0 : rec.readings.front().time_enabled;
-    rec.extra["profiler_ns"] = rec.exit.wall_ns > target_ns ? rec.exit.wall_ns - target_ns : 0;
+    record_costs(rec, profiler_output, target_wall, wrapped_.at(config));
     return true;
   }
 
  private:
+  // The target's own wall time in place of the command's, and the profiler's own cost
+  // beside it (see the class comment). A run whose target's exit was not seen keeps the
+  // command's, and says so.
+  static void record_costs(RunRecord& rec, const std::string& profiler_output,
+                           std::optional<std::uint64_t> target_wall, bool wrapped) {
+    if (const std::uint64_t rate = read_max_sample_rate(); rate > 0) rec.extra["max_sample_rate"] = rate;
+    if (!target_wall) {
+      rec.extra["wall_of"] = "command";
+      return;
+    }
+    // The watcher's wake-up may come after the reaping on a loaded host: the target
+    // never outlasts the command that holds it.
+    const std::uint64_t command_ns = rec.exit.wall_ns, target_ns = std::min(*target_wall, command_ns);
+    rec.extra["command_wall_ns"] = command_ns;
+    rec.exit.wall_ns = target_ns;
+    if (!wrapped) return;  // no profiler ran: no cost of one to report
+    rec.extra["profiler_ns"] = command_ns > target_ns ? command_ns - target_ns : 0;
+    for (const Reading& r : rec.readings)
+      if (r.name == "task-clock" && r.fault.empty()) {
+        const double command_cpu = rusage_ns(timeval_ns(rec.exit.usage.ru_utime) + timeval_ns(rec.exit.usage.ru_stime));
+        rec.extra["profiler_cpu_ns"] = std::max(0.0, command_cpu - r.value);
+      }
+    const auto samples = profiler_reported_samples(profiler_output);
+    if (!samples) return;
+    rec.extra["profiler_samples"] = *samples;
+    // The rate achieved: samples over the target's CPU time, what a CPU-clock sampler
+    // of one process samples (its wall time, for a target that sleeps, would understate it).
+    for (const Reading& r : rec.readings)
+      if (r.name == "task-clock" && r.fault.empty() && r.value > 0)
+        rec.extra["profiler_rate_hz"] = static_cast<double>(*samples) / (r.value * 1e-9);
+  }
+
   // The pid obscheck-exec reports once the wrapper has started it; 0 when the wrapper
   // ended (or the run was interrupted) without starting it.
   static pid_t target_pid(int control, double timeout_s) {
@@ -269,6 +378,7 @@ class CommandMeasurer final : public Measurer {
   const CheckSpec& spec_;
   const long ticks_ = clock_ticks_per_second();  // once per check
   std::vector<EventSet> sets_;
+  std::vector<bool> wrapped_;  // per configuration: a profiler runs (its level is not "0")
 };
 
 }  // namespace

@@ -313,6 +313,14 @@ TEST_CASE("compare: unequal exit statuses or outputs are incomparable, and say w
                workload("extrawork"), "5001"});
   CHECK(r.code == 1);
   CHECK_THAT(r.out, Catch::Contains("the output differs"));
+  CHECK_THAT(r.out, Catch::Contains("the variants' outputs differ in 2 of 2 context(s)"));
+  CHECK_THAT(r.out, Catch::Contains("--allow-output-diff"));
+  // Outputs that legitimately differ are compared when asked: no longer incomparable.
+  r = run_cli({"compare", "--allow-output-diff", "--env-sizes", "0,100,200", "-r", "2", "--fail-on", "none", "--",
+               workload("extrawork"), "5000", ":::", workload("extrawork"), "5001"});
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("compared anyway (--allow-output-diff)"));
+  CHECK(r.out.find("incomparable:") == std::string::npos);
 }
 
 TEST_CASE("compare: usage errors") {

@@ -125,3 +125,23 @@ TEST_CASE("compare: the paper's form") {
   CHECK(paper_form(0.98765, 0.0124) == "0.988 ± 0.012");
   CHECK(paper_form(1.0, 0.00004) == "1.00000 ± 0.00004");
 }
+
+TEST_CASE("compare: variants whose outputs differ are named, and compared with allow_output_diff") {
+  // gzip -1 against gzip -9: every context prints a different output, legitimately.
+  auto cs = contexts({1.1, 1.1, 1.1, 1.1, 1.1, 1.1});
+  for (auto& c : cs)
+    for (auto& r : c.contender) r.digest = "ffffffffffffffff";
+  auto r = compare_variants(cs);
+  CHECK(r.outcome == Outcome::incomparable);
+  CHECK_THAT(r.verdict, Catch::Contains("the variants' outputs differ in 6 of 6 context(s)"));
+  CHECK_THAT(r.verdict, Catch::Contains("--allow-output-diff"));
+
+  obscheck::CompareOptions o;
+  o.allow_output_diff = true;
+  r = compare_variants(cs, o);
+  CHECK(r.outcome == Outcome::worse);
+  CHECK(r.contexts == 6);
+  bool noted = false;
+  for (const auto& n : r.notes) noted = noted || n.find("outputs differ in 6 of 6 context(s): compared anyway") != std::string::npos;
+  CHECK(noted);
+}

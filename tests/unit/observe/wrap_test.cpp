@@ -160,3 +160,24 @@ TEST_CASE("quote_command quotes only the words that need it") {
   CHECK(quote_command({"perf", "stat", "-F", "99", "--", "./a.out"}) == "perf stat -F 99 -- ./a.out");
   CHECK(quote_command({"echo", "a b", "it's", ""}) == "echo 'a b' 'it'\\''s' ''");
 }
+
+TEST_CASE("profiler_reported_samples reads perf record's closing message") {
+  CHECK(profiler_reported_samples("[ perf record: Woken up 1 times to write data ]\n"
+                                  "[ perf record: Captured and wrote 0.012 MB /dev/null (213 samples) ]\n") == 213u);
+  // The last message counts; one without a number in brackets does not.
+  CHECK(profiler_reported_samples("(5 samples) ]\nx (7 samples) ]") == 7u);
+  CHECK_FALSE(profiler_reported_samples("wrapper: starting ./compute after 50 ms\n"));
+  CHECK_FALSE(profiler_reported_samples("( samples) ]"));
+  CHECK_FALSE(profiler_reported_samples("99999999999999999999999 (99999999999999999999999 samples) ]"));
+  CHECK(profiler_reported_samples("(0 samples) ]") == 0u);
+}
+
+TEST_CASE("requested_frequency reads perf's frequency option from the template") {
+  CHECK(requested_frequency("perf record -F {level} -o /dev/null --", "99") == 99.0);
+  CHECK(requested_frequency("perf record -F{level} --", "4000") == 4000.0);
+  CHECK(requested_frequency("perf record --freq={level} --", "20000") == 20000.0);
+  CHECK_FALSE(requested_frequency("perf record -F {level} --", "max"));
+  CHECK_FALSE(requested_frequency("perf record -F {level} --", "0"));
+  CHECK_FALSE(requested_frequency("perf record -c {level} --", "1000"));
+  CHECK_FALSE(requested_frequency("strace -o /dev/null --", "1"));
+}
