@@ -103,6 +103,12 @@ std::vector<std::string> observations(const Plan& plan, const std::vector<RunRec
     if (r.extra.contains("sampling")) {
       per_level[level]["samples taken"].add(r.extra.at("sampling").value("samples", 0.0));
       per_level[level]["samples lost"].add(r.extra.at("sampling").value("lost", 0.0));
+      // Journals before the rate was recorded have neither field.
+      if (r.extra.at("sampling").contains("achieved_hz")) {
+        per_level[level]["achieved rate (Hz of the target's run time)"].add(
+            r.extra.at("sampling").value("achieved_hz", 0.0));
+        per_level[level]["throttlings"].add(r.extra.at("sampling").value("throttles", 0.0));
+      }
     }
   }
   std::vector<std::string> out;

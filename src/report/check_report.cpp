@@ -406,6 +406,16 @@ std::string metric_answer_text(const Plan& plan, const Findings& f, const Metric
   return {};
 }
 
+// "; scaled at 2 doses (multiplexed counts compared as estimates, --allow-multiplex)"
+// when some verdict of the metric rests on scaled values, else "".
+std::string scaled_note(const Findings& f, const MetricAnswer& a) {
+  std::size_t scaled = 0;
+  for (const LevelVerdict& v : f.verdicts) scaled += v.metric == a.metric && v.scaled;
+  if (scaled == 0) return {};
+  return fmt::format("; scaled at {} level{} (multiplexed counts compared as estimates, --allow-multiplex)", scaled,
+                     scaled == 1 ? "" : "s");
+}
+
 // "task-clock within ±1% up to 1000Hz; 10000Hz is not (+20.7% [...])", or "".
 std::string safe_dose_text(const Plan& plan, const Findings& f, const MetricAnswer& a) {
   if (a.doses.size() < 2 || (!a.highest_safe && !a.lowest_unsafe)) return {};
@@ -450,7 +460,7 @@ std::vector<std::string> summary_lines(const Plan& plan, const Findings& f, cons
       quiet.push_back(f.metrics[a.metric].name);
       continue;
     }
-    out.push_back(pad(f.metrics[a.metric].name, name_w) + "  " + metric_answer_text(plan, f, a));
+    out.push_back(pad(f.metrics[a.metric].name, name_w) + "  " + metric_answer_text(plan, f, a) + scaled_note(f, a));
     if (std::string line = safe_dose_text(plan, f, a); !line.empty()) safe.push_back(std::move(line));
   }
   if (!quiet.empty())

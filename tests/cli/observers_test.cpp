@@ -121,10 +121,19 @@ TEST_CASE("observers: sampling at 10 kHz takes about frequency × task-clock sam
     const double expected = 10000 * task_ns * 1e-9;
     INFO("samples " << samples << " expected " << expected);
     CHECK(std::fabs(samples - expected) <= 0.2 * expected);
+    // The rate achieved: samples per second of the sampled event's time running, which
+    // for cpu-clock on every CPU is the target's CPU time.
+    const json& s = run.at("extra").at("sampling");
+    const double run_ns = s.at("run_ns").get<double>();
+    CHECK(std::fabs(run_ns - task_ns) <= 0.2 * task_ns);
+    CHECK(s.at("achieved_hz").get<double>() == Approx(s.at("samples").get<double>() * 1e9 / run_ns));
     ++checked;
   }
   CHECK(checked == 3);
-  CHECK_THAT(json::parse(r.out).at("context").at("observations").dump(), Catch::Contains("10000Hz: samples taken"));
+  const std::string observations = json::parse(r.out).at("context").at("observations").dump();
+  CHECK_THAT(observations, Catch::Contains("10000Hz: samples taken"));
+  CHECK_THAT(observations, Catch::Contains("10000Hz: achieved rate (Hz of the target's run time) per run = "));
+  CHECK_THAT(observations, Catch::Contains("10000Hz: throttlings per run = "));
   unlink(journal.c_str());
 }
 

@@ -13,6 +13,7 @@
 #include "record/journal_reader.h"
 #include "run/backend.h"
 #include "run/measure.h"
+#include "run/observers.h"
 #include "run/session.h"
 #include "report/check_report.h"
 #include "test_pmu.h"
@@ -343,7 +344,10 @@ TEST_CASE("test PMU: --allow-multiplex compares the scaled counts and labels the
   // No run was named incomparable for being multiplexed.
   for (const IncomparableRun& r : f.incomparable) CHECK(r.why.find("multiplexed") == std::string::npos);
   CheckContext ctx;
-  CHECK_THAT(check_text(run.session.plan, f, ctx, false), Catch::Contains("not perturbed (within ±ε), scaled"));
+  const std::string text = check_text(run.session.plan, f, ctx, false);
+  CHECK_THAT(text, Catch::Contains("not perturbed (within ±ε), scaled"));
+  // The summary says it too, on the counter's own line.
+  CHECK_THAT(text, Catch::Contains("scaled at 1 level (multiplexed counts compared as estimates, --allow-multiplex)"));
   const nlohmann::json j = nlohmann::json::parse(check_json(run.session.plan, f, ctx));
   bool labelled = false;
   for (const nlohmann::json& jv : j.at("verdicts"))
@@ -392,4 +396,34 @@ TEST_CASE("test PMU: a counter that reads zero, or one that never runs, is a fau
     CHECK(v.verdict == Verdict::incomparable);
     CHECK(v.reason == "held: cycles never ran in 12 runs (multiplexed out): no value to compare");
   }
+}
+
+TEST_CASE("test PMU: the sampling observer records the rate it achieved and its throttling in the run",
+          "[test-pmu][sampling]") {
+  TestPmuConfig c = one_slot();
+  c.slots = 4;
+  c.sampling.throttle_hz = 100'000;
+  TestPmu pmu(c);
+  ScopedPerfSyscalls seam(pmu);
+  ObserverSpec spec;
+  spec.kind = ObserverKind::sampling;
+  spec.sample_event = events("cycles").events.at(0);
+  const std::unique_ptr<Observer> observer = make_observer(spec);
+  Level level;
+  level.extra = {{"freq", 1'000'000}};
+  std::unique_ptr<Attachment> a = observer->attach(4242, level);
+  REQUIRE(a);
+  a->start();
+  RunRecord rec;
+  a->collect(rec);
+  // 1 MHz asked, 100 kHz let through in each of the 4 ticks of 1 ms: 400 samples over
+  // 4 ms of the target's time, four throttlings, nothing lost.
+  const nlohmann::json& s = rec.extra.at("sampling");
+  CHECK(s.at("freq") == 1'000'000);
+  CHECK(s.at("samples") == 400);
+  CHECK(s.at("throttles") == 4);
+  CHECK(s.at("unthrottles") == 4);
+  CHECK(s.at("lost") == 0);
+  CHECK(s.at("run_ns") == 4'000'000);
+  CHECK(s.at("achieved_hz") == 100'000.0);
 }
