@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <string>
 
 #include "stats/descriptive.h"
 
@@ -56,33 +58,35 @@ CounterRunning running_of(std::size_t config, const std::vector<RowReading>& rs)
   return c;
 }
 
-// Whether the A/A runs' readings were one exact count, and the phrase that says so.
-void judge_aa(const std::vector<RowReading>& rs, CounterValidity& v) {
+// Whether `rs` (the runs of `where`) were one exact count, and the phrase that says so.
+void judge_determinism(const std::vector<RowReading>& rs, const std::string& where, CounterValidity& v) {
   if (rs.empty()) {
-    v.aa_text = "not counted in the A/A control";
+    v.determinism_text = "no A/A or reference runs count it";
     return;
   }
   const auto inexact = static_cast<std::size_t>(
       std::count_if(rs.begin(), rs.end(), [](const RowReading& r) { return r.scaled || !r.valued; }));
   if (inexact > 0) {
-    v.aa_text = fmt::format("scaled or faulty in {} of {} A/A runs: no exact count to compare", inexact, rs.size());
+    v.determinism_text =
+        fmt::format("scaled or faulty in {} of the {} {}: no exact count to compare", inexact, rs.size(), where);
     return;
   }
   if (rs.size() < 2) {
-    v.aa_text = "one A/A run: nothing to compare";
+    v.determinism_text = fmt::format("one of the {}: nothing to compare", where);
     return;
   }
   double lo = rs.front().value, hi = lo;
   for (const RowReading& r : rs) lo = std::min(lo, r.value), hi = std::max(hi, r.value);
   if (lo == hi) {
-    v.aa = Determinism::deterministic;
-    v.aa_text = fmt::format("the same count ({:.0f}) in all {} A/A runs", lo, rs.size());
+    v.determinism = Determinism::deterministic;
+    v.determinism_text = fmt::format("the same count ({:.0f}) in all {} {}", lo, rs.size(), where);
     return;
   }
-  v.aa = Determinism::varies;
-  v.aa_text = lo > 0 ? fmt::format("varies over {} A/A runs: {:.0f} to {:.0f} ({:.2g}% of the smallest)", rs.size(),
-                                   lo, hi, 100 * (hi - lo) / lo)
-                     : fmt::format("varies over {} A/A runs: {:.0f} to {:.0f}", rs.size(), lo, hi);
+  v.determinism = Determinism::varies;
+  v.determinism_text =
+      lo > 0 ? fmt::format("varies over the {} {}: {:.0f} to {:.0f} ({:.2g}% of the smallest)", rs.size(), where, lo,
+                           hi, 100 * (hi - lo) / lo)
+             : fmt::format("varies over the {} {}: {:.0f} to {:.0f}", rs.size(), where, lo, hi);
 }
 
 bool in_aa(const Plan& plan, std::size_t config) {
@@ -90,7 +94,20 @@ bool in_aa(const Plan& plan, std::size_t config) {
          (config == plan.aa || config == plan.baselines.front());
 }
 
-CounterValidity validity_of(const Plan& plan, const RunTable& t, const RunTable::Readings& col, std::size_t metric) {
+// The counter's reference: the configuration that counts it alone, held layout first.
+std::optional<std::size_t> reference_of(const Plan& plan, const MetricInfo& m) {
+  if (!m.counter) return std::nullopt;
+  std::optional<std::size_t> any;
+  for (const Configuration& c : plan.configs) {
+    if (c.aa_duplicate || c.solo_of != m.counter) continue;
+    if (c.layout == Layout::held) return c.index;
+    if (!any) any = c.index;
+  }
+  return any;
+}
+
+CounterValidity validity_of(const Plan& plan, const RunTable& t, const RunTable::Readings& col,
+                            const MetricInfo& m, std::size_t metric) {
   std::vector<std::vector<RowReading>> by_config(plan.configs.size());
   std::vector<RowReading> aa;
   for (std::size_t row = 0; row < t.size(); ++row) {
@@ -109,7 +126,9 @@ CounterValidity validity_of(const Plan& plan, const RunTable& t, const RunTable:
     v.never_ran += v.configs.back().never_ran;
     v.faults += v.configs.back().faults;
   }
-  judge_aa(aa, v);
+  const std::optional<std::size_t> ref = reference_of(plan, m);
+  if (!aa.empty() || !ref) judge_determinism(aa, "A/A runs", v);
+  else judge_determinism(by_config[*ref], "runs of " + plan.configs[*ref].id, v);
   return v;
 }
 
@@ -122,7 +141,7 @@ std::vector<CounterValidity> counter_validity(const Plan& plan, const RunTable& 
     if (metrics[m].driver) continue;
     const RunTable::Readings* col = t.find(metrics[m].name);
     if (!col) continue;
-    CounterValidity v = validity_of(plan, t, *col, m);
+    CounterValidity v = validity_of(plan, t, *col, metrics[m], m);
     if (!v.configs.empty()) out.push_back(std::move(v));
   }
   return out;

@@ -9,7 +9,8 @@
 // Terpstra and Moore, "Non-determinism and overcount on modern hardware performance
 // counter implementations", find only a few events deterministic. So every report
 // says, per counter and per configuration, how much of each run it ran, whether it
-// was scaled, and whether it gave the same count in every run of the A/A control.
+// was scaled, and whether it gave the same count in every run of the A/A control (or,
+// where the A/A copy counts nothing, of the counter's reference configuration).
 #pragma once
 
 #include <vector>
@@ -22,7 +23,8 @@ namespace obscheck {
 
 // One entry per counter metric of `metrics` (MetricInfo::driver false) that some
 // measured run read, in metric order. The A/A runs are those of plan.baselines[0] and
-// plan.aa (none when the plan has no A/A control).
+// plan.aa (none when the plan has no A/A control); the reference is the configuration
+// whose solo_of is the metric's counter, held layout first.
 std::vector<CounterValidity> counter_validity(const Plan& plan, const RunTable& t,
                                               const std::vector<MetricInfo>& metrics);
 

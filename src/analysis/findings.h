@@ -157,12 +157,14 @@ struct CounterRunning {
   bool identical = false;
 };
 
-// Whether a counter gave the same count in every run of the A/A control (the baseline
-// and its duplicate: the same configuration, run twice per block).
+// Whether a counter gave the same count in every run of one configuration, run once
+// per block: the A/A control (the baseline and its duplicate) when it counts the
+// counter, else the counter's reference (the level that counts it alone, held layout:
+// under the counter observer the A/A copy counts nothing).
 enum class Determinism {
-  not_known,      // not counted there, fewer than two values, or scaled or faulty in some run
-  deterministic,  // the same exact count in every A/A run
-  varies,         // exact counts that differ between A/A runs
+  not_known,      // no such runs, fewer than two values, or scaled or faulty in some run
+  deterministic,  // the same exact count in every one of those runs
+  varies,         // exact counts that differ between them
 };
 // "not-known", "deterministic", "varies".
 std::string_view determinism_key(Determinism d);
@@ -170,11 +172,12 @@ std::string_view determinism_key(Determinism d);
 struct CounterValidity {
   std::size_t metric = 0;               // into Findings::metrics (a counter)
   std::vector<CounterRunning> configs;  // plan order; configurations that count it
-  Determinism aa = Determinism::not_known;
-  // What the A/A runs showed, in a phrase: "the same count (1000000) in all 20 A/A
-  // runs", "varies over 20 A/A runs: 1000 to 1100 (10% of the smallest)", "not counted
-  // in the A/A control", "scaled in 3 of 20 A/A runs: no exact count to compare".
-  std::string aa_text;
+  Determinism determinism = Determinism::not_known;
+  // Which runs it was judged on and what they showed, in a phrase: "the same count
+  // (8000000) in all 12 A/A runs", "varies over the 6 runs of counters=1[cycles]/held:
+  // 1000 to 1100 (10% of the smallest)", "scaled or faulty in 3 of 20 A/A runs: no
+  // exact count to compare", "no A/A or reference runs count it".
+  std::string determinism_text;
   std::size_t scaled_runs = 0;          // over every configuration
   std::size_t never_ran = 0, faults = 0;
 };

@@ -603,9 +603,10 @@ std::string counter_validity_section(const Plan& plan, const Findings& f) {
   std::size_t id_w = 0;
   for (const CounterValidity& v : f.counters)
     for (const CounterRunning& c : v.configs) id_w = std::max(id_w, display_width(config_id(plan, c.config)));
-  std::string out = "counters: running = time running / time enabled, min / median over the runs\n";
+  std::string out = "counters: running = time running / time enabled, min / median over the runs; determinism over "
+                    "the A/A runs, else the counter's reference\n";
   for (const CounterValidity& v : f.counters) {
-    out += fmt::format("  {}: A/A {}\n", metric_name(f, v.metric), v.aa_text);
+    out += fmt::format("  {}: {}\n", metric_name(f, v.metric), v.determinism_text);
     for (const CounterRunning& c : v.configs) out += validity_config_line(plan, c, id_w);
   }
   return out;
@@ -980,7 +981,7 @@ nlohmann::json incomparable_json(const Plan& plan, const Findings& f) {
 }
 
 // The "counters" array: per counter, each configuration's running fraction, scaling
-// and faults, and what the A/A runs showed (determinism).
+// and faults, and whether repeated runs gave one exact count (determinism).
 nlohmann::json counters_json(const Plan& plan, const Findings& f) {
   nlohmann::json out = nlohmann::json::array();
   for (const CounterValidity& v : f.counters) {
@@ -998,8 +999,8 @@ nlohmann::json counters_json(const Plan& plan, const Findings& f) {
                          {"identical", c.identical}});
     out.push_back({{"metric", v.metric},
                    {"metric_name", metric_name(f, v.metric)},
-                   {"aa", determinism_key(v.aa)},
-                   {"aa_text", v.aa_text},
+                   {"determinism", determinism_key(v.determinism)},
+                   {"determinism_text", v.determinism_text},
                    {"scaled_runs", v.scaled_runs},
                    {"never_ran", v.never_ran},
                    {"faults", v.faults},

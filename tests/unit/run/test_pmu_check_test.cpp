@@ -258,8 +258,8 @@ TEST_CASE("test PMU: the check reports each counter's running fraction, scaling 
   // every run and is scaled by 2; the A/A runs (cycles alone, twice per block) count
   // 2/ns x 4 ms = 8,000,000 every time.
   const CounterValidity& cycles = validity_of(f, "cycles");
-  CHECK(cycles.aa == Determinism::deterministic);
-  CHECK(cycles.aa_text == "the same count (8000000) in all 12 A/A runs");
+  CHECK(cycles.determinism == Determinism::deterministic);
+  CHECK(cycles.determinism_text == "the same count (8000000) in all 12 A/A runs");
   CHECK(cycles.scaled_runs == kBlocks);
   CHECK(cycles.never_ran == 0);
   CHECK(cycles.faults == 0);
@@ -278,10 +278,11 @@ TEST_CASE("test PMU: the check reports each counter's running fraction, scaling 
   CHECK(beside.max_scale == 2.0);
   CHECK(beside.identical);
 
-  // l1d is never counted in the A/A control (its baseline is cycles alone).
+  // l1d is never counted in the A/A control (its baseline is cycles alone): its
+  // reference, l1d alone, ran six times and counted 0.25/ns x 4 ms each time.
   const CounterValidity& l1d = validity_of(f, "l1d");
-  CHECK(l1d.aa == Determinism::not_known);
-  CHECK(l1d.aa_text == "not counted in the A/A control");
+  CHECK(l1d.determinism == Determinism::deterministic);
+  CHECK(l1d.determinism_text == "the same count (1000000) in all 6 runs of counters=1[l1d]/held");
   REQUIRE(l1d.configs.size() == 2);
   CHECK(running_in(plan, l1d, "counters=2[cycles,l1d]/held").running_median == 0.5);
   CHECK(running_in(plan, l1d, "counters=1[l1d]/held").running_min == 1.0);
@@ -298,8 +299,9 @@ TEST_CASE("test PMU: the check reports each counter's running fraction, scaling 
   // The report says so, in text and JSON.
   CheckContext ctx;
   const std::string text = check_text(plan, f, ctx, false);
-  CHECK_THAT(text, Catch::Contains("counters: running = time running / time enabled, min / median over the runs\n"
-                                   "  cycles: A/A the same count (8000000) in all 12 A/A runs\n"));
+  CHECK_THAT(text, Catch::Contains("counters: running = time running / time enabled, min / median over the runs; "
+                                   "determinism over the A/A runs, else the counter's reference\n"
+                                   "  cycles: the same count (8000000) in all 12 A/A runs\n"));
   CHECK_THAT(text, Catch::Contains("    counters=1[cycles]/held         6 runs  running 100% / 100%  exact, the same "
                                    "count in every run\n"
                                    "    counters=2[cycles,l1d]/held     6 runs  running  50% /  50%  scaled in 6 (up to "
@@ -307,7 +309,7 @@ TEST_CASE("test PMU: the check reports each counter's running fraction, scaling 
   const nlohmann::json j = nlohmann::json::parse(check_json(plan, f, ctx));
   const nlohmann::json& jc = j.at("counters").at(0);
   CHECK(jc.at("metric_name") == "cycles");
-  CHECK(jc.at("aa") == "deterministic");
+  CHECK(jc.at("determinism") == "deterministic");
   CHECK(jc.at("scaled_runs") == kBlocks);
   bool seen = false;
   for (const nlohmann::json& c : jc.at("configs"))
@@ -366,8 +368,8 @@ TEST_CASE("test PMU: a counter that reads zero, or one that never runs, is a fau
     const CounterValidity& cycles = validity_of(f, "cycles");
     CHECK(cycles.faults == 18);
     CHECK(cycles.never_ran == 0);
-    CHECK(cycles.aa == Determinism::not_known);
-    CHECK(cycles.aa_text == "scaled or faulty in 12 of 12 A/A runs: no exact count to compare");
+    CHECK(cycles.determinism == Determinism::not_known);
+    CHECK(cycles.determinism_text == "scaled or faulty in 12 of the 12 A/A runs: no exact count to compare");
     CHECK(running_in(run.session.plan, cycles, "counters=1[cycles]/held").running_min == 1.0);
     const LevelVerdict& v = verdict_of(f, "cycles", "2[cycles,l1d]");
     CHECK(v.verdict == Verdict::incomparable);
