@@ -150,3 +150,27 @@ TEST_CASE("test PMU harness: the check calls multiplexed counters incomparable u
   const json jr = json::parse(again.out);
   CHECK(verdict(jr, "cycles", "2[cycles,l1d]").at("scaled") == true);
 }
+
+TEST_CASE("test PMU harness: the in-process library counts on the model too, per configuration") {
+  // The preloaded library opens its counters in the target itself (pid 0), enables
+  // them with ioctl and reads them at exit: the harness answers those calls as well.
+  TempDir dir;
+  const Harnessed r = harnessed(1, {"--mode", "inprocess", "--counters", "cycles,l1d", "--runs", "6", "--fail-on",
+                                    "incomparable", "--json", "--journal", (dir.path / "j.jsonl").string(), "/bin/true"});
+  CHECK(r.code == 1);
+  const json j = json::parse(r.out);
+  CHECK(verdict(j, "cycles", "2[cycles,l1d]").at("verdict") == "incomparable");
+  const json& cycles = j.at("counters").at(0);
+  CHECK(cycles.at("determinism_text") == "the same count (8000000) in all 6 runs of counters=1[cycles]/held");
+  // Beside l1d, cycles ran half of every run under natural and held layouts; sham
+  // programs only the first counter of a level, so there it ran alone.
+  std::size_t seen = 0;
+  for (const json& c : cycles.at("configs")) {
+    const std::string id = c.at("config_id");
+    if (id.find("counters=2[cycles,l1d]") != 0) continue;
+    ++seen;
+    INFO(id);
+    CHECK(c.at("running_median") == (id.ends_with("/sham") ? 1.0 : 0.5));
+  }
+  CHECK(seen == 3);
+}

@@ -8,8 +8,10 @@
 // perf_event_open is answered by the model: its descriptor (an eventfd) is put into
 // the caller's table and returned; read and ioctl on such a descriptor are answered
 // from the model, the buffer written into the caller's memory; every other read,
-// ioctl and close goes on to the kernel unchanged. So the installed binary's own
-// hardware path (open, enable on exec, group reads, scaling, faults) runs on a host
+// ioctl and close goes on to the kernel unchanged. The filter is inherited, so the
+// targets obscheck starts are answered too (the in-process library's counters,
+// opened inside the target with pid 0). So the installed binary's own hardware path
+// (open, enable on exec or by ioctl, group reads, scaling, faults) runs on a host
 // without a hardware PMU, and nothing in the tool can reach this: the harness is
 // built under tests/ and is never installed.
 //
@@ -192,7 +194,10 @@ class Supervisor {
   bool open(const seccomp_notif& req, pid_t proc, seccomp_notif_resp& resp) {
     perf_event_attr attr{};
     if (!peek(req.pid, req.data.args[0], &attr, sizeof attr)) return reply(resp, (errno = EFAULT, -1));
-    const auto pid = static_cast<pid_t>(req.data.args[1]);
+    // pid 0 is the caller itself (the in-process library counts its own process):
+    // the model keys a run by the process counted.
+    const auto asked = static_cast<pid_t>(req.data.args[1]);
+    const pid_t pid = asked == 0 ? static_cast<pid_t>(req.pid) : asked;
     const auto cpu = static_cast<int>(req.data.args[2]);
     const auto group = static_cast<int>(req.data.args[3]);
     const unsigned long flags = req.data.args[4];
