@@ -1,4 +1,5 @@
 #include "analysis/check.h"
+#include "analysis/counter_validity.h"
 
 #include <fmt/core.h>
 
@@ -518,27 +519,59 @@ std::string check_pair(const Plan& plan, const RunTable& t, const BlockRows& b, 
                      t.digests[my].substr(0, 12));
 }
 
-// Multiplexed readings of a counter metric in the runs of both sides. Empty: none.
-std::string check_multiplexed(const MetricInfo& m, const Comparison& c, const Series& s, const RunTable& t,
-                              const BlockRows& b, Named& named) {
+// Multiplexed readings of a counter metric in the runs of both sides: the reason the
+// comparison is incomparable, or empty. With `allow_scaled`, readings that ran are
+// counted into c.scaled_runs instead; one that never ran still breaks it.
+std::string check_multiplexed(const MetricInfo& m, Comparison& c, const Series& s, const RunTable& t,
+                              const BlockRows& b, bool allow_scaled, Named& named) {
   const RunTable::Readings* col = t.find(m.name);
   if (!col) return {};
-  std::size_t count = 0;
+  std::size_t count = 0, never_ran = 0;
   double max_scale = 1;
   for (std::size_t k : s.joint) {
     for (std::size_t r : {b.rows[k][c.config], b.rows[k][c.baseline]}) {
       if (!col->multiplexed[r]) continue;
-      ++count;
       const double scale = col->scale[r];
       const bool ran = std::isfinite(scale) && scale > 0;
       if (ran) max_scale = std::max(max_scale, scale);
+      ran ? ++count : ++never_ran;
+      if (ran && allow_scaled) continue;
       named.add(t, r, ran ? fmt::format("{} multiplexed (x{:.2f})", m.name, scale)
                           : fmt::format("{} never ran (multiplexed out)", m.name));
     }
   }
+  if (allow_scaled) {
+    c.scaled_runs = count;
+    c.max_scale = max_scale;
+    if (never_ran == 0) return {};
+    return fmt::format("{}: {} never ran in {} run{} (multiplexed out): no value to compare", layout_name(c), m.name,
+                       never_ran, never_ran == 1 ? "" : "s");
+  }
+  count += never_ran;
   if (count == 0) return {};
   return fmt::format("{}: {} multiplexed in {} run{} (scaled up to x{:.2f})", layout_name(c), m.name, count,
                      count == 1 ? "" : "s", max_scale);
+}
+
+// Readings of a counter metric in the pairs' runs that ran but hold no value: the
+// counter read zero or negative (observe/reading.h `fault`). A fault is never a value,
+// and leaving those runs out would compare what is left as if nothing happened: the
+// comparison is incomparable. Empty: none.
+std::string check_faults(const MetricInfo& m, const Comparison& c, const Series& s, const RunTable& t,
+                         const BlockRows& b, Named& named) {
+  const RunTable::Readings* col = t.find(m.name);
+  if (!col) return {};
+  std::size_t count = 0;
+  for (std::size_t k : s.joint)
+    for (std::size_t r : {b.rows[k][c.config], b.rows[k][c.baseline]}) {
+      const double scale = col->scale[r];
+      if (!(std::isfinite(scale) && scale > 0) || std::isfinite(col->value[r])) continue;
+      ++count;
+      named.add(t, r, fmt::format("{} fault: it ran but read zero or negative, no value", m.name));
+    }
+  if (count == 0) return {};
+  return fmt::format("{}: {} read zero or negative in {} run{} (a fault, not a value)", layout_name(c), m.name, count,
+                     count == 1 ? "" : "s");
 }
 
 // ---- verdicts ----------------------------------------------------------------------
@@ -649,6 +682,19 @@ LevelJudgement judge_level(const Context& x, std::size_t metric, std::size_t lev
   }
 
   return undecided_judgement(x, unit, idx);
+}
+
+// A judgement decided on scaled values (AnalysisOptions::allow_multiplex) says so.
+LevelJudgement label_scaled(const Findings& f, const std::vector<std::size_t>& idx, LevelJudgement j) {
+  if (j.verdict == Verdict::incomparable) return j;
+  std::size_t runs = 0;
+  double max_scale = 1;
+  for (std::size_t i : idx) runs += f.comparisons[i].scaled_runs, max_scale = std::max(max_scale, f.comparisons[i].max_scale);
+  if (runs == 0) return j;
+  j.scaled = true;
+  j.reason += fmt::format("; scaled: multiplexed in {} run{} (up to x{:.2f}), compared as estimates (--allow-multiplex)",
+                          runs, runs == 1 ? "" : "s", max_scale);
+  return j;
 }
 
 // ---- trends ------------------------------------------------------------------------
@@ -893,9 +939,9 @@ struct Comparability {
   std::map<std::size_t, std::string> level_incomparable;  // per level: instructions moved
 };
 
-// What breaks comparability: exit status, output, multiplexing, instructions.
+// What breaks comparability: exit status, output, multiplexing, faults, instructions.
 Comparability check_comparability(const Plan& plan, const RunTable& t, const BlockRows& blocks,
-                                  const std::vector<Series>& series, Findings& f) {
+                                  const std::vector<Series>& series, bool allow_scaled, Findings& f) {
   Named named;
   std::map<std::pair<std::size_t, std::size_t>, std::string> pair_checks;
   Comparability out{std::vector<std::string>(f.comparisons.size()), {}};
@@ -908,7 +954,8 @@ Comparability check_comparability(const Plan& plan, const RunTable& t, const Blo
       it = pair_checks.emplace(key, check_pair(plan, t, blocks, c.config, c.baseline, named)).first;
     out.incomparable[i] = it->second;
     if (!m.driver && out.incomparable[i].empty())
-      out.incomparable[i] = check_multiplexed(m, c, series[i], t, blocks, named);
+      out.incomparable[i] = check_multiplexed(m, f.comparisons[i], series[i], t, blocks, allow_scaled, named);
+    if (!m.driver && out.incomparable[i].empty()) out.incomparable[i] = check_faults(m, c, series[i], t, blocks, named);
     if (plan.spec.observer == "counters" && m.name == kInstructionsMetric && !c.aa && c.layout == Layout::held &&
         decisive_effect(c) && !out.level_incomparable.count(c.level_index))
       out.level_incomparable[c.level_index] = fmt::format(
@@ -1058,14 +1105,15 @@ Findings analyse_check(const Plan& plan, const RunTable& t, const AnalysisOption
   apply_holm(o.alpha, f);
   test_drift(series, f);
   const AaOutcome aa = judge_aa_control(f);
-  const Comparability comparability = check_comparability(plan, t, blocks, series, f);
+  const Comparability comparability = check_comparability(plan, t, blocks, series, o.allow_multiplex, f);
 
   // One verdict per metric and level that has comparisons.
   const Context ctx{f, comparability.incomparable, aa.failed, aa.discrepancy, comparability.level_incomparable,
                     plan.spec.fixed_blocks ? *plan.spec.fixed_blocks : plan.spec.max_blocks};
   judge_levels(plan, f, [&](std::size_t mi, std::size_t li, const std::vector<std::size_t>& idx) {
-    return judge_level(ctx, mi, li, idx);
+    return label_scaled(f, idx, judge_level(ctx, mi, li, idx));
   });
+  f.counters = counter_validity(plan, t, f.metrics);
 
   note_host_load(t, series, f);
   find_trends(plan, t, blocks, f);

@@ -27,7 +27,10 @@
 // Verdict per metric and level (the baseline level and a counter's solo level are
 // references and get none), first rule that applies:
 //   incomparable   a run exited differently from the baseline's runs, the modal output
-//                  digest differs, the counter was multiplexed in a paired run, or (counter
+//                  digest differs, the counter was multiplexed in a paired run (unless
+//                  allow_multiplex: then only one that never ran; the verdict that
+//                  follows is labelled scaled), a counter read zero or negative (a
+//                  fault) in a paired run, or (counter
 //                  observer) "instructions" moved beyond ±margin under held layout;
 //   inconclusive   the metric's A/A control failed (unless a held effect's interval
 //                  clears ±(margin + the A/A's largest |bound|): then perturbed), fewer
@@ -39,6 +42,7 @@
 //   inconclusive   otherwise, with the bound that does hold ("no effect beyond ±2.4%")
 //                  and the blocks ±margin would need at the noise seen.
 // Findings::decisive: every primary verdict is decided; Findings::all_decided: every one.
+// Findings::counters: each counter's validity (analysis/counter_validity.h).
 #pragma once
 
 #include <cstddef>
@@ -65,6 +69,11 @@ struct AnalysisOptions {
   // blocks, a merge of shards): one look, so the exact fixed-n sign test and interval
   // replace the confidence sequence (docs/statistics.md, "Fixed designs").
   bool fixed_design = false;
+  // --allow-multiplex: a counter's readings that were multiplexed but ran are compared
+  // as their scaled values (raw x time_enabled / time_running) instead of making the
+  // comparison incomparable; every verdict decided on them is labelled scaled. A
+  // reading that never ran is never a value: it stays incomparable.
+  bool allow_multiplex = false;
 };
 
 // Below three pairs nothing can be said: the t-test's evidence at two blocks is at

@@ -45,6 +45,15 @@ Verdict verdict_from_key(std::string_view key) {
               "expected one of: perturbed, layout, not-perturbed, incomparable, inconclusive");
 }
 
+std::string_view determinism_key(Determinism d) {
+  switch (d) {
+    case Determinism::deterministic: return "deterministic";
+    case Determinism::varies: return "varies";
+    case Determinism::not_known: break;
+  }
+  return "not-known";
+}
+
 int verdict_severity(Verdict v) {
   switch (v) {
     case Verdict::perturbed: return 4;
@@ -164,6 +173,7 @@ void judge_levels(const Plan& plan, Findings& f, const LevelJudge& judge) {
       v.level_label = plan.spec.levels[li].label;
       v.verdict = j.verdict;
       v.reason = std::move(j.reason);
+      v.scaled = j.scaled;
       v.comparisons = std::move(idx);
       if (!any[mi] || verdict_severity(v.verdict) > verdict_severity(f.metric_verdicts[mi])) f.metric_verdicts[mi] = v.verdict;
       any[mi] = true;

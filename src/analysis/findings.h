@@ -95,6 +95,11 @@ struct Comparison {
   // the interval's own is used): what the projections of "more blocks" scale,
   // whichever method made the interval.
   double sequence_half_width = NAN;
+  // Readings in its pairs (either side) that were multiplexed but ran, so their values
+  // are raw counts scaled up (AnalysisOptions::allow_multiplex let them be compared),
+  // and the largest such scale. 0 and 1 for a driver metric or an exact counter.
+  std::size_t scaled_runs = 0;
+  double max_scale = 1;
 };
 
 // "+4.1% [+3.2%, +5.0%]" (ratio) or "+2 per run [+1, +3]", "+1.5 ms per run [...]"
@@ -119,6 +124,9 @@ struct LevelVerdict {
   Verdict verdict = Verdict::inconclusive;
   std::string reason;                   // one line, e.g. "held: +4.1% [+3.2%, +5.0%], Holm p = 0.0002"
   std::vector<std::size_t> comparisons; // into Findings::comparisons, one per layout
+  // Decided on values scaled from multiplexed counts (--allow-multiplex): the verdict
+  // is labelled "scaled" wherever it is shown.
+  bool scaled = false;
 };
 
 // Page's L test: does the metric grow (or shrink) with the dose? Per metric, per layout,
@@ -140,6 +148,46 @@ struct IncomparableRun {
   std::string why;  // "exited with code 1 (baseline exits 0)", "output digest differs", "task-clock multiplexed (x1.31)"
 };
 
+// How far a counter's readings can be trusted (analysis/counter_validity.h).
+// One counter in one configuration, over its measured runs (warm-ups excluded).
+struct CounterRunning {
+  std::size_t config = 0;         // plan config index
+  std::size_t runs = 0;           // measured runs with this reading
+  // time_running / time_enabled over those runs: 1 exact, < 1 multiplexed, 0 never ran.
+  double running_min = 0, running_median = 0;
+  std::size_t scaled_runs = 0;    // multiplexed but ran: the value is the raw count scaled up
+  double max_scale = 1;           // the largest time_enabled / time_running among them
+  std::size_t never_ran = 0;      // time running 0: no value at all
+  std::size_t faults = 0;         // ran, but the count is no value (reads zero or negative)
+  // At least two runs, each with a value, all the same.
+  bool identical = false;
+};
+
+// Whether a counter gave the same count in every run of one configuration, run once
+// per block: the A/A control (the baseline and its duplicate) when it counts the
+// counter, else the counter's reference (the level that counts it alone, held layout:
+// under the counter observer the A/A copy counts nothing).
+enum class Determinism {
+  not_known,      // no such runs, fewer than two values, or scaled or faulty in some run
+  deterministic,  // the same exact count in every one of those runs
+  varies,         // exact counts that differ between them
+};
+// "not-known", "deterministic", "varies".
+std::string_view determinism_key(Determinism d);
+
+struct CounterValidity {
+  std::size_t metric = 0;               // into Findings::metrics (a counter)
+  std::vector<CounterRunning> configs;  // plan order; configurations that count it
+  Determinism determinism = Determinism::not_known;
+  // Which runs it was judged on and what they showed, in a phrase: "the same count
+  // (8000000) in all 12 A/A runs", "varies over the 6 runs of counters=1[cycles]/held:
+  // 1000 to 1100 (10% of the smallest)", "scaled or faulty in 3 of 20 A/A runs: no
+  // exact count to compare", "no A/A or reference runs count it".
+  std::string determinism_text;
+  std::size_t scaled_runs = 0;          // over every configuration
+  std::size_t never_ran = 0, faults = 0;
+};
+
 struct AAControl {
   bool ok = true;           // false: the A/A control shows a difference for some metric
   std::string reason;       // which metric(s), with the effect and CI
@@ -153,6 +201,9 @@ struct Findings {
   std::vector<Trend> trends;
   AAControl aa;
   std::vector<IncomparableRun> incomparable;
+  // Per counter metric that was read: its running fraction, scaling and faults per
+  // configuration, and whether the A/A runs gave one exact count.
+  std::vector<CounterValidity> counters;
   std::size_t runs = 0;                  // run lines analysed (warm-ups excluded)
   std::size_t measured_blocks = 0;       // complete measured blocks
   std::size_t warmup_runs_dropped = 0;
@@ -186,6 +237,7 @@ struct LevelJudgement {
   // Inconclusive for a reason more runs cannot change (a metric too rare to compare
   // as a ratio): it does not keep the sweep going.
   bool final = false;
+  bool scaled = false;  // LevelVerdict::scaled
 };
 // Judges one metric at one level from the indexes of its comparisons (A/A excluded).
 using LevelJudge =

@@ -151,6 +151,12 @@ std::vector<Observation> observations(const Plan& plan, const std::vector<RunRec
     if (r.extra.contains("sampling")) {
       at(level, "samples_taken", "samples taken", "count", 0).add(r.extra.at("sampling").value("samples", 0.0));
       at(level, "samples_lost", "samples lost", "count", 0).add(r.extra.at("sampling").value("lost", 0.0));
+      // Journals before the rate was recorded have neither field.
+      if (r.extra.at("sampling").contains("achieved_hz")) {
+        at(level, "samples_achieved_hz", "achieved rate (Hz of the target's run time)", "Hz", 0)
+            .add(r.extra.at("sampling").value("achieved_hz", 0.0));
+        at(level, "samples_throttled", "throttlings", "count", 0).add(r.extra.at("sampling").value("throttles", 0.0));
+      }
     }
   }
   std::vector<Observation> out;

@@ -222,6 +222,7 @@ CheckRequest check_request_from(const Options& o) {
   if (!o.counters.empty()) r.counters = CounterList(split_event_list(o.counters));
   r.allow_missing = o.allow_missing;
   r.margin = o.margin;
+  r.allow_multiplex = o.allow_multiplex;
   r.seed = o.seed;
   r.seed_given = o.seed_given;
   r.runs = o.runs;

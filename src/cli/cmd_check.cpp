@@ -55,6 +55,7 @@ LookFn analysis_at_looks(const CheckRequest& r, bool exact, bool decide_all, con
       while (table.size() < runs.size()) table.add(runs[table.size()]);
       AnalysisOptions o{r.margin, 0.05, looks, plan.seed()};
       o.fixed_design = plan.spec.fixed_blocks.has_value();  // --runs N: one look
+      o.allow_multiplex = r.allow_multiplex;
       findings = analyse_check(plan, table, o);
     }
     LookOutcome out{decide_all ? findings.all_decided : findings.decisive,

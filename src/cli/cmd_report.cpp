@@ -37,6 +37,14 @@ void print_check(const Options& o, const Plan& plan, const Findings& findings, c
 // The check's ε, or the one given to re-judge it with.
 double margin_of(const Options& o, const CheckRequest& recorded) { return o.margin_given ? o.margin : recorded.margin; }
 
+// The check's analysis as recorded, re-judged with what this command line gives
+// (--margin, --allow-multiplex).
+AnalysisOptions analysis_of(const Options& o, const CheckRequest& recorded, std::size_t looks, const Plan& plan) {
+  AnalysisOptions a{margin_of(o, recorded), 0.05, looks, plan.seed(), 0, plan.spec.fixed_blocks.has_value()};
+  a.allow_multiplex = o.allow_multiplex || recorded.allow_multiplex;
+  return a;
+}
+
 // Only runs whose observer left something for the report (probe hits, samples, a
 // profiler command's own cost, the kernel's sampling limit, processes left behind) are kept, and only their extras.
 void keep_extras(std::vector<RunRecord>& with_extras, const RunFields& f) {
@@ -68,7 +76,7 @@ int report_from_table(const Options& o) {
   shell.manifest = t.manifest;
   shell.notes = t.notes;
   const Findings findings =
-      analyse_check(t.plan, t.runs, {margin_of(o, request_from_manifest(t.manifest)), 0.05, looks_of(shell), t.plan.seed(), 0, t.plan.spec.fixed_blocks.has_value()});
+      analyse_check(t.plan, t.runs, analysis_of(o, request_from_manifest(t.manifest), looks_of(shell), t.plan));
   CheckContext ctx = manifest_context(shell, t.plan);
   ctx.runs_done = t.runs.size();
   ctx.observations = observations(t.plan, with_extras);
@@ -152,7 +160,7 @@ int cmd_report(const Options& o) {
   const CheckRequest recorded = request_from_manifest(d.manifest);
   const double margin = margin_of(o, recorded);
   const Findings findings = choose_backend(recorded)->exact() ? analyse_deterministic(plan, d.runs, margin)
-                                      : analyse_check(plan, d.runs, {margin, 0.05, looks_of(d), plan.seed(), 0, plan.spec.fixed_blocks.has_value()});
+                                      : analyse_check(plan, d.runs, analysis_of(o, recorded, looks_of(d), plan));
   CheckContext ctx = manifest_context(d, plan);
   ctx.observations = observations(plan, d.runs);
   if (auto w = left_behind_warning(d.runs); !w.empty()) ctx.warnings.push_back(w);

@@ -135,8 +135,9 @@ int report_merged(const Options& o) {
 
   const Plan plan = whole_plan(shards.front().plan);
   const CheckRequest recorded = request_from_manifest(shards.front().data.manifest);
-  const HostsFindings f =
-      analyse_hosts(plan, std::move(hosts), {o.margin_given ? o.margin : recorded.margin, 0.05, 1, plan.seed(), 0, true});  // shards: fixed blocks, one look
+  AnalysisOptions a{o.margin_given ? o.margin : recorded.margin, 0.05, 1, plan.seed(), 0, true};  // shards: fixed blocks, one look
+  a.allow_multiplex = o.allow_multiplex || recorded.allow_multiplex;
+  const HostsFindings f = analyse_hosts(plan, std::move(hosts), a);
   emit(o, o.json ? hosts_json(plan, f, ctx) : hosts_text(plan, f, ctx));
   if (!o.html.empty()) {
     write_file_safely(o.html, hosts_html(plan, f, ctx));

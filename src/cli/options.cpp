@@ -128,6 +128,7 @@ po::options_description check_options() {
       ("seed", po::value<std::string>(), "seed for the run order, 0..2^64-1 (default: drawn and recorded)")
       ("leftovers", po::value<std::string>(), "processes a run leaves running: kill (kill them and mark the run, default) | fail (also fail the run)")
       ("allow-missing", po::bool_switch(), "drop counters this host cannot count (with a warning)")
+      ("allow-multiplex", po::bool_switch(), "compare a multiplexed counter's scaled values (verdict labelled scaled) instead of calling it incomparable")
       ("journal", po::value<std::string>(), "journal FILE (default: a new file in the current directory)")
       ("resume", po::value<std::string>(), "continue the interrupted check recorded in FILE")
       ("keep-output-head", po::bool_switch(), "keep the first line of the target's output (up to 200 bytes) in the journal; default: only its digest and size")
@@ -201,6 +202,7 @@ po::options_description report_options() {
   po::options_description d("Report");
   d.add_options()("csv", po::bool_switch(), "write CSV")("margin", po::value<double>(), "re-judge with this ε")
       ("markdown", po::bool_switch(), "write the verdict table as Markdown, for an issue or a lab report")
+      ("allow-multiplex", po::bool_switch(), "re-judge comparing multiplexed counters' scaled values (verdicts labelled scaled)")
       ("fail-on", po::value<std::string>(), "exit 1 when a verdict is one of LIST, as the check (default perturbed,layout,incomparable)")
       ("verbose,v", po::bool_switch(), "show every metric's rows and plots")
       ("html", po::value<std::string>(), "also write the report with its figures as one self-contained HTML FILE")
@@ -673,7 +675,8 @@ void take_launch_and_files(const po::variables_map& vm, Options& o) {
 void take_switches_and_sweep(const po::variables_map& vm, Options& o) {
   for (auto [flag, field] : {std::pair{"aslr", &o.aslr}, {"show-output", &o.show_output},
                              {"ignore-failure", &o.ignore_failure}, {"json", &o.json}, {"csv", &o.csv},
-                             {"allow-missing", &o.allow_missing}, {"all", &o.all},
+                             {"allow-missing", &o.allow_missing}, {"allow-multiplex", &o.allow_multiplex},
+                             {"all", &o.all},
                              {"keep-output-head", &o.keep_output_head}})
     if (vm.count(flag)) *field = vm[flag].as<bool>();
   // bias / compare

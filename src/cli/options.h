@@ -30,6 +30,7 @@ struct Options {
   double margin = 0.01;             // --margin ε for "not perturbed within ±ε"
   bool margin_given = false;        // report: re-judge with a new ε, else the journal's
   bool allow_missing = false;       // --allow-missing
+  bool allow_multiplex = false;     // --allow-multiplex: compare multiplexed counters' scaled values
   bool ignore_failure = false;      // -i/--ignore-failure
   std::string leftovers = "kill";   // --leftovers kill|fail: processes a run leaves behind
   std::string backend = "native";   // --backend native|sim (sim: cachegrind, the simulated PMU)

@@ -129,6 +129,7 @@ std::string changed_option(const std::string& name, const Options& o, const nloh
   if (name == "seed")
     return !m.contains("seed") || m.at("seed") != o.seed ? differs(std::to_string(o.seed), m.value("seed", nlohmann::json()))
                                                          : "";
+  if (name == "allow-multiplex") return rec("allow_multiplex") != o.allow_multiplex ? differs("on", rec("allow_multiplex")) : "";
   if (name == "aslr" || name == "ignore-failure" || name == "show-output") {
     const bool given = name == "aslr" ? o.aslr : name == "ignore-failure" ? o.ignore_failure : o.show_output;
     return rec(key.c_str()) != given ? differs(given ? "on" : "off", rec(key.c_str())) : "";

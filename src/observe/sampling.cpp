@@ -17,6 +17,7 @@
 
 #include "util/error.h"
 #include "util/fd.h"
+#include "util/perf_syscalls.h"
 
 namespace obscheck {
 
@@ -72,7 +73,7 @@ class Ring {
     len_ = page_ + data_size_;
     // PROT_WRITE: we own data_tail, so the kernel never overwrites unread records
     // (it counts them as lost instead).
-    base_ = ::mmap(nullptr, len_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_.get(), 0);
+    base_ = perf_syscalls().mmap(fd_.get(), len_);
     if (base_ == MAP_FAILED) {
       const int err = errno;
       throw Error(ErrorKind::host,
@@ -84,7 +85,7 @@ class Ring {
   Ring(const Ring&) = delete;
   Ring& operator=(const Ring&) = delete;
   ~Ring() {
-    if (base_ != MAP_FAILED) ::munmap(base_, len_);
+    if (base_ != MAP_FAILED) perf_syscalls().munmap(base_, len_);
   }
   int fd() const { return fd_.get(); }
 
@@ -121,10 +122,11 @@ class Ring {
   std::uint64_t lost_in_records() const { return lost_in_records_; }
 
   // {value, enabled, running, lost}; zeros if the read fails (the event is gone).
-  void read_counts(std::uint64_t& value, std::uint64_t& lost) const {
+  void read_counts(std::uint64_t& value, std::uint64_t& running, std::uint64_t& lost) const {
     std::uint64_t words[4] = {0, 0, 0, 0};
-    if (::read(fd_.get(), words, sizeof words) == static_cast<ssize_t>(sizeof words)) {
+    if (perf_syscalls().read(fd_.get(), words, sizeof words) == static_cast<ssize_t>(sizeof words)) {
       value = words[0];
+      running = words[2];
       lost = words[3];
     }
   }
@@ -145,7 +147,7 @@ class Ring {
 };
 
 int perf_event_open(perf_event_attr* attr, pid_t pid, int cpu) {
-  return static_cast<int>(::syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
+  return perf_syscalls().open(attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
 Error above_max_rate(const EventDesc& ev, std::uint64_t freq, std::uint64_t max_rate) {
@@ -240,9 +242,10 @@ SamplingStats Sampler::stats() const {
   out.rings = state_->rings.size();
   std::uint64_t lost_records = 0, lost_kernel = 0;
   for (const auto& r : state_->rings) {
-    std::uint64_t value = 0, lost = 0;
-    r->read_counts(value, lost);
+    std::uint64_t value = 0, running = 0, lost = 0;
+    r->read_counts(value, running, lost);
     out.event_count += value;
+    out.run_ns += running;
     lost_kernel += lost;
     lost_records += r->lost_in_records();
   }

@@ -40,8 +40,17 @@ struct SamplingStats {
   std::uint64_t throttles = 0;     // PERF_RECORD_THROTTLE: the kernel lowered the rate
   std::uint64_t unthrottles = 0;   // PERF_RECORD_UNTHROTTLE
   std::uint64_t event_count = 0;   // the sampled event's own count, all CPUs (cpu-clock: ns)
+  // The target's time on the CPUs sampled: every ring's time running, summed (ns).
+  std::uint64_t run_ns = 0;
   std::size_t rings = 0;           // one per online CPU
 };
+
+// The rate the sampler achieved: samples per second of the target's run time
+// (run_ns); 0 when it never ran. Below `frequency` when the kernel throttled the
+// event (throttles > 0) or lost samples (lost > 0).
+inline double achieved_hz(const SamplingStats& s) {
+  return s.run_ns == 0 ? 0.0 : static_cast<double>(s.samples) * 1e9 / static_cast<double>(s.run_ns);
+}
 
 // Move-only: the events, their ring mappings and the epoll fd. Destroying it closes
 // them (the target, if still running, simply stops being sampled).

@@ -72,6 +72,7 @@ nlohmann::json request_to_json(const CheckRequest& r) {
   j["dropped_counters"] = r.dropped;
   j["mode"] = to_string(r.mode);
   j["margin"] = r.margin;
+  j["allow_multiplex"] = r.allow_multiplex;
   j["runs"] = r.runs;
   j["max_runs"] = r.max_runs;
   j["time_budget"] = r.time_budget;
@@ -99,6 +100,7 @@ CheckRequest request_from_manifest(const nlohmann::json& m) {
     r.dropped = opt.value("dropped_counters", std::vector<std::string>{});
     r.mode = counting_mode_from_string(opt.value("mode", "external"));
     r.margin = opt.value("margin", 0.01);
+    r.allow_multiplex = opt.value("allow_multiplex", false);
     r.runs = opt.value("runs", 0);
     r.max_runs = opt.value("max_runs", 0);
     r.time_budget = opt.value("time_budget", 60.0);

@@ -65,6 +65,8 @@ struct CheckRequest {
   std::optional<SimGeometry> sim;         // the geometry in use (backend sim, once resolved)
   CountingMode mode = CountingMode::external;
   double margin = 0.01;
+  // --allow-multiplex: multiplexed counters are compared as scaled values (analysis/check.h).
+  bool allow_multiplex = false;
   std::uint64_t seed = 0;                 // 0 with !seed_given: drawn when the plan is made
   bool seed_given = false;
   int runs = 0;                           // --runs: fixed measured blocks (0: sequential looks)

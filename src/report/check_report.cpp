@@ -455,6 +455,17 @@ std::string per_dose_text(const Plan& plan, const Findings& f, const MetricAnswe
   return out;
 }
 
+
+// "; scaled at 2 doses (multiplexed counts compared as estimates, --allow-multiplex)"
+// when some verdict of the metric rests on scaled values, else "".
+std::string scaled_note(const Findings& f, const MetricAnswer& a) {
+  std::size_t scaled = 0;
+  for (const LevelVerdict& v : f.verdicts) scaled += v.metric == a.metric && v.scaled;
+  if (scaled == 0) return {};
+  return fmt::format("; scaled at {} level{} (multiplexed counts compared as estimates, --allow-multiplex)", scaled,
+                     scaled == 1 ? "" : "s");
+}
+
 // "task-clock within ±1% up to 1000Hz; 10000Hz is not (+20.7% [...]); per dose: ...", or "".
 std::string safe_dose_text(const Plan& plan, const Findings& f, const MetricAnswer& a) {
   if (a.doses.size() < 2) return {};
@@ -500,7 +511,7 @@ std::vector<std::string> summary_lines(const Plan& plan, const Findings& f, cons
       quiet.push_back(shown_name(f.metrics[a.metric]));
       continue;
     }
-    out.push_back(pad(shown_name(f.metrics[a.metric]), name_w) + "  " + metric_answer_text(plan, f, a));
+    out.push_back(pad(shown_name(f.metrics[a.metric]), name_w) + "  " + metric_answer_text(plan, f, a) + scaled_note(f, a));
     if (std::string line = safe_dose_text(plan, f, a); !line.empty()) safe.push_back(std::move(line));
   }
   if (!quiet.empty())
@@ -515,6 +526,11 @@ std::vector<std::string> summary_lines(const Plan& plan, const Findings& f, cons
 }
 
 namespace {
+
+// A verdict as the table shows it: "scaled" when decided on multiplexed counts.
+std::string verdict_label(const LevelVerdict& v) {
+  return std::string(verdict_text(v.verdict)) + (v.scaled ? ", scaled" : "");
+}
 
 std::string verdict_table(const Plan& plan, const Findings& f, const Palette& pal, bool verbose) {
   if (f.verdicts.empty()) return "verdicts: none yet (no measured block has completed)\n";
@@ -532,7 +548,7 @@ std::string verdict_table(const Plan& plan, const Findings& f, const Palette& pa
   std::string head = "    " + pad("level", level_w);
   for (std::size_t k = 0; k < layouts.size(); ++k) head += "  " + pad(std::string(to_string(layouts[k])), col_w[k]);
   std::size_t verdict_w = 0;
-  for (const LevelVerdict& v : f.verdicts) verdict_w = std::max(verdict_w, display_width(std::string(verdict_text(v.verdict))));
+  for (const LevelVerdict& v : f.verdicts) verdict_w = std::max(verdict_w, display_width(verdict_label(v)));
   const bool verdict_column = display_width(head) + 2 + verdict_w <= kTableWidth;
   if (verdict_column) head += "  verdict";
   while (head.back() == ' ') head.pop_back();
@@ -555,7 +571,7 @@ std::string verdict_table(const Plan& plan, const Findings& f, const Palette& pa
         line += pad(v->level_label, level_w);
       }
       for (std::size_t k = 0; k < layouts.size(); ++k) line += "  " + pad(cell_text(f, cell(f, *v, layouts[k])), col_w[k]);
-      const std::string verdict = pal.paint(pal.of(v->verdict), std::string(verdict_text(v->verdict)));
+      const std::string verdict = pal.paint(pal.of(v->verdict), verdict_label(*v));
       if (verdict_column) {
         line += "  " + verdict;
         while (!line.empty() && line.back() == ' ') line.pop_back();
@@ -606,6 +622,44 @@ std::string incomparable_section(const Plan& plan, const Findings& f, const Pale
   }
   if (shown < f.incomparable.size())
     out += fmt::format("  … and {} more (--json lists every run)\n", f.incomparable.size() - shown);
+  return out;
+}
+
+// "100%" / "50%" / "0.1%": a running fraction, as few digits as tell it from whole.
+std::string running_text(double fraction) {
+  const double p = pct(fraction);
+  return p == std::floor(p) ? fmt::format("{:.0f}%", p) : fmt::format("{:.3g}%", p);
+}
+
+// One configuration's line of the counter validity section.
+std::string validity_config_line(const Plan& plan, const CounterRunning& c, std::size_t id_w) {
+  std::vector<std::string> parts;
+  if (c.scaled_runs > 0)
+    parts.push_back(fmt::format("scaled in {} (up to x{:.2f})", c.scaled_runs, c.max_scale));
+  if (c.never_ran > 0) parts.push_back(fmt::format("never ran in {}", c.never_ran));
+  if (c.faults > 0) parts.push_back(fmt::format("fault in {} (no value)", c.faults));
+  if (parts.empty()) parts.push_back("exact");
+  if (c.identical) parts.push_back("the same count in every run");
+  std::string line = fmt::format("    {}  {:>4} run{}  running {:>4} / {:>4}  {}", pad(config_id(plan, c.config), id_w),
+                                 c.runs, c.runs == 1 ? " " : "s", running_text(c.running_min),
+                                 running_text(c.running_median), join(parts, ", "));
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  return line + "\n";
+}
+
+// Per counter and configuration: the running fraction (min / median over the runs),
+// scaling, faults, and whether the A/A runs gave one exact count.
+std::string counter_validity_section(const Plan& plan, const Findings& f) {
+  if (f.counters.empty()) return "";
+  std::size_t id_w = 0;
+  for (const CounterValidity& v : f.counters)
+    for (const CounterRunning& c : v.configs) id_w = std::max(id_w, display_width(config_id(plan, c.config)));
+  std::string out = "counters: running = time running / time enabled, min / median over the runs; determinism over "
+                    "the A/A runs, else the counter's reference\n";
+  for (const CounterValidity& v : f.counters) {
+    out += fmt::format("  {}: {}\n", metric_name(f, v.metric), v.determinism_text);
+    for (const CounterRunning& c : v.configs) out += validity_config_line(plan, c, id_w);
+  }
   return out;
 }
 
@@ -965,7 +1019,9 @@ nlohmann::json comparison_json(const Plan& plan, const Findings& f, std::size_t 
           {"coverage", c.level},
           {"bound", num(c.bound)},
           {"blocks_needed", c.blocks_needed},
-          {"drift", c.drift}};
+          {"drift", c.drift},
+          {"scaled_runs", c.scaled_runs},
+          {"max_scale", num(c.max_scale)}};
 }
 
 // The "comparisons" array, every comparison in the analysis's order.
@@ -987,6 +1043,7 @@ nlohmann::json verdicts_json(const Findings& f) {
                         {"verdict", verdict_key(v.verdict)},
                         {"verdict_text", verdict_text(v.verdict)},
                         {"reason", v.reason},
+                        {"scaled", v.scaled},
                         {"comparisons", v.comparisons}});
   return verdicts;
 }
@@ -1014,6 +1071,35 @@ nlohmann::json incomparable_json(const Plan& plan, const Findings& f) {
     incomparable.push_back({{"run", r.run_index}, {"config", r.config}, {"config_id", config_id(plan, r.config)},
                             {"why", r.why}});
   return incomparable;
+}
+
+// The "counters" array: per counter, each configuration's running fraction, scaling
+// and faults, and whether repeated runs gave one exact count (determinism).
+nlohmann::json counters_json(const Plan& plan, const Findings& f) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const CounterValidity& v : f.counters) {
+    nlohmann::json configs = nlohmann::json::array();
+    for (const CounterRunning& c : v.configs)
+      configs.push_back({{"config", c.config},
+                         {"config_id", config_id(plan, c.config)},
+                         {"runs", c.runs},
+                         {"running_min", num(c.running_min)},
+                         {"running_median", num(c.running_median)},
+                         {"scaled_runs", c.scaled_runs},
+                         {"max_scale", num(c.max_scale)},
+                         {"never_ran", c.never_ran},
+                         {"faults", c.faults},
+                         {"identical", c.identical}});
+    out.push_back({{"metric", v.metric},
+                   {"metric_name", metric_name(f, v.metric)},
+                   {"determinism", determinism_key(v.determinism)},
+                   {"determinism_text", v.determinism_text},
+                   {"scaled_runs", v.scaled_runs},
+                   {"never_ran", v.never_ran},
+                   {"faults", v.faults},
+                   {"configs", configs}});
+  }
+  return out;
 }
 
 // ---- CSV -------------------------------------------------------------------------
@@ -1086,6 +1172,7 @@ std::string check_text(const Plan& plan, const Findings& f, const CheckContext& 
   if (const std::string line = to_decide_line(f, ctx); !line.empty()) out += line + "\n";
   out += "\n" + aa_section(plan, f, pal);
   out += incomparable_section(plan, f, pal);
+  out += counter_validity_section(plan, f);
   for (const auto& n : f.notes) out += "note: " + n + "\n";
   for (const auto& w : ctx.warnings) out += pal.paint(pal.yellow, "warning:") + " " + w + "\n";
   for (const Observation& o : ctx.observations) out += "observer: " + observation_text(o) + "\n";
@@ -1119,6 +1206,7 @@ std::string check_json(const Plan& plan, const Findings& f, const CheckContext& 
   j["trends"] = trends_json(f);
   j["aa"] = {{"ok", f.aa.ok}, {"reason", f.aa.reason}, {"comparisons", f.aa.comparisons}, {"line", aa_line(f)}};
   j["incomparable"] = incomparable_json(plan, f);
+  j["counters"] = counters_json(plan, f);
   j["notes"] = f.notes;
   j["methods"] = methods_lines(plan, f);
   return j.dump(2) + "\n";
@@ -1172,7 +1260,7 @@ std::string check_markdown(const Plan& plan, const Findings& f, const CheckConte
   for (const LevelVerdict& v : f.verdicts) {
     out += fmt::format("| {} | {} |", md_cell(metric_name(f, v.metric)), md_cell(v.level_label));
     for (Layout l : plan.spec.layouts) out += " " + md_cell(cell_text(f, cell(f, v, l))) + " |";
-    const std::string verdict(verdict_text(v.verdict));
+    const std::string verdict = verdict_label(v);
     out += fmt::format(" {} | {} |\n", v.verdict == Verdict::not_perturbed ? verdict : "**" + verdict + "**",
                        md_cell(v.reason));
   }

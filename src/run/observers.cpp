@@ -49,8 +49,10 @@ class SamplingAttachment final : public Attachment {
     drainer_.reset();  // stops the thread and drains the last records
     if (!sampler_.active()) return;
     const SamplingStats st = sampler_.stats();
-    rec.extra["sampling"] = {{"freq", st.frequency}, {"samples", st.samples}, {"lost", st.lost},
-                             {"throttles", st.throttles}};
+    rec.extra["sampling"] = {{"freq", st.frequency},         {"samples", st.samples},
+                             {"lost", st.lost},              {"throttles", st.throttles},
+                             {"unthrottles", st.unthrottles}, {"run_ns", st.run_ns},
+                             {"achieved_hz", achieved_hz(st)}};
   }
 
  private:

@@ -1,6 +1,7 @@
 #include "util/perf_syscalls.h"
 
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -14,6 +15,10 @@ class KernelPerfSyscalls final : public PerfSyscalls {
   }
   ssize_t read(int fd, void* buf, std::size_t len) override { return ::read(fd, buf, len); }
   int ioctl(int fd, unsigned long request, unsigned long arg) override { return ::ioctl(fd, request, arg); }
+  void* mmap(int fd, std::size_t len) override {
+    return ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  }
+  int munmap(void* addr, std::size_t len) override { return ::munmap(addr, len); }
 };
 
 KernelPerfSyscalls& kernel() {

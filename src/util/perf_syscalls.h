@@ -1,9 +1,9 @@
 // util/: the seam every perf_event counter of the product goes through.
 //
-// Counting's perf_event_open (observe/counters, events/availability), and read(2) /
-// ioctl(2) on the descriptors it returns, are issued through perf_syscalls(). (The
-// sampling observer's ring buffer, observe/sampling, and the in-process library,
-// probes/, still call the kernel directly.) In the product that is always the kernel: nothing in the
+// Counting's and sampling's perf_event_open (observe/counters, events/availability,
+// observe/sampling), and read(2) / ioctl(2) / mmap(2) / munmap(2) on the descriptors
+// it returns, are issued through perf_syscalls(). (The in-process library, probes/,
+// still calls the kernel directly: it runs inside the target.) In the product that is always the kernel: nothing in the
 // tool (no option, environment variable or file) can replace it. Tests replace it with
 // a programmable stand-in PMU (tests/support/test_pmu.h) through ScopedPerfSyscalls,
 // so that a counter's whole path after the open (group reads, time enabled versus
@@ -29,6 +29,10 @@ class PerfSyscalls {
   virtual int open(perf_event_attr* attr, pid_t pid, int cpu, int group_fd, unsigned long flags) = 0;
   virtual ssize_t read(int fd, void* buf, std::size_t len) = 0;
   virtual int ioctl(int fd, unsigned long request, unsigned long arg) = 0;
+  // A sampling event's ring: mmap(fd, len, PROT_READ | PROT_WRITE, MAP_SHARED) at
+  // offset 0 (MAP_FAILED with errno on failure), and its release.
+  virtual void* mmap(int fd, std::size_t len) = 0;
+  virtual int munmap(void* addr, std::size_t len) = 0;
 };
 
 // The kernel, or the stand-in a test installed.

@@ -122,14 +122,26 @@ TEST_CASE("observers: sampling at 10 kHz takes about frequency × task-clock sam
     const double expected = 10000 * task_ns * 1e-9;
     INFO("samples " << samples << " expected " << expected);
     CHECK(std::fabs(samples - expected) <= 0.2 * expected);
+    // The rate achieved: samples per second of the sampled event's time running, which
+    // for cpu-clock on every CPU is the target's CPU time.
+    const json& s = run.at("extra").at("sampling");
+    const double run_ns = s.at("run_ns").get<double>();
+    CHECK(std::fabs(run_ns - task_ns) <= 0.2 * task_ns);
+    CHECK(s.at("achieved_hz").get<double>() == Approx(s.at("samples").get<double>() * 1e9 / run_ns));
     ++checked;
   }
   CHECK(checked == 3);
-  bool taken = false;
+  bool taken = false, achieved = false, throttled = false;
   const json report = json::parse(r.out);
-  for (const json& o : report.at("context").at("observations"))
-    taken = taken || (o.at("level") == "10000Hz" && o.at("key") == "samples_taken" && o.at("mean").get<double>() > 0);
+  for (const json& o : report.at("context").at("observations")) {
+    if (o.at("level") != "10000Hz") continue;
+    taken = taken || (o.at("key") == "samples_taken" && o.at("mean").get<double>() > 0);
+    achieved = achieved || (o.at("key") == "samples_achieved_hz" && o.at("unit") == "Hz" && o.at("mean").get<double>() > 0);
+    throttled = throttled || o.at("key") == "samples_throttled";
+  }
   CHECK(taken);
+  CHECK(achieved);
+  CHECK(throttled);
   unlink(journal.c_str());
 }
 

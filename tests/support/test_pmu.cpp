@@ -1,7 +1,9 @@
 #include "test_pmu.h"
 
 #include <fcntl.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -40,16 +42,18 @@ int TestPmu::refuse_errno(const perf_event_attr& a, int group_fd) const {
   return hw > config_.slots ? EINVAL : 0;
 }
 
-int TestPmu::open(perf_event_attr* attr, pid_t pid, int, int group_fd, unsigned long flags) {
+int TestPmu::open(perf_event_attr* attr, pid_t pid, int cpu, int group_fd, unsigned long flags) {
   opened_.push_back({*attr, pid, group_fd});
   if (const int err = refuse_errno(*attr, group_fd); err != 0) return fail(err);
-  // A real descriptor the caller may close(2): the model is keyed by its number.
-  const int fd = ::open("/dev/null", O_RDONLY | ((flags & PERF_FLAG_FD_CLOEXEC) ? O_CLOEXEC : 0));
+  // A real descriptor the caller may close(2) and wait on with epoll: the model is
+  // keyed by its number.
+  const int fd = ::eventfd(0, (flags & PERF_FLAG_FD_CLOEXEC) ? EFD_CLOEXEC : 0);
   if (fd < 0) return -1;
   for (auto& [p, leaders] : runs_) std::erase(leaders, fd);  // a number the caller closed and reused
   Counter c;
   c.attr = *attr;
   c.pid = pid;
+  c.cpu = cpu;
   c.leader = group_fd >= 0 ? counters_.at(group_fd).leader : fd;
   c.id = next_id_++;
   if (!runs_.count(pid)) runs_[pid] = {};
@@ -125,7 +129,8 @@ ssize_t TestPmu::read(int fd, void* buf, std::size_t len) {
   const bool group = (f & PERF_FORMAT_GROUP) != 0;
   const std::vector<int> members = group ? group_of(self.leader) : std::vector<int>{fd};
   const std::uint64_t enabled = enabled_ns(self);
-  const std::uint64_t on = std::min(enabled, running_ns(self.leader));
+  // A sampling event on a CPU the target never runs on never runs.
+  const std::uint64_t on = runs_here(self) ? std::min(enabled, running_ns(self.leader)) : 0;
   std::vector<std::uint64_t> w;
   if (group) w.push_back(members.size());
   else w.push_back(0);  // the value, filled below
@@ -145,7 +150,7 @@ ssize_t TestPmu::read(int fd, void* buf, std::size_t len) {
     if (group) w.push_back(v);
     else w[0] = v;
     if (f & PERF_FORMAT_ID) w.push_back(c.id);
-    if (f & PERF_FORMAT_LOST) w.push_back(0);
+    if (f & PERF_FORMAT_LOST) w.push_back(c.lost);
   }
   const std::size_t bytes = w.size() * sizeof(std::uint64_t);
   if (len < bytes) return fail(ENOSPC);
@@ -161,5 +166,93 @@ int TestPmu::ioctl(int fd, unsigned long request, unsigned long) {
   else return fail(ENOTTY);
   return 0;
 }
+
+namespace {
+
+// perf_event_open(2) "MMAP layout": the records the sampler reads.
+struct SampleRecord {
+  perf_event_header header;
+  std::uint64_t ip;
+  std::uint32_t pid, tid;
+  std::uint64_t time;
+};
+struct ThrottleRecord {
+  perf_event_header header;
+  std::uint64_t time, id, stream_id;
+};
+struct LostRecord {
+  perf_event_header header;
+  std::uint64_t id, lost;
+};
+
+// Appends records to a ring's data area from offset 0, keeping room for the one
+// PERF_RECORD_LOST that reports what did not fit.
+struct RingWriter {
+  unsigned char* data;
+  std::size_t size;
+  std::size_t at = 0;
+  std::uint64_t lost = 0;
+  template <typename Record>
+  bool put(const Record& r) {
+    if (lost > 0 || at + sizeof r + sizeof(LostRecord) > size) return false;
+    std::memcpy(data + at, &r, sizeof r);
+    at += sizeof r;
+    return true;
+  }
+  void sample(const SampleRecord& r) {
+    if (!put(r)) ++lost;
+  }
+  void finish(std::uint64_t id) {
+    if (lost == 0) return;
+    const LostRecord l{{PERF_RECORD_LOST, 0, sizeof(LostRecord)}, id, lost};
+    std::memcpy(data + at, &l, sizeof l);
+    at += sizeof l;
+  }
+};
+
+}  // namespace
+
+void TestPmu::write_ring(Counter& c, unsigned char* base, std::size_t len) {
+  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  auto* meta = reinterpret_cast<perf_event_mmap_page*>(base);
+  RingWriter w{base + page, len - page};
+  if (runs_here(c)) {
+    const std::uint64_t rate = c.attr.sample_freq;
+    const bool throttled = rate > config_.sampling.throttle_hz;
+    const double per_tick_d = static_cast<double>(throttled ? config_.sampling.throttle_hz : rate) *
+                              static_cast<double>(config_.tick_ns) / 1e9;
+    const auto per_tick = static_cast<std::uint64_t>(std::llround(per_tick_d));
+    const std::uint64_t ticks = config_.run_ns / config_.tick_ns;
+    const auto pid = static_cast<std::uint32_t>(c.pid);
+    for (std::uint64_t t = 0; t < ticks; ++t) {
+      const std::uint64_t start = t * config_.tick_ns;
+      for (std::uint64_t k = 0; k < per_tick; ++k)
+        w.sample({{PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(SampleRecord)}, 0x401000, pid, pid,
+                  start + k * config_.tick_ns / std::max<std::uint64_t>(per_tick, 1)});
+      if (!throttled) continue;
+      w.put(ThrottleRecord{{PERF_RECORD_THROTTLE, 0, sizeof(ThrottleRecord)}, start + config_.tick_ns - 1, c.id, c.id});
+      w.put(ThrottleRecord{{PERF_RECORD_UNTHROTTLE, 0, sizeof(ThrottleRecord)}, start + config_.tick_ns, c.id, c.id});
+    }
+  }
+  w.finish(c.id);
+  c.lost = w.lost;
+  meta->data_offset = page;
+  meta->data_size = len - page;
+  __atomic_store_n(&meta->data_head, static_cast<std::uint64_t>(w.at), __ATOMIC_RELEASE);
+}
+
+void* TestPmu::mmap(int fd, std::size_t len) {
+  const auto it = counters_.find(fd);
+  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  if (it == counters_.end() || !sampling(it->second) || len <= page) {
+    errno = it == counters_.end() ? EBADF : EINVAL;
+    return MAP_FAILED;
+  }
+  void* base = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base != MAP_FAILED) write_ring(it->second, static_cast<unsigned char*>(base), len);
+  return base;
+}
+
+int TestPmu::munmap(void* addr, std::size_t len) { return ::munmap(addr, len); }
 
 }  // namespace obscheck::test

@@ -24,6 +24,16 @@
 //     stops growing); an offset added to its count (modulo 2^64: a negative reading).
 //   - read(2) follows perf_event_open(2): the read_format layout, PERF_FORMAT_GROUP
 //     returns the whole group also on a member, ENOSPC for a short buffer.
+//   - Sampling (attr.freq with a sample_freq): the target runs on CPU `sampling.cpu`
+//     only, so the event opened on that CPU runs for the whole run and the others never
+//     do. mmap(2) of its descriptor gives a ring that holds what the run wrote, as
+//     perf_event_open(2)'s "MMAP layout" lays it out: per tick, sample_freq x tick
+//     samples, or, above `sampling.throttle_hz` (the kernel's max_samples_per_tick x
+//     HZ), throttle_hz x tick samples and one PERF_RECORD_THROTTLE then one
+//     PERF_RECORD_UNTHROTTLE (the kernel throttles the event for the rest of the tick).
+//     What does not fit the ring is lost: one PERF_RECORD_LOST with the count, and the
+//     same count in the PERF_FORMAT_LOST word of read(2).
+//   - Descriptors are eventfds, so that a caller can wait on them with epoll.
 #pragma once
 
 #include <cstdint>
@@ -46,6 +56,11 @@ struct TestEventModel {
   std::int64_t offset = 0;                   // added to every count (mod 2^64)
 };
 
+struct TestSamplingModel {
+  unsigned cpu = 0;                          // the CPU the target runs on
+  std::uint64_t throttle_hz = 100'000;       // above this the kernel throttles every tick
+};
+
 struct TestPmuConfig {
   unsigned slots = 4;                        // hardware counters
   std::uint64_t run_ns = 4'000'000;          // task time of every run
@@ -56,6 +71,7 @@ struct TestPmuConfig {
   std::map<EventKey, TestEventModel> events;  // unknown software events count at rate 1/ns
   std::map<EventKey, int> refuse;            // perf_event_open fails with this errno
   std::set<std::uint32_t> hardware_types = {0, 3, 4};  // PERF_TYPE_HARDWARE, HW_CACHE, RAW
+  TestSamplingModel sampling;
 };
 
 class TestPmu final : public PerfSyscalls {
@@ -66,6 +82,8 @@ class TestPmu final : public PerfSyscalls {
   int open(perf_event_attr* attr, pid_t pid, int cpu, int group_fd, unsigned long flags) override;
   ssize_t read(int fd, void* buf, std::size_t len) override;
   int ioctl(int fd, unsigned long request, unsigned long arg) override;
+  void* mmap(int fd, std::size_t len) override;
+  int munmap(void* addr, std::size_t len) override;
 
   // What was asked of it, for tests to inspect: every attr opened, in order.
   struct Opened {
@@ -80,7 +98,9 @@ class TestPmu final : public PerfSyscalls {
   struct Counter {
     perf_event_attr attr{};
     pid_t pid = 0;
+    int cpu = -1;
     int leader = -1;  // own fd when it leads
+    std::uint64_t lost = 0;  // samples its ring could not hold (PERF_FORMAT_LOST)
     std::uint64_t id = 0;
     std::size_t run = 0;
     double noise_factor = 1.0;
@@ -91,6 +111,9 @@ class TestPmu final : public PerfSyscalls {
   std::uint64_t running_ns(int leader) const;
   std::uint64_t count(const Counter& c, std::uint64_t running) const;
   std::uint64_t enabled_ns(const Counter& c) const;
+  bool sampling(const Counter& c) const { return c.attr.freq && c.attr.sample_freq > 0; }
+  bool runs_here(const Counter& c) const { return !sampling(c) || c.cpu < 0 || c.cpu == static_cast<int>(config_.sampling.cpu); }
+  void write_ring(Counter& c, unsigned char* base, std::size_t len);
 
   TestPmuConfig config_;
   std::map<int, Counter> counters_;            // by fd

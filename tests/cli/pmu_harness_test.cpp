@@ -1,0 +1,176 @@
+// The built obscheck's own hardware path on the test PMU: tests/support/pmu_harness
+// runs the binary with its perf_event_open, read and ioctl answered by the model
+// (tests/support/test_pmu.h) through seccomp user notification, so `measure -e
+// cycles` and the check count cycles on a host without a hardware PMU, through the
+// very code the installed binary runs. Every expected value is the model's: 4 ms of
+// task time per run, cycles 2/ns, l1d 0.25/ns.
+#include <sys/wait.h>
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "../unit/temp_dir.h"
+
+using nlohmann::json;
+using obscheck::test::TempDir;
+
+namespace {
+
+struct Harnessed {
+  int code = -1;
+  std::string out;
+};
+
+std::string quoted(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Runs obscheck ARGS under the harness with `slots` counters, cycles at 2/ns and l1d
+// (HW_CACHE 0x10000) at 0.25/ns, or cycles at `cycles_rate`; stdout captured.
+Harnessed harnessed(unsigned slots, const std::vector<std::string>& args, double cycles_rate = 2) {
+  std::string cmd = quoted(OBSCHECK_PMU_HARNESS) + " --slots " + std::to_string(slots) + " --rate 0:0=" +
+                    std::to_string(cycles_rate) + " --rate 3:10000=0.25 -- " + quoted(OBSCHECK_BIN);
+  for (const std::string& a : args) cmd += " " + quoted(a);
+  cmd += " 2>/dev/null </dev/null";
+  Harnessed r;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p);
+  char buf[4096];
+  for (std::size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+const json& metric(const json& report, const std::string& name) {
+  for (const json& m : report.at("metrics"))
+    if (m.at("name") == name) return m;
+  FAIL("no metric " << name);
+  throw;
+}
+
+const json& verdict(const json& report, const std::string& metric_name, const std::string& level) {
+  for (const json& v : report.at("verdicts"))
+    if (v.at("metric_name") == metric_name && v.at("level") == level) return v;
+  FAIL("no verdict for " << metric_name << " at " << level);
+  throw;
+}
+
+}  // namespace
+
+TEST_CASE("test PMU harness: the built binary's measure -e cycles counts every run exactly") {
+  const Harnessed r = harnessed(4, {"measure", "-e", "cycles", "-r", "3", "--json", "/bin/true"});
+  REQUIRE(r.code == 0);
+  const json j = json::parse(r.out);
+  const json& cycles = metric(j, "cycles");
+  CHECK(cycles.at("n") == 3);
+  CHECK(cycles.at("median") == 8'000'000.0);
+  CHECK(cycles.at("multiplexed_runs") == 0);
+  CHECK(cycles.at("running_fraction") == json::array({1.0, 1.0, 1.0}));
+  CHECK(cycles.at("faults").empty());
+}
+
+TEST_CASE("test PMU harness: two counters on one slot are multiplexed, scaled and labelled") {
+  const Harnessed r = harnessed(1, {"measure", "-e", "cycles,l1d", "-r", "3", "--json", "/bin/true"});
+  REQUIRE(r.code == 0);
+  const json j = json::parse(r.out);
+  // Each ran 2 of 4 ticks: raw 4,000,000 and 500,000, scaled by 2.
+  for (const auto& [name, median] : {std::pair{"cycles", 8'000'000.0}, {"l1d", 1'000'000.0}}) {
+    INFO(name);
+    const json& m = metric(j, name);
+    CHECK(m.at("median") == median);
+    CHECK(m.at("multiplexed_runs") == 3);
+    CHECK(m.at("max_scale") == 2.0);
+    CHECK(m.at("running_fraction") == json::array({0.5, 0.5, 0.5}));
+  }
+}
+
+TEST_CASE("test PMU harness: a counter that reads zero is a fault in every run, not a value") {
+  const Harnessed r = harnessed(4, {"measure", "-e", "cycles", "-r", "3", "--json", "/bin/true"}, 0);
+  REQUIRE(r.code == 0);
+  const json j = json::parse(r.out);
+  const json& cycles = metric(j, "cycles");
+  CHECK(cycles.at("n") == 0);
+  CHECK(cycles.at("median").is_null());
+  REQUIRE(cycles.at("faults").size() == 3);
+  CHECK(cycles.at("faults").at(0) ==
+        "cycles reads 0 although it ran 4000000 ns: the PMU did not count it (run 1)");
+}
+
+TEST_CASE("test PMU harness: the check calls multiplexed counters incomparable unless --allow-multiplex") {
+  TempDir dir;
+  const std::vector<std::string> check = {"--counters", "cycles,l1d", "--runs", "6", "--fail-on", "incomparable",
+                                          "--json"};
+  std::vector<std::string> strict = check, allowed = check;
+  strict.insert(strict.end(), {"--journal", (dir.path / "strict.jsonl").string(), "/bin/true"});
+  allowed.insert(allowed.end(), {"--allow-multiplex", "--journal", (dir.path / "allowed.jsonl").string(), "/bin/true"});
+
+  const Harnessed a = harnessed(1, strict);
+  CHECK(a.code == 1);
+  const json ja = json::parse(a.out);
+  for (const char* name : {"cycles", "l1d"}) {
+    const json& v = verdict(ja, name, "2[cycles,l1d]");
+    CHECK(v.at("verdict") == "incomparable");
+    CHECK(v.at("scaled") == false);
+    CHECK(v.at("reason").get<std::string>().starts_with(std::string("held: ") + name +
+                                                        " multiplexed in 6 runs (scaled up to x2.00)"));
+  }
+  // Per counter and configuration: cycles ran half of every run beside l1d, all of it alone.
+  const json& counters = ja.at("counters");
+  REQUIRE(counters.size() == 2);
+  CHECK(counters.at(0).at("metric_name") == "cycles");
+  CHECK(counters.at(0).at("determinism") == "deterministic");
+  CHECK(counters.at(0).at("determinism_text") == "the same count (8000000) in all 6 runs of counters=1[cycles]/held");
+  for (const json& c : counters.at(0).at("configs")) {
+    INFO(c.dump());
+    const bool beside = c.at("config_id") == "counters=2[cycles,l1d]/held";
+    CHECK(c.at("runs") == 6);
+    CHECK(c.at("running_min") == (beside ? 0.5 : 1.0));
+    CHECK(c.at("running_median") == (beside ? 0.5 : 1.0));
+    CHECK(c.at("scaled_runs") == (beside ? 6 : 0));
+  }
+
+  const Harnessed b = harnessed(1, allowed);
+  CHECK(b.code == 0);
+  const json jb = json::parse(b.out);
+  for (const char* name : {"cycles", "l1d"}) {
+    const json& v = verdict(jb, name, "2[cycles,l1d]");
+    CHECK(v.at("verdict") == "not-perturbed");
+    CHECK(v.at("scaled") == true);
+  }
+  // The journal records the choice, so its report judges the same way.
+  const Harnessed again = harnessed(1, {"report", "--json", "--fail-on", "incomparable",
+                                        (dir.path / "allowed.jsonl").string()});
+  CHECK(again.code == 0);
+  const json jr = json::parse(again.out);
+  CHECK(verdict(jr, "cycles", "2[cycles,l1d]").at("scaled") == true);
+}
+
+TEST_CASE("test PMU harness: the in-process library counts on the model too, per configuration") {
+  // The preloaded library opens its counters in the target itself (pid 0), enables
+  // them with ioctl and reads them at exit: the harness answers those calls as well.
+  TempDir dir;
+  const Harnessed r = harnessed(1, {"--mode", "inprocess", "--counters", "cycles,l1d", "--runs", "6", "--fail-on",
+                                    "incomparable", "--json", "--journal", (dir.path / "j.jsonl").string(), "/bin/true"});
+  CHECK(r.code == 1);
+  const json j = json::parse(r.out);
+  CHECK(verdict(j, "cycles", "2[cycles,l1d]").at("verdict") == "incomparable");
+  const json& cycles = j.at("counters").at(0);
+  CHECK(cycles.at("determinism_text") == "the same count (8000000) in all 6 runs of counters=1[cycles]/held");
+  // Beside l1d, cycles ran half of every run under natural and held layouts; sham
+  // programs only the first counter of a level, so there it ran alone.
+  std::size_t seen = 0;
+  for (const json& c : cycles.at("configs")) {
+    const std::string id = c.at("config_id");
+    if (id.find("counters=2[cycles,l1d]") != 0) continue;
+    ++seen;
+    INFO(id);
+    CHECK(c.at("running_median") == (id.ends_with("/sham") ? 1.0 : 0.5));
+  }
+  CHECK(seen == 3);
+}
