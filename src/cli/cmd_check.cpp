@@ -90,7 +90,7 @@ int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWrite
   const SessionOutcome out = run_session(
       s, journal, analysis_at_looks(p.request, exact, o.decide_all, s.plan, table, findings), progress_line(o));
   CheckContext ctx = session_context(s, out, host, p.warnings, p.backend_notes);
-  if (out.stopped == "cap" && !findings.answered)
+  if (out.stopped == StopReason::cap && !findings.answered)
     ctx.warnings.push_back(fmt::format("stopped at the cap of {} measured blocks (--max-runs) before every verdict was decided; "
                                        "continue with obscheck --resume {} (as many blocks again; --max-runs N for a cap of N)",
                                        s.plan.spec.max_blocks, s.journal_path));

@@ -9,6 +9,7 @@
 #include "cli/check_setup.h"
 #include "cli/resume.h"
 #include "host/host_info.h"
+#include "record/journal_notes.h"
 #include "record/run_table.h"
 #include "run/backend.h"
 #include "util/digest.h"
@@ -151,10 +152,7 @@ MeasureOutcome run_measure_session(MeasureSetup& m, std::vector<RunRecord> recor
     recorded.push_back(std::move(r));
   });
   const bool ended = !result.interrupted;
-  if (journal) {
-    if (ended) journal->append_note({{"kind", "finished"}});
-    else journal->append_note({{"kind", "interrupted"}});
-  }
+  if (journal) journal->append_note(end_note(!ended));
   MeasureOutcome out =
       measure_outcome(m.request, m.backend_notes, m.event_notes, m.sim_event_names, env_bytes, recorded, ended);
   // A re-run warm-up that failed is not in the journal: said here, as the run that stopped.

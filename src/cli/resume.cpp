@@ -8,12 +8,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/check_setup.h"
 #include "cli/commands.h"
 #include "record/journal.h"
+#include "record/journal_notes.h"
 #include "record/journal_reader.h"
 #include "run/backend.h"
 #include "run/session.h"
@@ -83,9 +85,7 @@ void refuse_changed_environment(const nlohmann::json& manifest, const EnvBlock& 
                     " (without --resume)");
 }
 
-bool journal_complete(const std::vector<nlohmann::json>& notes) {
-  return !notes.empty() && notes.back().is_object() && notes.back().value("kind", "") == "finished";
-}
+bool journal_complete(const std::vector<nlohmann::json>& notes) { return ends_finished(notes); }
 
 namespace {
 
@@ -198,11 +198,11 @@ nlohmann::json last_sweep(const std::vector<nlohmann::json>& notes) {
   return nullptr;
 }
 
-// Why the journal's last invocation stopped ("" when its end note does not say).
-std::string last_stop(const std::vector<nlohmann::json>& notes) {
+// Why the journal's last invocation stopped (nullopt when its end note does not say).
+std::optional<StopReason> last_stop(const std::vector<nlohmann::json>& notes) {
   const nlohmann::json sw = last_sweep(notes);
-  return sw.is_object() && sw.contains("stopped") && sw.at("stopped").is_string() ? sw.at("stopped").get<std::string>()
-                                                                                 : std::string();
+  if (!sw.is_object() || !sw.contains("stopped") || !sw.at("stopped").is_string()) return std::nullopt;
+  return stop_reason_from(sw.at("stopped").get_ref<const std::string&>());
 }
 
 // The budget a resume keeps: the one given, else the one the journal's last stretch
@@ -220,7 +220,7 @@ double resumed_budget(const Options& o, const std::vector<nlohmann::json>& notes
 // The cap (measured blocks) a resume runs to: the --max-runs given with it, which may
 // only raise the journal's; else, for a check stopped at its cap, as many blocks again;
 // else the journal's. Throws Error(usage) for a --max-runs below the journal's cap.
-std::size_t resumed_cap(const Options& o, const Plan& plan, const std::string& stopped) {
+std::size_t resumed_cap(const Options& o, const Plan& plan, std::optional<StopReason> stopped) {
   const std::size_t cap = plan.spec.max_blocks;
   if (std::find(o.given.begin(), o.given.end(), "max-runs") != o.given.end()) {
     const auto asked = static_cast<std::size_t>(o.max_runs);
@@ -233,7 +233,7 @@ std::size_t resumed_cap(const Options& o, const Plan& plan, const std::string& s
                   fmt::format("give --max-runs above {}, or leave it out", cap));
     return asked;
   }
-  if (stopped == "cap" && !plan.spec.fixed_blocks) return cap + cap;
+  if (stopped == StopReason::cap && !plan.spec.fixed_blocks) return cap + cap;
   return cap;
 }
 
@@ -245,11 +245,12 @@ int cmd_resume(const Options& o) {
   // A check stopped by its budget goes on with more blocks, as does one stopped at its
   // cap (--max-runs), which the resume raises; one that decided or ran its fixed blocks
   // is complete.
-  const std::string stopped = last_stop(r.data.notes);
+  const std::optional<StopReason> stopped = last_stop(r.data.notes);
   const Plan recorded = plan_from_journal(r.data);
   const std::size_t cap = resumed_cap(o, recorded, stopped);
   const bool raised = cap > recorded.spec.max_blocks;
-  const bool continued = journal_complete(r.data.notes) && (continuable_stop(stopped) || (stopped == "cap" && raised));
+  const bool continued = journal_complete(r.data.notes) &&
+                         ((stopped && continuable_stop(*stopped)) || (stopped == StopReason::cap && raised));
   if (journal_complete(r.data.notes) && !continued) return report_complete_journal(o, r.data);
   const nlohmann::json& m = r.data.manifest;
   // The continuation runs exactly as the journal's sweep did: its request comes from
@@ -279,7 +280,7 @@ int cmd_resume(const Options& o) {
   if (continued)
     fmt::print(stderr, "obscheck: continuing {} after {} measured blocks ({}), up to {} blocks, with a time budget of {:g} s\n",
                s.journal_path, measured_blocks_run(s.runs),
-               stopped == "cap" ? fmt::format("stopped at its cap of {} blocks", recorded.spec.max_blocks)
+               stopped == StopReason::cap ? fmt::format("stopped at its cap of {} blocks", recorded.spec.max_blocks)
                                 : std::string("stopped by its time budget"),
                cap, request.time_budget);
   // Dropped counters and notes were reported when the check began.

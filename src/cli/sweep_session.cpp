@@ -10,6 +10,7 @@
 #include "cli/resume.h"
 #include "host/host_info.h"
 #include "record/journal.h"
+#include "record/journal_notes.h"
 #include "run/measure.h"
 #include "util/error.h"
 #include "util/timeval.h"
@@ -115,7 +116,7 @@ int run_job(const Options& o, SweepJob& job, std::vector<RunRecord> recorded, Jo
         });
     if (progress) fmt::print(stderr, "\r\x1b[K");
     interrupted = result.interrupted;
-    if (journal) journal->append_note({{"kind", interrupted ? "interrupted" : "finished"}});
+    if (journal) journal->append_note(end_note(interrupted));
   }
   return finish(o, assemble(job.brief, recorded, interrupted), job.brief, interrupted, true);
 }
