@@ -10,7 +10,7 @@
 #include <filesystem>
 
 #include "cli/commands.h"
-#include "cli/install_paths.h"
+#include "host/install_paths.h"
 #include "cli/sim_backend.h"
 #include "events/event.h"
 #include "launch/launcher.h"

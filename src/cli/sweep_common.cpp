@@ -60,17 +60,6 @@ std::string join_label(const std::vector<std::string>& parts) {
 
 }  // namespace
 
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    const std::size_t end = std::min(s.find(',', start), s.size());
-    if (end > start) out.push_back(s.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
-
 // A value beyond `max`, or a list of more than kMaxContexts values, is refused
 // before anything is allocated.
 void check_size(std::size_t v, std::size_t max, const std::string& option) {

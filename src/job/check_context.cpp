@@ -1,4 +1,4 @@
-#include "cli/check_context.h"
+#include "job/check_context.h"
 
 #include <fmt/core.h>
 #include <fmt/ranges.h>
@@ -6,9 +6,6 @@
 #include <map>
 #include <optional>
 
-#include "analysis/summary.h"
-#include "cli/commands.h"
-#include "cli/resume.h"
 #include "host/doctor.h"
 #include "host/host_info.h"
 #include "record/journal.h"
@@ -82,10 +79,6 @@ std::vector<std::string> sweep_lines(const std::vector<nlohmann::json>& notes, c
   if (!parts.empty())
     out.push_back(fmt::format("stopped running once settled: {} ({} runs saved)", fmt::join(parts, "; "), runs_saved));
   return out;
-}
-
-int check_exit_code(const Options& o, const Plan& plan, const Findings& f) {
-  return findings_exit_code(o, summarize_check(plan, f).outcomes, kCheckFailOn);
 }
 
 std::vector<std::string> observations(const Plan& plan, const std::vector<RunRecord>& runs) {

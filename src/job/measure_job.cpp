@@ -1,13 +1,12 @@
-#include "cli/measure_session.h"
+#include "job/measure_job.h"
 
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <chrono>
 #include <memory>
 
-#include "cli/check_setup.h"
-#include "cli/resume.h"
+#include "job/check_setup.h"
+#include "job/journal_job.h"
 #include "host/host_info.h"
 #include "record/journal_notes.h"
 #include "record/run_table.h"
@@ -90,13 +89,12 @@ nlohmann::json measure_part(const MeasureSetup& m) {
 
 }  // namespace
 
-CheckRequest measure_request(const Options& o) {
-  CheckRequest r = check_request_from(o);
+CheckRequest measure_request(CheckRequest r, bool runs_given) {
   const std::shared_ptr<const Backend> backend = choose_backend(r);
   if (r.counters.empty()) r.counters = backend->default_counters(CounterUse::measure);
-  if (backend->exact() && !o.runs_given) r.runs = kExactMeasureRuns;
-  if (backend->exact() && !o.warmup_given) r.warmup = 0;
-  r.seed = o.seed_given ? o.seed : kMeasureSeed;
+  if (backend->exact() && !runs_given) r.runs = kExactMeasureRuns;
+  if (backend->exact() && !r.warmup_given) r.warmup = 0;
+  if (!r.seed_given) r.seed = kMeasureSeed;
   r.seed_given = true;
   return r;
 }
@@ -116,15 +114,8 @@ MeasureSetup measure_setup(CheckRequest r) {
 }
 
 nlohmann::json measure_manifest(const MeasureSetup& m) {
-  ManifestInput in;
-  in.obscheck_version = OBSCHECK_VERSION;
-  in.created = std::chrono::system_clock::now();
-  in.host = read_host();
-  in.options = request_to_json(m.request);
-  in.target = TargetInfo{m.spec.launch.path, m.spec.launch.argv, sha256_file(m.spec.launch.path)};
-  in.env = m.spec.launch.env.vars();
-  nlohmann::json manifest = make_manifest(in, m.plan);
-  manifest["command"] = "measure";
+  nlohmann::json manifest = job_manifest(JobKind::measure, read_host(), request_to_json(m.request), m.spec.launch,
+                                         sha256_file(m.spec.launch.path), m.plan);
   manifest["measure"] = measure_part(m);
   return manifest;
 }
@@ -170,7 +161,7 @@ MeasureOutcome journal_measure_outcome(const JournalData& d) {
   const auto event_notes = part.value("event_notes", std::vector<std::string>{});
   const auto sim_events = part.value("sim_events", std::vector<std::string>{});
   const std::size_t env_bytes = d.runs.empty() ? 0 : d.runs.front().env_bytes;
-  return measure_outcome(r, backend_notes, event_notes, sim_events, env_bytes, d.runs, journal_complete(d.notes));
+  return measure_outcome(r, backend_notes, event_notes, sim_events, env_bytes, d.runs, ends_finished(d.notes));
 }
 
 }  // namespace obscheck
