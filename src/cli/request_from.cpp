@@ -55,7 +55,7 @@ CheckRequest check_request_from(const Options& o) {
   r.warmup_given = o.warmup_given;
   r.time_budget = o.time_budget;
   r.ignore_failure = o.ignore_failure;
-  r.leftovers = o.leftovers;
+  r.leftovers = leftovers_from_string(o.leftovers);
   r.launch = launch_request_from(o);
   return r;
 }

@@ -31,9 +31,6 @@ constexpr std::size_t kMaxEnvPadValue = kMaxArgStringBytes - sizeof("OBSCHECK_PA
 // (up to PATH_MAX, 4096 bytes) in one execve string.
 constexpr std::size_t kMaxArgv0Pad = kMaxArgStringBytes - 4096;
 
-// With a backend that counts exactly (run/backend.h): two runs per context, one
-// measures, one confirms.
-constexpr int kExactContextRuns = 2;
 // The link-order directory under --run-as: searchable by the target's user, not
 // readable (listable) or writable by anyone but the owner.
 constexpr mode_t kRunAsLinkDirMode = 0711;
@@ -111,8 +108,9 @@ void choose_events(const Options& o, SweepSetup& s) {
   const ResolvedCounters c = backend.resolve_all(list);
   const std::vector<std::string> names = c.names();
   backend.require_here();
-  if (backend.exact() && o.runs <= 0) s.runs = kExactContextRuns;
-  if (backend.exact() && !o.warmup_given) s.warmup = 0;
+  const BlockPolicy policy = backend.block_policy();
+  if (policy.blocks && o.runs <= 0) s.runs = static_cast<int>(*policy.blocks);
+  if (!policy.warmup && !o.warmup_given) s.warmup = 0;
   s.backend_notes = backend.notes(names);
   if (!backend.times_the_program())
     s.backend_notes.push_back("wall-time and user-time are the simulator's under --backend sim, not the program's");

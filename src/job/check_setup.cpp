@@ -20,10 +20,6 @@
 namespace obscheck {
 namespace {
 
-// Under an exact backend (run/backend.h) one measured block decides and a second
-// confirms that the counts repeat (analysis/deterministic.h). No warm-up: the
-// simulated caches start cold in every run, so there is nothing to settle.
-constexpr std::size_t kExactBlocks = 2;
 // Where --build writes its variants, relative to the working directory.
 constexpr const char* kVariantsDir = ".obscheck-variants";
 
@@ -146,15 +142,14 @@ std::vector<Level> observer_levels(const CheckRequest& r, const Backend& backend
   return levels;
 }
 
-// The plan's blocks: with exact counts one measured block decides and a second confirms.
+// The plan's blocks: --runs, --max-runs and -w, else the backend's policy (with exact
+// counts one measured block decides and a second confirms, without a warm-up).
 void set_budget(const CheckRequest& r, const Backend& backend, PlanSpec& ps) {
+  const BlockPolicy policy = backend.block_policy();
   if (r.runs > 0) ps.fixed_blocks = static_cast<std::size_t>(r.runs);
+  else if (policy.blocks) ps.fixed_blocks = *policy.blocks;
   if (r.max_runs > 0) ps.max_blocks = static_cast<std::size_t>(r.max_runs);
-  ps.warmup_blocks = static_cast<std::size_t>(r.warmup);
-  if (backend.exact()) {
-    ps.fixed_blocks = r.runs > 0 ? static_cast<std::size_t>(r.runs) : kExactBlocks;
-    ps.warmup_blocks = r.warmup_given ? static_cast<std::size_t>(r.warmup) : 0;
-  }
+  ps.warmup_blocks = policy.warmup || r.warmup_given ? static_cast<std::size_t>(r.warmup) : 0;
 }
 
 }  // namespace
@@ -210,7 +205,7 @@ PreparedCheck prepare_check(CheckRequest r) {
   spec.item_events = c.item_events;
   spec.mode = r.mode;
   spec.ignore_failure = r.ignore_failure;
-  spec.fail_on_leftovers = r.leftovers == "fail";
+  spec.fail_on_leftovers = r.leftovers == Leftovers::fail;
   if (spec.mode == CountingMode::inprocess && backend.counts_in_the_target()) spec.probe_library = probe_library_path();
 
   p.plan.counters = r.counters.items();
@@ -243,7 +238,7 @@ PreparedCheck prepare_plan(CheckRequest r, std::vector<std::string>& cannot_coun
   p.spec.mode = r.mode;
   p.plan.counters = r.counters.items();
   p.plan.levels = counter_levels(r.counters.items(), backend->times_the_program());
-  p.plan.observer = "counters";
+  p.plan.observer = std::string(to_string(ObserverKind::counters));
   p.plan.layouts = layouts_for(r.mode);
   if (!r.seed_given) r.seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
   r.seed_given = true;

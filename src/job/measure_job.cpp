@@ -17,9 +17,6 @@
 namespace obscheck {
 namespace {
 
-// With a backend that counts exactly (run/backend.h), two runs: one measures, the
-// second confirms.
-constexpr int kExactMeasureRuns = 2;
 // The bootstrap's seed is fixed per invocation so the same data give the same CI.
 constexpr std::uint64_t kMeasureSeed = 0x6f6273636865636bULL;
 // The plan's observer: a journal of measure, not of a check.
@@ -92,8 +89,9 @@ nlohmann::json measure_part(const MeasureSetup& m) {
 CheckRequest measure_request(CheckRequest r, bool runs_given) {
   const std::shared_ptr<const Backend> backend = choose_backend(r);
   if (r.counters.empty()) r.counters = backend->default_counters(CounterUse::measure);
-  if (backend->exact() && !runs_given) r.runs = kExactMeasureRuns;
-  if (backend->exact() && !r.warmup_given) r.warmup = 0;
+  const BlockPolicy policy = backend->block_policy();
+  if (policy.blocks && !runs_given) r.runs = static_cast<int>(*policy.blocks);
+  if (!policy.warmup && !r.warmup_given) r.warmup = 0;
   if (!r.seed_given) r.seed = kMeasureSeed;
   r.seed_given = true;
   return r;
