@@ -302,7 +302,7 @@ SweepRunsDone run_sweep_job(SweepJob& job, std::vector<RunRecord> recorded, Jour
       overall = [&progress, before, total](std::size_t ran, std::size_t) { progress(before + ran, total); };
     }
     const ContextSweepResult result =
-        run_sweep(job.spec, plan, todo, overall, [&](const Trial& trial, const SweepRun& run) {
+        run_context_sweep(job.spec, plan, todo, overall, [&](const Trial& trial, const SweepRun& run) {
           RunRecord r = as_journalled(journal_record_of(plan, trial, run));
           if (journal) journal->append(r);
           recorded.push_back(std::move(r));

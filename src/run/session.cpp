@@ -41,8 +41,8 @@ SweepResult run_pending(Session& s, JournalWriter& journal, const std::vector<Tr
       progress({before + p.done, look, rate * static_cast<double>(pending.size() - p.done), elapsed,
                 s.plan.spec.fixed_blocks ? 0.0 : s.time_budget_s, p.config});
     };
-  // run_sweep's last report (no configuration) ends the look's progress line.
-  SweepResult r = run_sweep(s.plan, s.spec, pending, journal, each);
+  // run_trials' last report (no configuration) ends the look's progress line.
+  SweepResult r = run_trials(s.plan, s.spec, pending, journal, each);
   for (auto& rec : r.appended) {
     pace.blocks.insert(rec.block);
     s.runs.push_back(std::move(rec));
