@@ -42,8 +42,8 @@ LaunchRequest launch_request_from(const Options& o) {
 CheckRequest check_request_from(const Options& o) {
   CheckRequest r;
   r.observer = observer_request_from(o);
-  r.mode = counting_mode_from_string(o.mode);
-  settle_backend(r, o.backend, o.sim_cache);
+  r.mode = o.mode;
+  settle_backend(r, to_string(o.backend), o.sim_cache);
   if (!o.counters.empty()) r.counters = CounterList(split_event_list(o.counters));
   r.allow_missing = o.allow_missing;
   r.margin = o.margin;

@@ -62,10 +62,11 @@ std::string changed_option(const std::string& name, const Options& o, const nloh
       if (c != ' ') given += c;
     return given != shown(rec("counters")) ? differs(o.counters, rec("counters")) : "";
   }
-  if (name == "mode") return rec("mode") != o.mode ? differs(o.mode, rec("mode")) : "";
+  if (name == "mode")
+    return rec("mode") != nlohmann::json(to_string(o.mode)) ? differs(std::string(to_string(o.mode)), rec("mode")) : "";
   if (name == "backend" || name == "leftovers") {
     const std::string recorded = opt.value(name, name == "backend" ? "native" : "kill");
-    const std::string& given = name == "backend" ? o.backend : o.leftovers;
+    const std::string given = name == "backend" ? std::string(to_string(o.backend)) : o.leftovers;
     return recorded != given ? differs(given, recorded) : "";
   }
   if (name == "margin") return number(rec("margin"), o.margin, fmt::format("{}", o.margin));
