@@ -16,11 +16,12 @@
 namespace obscheck {
 namespace {
 
-// Options that only say where and how the report is written.
-// Options that shape only this invocation, not the runs: the report's form, and
-// --time-budget (how long this invocation may run before it stops at a look).
-const char* const kOutputOptions[] = {"json", "csv", "output", "html", "svg", "resume", "markdown", "time-budget", "decide-all",
-                                      "max-runs"};
+// Options that shape only how the report is written (is_output_option).
+const char* const kOutputOptions[] = {"json",        "csv",        "output", "html", "svg",   "markdown",
+                                      "export-json", "export-csv", "color",  "resume"};
+// Options that shape only this invocation of a check, not its runs: how long it may
+// run before it stops at a look, what it waits for, and a raised cap.
+const char* const kInvocationOptions[] = {"time-budget", "decide-all", "max-runs"};
 
 std::string shown(const nlohmann::json& v, const char* sep = ",") {
   if (v.is_string()) return v.get<std::string>().empty() ? "(none)" : v.get<std::string>();
@@ -108,7 +109,9 @@ std::string changed_option(const std::string& name, const Options& o, const nloh
 void refuse_changed_options(const Options& o, const nlohmann::json& m) {
   std::vector<std::string> changed;
   for (const std::string& name : o.given) {
-    if (std::find(std::begin(kOutputOptions), std::end(kOutputOptions), name) != std::end(kOutputOptions)) continue;
+    if (is_output_option(name) ||
+        std::find(std::begin(kInvocationOptions), std::end(kInvocationOptions), name) != std::end(kInvocationOptions))
+      continue;
     if (std::string why = changed_option(name, o, m); !why.empty()) changed.push_back(std::move(why));
   }
   if (!o.target.empty()) {
@@ -121,14 +124,18 @@ void refuse_changed_options(const Options& o, const nlohmann::json& m) {
     throw Error(ErrorKind::usage,
                 fmt::format("--resume continues the check as the journal recorded it; this command line differs: {}",
                             fmt::join(changed, "; ")),
-                "leave those out (only --json, --csv, -o, --html, --svg, --time-budget, --max-runs and --decide-all may be given with "
-                "--resume), or start a "
-                "new check with a new --journal");
+                fmt::format("leave those out (only {}, --time-budget, --max-runs and --decide-all may be given with "
+                            "--resume), or start a new check with a new --journal",
+                            kOutputOptionsText));
 }
 
 }  // namespace obscheck
 
 namespace obscheck {
+
+bool is_output_option(const std::string& name) {
+  return std::find(std::begin(kOutputOptions), std::end(kOutputOptions), name) != std::end(kOutputOptions);
+}
 
 int report_complete_journal(const Options& o, const JournalData& d) {
   fmt::print(stderr, "obscheck: journal {} is complete ({} runs): nothing to run, nothing written; its report follows\n",

@@ -15,11 +15,6 @@
 namespace obscheck {
 namespace {
 
-// Options that shape only how this invocation writes the report, so --resume takes
-// them from its own command line; every other one comes from the journal.
-const char* const kSweepOutputOptions[] = {"json", "csv", "output", "html", "svg", "export-json", "export-csv",
-                                           "color", "resume"};
-
 // Runs what the job has left after `recorded` (journalling each run when a journal is
 // open), with "run k/n" on a terminal, then reports.
 int run_and_finish(const Options& o, SweepJob& job, std::vector<RunRecord> recorded, JournalWriter* journal,
@@ -36,8 +31,7 @@ int run_and_finish(const Options& o, SweepJob& job, std::vector<RunRecord> recor
 void refuse_sweep_options(const Options& o, const std::string& command) {
   std::vector<std::string> refused;
   for (const std::string& name : o.given)
-    if (std::find(std::begin(kSweepOutputOptions), std::end(kSweepOutputOptions), name) == std::end(kSweepOutputOptions))
-      refused.push_back("--" + name);
+    if (!is_output_option(name)) refused.push_back("--" + name);
   if (!o.target.empty()) refused.push_back("the program");
   if (refused.empty()) return;
   std::string list;
@@ -45,8 +39,8 @@ void refuse_sweep_options(const Options& o, const std::string& command) {
   throw Error(ErrorKind::usage,
               fmt::format("--resume continues the {} as the journal recorded it; this command line also gives {}", command,
                           list),
-              "leave those out (only --json, --csv, -o, --html, --svg, --export-json, --export-csv and --color may be "
-              "given with --resume), or start a new sweep with a new --journal");
+              fmt::format("leave those out (only {} may be given with --resume), or start a new sweep with a new --journal",
+                          kOutputOptionsText));
 }
 
 // The sweep the journal recorded, built again from its command line with the seed it
