@@ -210,7 +210,7 @@ void compare_one(const ExactInputs& in, std::size_t mi, const Configuration& c, 
                           repeats_of(in.plan, in.by_config, base).size() > 1;
     ++(repeated ? pass.confirmed : pass.unconfirmed);
   }
-  if (in.plan.spec.observer == "counters" && m.name == kInstructionsMetric && !cmp.aa &&
+  if (in.plan.spec.doses_are_counters() && m.name == kInstructionsMetric && !cmp.aa &&
       cmp.layout == Layout::held && cmp.outside_margin && !pass.level_incomparable.count(c.level_index))
     pass.level_incomparable[c.level_index] =
         fmt::format("instruction count moved by {} where the dose adds no instructions ({})", pct(cmp.effect),

@@ -1,6 +1,6 @@
 // analysis/: what a check can likely show, from its warm-up block: the noise of the
 // paired log ratio, the ±ε a number of blocks would likely show, and the budget
-// --time-budget auto chooses. Pure: a plan and runs in, numbers out (cli/forecast.h
+// --time-budget auto chooses. Pure: a plan and runs in, numbers out (job/forecast.h
 // says them).
 //
 // The noise is a rough guess: the warm-up block holds one A/A pair (the baseline and

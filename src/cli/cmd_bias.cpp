@@ -55,7 +55,7 @@ std::string nothing_ran(const SweepReport& report) {
 }
 
 SweepJob bias_job(const Options& o) {
-  return sweep_job(o, "bias", [&o] { return std::vector<VariantSpec>{make_variant(o, o.target, "program")}; });
+  return sweep_job(o, JobKind::bias, [&o] { return std::vector<VariantSpec>{make_variant(o, o.target, "program")}; });
 }
 
 }  // namespace
@@ -84,6 +84,6 @@ int finish_bias(const Options& o, SweepReport report, const SweepBrief& brief, b
   return findings_exit_code(judged, found, {"bias", "failed"});
 }
 
-int cmd_bias(const Options& o) { return run_sweep_command(o, "bias", bias_job, finish_bias); }
+int cmd_bias(const Options& o) { return run_sweep_command(o, JobKind::bias, bias_job, finish_bias); }
 
 }  // namespace obscheck

@@ -10,14 +10,15 @@
 #include "analysis/check.h"
 #include "analysis/deterministic.h"
 #include "analysis/settled.h"
-#include "cli/forecast.h"
-#include "cli/check_context.h"
-#include "cli/check_setup.h"
+#include "cli/request_from.h"
+#include "job/check_setup.h"
 #include "cli/commands.h"
 #include "cli/sweep_session.h"
 #include "cli/resume.h"
 #include "cli/html_out.h"
 #include "host/host_info.h"
+#include "job/check_context.h"
+#include "job/forecast.h"
 #include "record/journal.h"
 #include "report/check_report.h"
 #include "run/backend.h"
@@ -85,13 +86,13 @@ int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWrite
   s.time_budget_s = p.request.time_budget;
   const bool exact = p.spec.backend->exact();
   s.first_look = exact ? kFirstLook : first_look(s.plan);
-  if (!exact) s.after_warmup = warmup_forecast(o, s.plan, p.request.margin);
+  if (!exact) s.after_warmup = warmup_forecast(o.time_budget_auto, s.plan, p.request.margin);
   RunTable table;
   Findings findings;
   const SessionOutcome out = run_session(
       s, journal, analysis_at_looks(p.request, exact, o.decide_all, s.plan, table, findings), progress_line(o));
   CheckContext ctx = session_context(s, out, host, p.warnings, p.backend_notes);
-  if (out.stopped == "cap" && !findings.answered)
+  if (out.stopped == StopReason::cap && !findings.answered)
     ctx.warnings.push_back(fmt::format("stopped at the cap of {} measured blocks (--max-runs) before every verdict was decided; "
                                        "continue with obscheck --resume {} (as many blocks again; --max-runs N for a cap of N)",
                                        s.plan.spec.max_blocks, s.journal_path));
@@ -122,9 +123,9 @@ int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWrite
 
 int cmd_check(const Options& o) {
   if (!o.resume.empty()) {
-    const nlohmann::json manifest = read_manifest_line(o.resume);
-    if (is_sweep_journal(manifest)) return resume_sweep_journal(o, manifest);
-    if (is_measure_journal(manifest)) {
+    const std::optional<JobKind> kind = job_kind_of(read_manifest_line(o.resume));
+    if (kind && is_sweep(*kind)) return resume_sweep_journal(o, *kind);
+    if (kind == JobKind::measure) {
       Options measure = o;
       measure.command = Command::measure;
       return cmd_measure(measure);

@@ -56,7 +56,7 @@ SweepJob compare_job(const Options& o) {
   if (!seen || base.empty() || cont.empty())
     throw Error(ErrorKind::usage, "obscheck compare needs two variants separated by :::",
                 "usage: obscheck compare [options] -- BASELINE [ARGS...] ::: CONTENDER [ARGS...]");
-  return sweep_job(o, "compare", [&] {
+  return sweep_job(o, JobKind::compare, [&] {
     std::vector<VariantSpec> variants = {make_variant(o, base, "baseline"), make_variant(o, cont, "contender")};
     if (o.aa) {
       VariantSpec copy = variants[0];
@@ -98,6 +98,6 @@ int finish_compare(const Options& o, SweepReport report, const SweepBrief& brief
   return findings_exit_code(judged, found, {"incomparable", "aa"});
 }
 
-int cmd_compare(const Options& o) { return run_sweep_command(o, "compare", compare_job, finish_compare); }
+int cmd_compare(const Options& o) { return run_sweep_command(o, JobKind::compare, compare_job, finish_compare); }
 
 }  // namespace obscheck

@@ -10,7 +10,7 @@
 #include <filesystem>
 
 #include "cli/commands.h"
-#include "cli/install_paths.h"
+#include "host/install_paths.h"
 #include "cli/sim_backend.h"
 #include "events/event.h"
 #include "launch/launcher.h"
@@ -66,9 +66,9 @@ bool own_question(const Options& given) {
 int layout_part(const Options& given, std::uint64_t seed) {
   Options o = given;
   o.command = Command::check;
-  o.backend = "sim";
+  o.backend = BackendKind::sim;
   o.sim_cache = kLayoutCache;
-  o.mode = "inprocess";
+  o.mode = CountingMode::inprocess;
   o.counters = kLayoutCounters;
   const std::size_t have = EnvBlock::for_target().size_bytes();
   o.env_pad = std::max(kLayoutEnvPad, (have / 4096 + 2) * 4096);
@@ -129,7 +129,7 @@ int cmd_demo(const Options& given) {
   o.demo_part = true;
   if (o.target.empty()) o.target = {bundled_workload("compute"), kDemoScale};
   if (std::find(o.given.begin(), o.given.end(), "time-budget") == o.given.end()) o.time_budget = kDemoSeconds;
-  if (given.mode == "external") o.mode = "inprocess";
+  if (given.mode == CountingMode::external) o.mode = CountingMode::inprocess;
   // The TSC comes from the msr PMU, which only counts all levels: where this user may
   // not count the kernel (a student at perf_event_paranoid 2), the demo counts the
   // software events alone, user level only, and says so.

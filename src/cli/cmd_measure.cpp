@@ -9,9 +9,10 @@
 #include <optional>
 
 #include "cli/commands.h"
-#include "cli/measure_session.h"
+#include "cli/request_from.h"
 #include "cli/resume.h"
-#include "cli/sweep_session.h"
+#include "job/journal_job.h"
+#include "job/measure_job.h"
 #include "launch/launcher.h"
 #include "record/journal.h"
 #include "report/measure_report.h"
@@ -52,19 +53,11 @@ int run_and_report(const Options& o, MeasureSetup& m, std::vector<RunRecord> rec
 }
 
 int resume_measure(const Options& o) {
-  if (const nlohmann::json m = read_manifest_line(o.resume); !m.is_null()) {
-    if (!is_measure_journal(m))
-      throw Error(ErrorKind::usage,
-                  fmt::format("{} is {} journal, not a measure's", o.resume,
-                              is_sweep_journal(m) ? "a " + m.at("command").get<std::string>() + "'s" : "a check's"),
-                  "continue it with obscheck --resume " + o.resume);
-    refuse_changed_options(o, m);
-  }
+  if (const nlohmann::json m = manifest_to_resume(o.resume, JobKind::measure); !m.is_null()) refuse_changed_options(o, m);
   ResumedJournal r = JournalWriter::open_for_resume(o.resume);
-  if (journal_complete(r.data.notes)) return report_complete_journal(o, r.data);
+  if (ends_finished(r.data.notes)) return report_complete_journal(o, r.data);
   MeasureSetup m = resumed_measure_setup(r);
-  if (r.data.torn_tail)
-    fmt::print(stderr, "obscheck: the journal's last line was incomplete (cut off mid-write) and was removed; that run is run again\n");
+  if (r.data.torn_tail) fmt::print(stderr, "obscheck: {}\n", kTornTailNotice);
   fmt::print(stderr, "obscheck: resuming {} from run {} of {}\n", o.resume, m.spec.first_run + 1, m.spec.warmup + m.spec.runs);
   return run_and_report(o, m, r.data.runs, &r.writer);
 }
@@ -73,7 +66,7 @@ int resume_measure(const Options& o) {
 
 int cmd_measure(const Options& o) {
   if (!o.resume.empty()) return resume_measure(o);
-  MeasureSetup m = measure_setup(measure_request(o));
+  MeasureSetup m = measure_setup(measure_request(check_request_from(o), o.runs_given));
   // The output's digest is for the journal alone (measure's report never reads it):
   // without one the output goes to /dev/null, which spares every run a pipe, a pidfd
   // and a poll.
@@ -81,10 +74,6 @@ int cmd_measure(const Options& o) {
   std::optional<JournalWriter> journal;
   if (!o.journal.empty()) journal.emplace(JournalWriter::create(o.journal, measure_manifest(m)));
   return run_and_report(o, m, {}, journal ? &*journal : nullptr);
-}
-
-bool is_measure_journal(const nlohmann::json& manifest) {
-  return manifest.is_object() && manifest.value("command", "") == "measure";
 }
 
 int report_measure(const Options& o, const JournalData& d) {

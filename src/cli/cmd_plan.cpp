@@ -12,7 +12,8 @@
 #include <ctime>
 #include <filesystem>
 
-#include "cli/check_setup.h"
+#include "cli/request_from.h"
+#include "job/check_setup.h"
 #include "cli/commands.h"
 #include "cli/resume.h"
 #include "host/host_info.h"

@@ -5,7 +5,8 @@
 
 #include "analysis/check.h"
 #include "analysis/deterministic.h"
-#include "cli/check_context.h"
+#include "job/check_context.h"
+#include "job/journal_job.h"
 #include "cli/commands.h"
 #include "cli/sweep_session.h"
 #include "cli/html_out.h"
@@ -146,8 +147,9 @@ int cmd_report(const Options& o) {
   if (o.report_files.size() > 1) return report_merged(o);
   // The manifest alone says which command's report this is.
   const nlohmann::json manifest = read_manifest_line(o.report_file);
-  if (is_sweep_journal(manifest)) return report_sweep(o, load_journal(o.report_file));
-  if (is_measure_journal(manifest)) {
+  const std::optional<JobKind> kind = job_kind_of(manifest);
+  if (kind && is_sweep(*kind)) return report_sweep(o, load_journal(o.report_file));
+  if (kind == JobKind::measure) {
     if (!o.html.empty() || !o.svg_dir.empty())
       throw Error(ErrorKind::usage, o.report_file + " is a measure's journal: its report has no figures",
                   "obscheck report FILE prints it as measure did (--json, --csv, --markdown)");

@@ -7,15 +7,15 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/options.h"
+#include "job/check_setup.h"
 #include "launch/launcher.h"
 
 namespace obscheck {
 
 int cmd_measure(const Options& o);  // also measure --resume FILE
-// A measure's journal (its manifest says "command": "measure"), and its report from
-// the file alone: the same bytes measure printed (cli/cmd_measure.cpp).
+// A measure's report from its journal alone: the same bytes measure printed
+// (cli/cmd_measure.cpp).
 struct JournalData;
-bool is_measure_journal(const nlohmann::json& manifest);
 int report_measure(const Options& o, const JournalData& d);
 int cmd_events(const Options& o);
 int cmd_doctor(const Options& o);
@@ -53,6 +53,10 @@ int findings_exit_code(const Options& o, const std::vector<std::string>& found,
                        const std::vector<std::string>& defaults);
 // The check's default: a verdict a person must act on.
 inline const std::vector<std::string> kCheckFailOn = {"perturbed", "layout", "incomparable"};
+// The exit code of a check (or its report) that ran to the end: --fail-on over the
+// verdicts it reached, per metric and level (cli/common.cpp).
+struct Findings;
+int check_exit_code(const Options& o, const Plan& plan, const Findings& f);
 
 // Writes a finished report to -o FILE (util/safe_write.h: a fresh file renamed over
 // FILE, never through a planted name or link) or stdout.
@@ -61,6 +65,10 @@ void emit(const Options& o, const std::string& bytes);
 // The launch spec every measuring command shares: resolved target, exact
 // environment (padded with --env-pad), ASLR, CPU, timeout, stdio, --run-as.
 LaunchSpec launch_spec_from(const Options& o);
+
+// Runs a prepared check's session (new, or resumed with its journalled runs in `s`)
+// to its end, prints the report and returns the exit code (cli/cmd_check.cpp).
+int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWriter& journal, const nlohmann::json& host);
 
 // Run as root through sudo without --run-as, by a command that runs a target: says
 // once, on stderr, that the target runs as root too and how to change that.

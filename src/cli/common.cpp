@@ -5,8 +5,10 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "cli/check_setup.h"
+#include "cli/request_from.h"
+#include "job/check_setup.h"
 #include "cli/commands.h"
+#include "analysis/summary.h"
 #include "run/signals.h"
 #include "util/error.h"
 #include "util/safe_write.h"
@@ -50,6 +52,10 @@ void warn_if_target_runs_as_root(const Options& o) {
              "obscheck: warning: run through sudo, the target runs as root too; add --run-as {} to run it as {} "
              "(the observers keep root's privileges; see docs/security.md)\n",
              sudo_user, sudo_user);
+}
+
+int check_exit_code(const Options& o, const Plan& plan, const Findings& f) {
+  return findings_exit_code(o, summarize_check(plan, f).outcomes, kCheckFailOn);
 }
 
 }  // namespace obscheck

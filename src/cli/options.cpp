@@ -575,6 +575,20 @@ po::variables_map store_options(const std::vector<std::string>& ours, const po::
 }
 
 // What to count, how often, and the analysis' knobs.
+// --mode and --backend, read once into their enums.
+void take_mode_and_backend(const po::variables_map& vm, Options& o) {
+  std::string mode = "external", backend = "native";
+  take(vm, "mode", mode);
+  take(vm, "backend", backend);
+  if (mode != "external" && mode != "inprocess")
+    throw Error(ErrorKind::usage, "--mode must be external or inprocess, not '" + mode + "'");
+  if (backend != "native" && backend != "sim")
+    throw Error(ErrorKind::usage, "--backend must be native or sim, not '" + backend + "'",
+                "sim runs the target under valgrind's cachegrind: a simulated PMU for hosts without one");
+  o.mode = counting_mode_from_string(mode);
+  o.backend = backend_from_string(backend);
+}
+
 void take_counting(const po::variables_map& vm, Options& o) {
   take(vm, "counters", o.counters);
   if (vm.count("events")) {
@@ -597,8 +611,7 @@ void take_counting(const po::variables_map& vm, Options& o) {
     o.seed_given = true;
   }
   take(vm, "leftovers", o.leftovers);
-  take(vm, "mode", o.mode);
-  take(vm, "backend", o.backend);
+  take_mode_and_backend(vm, o);
   take(vm, "sim-cache", o.sim_cache);
   take(vm, "margin", o.margin);
   o.margin_given = vm.count("margin") > 0;
@@ -722,12 +735,7 @@ void take_switches_and_sweep(const po::variables_map& vm, Options& o) {
 // Options that exclude one another, or only go with another.
 void check_combinations(Options& o) {
   if (o.command == Command::measure && o.runs == 0) o.runs = kDefaultMeasureRuns;
-  if (o.mode != "external" && o.mode != "inprocess")
-    throw Error(ErrorKind::usage, "--mode must be external or inprocess, not '" + o.mode + "'");
-  if (o.backend != "native" && o.backend != "sim")
-    throw Error(ErrorKind::usage, "--backend must be native or sim, not '" + o.backend + "'",
-                "sim runs the target under valgrind's cachegrind: a simulated PMU for hosts without one");
-  if (!o.sim_cache.empty() && o.backend != "sim")
+  if (!o.sim_cache.empty() && o.backend != BackendKind::sim)
     throw Error(ErrorKind::usage, "--sim-cache goes with --backend sim");
   if (o.json && o.csv) throw Error(ErrorKind::usage, "--json and --csv: choose one");
   if (o.markdown && (o.json || o.csv)) throw Error(ErrorKind::usage, "--markdown, --json and --csv: choose one");

@@ -6,6 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "plan/plan.h"
+#include "record/request.h"
+
 namespace obscheck {
 
 enum class Command { check, measure, events, doctor, report, demo, bias, compare, plan, run, slurm, completion, fidelity, help, version };
@@ -26,14 +29,14 @@ struct Options {
   bool decide_all = false;          // --decide-all: stop only when every metric is decided
   std::uint64_t seed = 0;           // --seed; 0 = draw one (and record it)
   bool seed_given = false;
-  std::string mode = "external";    // --mode external|inprocess
+  CountingMode mode = CountingMode::external;  // --mode external|inprocess
   double margin = 0.01;             // --margin ε for "not perturbed within ±ε"
   bool margin_given = false;        // report: re-judge with a new ε, else the journal's
   bool allow_missing = false;       // --allow-missing
   bool allow_multiplex = false;     // --allow-multiplex: compare multiplexed counters' scaled values
   bool ignore_failure = false;      // -i/--ignore-failure
   std::string leftovers = "kill";   // --leftovers kill|fail: processes a run leaves behind
-  std::string backend = "native";   // --backend native|sim (sim: cachegrind, the simulated PMU)
+  BackendKind backend = BackendKind::native;    // --backend native|sim (sim: cachegrind, the simulated PMU)
   std::string sim_cache;            // --sim-cache D1=SIZE,ASSOC,LINE[,LL=...] (default: the host's geometry)
 
   // How the target is started (the held-constant measurement context).

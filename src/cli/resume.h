@@ -1,33 +1,31 @@
 // cli/: what --resume accepts from its own command line. A resumed check runs exactly
 // as the journal's did, so every option that shapes the runs comes from the journal;
 // one given again must say the same, or the command is refused before the journal is
-// touched, naming each difference. Only output options may change: --json, --csv,
-// -o/--output, --html, --svg.
+// touched, naming each difference. Only output options may change (is_output_option),
+// and for a check this invocation's budget, --decide-all and a raised --max-runs.
 #pragma once
+
+#include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/options.h"
-#include "launch/launcher.h"
+#include "job/journal_job.h"
 
 namespace obscheck {
 
-// The manifest (line 1) of the journal at `path`, or null when it cannot be read as
-// one (load_journal then reports why, with the line).
-nlohmann::json read_manifest_line(const std::string& path);
+// Options that shape only how this invocation writes its report (--json, --csv, -o,
+// --html, --svg, --markdown, --export-json, --export-csv, --color, and --resume
+// itself): every resumed job takes them from its own command line, never from the
+// journal. One list for the check, measure and the sweeps.
+bool is_output_option(const std::string& name);
+// Those options as a resumed job's refusal names them.
+inline constexpr const char* kOutputOptionsText =
+    "--json, --csv, -o, --html, --svg, --markdown, --export-json, --export-csv, --color";
 
 // Throws Error(usage) naming every option (and the target) given with --resume that
 // differs from what `manifest` recorded, or that the journal does not record at all.
 void refuse_changed_options(const Options& given, const nlohmann::json& manifest);
-
-// A resumed `what` ("check", "measure", "sweep") runs the binary and the environment
-// its journal began with, or the target's layout would move: Error(usage) naming the
-// difference otherwise, before the journal is touched.
-void refuse_changed_binary(const nlohmann::json& manifest, const std::string& path, const std::string& what);
-void refuse_changed_environment(const nlohmann::json& manifest, const EnvBlock& env, const std::string& what);
-
-// True when the journal's sweep ended: its last note says "finished".
-bool journal_complete(const std::vector<nlohmann::json>& notes);
 
 // --resume of a complete journal: says so on stderr and prints its report as
 // `obscheck report` does; appends nothing.

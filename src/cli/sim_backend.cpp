@@ -6,7 +6,7 @@
 
 namespace obscheck {
 
-bool sim_backend(const Options& o) { return o.backend == "sim"; }
+bool sim_backend(const Options& o) { return o.backend == BackendKind::sim; }
 
 std::vector<CatalogEntry> sim_catalog() {
   std::vector<CatalogEntry> out;

@@ -31,9 +31,6 @@ constexpr std::size_t kMaxEnvPadValue = kMaxArgStringBytes - sizeof("OBSCHECK_PA
 // (up to PATH_MAX, 4096 bytes) in one execve string.
 constexpr std::size_t kMaxArgv0Pad = kMaxArgStringBytes - 4096;
 
-// With a backend that counts exactly (run/backend.h): two runs per context, one
-// measures, one confirms.
-constexpr int kExactContextRuns = 2;
 // The link-order directory under --run-as: searchable by the target's user, not
 // readable (listable) or writable by anyone but the owner.
 constexpr mode_t kRunAsLinkDirMode = 0711;
@@ -59,17 +56,6 @@ std::string join_label(const std::vector<std::string>& parts) {
 }
 
 }  // namespace
-
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    const std::size_t end = std::min(s.find(',', start), s.size());
-    if (end > start) out.push_back(s.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
 
 // A value beyond `max`, or a list of more than kMaxContexts values, is refused
 // before anything is allocated.
@@ -115,15 +101,16 @@ namespace {
 // The counters (or simulated events) and the metric the verdict is on: every counter
 // must be countable here (Backend::resolve_all), the metric one of them or wall-time.
 void choose_events(const Options& o, SweepSetup& s) {
-  s.backend = choose_backend(o.backend, o.sim_cache);
+  s.backend = choose_backend(to_string(o.backend), o.sim_cache);
   const Backend& backend = *s.backend;
   const CounterList list =
       o.counters.empty() ? backend.default_counters(CounterUse::sweep) : CounterList(split_event_list(o.counters));
   const ResolvedCounters c = backend.resolve_all(list);
   const std::vector<std::string> names = c.names();
   backend.require_here();
-  if (backend.exact() && o.runs <= 0) s.runs = kExactContextRuns;
-  if (backend.exact() && !o.warmup_given) s.warmup = 0;
+  const BlockPolicy policy = backend.block_policy();
+  if (policy.blocks && o.runs <= 0) s.runs = static_cast<int>(*policy.blocks);
+  if (!policy.warmup && !o.warmup_given) s.warmup = 0;
   s.backend_notes = backend.notes(names);
   if (!backend.times_the_program())
     s.backend_notes.push_back("wall-time and user-time are the simulator's under --backend sim, not the program's");

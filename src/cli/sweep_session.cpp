@@ -1,146 +1,37 @@
 #include "cli/sweep_session.h"
 
 #include <fmt/core.h>
-#include <sys/time.h>
 
-#include <chrono>
+#include <algorithm>
 #include <optional>
 
 #include "cli/commands.h"
 #include "cli/resume.h"
-#include "host/host_info.h"
+#include "cli/sweep_common.h"
+#include "job/journal_job.h"
 #include "record/journal.h"
-#include "run/measure.h"
 #include "util/error.h"
-#include "util/timeval.h"
 
 namespace obscheck {
 namespace {
 
-// Options that shape only how this invocation writes the report, so --resume takes
-// them from its own command line; every other one comes from the journal.
-const char* const kSweepOutputOptions[] = {"json", "csv", "output", "html", "svg", "export-json", "export-csv",
-                                           "color", "resume"};
-
-template <class T>
-T field(const nlohmann::json& j, const char* key, const std::string& where) {
-  try {
-    return j.at(key).get<T>();
-  } catch (const nlohmann::json::exception&) {
-    throw Error(ErrorKind::io, fmt::format("{}: field {} is missing or has the wrong type", where, key),
-                "the journal was not written by obscheck bias or compare, or was edited");
-  }
-}
-
-template <class T>
-nlohmann::json optional_json(const std::optional<T>& v) {
-  return v ? nlohmann::json(*v) : nlohmann::json();
-}
-
-template <class T>
-std::optional<T> optional_field(const nlohmann::json& j, const char* key, const std::string& where) {
-  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
-  return field<T>(j, key, where);
-}
-
-nlohmann::json context_json(const SweepContextRecord& c) {
-  return {{"id", c.id},
-          {"label", c.label},
-          {"env_pad", optional_json(c.env_pad)},
-          {"env_bytes", c.env_bytes},
-          {"argv0_pad", c.argv0_pad},
-          {"link_order", optional_json(c.link_order)},
-          {"objects", c.objects},
-          {"binary", c.binary},
-          {"binary_sha256", c.binary_sha256},
-          {"failure", c.failure}};
-}
-
-SweepContextRecord context_from(const nlohmann::json& j) {
-  const std::string where = "sweep context";
-  SweepContextRecord c;
-  c.id = field<std::size_t>(j, "id", where);
-  c.label = field<std::string>(j, "label", where);
-  c.env_pad = optional_field<std::size_t>(j, "env_pad", where);
-  c.env_bytes = field<std::size_t>(j, "env_bytes", where);
-  c.argv0_pad = field<std::size_t>(j, "argv0_pad", where);
-  c.link_order = optional_field<std::size_t>(j, "link_order", where);
-  c.objects = field<std::vector<std::string>>(j, "objects", where);
-  c.binary = field<std::string>(j, "binary", where);
-  c.binary_sha256 = field<std::string>(j, "binary_sha256", where);
-  c.failure = field<std::string>(j, "failure", where);
-  return c;
-}
-
-double ns(const timeval& t) { return static_cast<double>(timeval_ns(t)); }
-
-// The record the journal holds, as it reads back: the live report is made from the
-// same bytes a report of the journal reads (invalid UTF-8 in a first line replaced).
-RunRecord as_journalled(const RunRecord& r) {
-  RunRecord back;
-  from_json(nlohmann::json::parse(run_line(r)), back);
-  return back;
-}
-
-// The header with the runs, and the interruption said as the report says it.
-SweepReport assemble(const SweepBrief& brief, const std::vector<RunRecord>& runs, bool interrupted) {
-  SweepReport report = brief.header;
-  for (const RunRecord& r : runs) report.runs.push_back(sweep_record_of(r));
-  if (interrupted)
-    report.notes.push_back(fmt::format("interrupted after {} runs: the analysis covers what finished", runs.size()));
-  return report;
-}
-
-// Runs what the job has left (none of `recorded`), journalling each run when a journal
-// is open, then reports.
-int run_job(const Options& o, SweepJob& job, std::vector<RunRecord> recorded, JournalWriter* journal,
-            const SweepFinish& finish) {
-  bool interrupted = false;
-  if (job.plan) {
-    const Plan& plan = *job.plan;
-    const std::vector<Trial> todo =
-        remaining_trials(plan, recorded, journal ? journal->path() : std::string(), *plan.spec.fixed_blocks);
-    ContextSweepProgress progress;
-    if (o.progress && !o.json && !o.csv) {
-      const std::size_t before = recorded.size(), total = before + todo.size();
-      progress = [before, total](std::size_t done, std::size_t) {
-        fmt::print(stderr, "\r  run {}/{}", before + done, total);
-      };
-    }
-    const ContextSweepResult result =
-        run_sweep(job.spec, plan, todo, progress, [&](const Trial& trial, const SweepRun& run) {
-          RunRecord r = as_journalled(sweep_run_record(plan, trial, run));
-          if (journal) journal->append(r);
-          recorded.push_back(std::move(r));
-        });
-    if (progress) fmt::print(stderr, "\r\x1b[K");
-    interrupted = result.interrupted;
-    if (journal) journal->append_note({{"kind", interrupted ? "interrupted" : "finished"}});
-  }
-  return finish(o, assemble(job.brief, recorded, interrupted), job.brief, interrupted, true);
-}
-
-nlohmann::json sweep_manifest(const SweepJob& job) {
-  const VariantSpec& first = job.spec.variants.at(0);
-  ManifestInput in;
-  in.obscheck_version = OBSCHECK_VERSION;
-  in.created = std::chrono::system_clock::now();
-  in.host = read_host();
-  in.options = {{"arguments", job.brief.arguments}, {"backend", to_string(job.setup.backend->kind())}};
-  in.target = TargetInfo{first.launch.path, first.launch.argv, first.sha256};
-  in.env = first.launch.env.vars();
-  nlohmann::json manifest = make_manifest(in, job.plan.value());
-  manifest["command"] = job.brief.header.command;
-  manifest["sweep"] = brief_to_json(job.brief);
-  return manifest;
+// Runs what the job has left after `recorded` (journalling each run when a journal is
+// open), with "run k/n" on a terminal, then reports.
+int run_and_finish(const Options& o, SweepJob& job, std::vector<RunRecord> recorded, JournalWriter* journal,
+                   const SweepFinish& finish) {
+  ContextSweepProgress progress;
+  if (o.progress && !o.json && !o.csv)
+    progress = [](std::size_t done, std::size_t total) { fmt::print(stderr, "\r  run {}/{}", done, total); };
+  SweepRunsDone done = run_sweep_job(job, std::move(recorded), journal, progress);
+  if (progress && job.plan) fmt::print(stderr, "\r\x1b[K");
+  return finish(o, sweep_report(job.brief, done.runs, done.interrupted), job.brief, done.interrupted, true);
 }
 
 // Throws Error(usage) naming each option given with --resume that is not an output option.
 void refuse_sweep_options(const Options& o, const std::string& command) {
   std::vector<std::string> refused;
   for (const std::string& name : o.given)
-    if (std::find(std::begin(kSweepOutputOptions), std::end(kSweepOutputOptions), name) == std::end(kSweepOutputOptions))
-      refused.push_back("--" + name);
+    if (!is_output_option(name)) refused.push_back("--" + name);
   if (!o.target.empty()) refused.push_back("the program");
   if (refused.empty()) return;
   std::string list;
@@ -148,31 +39,8 @@ void refuse_sweep_options(const Options& o, const std::string& command) {
   throw Error(ErrorKind::usage,
               fmt::format("--resume continues the {} as the journal recorded it; this command line also gives {}", command,
                           list),
-              "leave those out (only --json, --csv, -o, --html, --svg, --export-json, --export-csv and --color may be "
-              "given with --resume), or start a new sweep with a new --journal");
-}
-
-// What differs between the sweep the journal recorded and the one this host would run
-// now, in words; "" when none.
-std::string sweep_difference(const SweepReport& recorded, const SweepReport& now) {
-  if (recorded.variants.size() != now.variants.size()) return "the variants differ";
-  for (std::size_t v = 0; v < now.variants.size(); ++v)
-    if (recorded.variants[v].binary_sha256 != now.variants[v].binary_sha256)
-      return fmt::format("{} ({}) has changed since the journal was started (sha256 differs)", now.variants[v].name,
-                         now.variants[v].argv.empty() ? "" : now.variants[v].argv[0]);
-  if (recorded.contexts.size() != now.contexts.size()) return "the contexts differ";
-  for (std::size_t c = 0; c < now.contexts.size(); ++c) {
-    const SweepContextRecord &a = recorded.contexts[c], &b = now.contexts[c];
-    if (a.label != b.label) return fmt::format("context {} is '{}' here, '{}' in the journal", c, b.label, a.label);
-    if (a.env_bytes != b.env_bytes)
-      return fmt::format("context {}'s environment is {} bytes here, {} in the journal", a.label, b.env_bytes, a.env_bytes);
-    if (a.failure.empty() != b.failure.empty())
-      return fmt::format("context {} could{} be prepared here and could{} in the journal", a.label,
-                         b.failure.empty() ? "" : " not", a.failure.empty() ? "" : " not");
-    if (a.binary_sha256 != b.binary_sha256)
-      return fmt::format("context {} links another binary than the journal's (sha256 differs)", a.label);
-  }
-  return "";
+              fmt::format("leave those out (only {} may be given with --resume), or start a new sweep with a new --journal",
+                          kOutputOptionsText));
 }
 
 // The sweep the journal recorded, built again from its command line with the seed it
@@ -200,198 +68,34 @@ SweepJob recorded_job(const SweepBrief& recorded, const std::string& command,
   }
 }
 
-int resume_sweep(const Options& o, const std::string& command, const std::function<SweepJob(const Options&)>& build,
+int resume_sweep(const Options& o, JobKind kind, const std::function<SweepJob(const Options&)>& build,
                  const SweepFinish& finish) {
-  if (const nlohmann::json m = read_manifest_line(o.resume); !m.is_null()) {
-    if (!is_sweep_journal(m))
-      throw Error(ErrorKind::usage, fmt::format("{} is not the journal of a bias or compare", o.resume),
-                  "continue it with obscheck --resume " + o.resume);
-    if (m.at("command") != command)
-      throw Error(ErrorKind::usage, fmt::format("{} is the journal of a {}", o.resume, m.at("command").get<std::string>()),
-                  fmt::format("continue it with obscheck {} --resume {}", m.at("command").get<std::string>(), o.resume));
-    refuse_sweep_options(o, command);
-  }
+  const std::string command(to_string(kind));
+  if (!manifest_to_resume(o.resume, kind).is_null()) refuse_sweep_options(o, command);
   ResumedJournal r = JournalWriter::open_for_resume(o.resume);
-  if (journal_complete(r.data.notes)) return report_complete_journal(o, r.data);
-  const nlohmann::json& manifest = r.data.manifest;
-  const SweepBrief recorded = brief_from_json(manifest.at("sweep"));
+  if (ends_finished(r.data.notes)) return report_complete_journal(o, r.data);
+  const SweepBrief recorded = brief_from_json(r.data.manifest.at("sweep"));
   SweepJob job = recorded_job(recorded, command, build);
-  refuse_changed_environment(manifest, job.spec.variants.at(0).launch.env, "sweep");
-  if (const std::string why = sweep_difference(recorded.header, job.brief.header); !why.empty())
-    throw Error(ErrorKind::usage, why, "a resumed sweep must run the same programs in the same contexts; start a new one");
-  if (!job.plan || !(plan_from_journal(r.data).spec == job.plan->spec))
-    throw Error(ErrorKind::usage, "the sweep's plan differs from the journal's", "start a new sweep");
+  refuse_changed_sweep(r.data, recorded, job);
   // The report is the journal's: its header (the binaries' paths, the notes) as recorded.
   job.brief = recorded;
-  if (r.data.torn_tail)
-    fmt::print(stderr, "obscheck: the journal's last line was incomplete (cut off mid-write) and was removed; that run is run again\n");
+  if (r.data.torn_tail) fmt::print(stderr, "obscheck: {}\n", kTornTailNotice);
   fmt::print(stderr, "obscheck: resuming {} after {} of {} runs\n", o.resume, r.data.runs.size(),
              job.plan->block_size() * static_cast<std::size_t>(job.spec.runs));
-  return run_job(o, job, r.data.runs, &r.writer, finish);
+  return run_and_finish(o, job, r.data.runs, &r.writer, finish);
 }
 
 }  // namespace
 
-nlohmann::json brief_to_json(const SweepBrief& b) {
-  const SweepReport& h = b.header;
-  nlohmann::json variants = nlohmann::json::array(), contexts = nlohmann::json::array();
-  for (const SweepVariantRecord& v : h.variants)
-    variants.push_back({{"name", v.name}, {"argv", v.argv}, {"binary_sha256", v.binary_sha256}});
-  for (const SweepContextRecord& c : h.contexts) contexts.push_back(context_json(c));
-  return {{"command", h.command},
-          {"variants", variants},
-          {"contexts", contexts},
-          {"seed", h.seed},
-          {"runs_per_context", h.runs_per_context},
-          {"warmup", h.warmup},
-          {"events", h.events},
-          {"metric", h.metric},
-          {"pad_name", h.pad_name},
-          {"report_margin", h.margin},
-          {"alpha", h.alpha},
-          {"notes", h.notes},
-          {"metrics", b.metrics},
-          {"margin", b.margin},
-          {"aa", b.aa},
-          {"fail_on", b.fail_on},
-          {"arguments", b.arguments}};
+SweepJob sweep_job(const Options& o, JobKind kind, const std::function<std::vector<VariantSpec>()>& variants) {
+  SweepSetup setup = prepare_sweep(o);
+  std::vector<VariantSpec> v = variants();
+  return make_sweep_job(std::move(setup), std::move(v), kind, {1 - o.confidence, o.margin, o.aa, o.fail_on, o.command_line});
 }
 
-SweepBrief brief_from_json(const nlohmann::json& j) {
-  const std::string where = "the journal's sweep";
-  if (!j.is_object()) throw Error(ErrorKind::io, where + " is not an object");
-  SweepBrief b;
-  SweepReport& h = b.header;
-  h.command = field<std::string>(j, "command", where);
-  for (const nlohmann::json& v : field<nlohmann::json>(j, "variants", where))
-    h.variants.push_back({field<std::string>(v, "name", "sweep variant"), field<std::vector<std::string>>(v, "argv", "sweep variant"),
-                          field<std::string>(v, "binary_sha256", "sweep variant")});
-  for (const nlohmann::json& c : field<nlohmann::json>(j, "contexts", where)) h.contexts.push_back(context_from(c));
-  h.seed = field<std::uint64_t>(j, "seed", where);
-  h.runs_per_context = field<int>(j, "runs_per_context", where);
-  h.warmup = field<int>(j, "warmup", where);
-  h.events = field<std::string>(j, "events", where);
-  h.metric = field<std::string>(j, "metric", where);
-  h.pad_name = field<std::string>(j, "pad_name", where);
-  h.margin = field<double>(j, "report_margin", where);
-  h.alpha = field<double>(j, "alpha", where);
-  h.notes = field<std::vector<std::string>>(j, "notes", where);
-  b.metrics = field<std::vector<std::string>>(j, "metrics", where);
-  b.margin = field<double>(j, "margin", where);
-  b.aa = field<bool>(j, "aa", where);
-  b.fail_on = field<std::vector<std::string>>(j, "fail_on", where);
-  b.arguments = field<std::vector<std::string>>(j, "arguments", where);
-  if (h.variants.empty() || (h.command != "bias" && h.command != "compare") || (h.command == "compare" && h.variants.size() < 2))
-    throw Error(ErrorKind::io, where + " names no command of its variants");
-  return b;
-}
-
-SweepJob sweep_job(const Options& o, const std::string& command,
-                   const std::function<std::vector<VariantSpec>()>& variants) {
-  SweepJob job;
-  job.setup = prepare_sweep(o);
-  const SweepSetup& setup = job.setup;
-  SweepSpec& spec = job.spec;
-  spec.variants = variants();
-  spec.contexts = setup.contexts;
-  spec.events = setup.events;
-  spec.runs = setup.runs;
-  spec.warmup = setup.warmup;
-  spec.measurer = setup.measurer;
-  spec.seed = setup.seed;
-  for (const ContextSpec& c : spec.contexts)
-    if (c.failure.empty()) {
-      job.plan = sweep_plan(spec, command);
-      break;
-    }
-
-  SweepReport& h = job.brief.header;
-  h.command = command;
-  h.seed = setup.seed;
-  h.runs_per_context = spec.runs;
-  h.warmup = spec.warmup;
-  h.metric = setup.metric;
-  h.pad_name = kPadName;
-  for (const auto& e : setup.events.events) h.events += (h.events.empty() ? "" : ",") + e.spec;
-  for (const auto& e : setup.sim_events) h.events += (h.events.empty() ? "" : ",") + e.name;
-  h.notes = setup.backend_notes;
-  for (const VariantSpec& v : spec.variants) h.variants.push_back({v.name, v.launch.argv, v.sha256});
-  for (const ContextSpec& c : spec.contexts) {
-    SweepContextRecord cr;
-    cr.id = c.id;
-    cr.label = c.label;
-    cr.env_pad = c.env_pad;
-    cr.env_bytes = context_launch(spec.variants.at(0), c).env.size_bytes();
-    cr.argv0_pad = c.argv0_pad;
-    cr.link_order = c.link_order;
-    cr.objects = c.objects;
-    cr.binary = c.binary;
-    cr.binary_sha256 = c.binary_sha256;
-    cr.failure = c.failure;
-    h.contexts.push_back(std::move(cr));
-  }
-  h.alpha = 1 - o.confidence;
-  if (command == "compare") h.margin = o.margin;
-
-  SweepBrief& b = job.brief;
-  b.metrics = {setup.metric};
-  for (const auto& e : setup.events.events)
-    if (e.name != setup.metric) b.metrics.push_back(e.name);
-  // Under --backend sim every simulated counter asked for is analysed too; wall time
-  // is then the simulator's, not the program's, and is left out.
-  for (const auto& e : setup.sim_events)
-    if (e.name != setup.metric) b.metrics.push_back(e.name);
-  if (setup.metric != "wall-time" && setup.backend->times_the_program()) b.metrics.push_back("wall-time");
-  b.margin = o.margin;
-  b.aa = o.aa;
-  b.fail_on = o.fail_on;
-  b.arguments = o.command_line;
-  return job;
-}
-
-RunRecord sweep_run_record(const Plan& plan, const Trial& trial, const SweepRun& run) {
-  RunRecord r = run_record_for(plan, trial);
-  r.env_bytes = run.env_bytes;
-  r.exit = run.exit;
-  r.readings = run.readings;
-  r.extra = {{"context", run.context},     {"variant", run.variant}, {"argv", run.argv},
-             {"binary", run.binary},       {"binary_sha256", run.binary_sha256},
-             {"first_line", run.first_line}};
-  if (run.stack_address) r.extra["stack_address"] = *run.stack_address;
-  if (!run.failure.empty()) r.extra["failure"] = run.failure;
-  return r;
-}
-
-SweepRunRecord sweep_record_of(const RunRecord& r) {
-  const std::string where = fmt::format("run {}", r.index);
-  SweepRunRecord rr;
-  rr.seq = r.index;
-  rr.round = r.block;
-  rr.context = field<std::size_t>(r.extra, "context", where);
-  rr.variant = field<std::size_t>(r.extra, "variant", where);
-  rr.env_bytes = r.env_bytes;
-  rr.argv = field<std::vector<std::string>>(r.extra, "argv", where);
-  rr.binary = field<std::string>(r.extra, "binary", where);
-  rr.binary_sha256 = field<std::string>(r.extra, "binary_sha256", where);
-  rr.failure = r.extra.value("failure", "");
-  rr.ok = rr.failure.empty();
-  rr.status = rr.ok ? describe_exit(r.exit, 0) : rr.failure;
-  rr.wall_ns = r.exit.wall_ns;
-  for (const Reading& rd : r.readings) {
-    rr.metrics.emplace_back(rd.name, rd.value);
-    rr.multiplexed = rr.multiplexed || rd.multiplexed;
-  }
-  rr.metrics.emplace_back("wall-time", static_cast<double>(r.exit.wall_ns));
-  rr.metrics.emplace_back("user-time", ns(r.exit.usage.ru_utime));
-  rr.output_digest = r.exit.output_digest;
-  rr.first_line = field<std::string>(r.extra, "first_line", where);
-  rr.stack_address = optional_field<std::uint64_t>(r.extra, "stack_address", where);
-  return rr;
-}
-
-int run_sweep_command(const Options& o, const std::string& command,
-                      const std::function<SweepJob(const Options&)>& build, const SweepFinish& finish) {
-  if (!o.resume.empty()) return resume_sweep(o, command, build, finish);
+int run_sweep_command(const Options& o, JobKind kind, const std::function<SweepJob(const Options&)>& build,
+                      const SweepFinish& finish) {
+  if (!o.resume.empty()) return resume_sweep(o, kind, build, finish);
   SweepJob job = build(o);
   std::optional<JournalWriter> journal;
   if (!o.journal.empty()) {
@@ -401,34 +105,20 @@ int run_sweep_command(const Options& o, const std::string& command,
       fmt::print(stderr, "obscheck: no context could be prepared, so there is nothing to run or journal ({} not written)\n",
                  o.journal);
   }
-  return run_job(o, job, {}, journal ? &*journal : nullptr, finish);
-}
-
-bool is_sweep_journal(const nlohmann::json& manifest) {
-  if (!manifest.is_object()) return false;
-  const std::string command = manifest.value("command", "");
-  return command == "bias" || command == "compare";
+  return run_and_finish(o, job, {}, journal ? &*journal : nullptr, finish);
 }
 
 int report_sweep(const Options& o, const JournalData& d) {
-  if (!d.manifest.contains("sweep")) throw Error(ErrorKind::io, d.path + ": the manifest has no sweep");
-  SweepBrief brief = brief_from_json(d.manifest.at("sweep"));
-  if (d.manifest.contains("host") && d.manifest.at("host").is_object()) {
-    try {
-      brief.host = d.manifest.at("host").get<HostInfo>();
-    } catch (const nlohmann::json::exception&) {
-      // A host this obscheck cannot read: the page describes this one instead.
-    }
-  }
-  const bool ended = journal_complete(d.notes);
-  const SweepReport report = assemble(brief, d.runs, !ended);
-  return brief.header.command == "bias" ? finish_bias(o, report, brief, !ended, false)
-                                        : finish_compare(o, report, brief, !ended, false);
+  const SweepBrief brief = journal_brief(d);
+  const bool ended = ends_finished(d.notes);
+  const SweepReport report = sweep_report(brief, d.runs, !ended);
+  return job_kind_from(brief.header.command) == JobKind::bias ? finish_bias(o, report, brief, !ended, false)
+                                                              : finish_compare(o, report, brief, !ended, false);
 }
 
-int resume_sweep_journal(const Options& o, const nlohmann::json& manifest) {
+int resume_sweep_journal(const Options& o, JobKind kind) {
   Options sweep = o;
-  sweep.command = manifest.at("command") == "bias" ? Command::bias : Command::compare;
+  sweep.command = kind == JobKind::bias ? Command::bias : Command::compare;
   return sweep.command == Command::bias ? cmd_bias(sweep) : cmd_compare(sweep);
 }
 

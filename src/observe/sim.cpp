@@ -434,20 +434,24 @@ SimRun run_sim(const LaunchSpec& target, const SimGeometry& geometry, const std:
   return run;
 }
 
-void require_sim_observer(std::string_view observer) {
-  if (observer == "counters" || observer == "compile-time") return;
+void require_sim_observer(ObserverKind observer) {
   std::string subject, why;
-  if (observer == "uprobes" || observer == "breakpoints") {
-    subject = fmt::format("{} do", observer);
-    why = "valgrind executes a translation of the program, so a probe on its code never fires";
-  } else if (observer == "sampling") {
-    subject = "sampling does";
-    why = "sampling needs a PMU or a timer interrupting the real process, and would sample valgrind";
-  } else if (observer == "profiler") {
-    subject = "a profiler command does";
-    why = "it would profile valgrind, not the simulated program";
-  } else {
-    throw Error(ErrorKind::internal, fmt::format("unknown observer '{}'", observer));
+  switch (observer) {
+    case ObserverKind::counters:
+    case ObserverKind::build: return;
+    case ObserverKind::probes:
+    case ObserverKind::breakpoints:
+      subject = observer == ObserverKind::probes ? "uprobes do" : "breakpoints do";
+      why = "valgrind executes a translation of the program, so a probe on its code never fires";
+      break;
+    case ObserverKind::sampling:
+      subject = "sampling does";
+      why = "sampling needs a PMU or a timer interrupting the real process, and would sample valgrind";
+      break;
+    case ObserverKind::command:
+      subject = "a profiler command does";
+      why = "it would profile valgrind, not the simulated program";
+      break;
   }
   throw Error(ErrorKind::usage, fmt::format("{} not apply under simulation: {}", subject, why),
               "under --backend sim use the counter sweep or compile-time probes; drop --backend sim for this observer");

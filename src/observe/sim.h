@@ -44,6 +44,7 @@
 
 #include "events/sim_events.h"
 #include "launch/launcher.h"
+#include "observe/observer.h"
 #include "observe/reading.h"
 
 namespace obscheck {
@@ -170,8 +171,8 @@ SimRun run_sim(const LaunchSpec& target, const SimGeometry& geometry,
 // program: uprobes and breakpoints need perf_event on the real process (valgrind's
 // translated code never executes the probed instruction), sampling needs a PMU or a
 // timer on the real process, and a profiler command would profile valgrind. Returns for
-// "counters" and "compile-time"; throws Error(usage) naming the observer and why for
-// "uprobes", "breakpoints", "sampling", "profiler"; Error(internal) for anything else.
-void require_sim_observer(std::string_view observer);
+// the counters and a build's compile-time probes; throws Error(usage) naming the
+// observer and why for the others.
+void require_sim_observer(ObserverKind observer);
 
 }  // namespace obscheck

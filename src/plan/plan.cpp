@@ -374,7 +374,7 @@ std::optional<std::size_t> comparison_baseline(const Plan& plan, Metric metric, 
   // Only the counter observer varies which counters are programmed; every other
   // observer (probes, sampling, a profiler command, build variants) programs the same
   // counters at every dose, so each is compared with the least-observed level.
-  if (!metric.counter || plan.spec.observer != "counters") {
+  if (!metric.counter || !plan.spec.doses_are_counters()) {
     if (metric.counter && std::find(c.level.programmed.begin(), c.level.programmed.end(), *metric.counter) ==
                               c.level.programmed.end())
       return {};

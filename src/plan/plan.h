@@ -107,8 +107,12 @@ struct Shard {
   bool operator==(const Shard&) const = default;
 };
 
+// The counter observer's name in PlanSpec::observer (observe/observer.h spells every
+// observer's; plan/ lies below it).
+inline constexpr const char* kCounterObserver = "counters";
+
 struct PlanSpec {
-  std::string observer = "counters";   // the observer's name; first part of every id
+  std::string observer = kCounterObserver;  // the observer's name; first part of every id
   std::vector<std::string> counters;   // the user's list that Level indexes refer to
   std::vector<Level> levels;           // least observation first (see Plan::baselines)
   std::vector<Layout> layouts;         // see layouts_for
@@ -126,6 +130,9 @@ struct PlanSpec {
   // drift between them is as small as it can be). 1: the whole block shuffled as one.
   std::size_t group_size = 1;
   bool operator==(const PlanSpec&) const = default;
+  // The counter observer's plan: its doses are counter lists, each level programs some
+  // of the counters.
+  bool doses_are_counters() const { return observer == kCounterObserver; }
 };
 
 struct Configuration {

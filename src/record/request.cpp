@@ -64,6 +64,14 @@ BackendKind backend_from_string(std::string_view text) {
               "use native (perf_event) or sim (the simulated PMU: valgrind --tool=cachegrind)");
 }
 
+std::string_view to_string(Leftovers l) { return l == Leftovers::fail ? "fail" : "kill"; }
+
+Leftovers leftovers_from_string(std::string_view text) {
+  if (text == "kill") return Leftovers::kill;
+  if (text == "fail") return Leftovers::fail;
+  throw Error(ErrorKind::usage, "--leftovers must be kill or fail, not '" + std::string(text) + "'");
+}
+
 nlohmann::json request_to_json(const CheckRequest& r) {
   nlohmann::json j;
   j["backend"] = to_string(r.backend);
@@ -82,7 +90,7 @@ nlohmann::json request_to_json(const CheckRequest& r) {
   j["env_pad"] = r.launch.env_pad ? nlohmann::json(*r.launch.env_pad) : nlohmann::json(nullptr);
   j["timeout"] = r.launch.timeout_s;
   j["ignore_failure"] = r.ignore_failure;
-  j["leftovers"] = r.leftovers;
+  j["leftovers"] = to_string(r.leftovers);
   j["show_output"] = r.launch.show_output;
   j["run_as"] = run_as_json(r.launch.run_as);
   j["keep_output_head"] = r.launch.keep_output_head;
@@ -107,7 +115,7 @@ CheckRequest request_from_manifest(const nlohmann::json& m) {
     r.warmup = opt.value("warmup", 1);
     r.warmup_given = true;  // what the check ran with, given or not
     r.ignore_failure = opt.value("ignore_failure", false);
-    r.leftovers = opt.value("leftovers", "kill");
+    r.leftovers = leftovers_from_string(opt.value("leftovers", "kill"));
     r.observer = observer_from_json(opt.value("observer", nlohmann::json::object()));
     r.seed = m.at("seed").get<std::uint64_t>();
     r.seed_given = true;

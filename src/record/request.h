@@ -26,6 +26,13 @@ std::string_view to_string(BackendKind b);
 // "native" | "sim"; throws Error(usage) naming the accepted values.
 BackendKind backend_from_string(std::string_view text);
 
+// What a run that leaves processes behind means (--leftovers): they are killed and the
+// run marked, or the run also fails.
+enum class Leftovers { kill, fail };
+std::string_view to_string(Leftovers l);
+// "kill" | "fail"; throws Error(usage) naming the accepted values.
+Leftovers leftovers_from_string(std::string_view text);
+
 // The dose, as asked: the kind, and that kind's knobs (the others stay empty).
 struct ObserverRequest {
   ObserverKind kind = ObserverKind::counters;
@@ -75,7 +82,7 @@ struct CheckRequest {
   bool warmup_given = false;
   double time_budget = 60;                // seconds; 0: none (an invocation's, not the check's)
   bool ignore_failure = false;
-  std::string leftovers = "kill";         // "kill" | "fail"
+  Leftovers leftovers = Leftovers::kill;
   LaunchRequest launch;
   bool operator==(const CheckRequest&) const = default;
 };

@@ -31,6 +31,8 @@ constexpr const char* kDefaultSweepEvents = "task-clock";
 
 // Under simulation: the paper's counters (cycles estimated); for measure every
 // simulated event (they cost nothing extra: cachegrind counts them all in one run).
+// An exact backend's measured blocks: one decides, a second confirms (BlockPolicy).
+constexpr std::size_t kExactBlocks = 2;
 constexpr const char* kDefaultSimCounters = "cycles,instructions,l1d,l1i";
 constexpr const char* kDefaultSimObserverMetrics = "instructions,cycles,l1d";
 constexpr const char* kDefaultSimMeasureEvents = "instructions,cycles,l1d,l1d-reads,l1i,llc,branches,branch-misses";
@@ -168,6 +170,7 @@ class NativeBackend final : public Backend {
 
   std::vector<std::string> notes(const std::vector<std::string>&) const override { return {}; }
   bool exact() const override { return false; }
+  BlockPolicy block_policy() const override { return {}; }
   bool times_the_program() const override { return true; }
   bool counts_in_the_target() const override { return true; }
 
@@ -197,16 +200,7 @@ class SimBackend final : public Backend {
   std::optional<SimGeometry> geometry() const override { return geometry_; }
   void require_here() const override { find_valgrind(); }
 
-  void admit(ObserverKind observer) const override {
-    switch (observer) {
-      case ObserverKind::counters: return require_sim_observer("counters");
-      case ObserverKind::probes: return require_sim_observer("uprobes");
-      case ObserverKind::breakpoints: return require_sim_observer("breakpoints");
-      case ObserverKind::sampling: return require_sim_observer("sampling");
-      case ObserverKind::command: return require_sim_observer("profiler");
-      case ObserverKind::build: return require_sim_observer("compile-time");
-    }
-  }
+  void admit(ObserverKind observer) const override { require_sim_observer(observer); }
 
   CounterList default_counters(CounterUse use) const override {
     switch (use) {
@@ -246,6 +240,7 @@ class SimBackend final : public Backend {
     return out;
   }
   bool exact() const override { return true; }
+  BlockPolicy block_policy() const override { return {kExactBlocks, false}; }
   bool times_the_program() const override { return false; }
   bool counts_in_the_target() const override { return false; }
 

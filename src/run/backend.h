@@ -49,6 +49,16 @@ enum class CounterUse {
   sweep,             // obscheck bias / compare
 };
 
+// How many measured blocks a command runs (a check's blocks, measure's runs, a sweep's
+// runs per context) when the user gave none, and whether it warms up first. Under an
+// exact backend one measured block decides and a second confirms that the counts
+// repeat (analysis/deterministic.h), and nothing needs warming: the simulated caches
+// start cold in every run. A backend that measures leaves both to the command.
+struct BlockPolicy {
+  std::optional<std::size_t> blocks;  // none: the command's own default
+  bool warmup = true;                 // false: no warm-up unless the user asks (-w)
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -81,6 +91,8 @@ class Backend {
   // second confirms it, no warm-up is needed, and the exact analysis
   // (analysis/deterministic.h) reads the runs instead of the sequential one.
   virtual bool exact() const = 0;
+  // The blocks and warm-up a command runs by default under this backend.
+  virtual BlockPolicy block_policy() const = 0;
   // Wall time and rusage time the program itself (not a simulator running it), so the
   // driver's metrics are measurements and a dose can be compared with no counter.
   virtual bool times_the_program() const = 0;

@@ -94,9 +94,9 @@ std::string left_behind_warning(const std::vector<RunRecord>& runs) {
          "overlapped the runs: make the target wait for its children, or use --leftovers fail to stop at the first";
 }
 
-SweepResult run_sweep(const Plan& plan, const CheckSpec& spec, const std::vector<Trial>& trials,
-                      JournalWriter& journal, const SweepProgressFn& progress) {
-  if (!spec.backend) throw std::logic_error("run_sweep: the check's spec has no backend (run/backend.h)");
+SweepResult run_trials(const Plan& plan, const CheckSpec& spec, const std::vector<Trial>& trials,
+                       JournalWriter& journal, const SweepProgressFn& progress) {
+  if (!spec.backend) throw std::logic_error("run_trials: the check's spec has no backend (run/backend.h)");
   SweepResult result;
   const std::unique_ptr<Observer> observer = make_observer(spec.observer);
   // Per-configuration work done once, not per run: how the level starts the target,

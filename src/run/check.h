@@ -93,7 +93,7 @@ struct SweepResult {
 // journalled (analysis names it as incomparable) and, unless ignore_failure, ends the
 // sweep with `failure` set. After every run the target's descendants still running
 // are killed and reaped (launch/descendants.h) and counted in the run line.
-SweepResult run_sweep(const Plan& plan, const CheckSpec& spec, const std::vector<Trial>& trials,
-                      JournalWriter& journal, const SweepProgressFn& progress = {});
+SweepResult run_trials(const Plan& plan, const CheckSpec& spec, const std::vector<Trial>& trials,
+                       JournalWriter& journal, const SweepProgressFn& progress = {});
 
 }  // namespace obscheck

@@ -120,10 +120,10 @@ SweepRun run_once(const SweepSpec& spec, const RunMeasurer& measure, const Trial
 
 }  // namespace
 
-ContextSweepResult run_sweep(const SweepSpec& spec, const Plan& plan, const std::vector<Trial>& todo,
-                             const ContextSweepProgress& progress, const SweepRunDone& done) {
+ContextSweepResult run_context_sweep(const SweepSpec& spec, const Plan& plan, const std::vector<Trial>& todo,
+                                     const ContextSweepProgress& progress, const SweepRunDone& done) {
   if (spec.variants.empty() || spec.contexts.empty() || spec.runs < 1)
-    throw Error(ErrorKind::internal, "run_sweep needs a variant, a context and at least one run");
+    throw Error(ErrorKind::internal, "run_context_sweep needs a variant, a context and at least one run");
   const RunMeasurer measure = spec.measurer ? spec.measurer : RunMeasurer(measure_with_counters);
 
   std::vector<std::size_t> live;  // contexts that could be prepared

@@ -106,7 +106,7 @@ LaunchSpec context_launch(const VariantSpec& variant, const ContextSpec& context
 // instead of masquerading as bias, and a context's variants are as close in time as
 // they can be. The layout is held: a context is a layout, and nothing else moves it.
 // No A/A copy (compare --aa measures its own, as a variant) and no warm-up blocks
-// (run_sweep's warm-ups are not recorded). Throws Error(internal) when no context
+// (run_context_sweep's warm-ups are not recorded). Throws Error(internal) when no context
 // could be prepared (there is nothing to plan).
 Plan sweep_plan(const SweepSpec& spec, const std::string& observer);
 
@@ -132,7 +132,7 @@ using SweepRunDone = std::function<void(const Trial&, const SweepRun&)>;
 // progress, which is dropped (killed by us: not a measurement). Throws Error(event)
 // when the counters cannot be opened (checked before any run by the caller; this is
 // the backstop).
-ContextSweepResult run_sweep(const SweepSpec& spec, const Plan& plan, const std::vector<Trial>& todo,
-                             const ContextSweepProgress& progress = {}, const SweepRunDone& done = {});
+ContextSweepResult run_context_sweep(const SweepSpec& spec, const Plan& plan, const std::vector<Trial>& todo,
+                                     const ContextSweepProgress& progress = {}, const SweepRunDone& done = {});
 
 }  // namespace obscheck

@@ -5,7 +5,7 @@
 //   perf_event from inside (inprocess): the preloaded library counts the announced
 //     list in the target and reports over a pipe;
 //   the simulated PMU: cachegrind runs the target and counts.
-// The runner (run/check.h run_sweep) walks the trials and journals the runs; the
+// The runner (run/check.h run_trials) walks the trials and journals the runs; the
 // measurer runs one and fills its record.
 #pragma once
 

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -40,8 +41,8 @@ SweepResult run_pending(Session& s, JournalWriter& journal, const std::vector<Tr
       progress({before + p.done, look, rate * static_cast<double>(pending.size() - p.done), elapsed,
                 s.plan.spec.fixed_blocks ? 0.0 : s.time_budget_s, p.config});
     };
-  // run_sweep's last report (no configuration) ends the look's progress line.
-  SweepResult r = run_sweep(s.plan, s.spec, pending, journal, each);
+  // run_trials' last report (no configuration) ends the look's progress line.
+  SweepResult r = run_trials(s.plan, s.spec, pending, journal, each);
   for (auto& rec : r.appended) {
     pace.blocks.insert(rec.block);
     s.runs.push_back(std::move(rec));
@@ -80,7 +81,7 @@ void write_look_note(JournalWriter& journal, const Session& s, const LookOutcome
                      std::size_t at, const Pace& pace) {
   nlohmann::json decided = nlohmann::json::array();
   for (const auto& [metric, verdict] : seen.decided) decided.push_back({{"metric", metric}, {"verdict", verdict}});
-  journal.append_note({{"kind", "look"},
+  journal.append_note({{"kind", std::string(to_string(NoteKind::look))},
                        {"look", look},
                        {"blocks", at},
                        {"runs", s.runs.size()},
@@ -108,11 +109,13 @@ void write_end_note(JournalWriter& journal, const Session& s, SessionOutcome& o,
                            {"seconds_per_block", pace.per_block},
                            {"analysis_seconds", std::round(pace.analysis_s * 1e6) / 1e6},
                            {"seconds", std::round(seconds_since(pace.started) * 1e6) / 1e6},
-                           {"stopped", o.stopped},
+                           {"stopped", std::string(to_string(o.stopped))},
                            {"blocks", o.measured_blocks},
                            {"runs_saved", o.runs_saved},
                            {"time_budget", o.time_budget_s}};
-  o.end_note = {{"kind", o.interrupted ? "interrupted" : "finished"}, {"runs", s.runs.size()}, {"sweep", how}};
+  o.end_note = end_note(o.interrupted);
+  o.end_note["runs"] = s.runs.size();
+  o.end_note["sweep"] = how;
   journal.append_note(o.end_note, JournalWriter::Durable::on_return);
 }
 
@@ -160,25 +163,27 @@ bool run_warmup(Session& s, JournalWriter& journal, Pace& pace, const SessionPro
 
 // "decided" only when every answer is in: verdicts left inconclusive because the cap
 // is too near to decide them end the check at its cap, which a resume may raise.
-std::string decided_or_cap(const Session& s, const LookOutcome& seen) {
-  if (seen.answered) return "decided";
-  return s.plan.spec.fixed_blocks ? "fixed" : "cap";
+StopReason decided_or_cap(const Session& s, const LookOutcome& seen) {
+  if (seen.answered) return StopReason::decided;
+  return s.plan.spec.fixed_blocks ? StopReason::fixed : StopReason::cap;
 }
 
-std::string stop_reason(const Session& s, const SessionOutcome& o, const LookOutcome& seen, bool futile, bool last) {
-  if (o.interrupted) return "interrupted";
-  if (!o.failure.empty()) return "failed";
+// Why the sweep stops after this look; nullopt: it goes on.
+std::optional<StopReason> stop_reason(const Session& s, const SessionOutcome& o, const LookOutcome& seen, bool futile,
+                                      bool last) {
+  if (o.interrupted) return StopReason::interrupted;
+  if (!o.failure.empty()) return StopReason::failed;
   if (seen.decisive) return decided_or_cap(s, seen);
-  if (o.budget_spent) return "budget";
-  if (futile) return "futile";
-  if (last) return s.plan.spec.fixed_blocks ? "fixed" : "cap";
-  return "";
+  if (o.budget_spent) return StopReason::budget;
+  if (futile) return StopReason::futile;
+  if (last) return s.plan.spec.fixed_blocks ? StopReason::fixed : StopReason::cap;
+  return std::nullopt;
 }
 
 }  // namespace
 
-bool continuable_stop(const std::string& stopped) {
-  return stopped == "budget" || stopped == "futile";
+bool continuable_stop(StopReason stopped) {
+  return stopped == StopReason::budget || stopped == StopReason::futile;
 }
 
 std::size_t measured_blocks_run(const std::vector<RunRecord>& runs) {
@@ -223,8 +228,10 @@ SessionOutcome run_session(Session& s, JournalWriter& journal, const LookFn& loo
     // undecided ones need more blocks than the rest of the time budget allows.
     const bool futile = budget > 0 && !out.budget_spent && seen.could_decide_by &&
                         !seen.could_decide_by(at + budget_blocks(budget, pace));
-    out.stopped = stop_reason(s, out, seen, futile, at_end);
-    if (!out.stopped.empty()) break;
+    if (const auto stop = stop_reason(s, out, seen, futile, at_end)) {
+      out.stopped = *stop;
+      break;
+    }
     retire_settled(s, journal, seen, at, out.looks);
     // Every configuration settled: nothing left to run could change an answer.
     if (configs_in_block(s.plan, end_block_for(s.plan, at)) == 0) {
@@ -233,7 +240,7 @@ SessionOutcome run_session(Session& s, JournalWriter& journal, const LookFn& loo
     }
     if (at < schedule[i]) --i;  // a look the budget cut short: the scheduled one is still ahead
   }
-  if (!warm) out.stopped = out.interrupted ? "interrupted" : "failed";
+  if (!warm) out.stopped = out.interrupted ? StopReason::interrupted : StopReason::failed;
   out.measured_blocks = measured_blocks_run(s.runs);
   out.runs_saved = runs_retired(s.plan, end_block_for(s.plan, reached));
   out.seconds_per_block = pace.per_block;

@@ -13,6 +13,7 @@
 
 #include "plan/plan.h"
 #include "record/journal.h"
+#include "record/journal_notes.h"
 #include "record/run_record.h"
 #include "run/check.h"
 
@@ -76,11 +77,10 @@ struct SessionOutcome {
   double seconds_per_block = 0; // this invocation's pace (0 before a whole block)
   std::size_t runs_planned = 0; // runs up to the schedule's last look
   std::size_t looks = 0;        // looks this invocation took
-  // Why the sweep ended: "decided", "budget" (the time budget), "futile" (the rest of
-  // the budget could not decide), "cap" (--max-runs), "fixed" (--runs N: its blocks),
-  // "interrupted", "failed". A check that stopped for "budget" or "futile" can be
-  // continued with --resume (one stopped at its cap cannot: the journal's plan ends there).
-  std::string stopped;
+  // Why the sweep ended (record/journal_notes.h). A check that stopped for its budget
+  // or as futile can be continued with --resume (one stopped at its cap goes on only
+  // with a raised cap).
+  StopReason stopped = StopReason::decided;
   std::size_t measured_blocks = 0;  // measured blocks with a run, over the whole check
   std::size_t runs_saved = 0;   // trials left out of the blocks run, retired configurations'
   double time_budget_s = 0;     // the budget this invocation kept (0: none)
@@ -89,7 +89,7 @@ struct SessionOutcome {
 
 // Whether a sweep that stopped for `stopped` (SessionOutcome::stopped; the end note's
 // "sweep"."stopped") can be continued by --resume with more blocks.
-bool continuable_stop(const std::string& stopped);
+bool continuable_stop(StopReason stopped);
 // The measured blocks with at least one run in `runs`.
 std::size_t measured_blocks_run(const std::vector<RunRecord>& runs);
 

@@ -276,6 +276,11 @@ TEST_CASE("lifecycle: --resume of a complete journal re-prints its report and wr
   auto unknown = run_cli({"--resume", journal, "--allow-missing"});
   CHECK(unknown.code == 2);
   CHECK(unknown.err.find("--allow-missing (a resumed check takes it from the journal)") != std::string::npos);
+  // The output options are the same for every resumed job (a sweep's took --color, a
+  // check's refused it).
+  auto coloured = run_cli({"--resume", journal, "--color", "never"});
+  CHECK(coloured.code == 0);
+  CHECK(coloured.out == r.out);
   CHECK(file_bytes(journal) == before);
   unlink(journal.c_str());
 }

@@ -185,12 +185,12 @@ TEST_CASE("sim events: resolve a counter list, refuse probes and unknown names",
 }
 
 TEST_CASE("sim observers: counters and compile-time probes apply, the others say why not", "[sim]") {
-  CHECK_NOTHROW(require_sim_observer("counters"));
-  CHECK_NOTHROW(require_sim_observer("compile-time"));
-  for (const char* o : {"uprobes", "breakpoints", "sampling", "profiler"}) {
+  CHECK_NOTHROW(require_sim_observer(ObserverKind::counters));
+  CHECK_NOTHROW(require_sim_observer(ObserverKind::build));
+  for (ObserverKind o : {ObserverKind::probes, ObserverKind::breakpoints, ObserverKind::sampling, ObserverKind::command}) {
     try {
       require_sim_observer(o);
-      FAIL(o << " accepted");
+      FAIL(to_string(o) << " accepted");
     } catch (const Error& e) {
       CHECK(e.kind() == ErrorKind::usage);
       CHECK(std::string(e.what()).find("not apply under simulation") != std::string::npos);

@@ -24,7 +24,7 @@ CheckRequest sample_request() {
   r.warmup_given = true;
   r.time_budget = 30;
   r.ignore_failure = true;
-  r.leftovers = "fail";
+  r.leftovers = Leftovers::fail;
   r.launch.argv = {"./prog", "--size", "3"};
   r.launch.cpu = 1;
   r.launch.env_pad = 4096;
@@ -85,7 +85,7 @@ TEST_CASE("request: a journal written before a key existed gets that field's def
   CHECK(r.mode == CountingMode::inprocess);
   CHECK(r.margin == 0.01);
   CHECK(r.warmup == 1);
-  CHECK(r.leftovers == "kill");
+  CHECK(r.leftovers == Leftovers::kill);
   CHECK(r.backend == BackendKind::native);
   CHECK_FALSE(r.launch.env_pad);
   CHECK(r.launch.cpu == -1);

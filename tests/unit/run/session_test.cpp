@@ -135,7 +135,7 @@ TEST_CASE("session: a spent time budget stops the check at its look") {
   // warm-up's pace (2 warm-up runs, 2 measured).
   CHECK(looks.runs_seen == std::vector<std::size_t>{4});
   CHECK(out.budget_spent);
-  CHECK(out.stopped == "budget");
+  CHECK(out.stopped == StopReason::budget);
   const nlohmann::json end = load_journal(j.path).notes.back();
   CHECK(end.at("kind") == "finished");
   CHECK(end.at("sweep").at("stopped") == "budget");
@@ -226,7 +226,7 @@ TEST_CASE("session: a settled configuration stops running, the journal says from
   const SessionOutcome out = run_session(s, j.writer, looks.fn());
   // Looks at 10 and 12 (the cap): 11 blocks of 4 runs, then 2 of 3.
   CHECK(looks.runs_seen == std::vector<std::size_t>{44, 50});
-  CHECK(out.stopped == "cap");
+  CHECK(out.stopped == StopReason::cap);
   CHECK(out.runs_saved == 2);
   const JournalData d = load_journal(j.path);
   std::size_t retire_notes = 0;
@@ -270,7 +270,7 @@ TEST_CASE("session: a check interrupted after a retirement, resumed from its jou
   const SessionOutcome out = run_session(again, cut.writer, more.fn());
   // The looks at 10 and 12 are the journal's; the resumed session looks at 15 only.
   CHECK(more.runs_seen == std::vector<std::size_t>{44 + 5 * 3});
-  CHECK(out.stopped == "cap");
+  CHECK(out.stopped == StopReason::cap);
   CHECK(out.runs_saved == 5);
   check_each_trial_once(cut.path, 16);
   for (const RunRecord& r : load_journal(cut.path).runs)
@@ -284,7 +284,7 @@ TEST_CASE("session: a check stopped by its budget, resumed with a budget, adds b
   s.journal_path = j.path;
   ScriptedLooks looks;
   const SessionOutcome first = run_session(s, j.writer, looks.fn());
-  REQUIRE(first.stopped == "budget");
+  REQUIRE(first.stopped == StopReason::budget);
   REQUIRE(continuable_stop(first.stopped));
   const std::size_t before = load_journal(j.path).runs.size();
   CHECK(before == 4);
@@ -296,7 +296,7 @@ TEST_CASE("session: a check stopped by its budget, resumed with a budget, adds b
   ScriptedLooks more;
   const SessionOutcome second = run_session(again, j.writer, more.fn());
   // The pace is not known to a resumed session: one block, then the budget is spent.
-  CHECK(second.stopped == "budget");
+  CHECK(second.stopped == StopReason::budget);
   CHECK(more.runs_seen == std::vector<std::size_t>{6});
   const JournalData d = load_journal(j.path);
   CHECK(d.runs.size() == before + 2);
@@ -322,7 +322,7 @@ TEST_CASE("session: the warm-up's step sees the warm-up's runs once and sets the
   CHECK(calls == 1);
   CHECK(warmup_runs == 2);
   CHECK(out.time_budget_s == 1e-9);
-  CHECK(out.stopped == "budget");
+  CHECK(out.stopped == StopReason::budget);
   CHECK(looks.runs_seen == std::vector<std::size_t>{4});
 }
 
@@ -339,7 +339,7 @@ TEST_CASE("session: a check whose every configuration is settled stops there, de
   };
   const SessionOutcome out = run_session(s, j.writer, settle_all);
   CHECK(never.runs_seen == std::vector<std::size_t>{44});
-  CHECK(out.stopped == "decided");
+  CHECK(out.stopped == StopReason::decided);
   CHECK_FALSE(continuable_stop(out.stopped));
   const JournalData d = load_journal(j.path);
   CHECK(d.notes.back().at("sweep").at("stopped") == "decided");
@@ -357,6 +357,6 @@ TEST_CASE("session: settled with verdicts out of reach within the cap stops at t
     return out;
   };
   const SessionOutcome out = run_session(s, j.writer, out_of_reach);
-  CHECK(out.stopped == "cap");
+  CHECK(out.stopped == StopReason::cap);
   CHECK(load_journal(j.path).notes.back().at("sweep").at("stopped") == "cap");
 }

@@ -1,14 +1,15 @@
-// cli/: from a command line to a check ready to run. The command line becomes one
-// typed CheckRequest (record/request.h), once; the request is then resolved against
-// this host: the counters it can count (or every reason it cannot), the observer's
-// doses as plan levels, the runner's CheckSpec and the plan. A resumed check resolves
-// the request its journal recorded the same way, so both start from one place.
+// job/: a check's request made ready to run. The command line becomes one typed
+// CheckRequest (record/request.h) in cli/, once; here the request is resolved against
+// this host: the backend it counts with, the counters it can count (or every reason it
+// cannot), the observer's doses as plan levels, the runner's CheckSpec and the plan. A
+// resumed check resolves the request its journal recorded the same way, so both start
+// from one place.
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "cli/options.h"
 #include "launch/launcher.h"
 #include "plan/plan.h"
 #include "record/request.h"
@@ -18,15 +19,16 @@
 
 namespace obscheck {
 
-// The check the user asked for. Reads the options only; resolves nothing on the host
-// but the simulated geometry (--backend sim: valgrind must be there before a journal
-// is written). Throws Error(usage) for an observer that cannot act in this mode or
-// under simulation.
-CheckRequest check_request_from(const Options& o);
+// Chooses the backend the request asks for by name ("native" | "sim", with --sim-cache
+// for the simulated geometry; run/backend.h choose_backend) and records it in `r`:
+// the kind, the geometry in use and where it came from. Resolves nothing else on the
+// host but the simulator (valgrind must be there before a journal is written). Throws
+// Error(usage) for an observer that cannot act in the request's mode or under the
+// simulator, or for an unknown backend.
+void settle_backend(CheckRequest& r, std::string_view backend_name, const std::string& sim_cache);
 
 // How the target starts for every measuring command: resolved path, exact environment
 // (padded with env_pad), ASLR, CPU, timeout, stdio, the user it runs as.
-LaunchRequest launch_request_from(const Options& o);
 LaunchSpec launch_spec_for(const LaunchRequest& r);
 
 struct PreparedCheck {
@@ -49,9 +51,5 @@ PreparedCheck prepare_plan(CheckRequest r, std::vector<std::string>& cannot_coun
 
 // The journal's manifest for a check about to start (record/journal.h make_manifest).
 nlohmann::json check_manifest(const PreparedCheck& p, const Plan& plan, const nlohmann::json& host);
-
-// Runs a prepared check's session (new, or resumed with its journalled runs in `s`)
-// to its end, prints the report and returns the exit code (cli/cmd_check.cpp).
-int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWriter& journal, const nlohmann::json& host);
 
 }  // namespace obscheck

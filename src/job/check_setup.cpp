@@ -1,4 +1,4 @@
-#include "cli/check_setup.h"
+#include "job/check_setup.h"
 
 #include <fmt/core.h>
 
@@ -6,10 +6,8 @@
 #include <chrono>
 #include <random>
 
-#include "cli/commands.h"
-#include "cli/install_paths.h"
-#include "cli/sweep_common.h"
 #include "events/event.h"
+#include "host/install_paths.h"
 #include "observe/probes.h"
 #include "observe/sampling.h"
 #include "observe/variants.h"
@@ -17,14 +15,11 @@
 #include "run/backend.h"
 #include "util/digest.h"
 #include "util/error.h"
+#include "util/words.h"
 
 namespace obscheck {
 namespace {
 
-// Under an exact backend (run/backend.h) one measured block decides and a second
-// confirms that the counts repeat (analysis/deterministic.h). No warm-up: the
-// simulated caches start cold in every run, so there is nothing to settle.
-constexpr std::size_t kExactBlocks = 2;
 // Where --build writes its variants, relative to the working directory.
 constexpr const char* kVariantsDir = ".obscheck-variants";
 
@@ -148,49 +143,17 @@ std::vector<Level> observer_levels(const CheckRequest& r, const Backend& backend
   return levels;
 }
 
-ObserverRequest observer_request_from(const Options& o) {
-  ObserverRequest r;
-  r.kind = !o.probes.empty()         ? ObserverKind::probes
-           : !o.breakpoints.empty()  ? ObserverKind::breakpoints
-           : !o.sample_freq.empty()  ? ObserverKind::sampling
-           : !o.observer_cmd.empty() ? ObserverKind::command
-           : !o.build.empty()        ? ObserverKind::build
-                                     : ObserverKind::counters;
-  r.symbols = !o.probes.empty() ? o.probes : o.breakpoints;
-  r.frequencies = o.sample_freq;
-  r.sample_event = o.sample_event;
-  r.command = o.observer_cmd;
-  r.levels = o.levels;
-  r.build = o.build;
-  r.probe_sites = o.probe_sites;
-  return r;
-}
-
-// The plan's blocks: with exact counts one measured block decides and a second confirms.
+// The plan's blocks: --runs, --max-runs and -w, else the backend's policy (with exact
+// counts one measured block decides and a second confirms, without a warm-up).
 void set_budget(const CheckRequest& r, const Backend& backend, PlanSpec& ps) {
+  const BlockPolicy policy = backend.block_policy();
   if (r.runs > 0) ps.fixed_blocks = static_cast<std::size_t>(r.runs);
+  else if (policy.blocks) ps.fixed_blocks = *policy.blocks;
   if (r.max_runs > 0) ps.max_blocks = static_cast<std::size_t>(r.max_runs);
-  ps.warmup_blocks = static_cast<std::size_t>(r.warmup);
-  if (backend.exact()) {
-    ps.fixed_blocks = r.runs > 0 ? static_cast<std::size_t>(r.runs) : kExactBlocks;
-    ps.warmup_blocks = r.warmup_given ? static_cast<std::size_t>(r.warmup) : 0;
-  }
+  ps.warmup_blocks = policy.warmup || r.warmup_given ? static_cast<std::size_t>(r.warmup) : 0;
 }
 
 }  // namespace
-
-LaunchRequest launch_request_from(const Options& o) {
-  LaunchRequest l;
-  l.argv = o.target;
-  l.aslr = o.aslr;
-  l.cpu = o.cpu;
-  l.env_pad = o.env_pad;
-  l.timeout_s = o.timeout_s;
-  l.show_output = o.show_output;
-  l.run_as = o.run_as;
-  l.keep_output_head = o.keep_output_head;
-  return l;
-}
 
 LaunchSpec launch_spec_for(const LaunchRequest& r) {
   LaunchSpec s;
@@ -206,34 +169,16 @@ LaunchSpec launch_spec_for(const LaunchRequest& r) {
   return s;
 }
 
-CheckRequest check_request_from(const Options& o) {
-  CheckRequest r;
-  r.observer = observer_request_from(o);
-  r.mode = counting_mode_from_string(o.mode);
+void settle_backend(CheckRequest& r, std::string_view backend_name, const std::string& sim_cache) {
   if (r.observer.kind != ObserverKind::counters && r.mode == CountingMode::inprocess)
     throw Error(ErrorKind::usage, "--mode inprocess goes with the counter observer only",
                 "probes, breakpoints, sampling, profiler commands and builds are checked with --mode external");
-  const std::shared_ptr<const Backend> backend = choose_backend(o.backend, o.sim_cache);
+  const std::shared_ptr<const Backend> backend = choose_backend(backend_name, sim_cache);
   backend->admit(r.observer.kind);
   backend->require_here();  // valgrind, before a journal is written
   r.backend = backend->kind();
   r.sim = backend->geometry();
-  r.sim_cache = r.sim ? o.sim_cache : "";  // where the geometry in use came from
-  if (!o.counters.empty()) r.counters = CounterList(split_event_list(o.counters));
-  r.allow_missing = o.allow_missing;
-  r.margin = o.margin;
-  r.allow_multiplex = o.allow_multiplex;
-  r.seed = o.seed;
-  r.seed_given = o.seed_given;
-  r.runs = o.runs;
-  r.max_runs = o.max_runs;
-  r.warmup = o.warmup;
-  r.warmup_given = o.warmup_given;
-  r.time_budget = o.time_budget;
-  r.ignore_failure = o.ignore_failure;
-  r.leftovers = o.leftovers;
-  r.launch = launch_request_from(o);
-  return r;
+  r.sim_cache = r.sim ? sim_cache : "";  // where the geometry in use came from
 }
 
 PreparedCheck prepare_check(CheckRequest r) {
@@ -261,7 +206,7 @@ PreparedCheck prepare_check(CheckRequest r) {
   spec.item_events = c.item_events;
   spec.mode = r.mode;
   spec.ignore_failure = r.ignore_failure;
-  spec.fail_on_leftovers = r.leftovers == "fail";
+  spec.fail_on_leftovers = r.leftovers == Leftovers::fail;
   if (spec.mode == CountingMode::inprocess && backend.counts_in_the_target()) spec.probe_library = probe_library_path();
 
   p.plan.counters = r.counters.items();
@@ -294,7 +239,7 @@ PreparedCheck prepare_plan(CheckRequest r, std::vector<std::string>& cannot_coun
   p.spec.mode = r.mode;
   p.plan.counters = r.counters.items();
   p.plan.levels = counter_levels(r.counters.items(), backend->times_the_program());
-  p.plan.observer = "counters";
+  p.plan.observer = std::string(to_string(ObserverKind::counters));
   p.plan.layouts = layouts_for(r.mode);
   if (!r.seed_given) r.seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
   r.seed_given = true;

@@ -1,14 +1,14 @@
-#include "cli/measure_session.h"
+#include "job/measure_job.h"
 
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <chrono>
 #include <memory>
 
-#include "cli/check_setup.h"
-#include "cli/resume.h"
+#include "job/check_setup.h"
+#include "job/journal_job.h"
 #include "host/host_info.h"
+#include "record/journal_notes.h"
 #include "record/run_table.h"
 #include "run/backend.h"
 #include "util/digest.h"
@@ -17,9 +17,6 @@
 namespace obscheck {
 namespace {
 
-// With a backend that counts exactly (run/backend.h), two runs: one measures, the
-// second confirms.
-constexpr int kExactMeasureRuns = 2;
 // The bootstrap's seed is fixed per invocation so the same data give the same CI.
 constexpr std::uint64_t kMeasureSeed = 0x6f6273636865636bULL;
 // The plan's observer: a journal of measure, not of a check.
@@ -89,13 +86,13 @@ nlohmann::json measure_part(const MeasureSetup& m) {
 
 }  // namespace
 
-CheckRequest measure_request(const Options& o) {
-  CheckRequest r = check_request_from(o);
+CheckRequest measure_request(CheckRequest r, bool runs_given) {
   const std::shared_ptr<const Backend> backend = choose_backend(r);
   if (r.counters.empty()) r.counters = backend->default_counters(CounterUse::measure);
-  if (backend->exact() && !o.runs_given) r.runs = kExactMeasureRuns;
-  if (backend->exact() && !o.warmup_given) r.warmup = 0;
-  r.seed = o.seed_given ? o.seed : kMeasureSeed;
+  const BlockPolicy policy = backend->block_policy();
+  if (policy.blocks && !runs_given) r.runs = static_cast<int>(*policy.blocks);
+  if (!policy.warmup && !r.warmup_given) r.warmup = 0;
+  if (!r.seed_given) r.seed = kMeasureSeed;
   r.seed_given = true;
   return r;
 }
@@ -115,15 +112,8 @@ MeasureSetup measure_setup(CheckRequest r) {
 }
 
 nlohmann::json measure_manifest(const MeasureSetup& m) {
-  ManifestInput in;
-  in.obscheck_version = OBSCHECK_VERSION;
-  in.created = std::chrono::system_clock::now();
-  in.host = read_host();
-  in.options = request_to_json(m.request);
-  in.target = TargetInfo{m.spec.launch.path, m.spec.launch.argv, sha256_file(m.spec.launch.path)};
-  in.env = m.spec.launch.env.vars();
-  nlohmann::json manifest = make_manifest(in, m.plan);
-  manifest["command"] = "measure";
+  nlohmann::json manifest = job_manifest(JobKind::measure, read_host(), request_to_json(m.request), m.spec.launch,
+                                         sha256_file(m.spec.launch.path), m.plan);
   manifest["measure"] = measure_part(m);
   return manifest;
 }
@@ -151,10 +141,7 @@ MeasureOutcome run_measure_session(MeasureSetup& m, std::vector<RunRecord> recor
     recorded.push_back(std::move(r));
   });
   const bool ended = !result.interrupted;
-  if (journal) {
-    if (ended) journal->append_note({{"kind", "finished"}});
-    else journal->append_note({{"kind", "interrupted"}});
-  }
+  if (journal) journal->append_note(end_note(!ended));
   MeasureOutcome out =
       measure_outcome(m.request, m.backend_notes, m.event_notes, m.sim_event_names, env_bytes, recorded, ended);
   // A re-run warm-up that failed is not in the journal: said here, as the run that stopped.
@@ -172,7 +159,7 @@ MeasureOutcome journal_measure_outcome(const JournalData& d) {
   const auto event_notes = part.value("event_notes", std::vector<std::string>{});
   const auto sim_events = part.value("sim_events", std::vector<std::string>{});
   const std::size_t env_bytes = d.runs.empty() ? 0 : d.runs.front().env_bytes;
-  return measure_outcome(r, backend_notes, event_notes, sim_events, env_bytes, d.runs, journal_complete(d.notes));
+  return measure_outcome(r, backend_notes, event_notes, sim_events, env_bytes, d.runs, ends_finished(d.notes));
 }
 
 }  // namespace obscheck

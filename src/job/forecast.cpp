@@ -1,4 +1,4 @@
-#include "cli/forecast.h"
+#include "job/forecast.h"
 
 #include <fmt/core.h>
 
@@ -9,15 +9,15 @@
 
 namespace obscheck {
 
-WarmupFn warmup_forecast(const Options& o, const Plan& plan, double margin) {
-  return [&o, &plan, margin](const WarmupSeen& w) {
+WarmupFn warmup_forecast(bool budget_auto, const Plan& plan, double margin) {
+  return [budget_auto, &plan, margin](const WarmupSeen& w) {
     double budget = w.time_budget_s;
     const std::optional<PilotNoise> pilot = w.runs ? pilot_noise(plan, *w.runs) : std::nullopt;
     std::string line = fmt::format("obscheck: a block ({} runs) takes ~{:.2g} s", plan.block_size(), w.block_s);
-    if (o.time_budget_auto && pilot) {
+    if (budget_auto && pilot) {
       budget = auto_budget(pilot->sigma, w.block_s, margin, plan.spec.warmup_blocks);
       line += fmt::format("; --time-budget auto: {:.0f} s", budget);
-    } else if (o.time_budget_auto) {
+    } else if (budget_auto) {
       line += fmt::format("; --time-budget auto: no A/A pair to judge the noise by, so {:g} s", budget);
     }
     const bool fixed = plan.spec.fixed_blocks.has_value();

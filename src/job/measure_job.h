@@ -1,4 +1,4 @@
-// cli/: measure's pipeline between its command line and its report (the command,
+// job/: measure's lifecycle between its command line and its report (the command,
 // cli/cmd_measure.cpp, parses, prints and picks the exit code around it). The request
 // gets measure's own defaults; one configuration is planned and repeated, each run
 // journalled as it ends when a journal is given; a resume rebuilds the setup from its
@@ -13,7 +13,6 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/measure.h"
-#include "cli/options.h"
 #include "plan/plan.h"
 #include "record/journal.h"
 #include "record/request.h"
@@ -31,10 +30,11 @@ struct MeasureSetup {
   Plan plan;
 };
 
-// The request, as measure reads the command line: its own defaults filled in (the
-// backend's counters; two runs and no warm-up when it counts exactly), so the journal
-// records what ran, not what was left to a default.
-CheckRequest measure_request(const Options& o);
+// The request as measure runs it: its own defaults filled in (the backend's counters;
+// two runs and no warm-up when it counts exactly, unless --runs or -w said otherwise;
+// a fixed seed unless --seed gave one), so the journal records what ran, not what was
+// left to a default. `runs_given`: the command line gave --runs.
+CheckRequest measure_request(CheckRequest r, bool runs_given);
 
 // Resolves the request on this host: the counters (all must count: Error(event)), the
 // launch, the backend's measurer and notes, the plan.

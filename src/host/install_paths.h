@@ -1,4 +1,4 @@
-// cli/: where the files obscheck needs beside its own binary are, in a build tree and
+// host/: where the files obscheck needs beside its own binary are, in a build tree and
 // in an installed (and possibly moved) prefix. Every lookup starts from the running
 // executable (/proc/self/exe), never from the current directory, so the tool works
 // from any working directory and after its prefix is moved.

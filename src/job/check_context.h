@@ -1,6 +1,6 @@
-// cli/: what a check report says besides the findings (report/check_report.h
+// job/: what a check report says besides the findings (report/check_report.h
 // CheckContext): for a check just run, from its session; for `obscheck report`, from
-// the journal's manifest and notes alone. Also the exit code of a check's verdicts.
+// the journal's manifest and notes alone.
 #pragma once
 
 #include <string>
@@ -9,7 +9,6 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/check.h"
-#include "cli/options.h"
 #include "plan/plan.h"
 #include "record/journal_reader.h"
 #include "record/run_record.h"
@@ -17,10 +16,6 @@
 #include "run/session.h"
 
 namespace obscheck {
-
-// The exit code of a check (or its report) that ran to the end: --fail-on over the
-// verdicts it reached, per metric and level.
-int check_exit_code(const Options& o, const Plan& plan, const Findings& f);
 
 // What the observer itself recorded, per level, for the report: probe hit counts
 // (exact counts: the same in every run, or their range), samples taken and lost, a

@@ -1,4 +1,4 @@
-#include "cli/install_paths.h"
+#include "host/install_paths.h"
 
 #include <unistd.h>
 

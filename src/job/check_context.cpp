@@ -1,4 +1,4 @@
-#include "cli/check_context.h"
+#include "job/check_context.h"
 
 #include <fmt/core.h>
 #include <fmt/ranges.h>
@@ -6,12 +6,10 @@
 #include <map>
 #include <optional>
 
-#include "analysis/summary.h"
-#include "cli/commands.h"
-#include "cli/resume.h"
 #include "host/doctor.h"
 #include "host/host_info.h"
 #include "record/journal.h"
+#include "record/journal_notes.h"
 #include "run/backend.h"
 
 namespace obscheck {
@@ -34,14 +32,21 @@ double number_field(const nlohmann::json& j, const char* key) {
   return j.contains(key) && j.at(key).is_number() ? j.at(key).get<double>() : 0.0;
 }
 
+// An end note's reason to stop, in words; a word this version does not know, as written.
 std::string stop_text(const nlohmann::json& sweep) {
   const std::string why = text_field(sweep, "stopped");
   const double budget = number_field(sweep, "time_budget");
-  if (why == "decided") return "decided";
-  if (why == "budget") return fmt::format("stopped by the time budget ({:g} s)", budget);
-  if (why == "futile") return fmt::format("stopped: the rest of the time budget ({:g} s) could not decide", budget);
-  if (why == "cap") return "stopped at --max-runs";
-  if (why == "fixed") return "its --runs blocks done";
+  const std::optional<StopReason> stop = stop_reason_from(why);
+  if (!stop) return why;
+  switch (*stop) {
+    case StopReason::decided: return "decided";
+    case StopReason::budget: return fmt::format("stopped by the time budget ({:g} s)", budget);
+    case StopReason::futile: return fmt::format("stopped: the rest of the time budget ({:g} s) could not decide", budget);
+    case StopReason::cap: return "stopped at --max-runs";
+    case StopReason::fixed: return "its --runs blocks done";
+    case StopReason::interrupted:
+    case StopReason::failed: break;
+  }
   return why;
 }
 
@@ -49,7 +54,8 @@ std::string stretches_line(const std::vector<nlohmann::json>& notes) {
   std::string line;
   std::size_t before = 0;
   for (const nlohmann::json& n : notes) {
-    if (!n.is_object() || !n.contains("kind") || (n.at("kind") != "finished" && n.at("kind") != "interrupted")) continue;
+    const std::optional<NoteKind> kind = note_kind_of(n);
+    if (kind != NoteKind::finished && kind != NoteKind::interrupted) continue;
     if (!n.contains("sweep") || !n.at("sweep").is_object() || !n.at("sweep").contains("stopped")) continue;
     const nlohmann::json& sw = n.at("sweep");
     const auto blocks = static_cast<std::size_t>(std::max(0.0, number_field(sw, "blocks")));
@@ -73,10 +79,6 @@ std::vector<std::string> sweep_lines(const std::vector<nlohmann::json>& notes, c
   if (!parts.empty())
     out.push_back(fmt::format("stopped running once settled: {} ({} runs saved)", fmt::join(parts, "; "), runs_saved));
   return out;
-}
-
-int check_exit_code(const Options& o, const Plan& plan, const Findings& f) {
-  return findings_exit_code(o, summarize_check(plan, f).outcomes, kCheckFailOn);
 }
 
 namespace {
@@ -225,10 +227,10 @@ CheckContext manifest_context(const JournalData& d, const Plan& plan) {
   ctx.runs_planned = runs_for(plan, plan_looks(plan).back());
   ctx.runs_done = d.runs.size();
   // The last word of the sweep decides: a resumed sweep that finished is complete.
-  const std::string last = d.notes.empty() ? "" : d.notes.back().value("kind", "");
+  const std::optional<NoteKind> last = d.notes.empty() ? std::nullopt : note_kind_of(d.notes.back());
   if (!d.notes.empty() && d.notes.back().contains("sweep") && d.notes.back().at("sweep").is_object())
     ctx.seconds_per_block = d.notes.back().at("sweep").value("seconds_per_block", 0.0);
-  ctx.complete = last == "finished";
+  ctx.complete = last == NoteKind::finished;
   std::size_t saved = 0;
   for (const nlohmann::json& n : d.notes)
     if (n.is_object() && n.contains("sweep") && n.at("sweep").is_object() && n.at("sweep").contains("runs_saved") &&
@@ -237,7 +239,7 @@ CheckContext manifest_context(const JournalData& d, const Plan& plan) {
   ctx.sweep = sweep_lines(d.notes, plan, saved);
   for (const auto& w : request.dropped) ctx.warnings.push_back("dropped (--allow-missing): " + w);
   ctx.backend = choose_backend(request)->notes(request.counters.items());
-  if (last == "interrupted") ctx.warnings.push_back("interrupted: continue with obscheck --resume " + d.path);
+  if (last == NoteKind::interrupted) ctx.warnings.push_back("interrupted: continue with obscheck --resume " + d.path);
   return ctx;
 }
 

@@ -1,0 +1,21 @@
+// cli/: the command line as one typed request (record/request.h), built once where the
+// options are read; everything below reads the request's fields (job/check_setup.h
+// resolves it on this host).
+#pragma once
+
+#include "cli/options.h"
+#include "record/request.h"
+
+namespace obscheck {
+
+// The check the user asked for, its backend chosen (job/check_setup.h settle_backend).
+// Reads the options only; resolves nothing on the host but the simulated geometry
+// (--backend sim: valgrind must be there before a journal is written). Throws
+// Error(usage) for an observer that cannot act in this mode or under simulation.
+CheckRequest check_request_from(const Options& o);
+
+// How the target starts, as the options say (job/check_setup.h launch_spec_for turns
+// it into a LaunchSpec).
+LaunchRequest launch_request_from(const Options& o);
+
+}  // namespace obscheck

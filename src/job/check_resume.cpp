@@ -1,0 +1,116 @@
+#include "job/check_resume.h"
+
+#include <fmt/core.h>
+
+#include <vector>
+
+#include "job/journal_job.h"
+#include "record/journal_notes.h"
+#include "record/request.h"
+#include "run/backend.h"
+#include "util/error.h"
+
+namespace obscheck {
+namespace {
+
+// The last end note's "sweep" object, or null.
+nlohmann::json last_sweep(const std::vector<nlohmann::json>& notes) {
+  for (auto it = notes.rbegin(); it != notes.rend(); ++it)
+    if (it->is_object() && it->contains("sweep") && it->at("sweep").is_object()) return it->at("sweep");
+  return nullptr;
+}
+
+// Why the journal's last invocation stopped (nullopt when its end note does not say).
+std::optional<StopReason> last_stop(const std::vector<nlohmann::json>& notes) {
+  const nlohmann::json sw = last_sweep(notes);
+  if (!sw.is_object() || !sw.contains("stopped") || !sw.at("stopped").is_string()) return std::nullopt;
+  return stop_reason_from(sw.at("stopped").get_ref<const std::string&>());
+}
+
+// The budget a resume keeps: the one given, else the one the journal's last stretch
+// kept (--time-budget auto's choice too), else the one the check was started with.
+double resumed_budget(const CheckResumeAsk& ask, const std::vector<nlohmann::json>& notes, double recorded) {
+  if (ask.time_budget) return *ask.time_budget;
+  const nlohmann::json sw = last_sweep(notes);
+  if (sw.is_object() && sw.contains("time_budget") && sw.at("time_budget").is_number() &&
+      sw.at("time_budget").get<double>() >= 0)
+    return sw.at("time_budget").get<double>();
+  return recorded;
+}
+
+// The cap (measured blocks) a resume runs to: the --max-runs given with it, which may
+// only raise the journal's; else, for a check stopped at its cap, as many blocks again;
+// else the journal's. Throws Error(usage) for a --max-runs below the journal's cap.
+std::size_t resumed_cap(const CheckResumeAsk& ask, const Plan& plan, std::optional<StopReason> stopped) {
+  const std::size_t cap = plan.spec.max_blocks;
+  if (ask.max_runs) {
+    const auto asked = static_cast<std::size_t>(*ask.max_runs);
+    if (plan.spec.fixed_blocks)
+      throw Error(ErrorKind::usage, fmt::format("--max-runs with --resume: the journal's check runs a fixed {} blocks (--runs)",
+                                                *plan.spec.fixed_blocks),
+                  "leave --max-runs out");
+    if (asked < cap)
+      throw Error(ErrorKind::usage, fmt::format("--max-runs {} is below the journal's cap of {} blocks: a resume can only raise it", asked, cap),
+                  fmt::format("give --max-runs above {}, or leave it out", cap));
+    return asked;
+  }
+  if (stopped == StopReason::cap && !plan.spec.fixed_blocks) return cap + cap;
+  return cap;
+}
+
+// The journal's request resolved here, in a session over the journal's plan and runs;
+// refuses a changed binary, environment or doses.
+void prepare_resumed(ResumedCheck& c, const Plan& recorded, double time_budget) {
+  const nlohmann::json& m = c.journal.data.manifest;
+  CheckRequest request = request_from_manifest(m);
+  request.time_budget = time_budget;
+  choose_backend(request)->require_here();
+  c.prepared = prepare_check(request);
+  Session& s = c.session;
+  s.plan = recorded;
+  s.spec = c.prepared.spec;
+  s.runs = c.journal.data.runs;
+  s.journal_path = c.journal.writer.path();
+  s.journal_notes = c.journal.data.notes;
+  refuse_changed_binary(m, s.spec.base.path, "check");
+  refuse_changed_environment(m, s.spec.base.env, "check");
+  if (c.prepared.plan.levels != s.plan.spec.levels)
+    throw Error(ErrorKind::usage, "the observer's doses differ from the journal's (a rebuilt variant, a changed symbol?)",
+                "start a new check");
+  c.host = m.value("host", nlohmann::json::object());
+}
+
+}  // namespace
+
+ResumedCheck resume_check(const std::string& path, const CheckResumeAsk& ask) {
+  ResumedCheck c{JournalWriter::open_for_resume(path)};
+  const JournalData& d = c.journal.data;
+  const std::optional<StopReason> stopped = last_stop(d.notes);
+  const Plan recorded = plan_from_journal(d);
+  const std::size_t cap = resumed_cap(ask, recorded, stopped);
+  const bool raised = cap > recorded.spec.max_blocks;
+  const bool continued = ends_finished(d.notes) && ((stopped && continuable_stop(*stopped)) || (stopped == StopReason::cap && raised));
+  c.complete = ends_finished(d.notes) && !continued;
+  if (c.complete) return c;
+  prepare_resumed(c, recorded, resumed_budget(ask, d.notes, request_from_manifest(d.manifest).time_budget));
+  Session& s = c.session;
+  if (raised) {
+    // Recorded before any run past the old cap, so every reader knows those runs.
+    const nlohmann::json note = extend_note(cap);
+    c.journal.writer.append_note(note);
+    apply_extend_note(s.plan, note);
+    s.journal_notes.push_back(note);
+  }
+  if (continued)
+    c.notice = fmt::format("continuing {} after {} measured blocks ({}), up to {} blocks, with a time budget of {:g} s",
+                           s.journal_path, measured_blocks_run(s.runs),
+                           stopped == StopReason::cap ? fmt::format("stopped at its cap of {} blocks", recorded.spec.max_blocks)
+                                                      : std::string("stopped by its time budget"),
+                           cap, c.prepared.request.time_budget);
+  // Dropped counters and notes were reported when the check began.
+  c.prepared.warnings.clear();
+  if (d.torn_tail) c.prepared.warnings.push_back(kTornTailNotice);
+  return c;
+}
+
+}  // namespace obscheck

@@ -1,0 +1,338 @@
+#include "job/sweep_job.h"
+
+#include <fmt/core.h>
+#include <sys/time.h>
+
+#include <optional>
+
+#include "job/journal_job.h"
+#include "host/host_info.h"
+#include "record/journal.h"
+#include "record/journal_notes.h"
+#include "run/measure.h"
+#include "util/error.h"
+#include "util/timeval.h"
+
+namespace obscheck {
+namespace {
+
+template <class T>
+T field(const nlohmann::json& j, const char* key, const std::string& where) {
+  try {
+    return j.at(key).get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw Error(ErrorKind::io, fmt::format("{}: field {} is missing or has the wrong type", where, key),
+                "the journal was not written by obscheck bias or compare, or was edited");
+  }
+}
+
+template <class T>
+nlohmann::json optional_json(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json();
+}
+
+template <class T>
+std::optional<T> optional_field(const nlohmann::json& j, const char* key, const std::string& where) {
+  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
+  return field<T>(j, key, where);
+}
+
+nlohmann::json context_json(const SweepContextRecord& c) {
+  return {{"id", c.id},
+          {"label", c.label},
+          {"env_pad", optional_json(c.env_pad)},
+          {"env_bytes", c.env_bytes},
+          {"argv0_pad", c.argv0_pad},
+          {"link_order", optional_json(c.link_order)},
+          {"objects", c.objects},
+          {"binary", c.binary},
+          {"binary_sha256", c.binary_sha256},
+          {"failure", c.failure}};
+}
+
+SweepContextRecord context_from(const nlohmann::json& j) {
+  const std::string where = "sweep context";
+  SweepContextRecord c;
+  c.id = field<std::size_t>(j, "id", where);
+  c.label = field<std::string>(j, "label", where);
+  c.env_pad = optional_field<std::size_t>(j, "env_pad", where);
+  c.env_bytes = field<std::size_t>(j, "env_bytes", where);
+  c.argv0_pad = field<std::size_t>(j, "argv0_pad", where);
+  c.link_order = optional_field<std::size_t>(j, "link_order", where);
+  c.objects = field<std::vector<std::string>>(j, "objects", where);
+  c.binary = field<std::string>(j, "binary", where);
+  c.binary_sha256 = field<std::string>(j, "binary_sha256", where);
+  c.failure = field<std::string>(j, "failure", where);
+  return c;
+}
+
+double ns(const timeval& t) { return static_cast<double>(timeval_ns(t)); }
+
+// The record the journal holds, as it reads back: the live report is made from the
+// same bytes a report of the journal reads (invalid UTF-8 in a first line replaced).
+RunRecord as_journalled(const RunRecord& r) {
+  RunRecord back;
+  from_json(nlohmann::json::parse(run_line(r)), back);
+  return back;
+}
+
+// What differs between the sweep the journal recorded and the one this host would run
+// now, in words; "" when none.
+std::string sweep_difference(const SweepReport& recorded, const SweepReport& now) {
+  if (recorded.variants.size() != now.variants.size()) return "the variants differ";
+  for (std::size_t v = 0; v < now.variants.size(); ++v)
+    if (recorded.variants[v].binary_sha256 != now.variants[v].binary_sha256)
+      return fmt::format("{} ({}) has changed since the journal was started (sha256 differs)", now.variants[v].name,
+                         now.variants[v].argv.empty() ? "" : now.variants[v].argv[0]);
+  if (recorded.contexts.size() != now.contexts.size()) return "the contexts differ";
+  for (std::size_t c = 0; c < now.contexts.size(); ++c) {
+    const SweepContextRecord &a = recorded.contexts[c], &b = now.contexts[c];
+    if (a.label != b.label) return fmt::format("context {} is '{}' here, '{}' in the journal", c, b.label, a.label);
+    if (a.env_bytes != b.env_bytes)
+      return fmt::format("context {}'s environment is {} bytes here, {} in the journal", a.label, b.env_bytes, a.env_bytes);
+    if (a.failure.empty() != b.failure.empty())
+      return fmt::format("context {} could{} be prepared here and could{} in the journal", a.label,
+                         b.failure.empty() ? "" : " not", a.failure.empty() ? "" : " not");
+    if (a.binary_sha256 != b.binary_sha256)
+      return fmt::format("context {} links another binary than the journal's (sha256 differs)", a.label);
+  }
+  return "";
+}
+
+}  // namespace
+
+nlohmann::json brief_to_json(const SweepBrief& b) {
+  const SweepReport& h = b.header;
+  nlohmann::json variants = nlohmann::json::array(), contexts = nlohmann::json::array();
+  for (const SweepVariantRecord& v : h.variants)
+    variants.push_back({{"name", v.name}, {"argv", v.argv}, {"binary_sha256", v.binary_sha256}});
+  for (const SweepContextRecord& c : h.contexts) contexts.push_back(context_json(c));
+  return {{"command", h.command},
+          {"variants", variants},
+          {"contexts", contexts},
+          {"seed", h.seed},
+          {"runs_per_context", h.runs_per_context},
+          {"warmup", h.warmup},
+          {"events", h.events},
+          {"metric", h.metric},
+          {"pad_name", h.pad_name},
+          {"report_margin", h.margin},
+          {"alpha", h.alpha},
+          {"notes", h.notes},
+          {"metrics", b.metrics},
+          {"margin", b.margin},
+          {"aa", b.aa},
+          {"fail_on", b.fail_on},
+          {"arguments", b.arguments}};
+}
+
+SweepBrief brief_from_json(const nlohmann::json& j) {
+  const std::string where = "the journal's sweep";
+  if (!j.is_object()) throw Error(ErrorKind::io, where + " is not an object");
+  SweepBrief b;
+  SweepReport& h = b.header;
+  h.command = field<std::string>(j, "command", where);
+  for (const nlohmann::json& v : field<nlohmann::json>(j, "variants", where))
+    h.variants.push_back({field<std::string>(v, "name", "sweep variant"), field<std::vector<std::string>>(v, "argv", "sweep variant"),
+                          field<std::string>(v, "binary_sha256", "sweep variant")});
+  for (const nlohmann::json& c : field<nlohmann::json>(j, "contexts", where)) h.contexts.push_back(context_from(c));
+  h.seed = field<std::uint64_t>(j, "seed", where);
+  h.runs_per_context = field<int>(j, "runs_per_context", where);
+  h.warmup = field<int>(j, "warmup", where);
+  h.events = field<std::string>(j, "events", where);
+  h.metric = field<std::string>(j, "metric", where);
+  h.pad_name = field<std::string>(j, "pad_name", where);
+  h.margin = field<double>(j, "report_margin", where);
+  h.alpha = field<double>(j, "alpha", where);
+  h.notes = field<std::vector<std::string>>(j, "notes", where);
+  b.metrics = field<std::vector<std::string>>(j, "metrics", where);
+  b.margin = field<double>(j, "margin", where);
+  b.aa = field<bool>(j, "aa", where);
+  b.fail_on = field<std::vector<std::string>>(j, "fail_on", where);
+  b.arguments = field<std::vector<std::string>>(j, "arguments", where);
+  if (h.variants.empty() || (h.command != "bias" && h.command != "compare") || (h.command == "compare" && h.variants.size() < 2))
+    throw Error(ErrorKind::io, where + " names no command of its variants");
+  return b;
+}
+
+namespace {
+
+// The report's header: the sweep's seed, runs, events, metric, notes, variants and
+// contexts (each context's environment size as the first variant runs in it).
+SweepReport sweep_header(const SweepSetup& setup, const SweepSpec& spec, JobKind kind, const SweepAsk& ask) {
+  SweepReport h;
+  h.command = std::string(to_string(kind));
+  h.seed = setup.seed;
+  h.runs_per_context = spec.runs;
+  h.warmup = spec.warmup;
+  h.metric = setup.metric;
+  h.pad_name = kPadName;
+  for (const auto& e : setup.events.events) h.events += (h.events.empty() ? "" : ",") + e.spec;
+  for (const auto& e : setup.sim_events) h.events += (h.events.empty() ? "" : ",") + e.name;
+  h.notes = setup.backend_notes;
+  for (const VariantSpec& v : spec.variants) h.variants.push_back({v.name, v.launch.argv, v.sha256});
+  for (const ContextSpec& c : spec.contexts) {
+    SweepContextRecord cr;
+    cr.id = c.id;
+    cr.label = c.label;
+    cr.env_pad = c.env_pad;
+    cr.env_bytes = context_launch(spec.variants.at(0), c).env.size_bytes();
+    cr.argv0_pad = c.argv0_pad;
+    cr.link_order = c.link_order;
+    cr.objects = c.objects;
+    cr.binary = c.binary;
+    cr.binary_sha256 = c.binary_sha256;
+    cr.failure = c.failure;
+    h.contexts.push_back(std::move(cr));
+  }
+  h.alpha = ask.alpha;
+  if (kind == JobKind::compare) h.margin = ask.margin;
+  return h;
+}
+
+// The metrics analysed: the chosen one first, then every other counter; wall time too
+// when the backend times the program.
+std::vector<std::string> sweep_metrics(const SweepSetup& setup) {
+  std::vector<std::string> metrics = {setup.metric};
+  for (const auto& e : setup.events.events)
+    if (e.name != setup.metric) metrics.push_back(e.name);
+  // Under --backend sim every simulated counter asked for is analysed too; wall time
+  // is then the simulator's, not the program's, and is left out.
+  for (const auto& e : setup.sim_events)
+    if (e.name != setup.metric) metrics.push_back(e.name);
+  if (setup.metric != "wall-time" && setup.backend->times_the_program()) metrics.push_back("wall-time");
+  return metrics;
+}
+
+}  // namespace
+
+SweepJob make_sweep_job(SweepSetup setup, std::vector<VariantSpec> variants, JobKind kind, const SweepAsk& ask) {
+  SweepJob job;
+  job.setup = std::move(setup);
+  SweepSpec& spec = job.spec;
+  spec.variants = std::move(variants);
+  spec.contexts = job.setup.contexts;
+  spec.events = job.setup.events;
+  spec.runs = job.setup.runs;
+  spec.warmup = job.setup.warmup;
+  spec.measurer = job.setup.measurer;
+  spec.seed = job.setup.seed;
+  for (const ContextSpec& c : spec.contexts)
+    if (c.failure.empty()) {
+      job.plan = sweep_plan(spec, std::string(to_string(kind)));
+      break;
+    }
+  job.brief.header = sweep_header(job.setup, spec, kind, ask);
+  job.brief.metrics = sweep_metrics(job.setup);
+  job.brief.margin = ask.margin;
+  job.brief.aa = ask.aa;
+  job.brief.fail_on = ask.fail_on;
+  job.brief.arguments = ask.arguments;
+  return job;
+}
+
+RunRecord journal_record_of(const Plan& plan, const Trial& trial, const SweepRun& run) {
+  RunRecord r = run_record_for(plan, trial);
+  r.env_bytes = run.env_bytes;
+  r.exit = run.exit;
+  r.readings = run.readings;
+  r.extra = {{"context", run.context},     {"variant", run.variant}, {"argv", run.argv},
+             {"binary", run.binary},       {"binary_sha256", run.binary_sha256},
+             {"first_line", run.first_line}};
+  if (run.stack_address) r.extra["stack_address"] = *run.stack_address;
+  if (!run.failure.empty()) r.extra["failure"] = run.failure;
+  return r;
+}
+
+SweepRunRecord report_record_of(const RunRecord& r) {
+  const std::string where = fmt::format("run {}", r.index);
+  SweepRunRecord rr;
+  rr.seq = r.index;
+  rr.round = r.block;
+  rr.context = field<std::size_t>(r.extra, "context", where);
+  rr.variant = field<std::size_t>(r.extra, "variant", where);
+  rr.env_bytes = r.env_bytes;
+  rr.argv = field<std::vector<std::string>>(r.extra, "argv", where);
+  rr.binary = field<std::string>(r.extra, "binary", where);
+  rr.binary_sha256 = field<std::string>(r.extra, "binary_sha256", where);
+  rr.failure = r.extra.value("failure", "");
+  rr.ok = rr.failure.empty();
+  rr.status = rr.ok ? describe_exit(r.exit, 0) : rr.failure;
+  rr.wall_ns = r.exit.wall_ns;
+  for (const Reading& rd : r.readings) {
+    rr.metrics.emplace_back(rd.name, rd.value);
+    rr.multiplexed = rr.multiplexed || rd.multiplexed;
+  }
+  rr.metrics.emplace_back("wall-time", static_cast<double>(r.exit.wall_ns));
+  rr.metrics.emplace_back("user-time", ns(r.exit.usage.ru_utime));
+  rr.output_digest = r.exit.output_digest;
+  rr.first_line = field<std::string>(r.extra, "first_line", where);
+  rr.stack_address = optional_field<std::uint64_t>(r.extra, "stack_address", where);
+  return rr;
+}
+
+SweepReport sweep_report(const SweepBrief& brief, const std::vector<RunRecord>& runs, bool interrupted) {
+  SweepReport report = brief.header;
+  for (const RunRecord& r : runs) report.runs.push_back(report_record_of(r));
+  if (interrupted)
+    report.notes.push_back(fmt::format("interrupted after {} runs: the analysis covers what finished", runs.size()));
+  return report;
+}
+
+nlohmann::json sweep_manifest(const SweepJob& job) {
+  const VariantSpec& first = job.spec.variants.at(0);
+  const nlohmann::json options = {{"arguments", job.brief.arguments},
+                                  {"backend", std::string(to_string(job.setup.backend->kind()))}};
+  nlohmann::json manifest = job_manifest(job_kind_from(job.brief.header.command).value(), read_host(), options,
+                                         first.launch, first.sha256, job.plan.value());
+  manifest["sweep"] = brief_to_json(job.brief);
+  return manifest;
+}
+
+SweepRunsDone run_sweep_job(SweepJob& job, std::vector<RunRecord> recorded, JournalWriter* journal,
+                            const ContextSweepProgress& progress) {
+  SweepRunsDone done;
+  if (job.plan) {
+    const Plan& plan = *job.plan;
+    const std::vector<Trial> todo =
+        remaining_trials(plan, recorded, journal ? journal->path() : std::string(), *plan.spec.fixed_blocks);
+    ContextSweepProgress overall;
+    if (progress) {
+      const std::size_t before = recorded.size(), total = before + todo.size();
+      overall = [&progress, before, total](std::size_t ran, std::size_t) { progress(before + ran, total); };
+    }
+    const ContextSweepResult result =
+        run_context_sweep(job.spec, plan, todo, overall, [&](const Trial& trial, const SweepRun& run) {
+          RunRecord r = as_journalled(journal_record_of(plan, trial, run));
+          if (journal) journal->append(r);
+          recorded.push_back(std::move(r));
+        });
+    done.interrupted = result.interrupted;
+    if (journal) journal->append_note(end_note(done.interrupted));
+  }
+  done.runs = std::move(recorded);
+  return done;
+}
+
+void refuse_changed_sweep(const JournalData& d, const SweepBrief& recorded, const SweepJob& job) {
+  refuse_changed_environment(d.manifest, job.spec.variants.at(0).launch.env, "sweep");
+  if (const std::string why = sweep_difference(recorded.header, job.brief.header); !why.empty())
+    throw Error(ErrorKind::usage, why, "a resumed sweep must run the same programs in the same contexts; start a new one");
+  if (!job.plan || !(plan_from_journal(d).spec == job.plan->spec))
+    throw Error(ErrorKind::usage, "the sweep's plan differs from the journal's", "start a new sweep");
+}
+
+SweepBrief journal_brief(const JournalData& d) {
+  if (!d.manifest.contains("sweep")) throw Error(ErrorKind::io, d.path + ": the manifest has no sweep");
+  SweepBrief brief = brief_from_json(d.manifest.at("sweep"));
+  if (d.manifest.contains("host") && d.manifest.at("host").is_object()) {
+    try {
+      brief.host = d.manifest.at("host").get<HostInfo>();
+    } catch (const nlohmann::json::exception&) {
+      // A host this obscheck cannot read: the page describes this one instead.
+    }
+  }
+  return brief;
+}
+
+}  // namespace obscheck

@@ -1,0 +1,132 @@
+// job/: one sweep of `obscheck bias` or `obscheck compare`, live or from its journal
+// (the commands, cli/cmd_bias.cpp and cli/cmd_compare.cpp, build the setup from their
+// options and print the report; cli/sweep_session.cpp wires them to this).
+//
+// A sweep is planned through plan/ (run/contexts.h sweep_plan: one configuration per
+// context and variant), and with --journal FILE every run is recorded as it ends, in
+// the check's journal format: the manifest names the command and carries the sweep's
+// brief (below), each run line its context, variant, argv, binary and first line.
+// Ctrl-C leaves the journal valid (exit 130); --resume FILE runs what is missing, each
+// planned run once; obscheck report FILE prints the report again from the file alone.
+// The live report and the journal's are made by the same functions from the same
+// records (each run goes through its journal line, kept or not), so they are the same
+// bytes.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "events/event.h"
+#include "host/host_info.h"
+#include "observe/sim.h"
+#include "record/journal_notes.h"
+#include "record/run_record.h"
+#include "report/bias_report.h"
+#include "run/backend.h"
+#include "run/contexts.h"
+#include "run/link_order.h"
+
+namespace obscheck {
+
+class JournalWriter;
+struct JournalData;
+
+// The driver-side set-up bias and compare share (cli/sweep_common.h prepare_sweep
+// builds it from the options).
+struct SweepSetup {
+  std::optional<TempDir> link_dir;        // owns the linked binaries while they run
+  std::vector<LinkVariant> links;
+  std::vector<ContextSpec> contexts;      // ids 0..n-1 after sampling
+  EventSet events;
+  std::string metric;
+  std::uint64_t seed = 0;
+  int runs = kDefaultContextRuns;
+  int warmup = 1;
+  // Where the counts come from (run/backend.h). Under simulation the runs count
+  // sim_events and `events` stays empty. backend_notes: what the report says about it.
+  std::shared_ptr<const Backend> backend;
+  std::vector<SimEvent> sim_events;
+  RunMeasurer measurer;                   // the backend's (Backend::run_measurer)
+  std::vector<std::string> backend_notes;
+};
+
+// What a sweep's report needs besides its runs: the manifest's "sweep" object.
+struct SweepBrief {
+  // The report's header: command, variants, contexts, seed, runs per context, warm-up,
+  // events, metric, pad, notes, margin, alpha. No runs, no analysis.
+  SweepReport header;
+  std::vector<std::string> metrics;    // bias: the metrics analysed, the chosen one first
+  double margin = 0.01;                // ε of the analysis (--margin)
+  bool aa = false;                     // compare --aa: variant 2 is the baseline's copy
+  std::vector<std::string> fail_on;    // --fail-on as given (empty: the command's default)
+  std::vector<std::string> arguments;  // the command line, parsed again by --resume
+  // Not in the JSON: the manifest's host, which report_sweep sets so the page describes
+  // the host that measured; unset live (this host).
+  std::optional<HostInfo> host;
+};
+nlohmann::json brief_to_json(const SweepBrief& b);
+// Throws Error(io) naming a missing or malformed field.
+SweepBrief brief_from_json(const nlohmann::json& j);
+
+// What one command runs: the setup (it owns the linked binaries), the runner's spec, its
+// plan and the brief.
+struct SweepJob {
+  SweepSetup setup;
+  SweepSpec spec;
+  std::optional<Plan> plan;  // sweep_plan(spec); none when no context could be prepared
+  SweepBrief brief;
+};
+
+// What the command line asks of a sweep's analysis besides its setup.
+struct SweepAsk {
+  double alpha = 0.05;                 // 1 - --confidence
+  double margin = 0.01;                // --margin
+  bool aa = false;                     // compare --aa
+  std::vector<std::string> fail_on;    // --fail-on as given
+  std::vector<std::string> arguments;  // the command line, parsed again by --resume
+};
+
+// The `kind` (bias or compare) job of `variants` in `setup`'s contexts: the runner's
+// spec, its plan (none when no context could be prepared), the report's header and the
+// metrics analysed (the chosen one first).
+SweepJob make_sweep_job(SweepSetup setup, std::vector<VariantSpec> variants, JobKind kind, const SweepAsk& ask);
+
+// A run as the journal records it, and back as the report reads it.
+RunRecord journal_record_of(const Plan& plan, const Trial& trial, const SweepRun& run);
+SweepRunRecord report_record_of(const RunRecord& r);
+
+// The report's records of `runs` under the brief's header, the interruption said as
+// the report says it.
+SweepReport sweep_report(const SweepBrief& brief, const std::vector<RunRecord>& runs, bool interrupted);
+
+// The journal's first line for a new sweep of `job` (its plan must be set).
+nlohmann::json sweep_manifest(const SweepJob& job);
+
+// Runs what the job has left after `recorded` (its runs so far), journalling each run
+// when `journal` is given, then the end note; `progress` hears of each run as (runs
+// done, runs in all), the recorded ones included. Returns every run, and whether
+// Ctrl-C cut the sweep short.
+struct SweepRunsDone {
+  std::vector<RunRecord> runs;
+  bool interrupted = false;
+};
+SweepRunsDone run_sweep_job(SweepJob& job, std::vector<RunRecord> recorded, JournalWriter* journal,
+                            const ContextSweepProgress& progress);
+
+// A resumed sweep runs the journal's programs in the journal's contexts with the
+// journal's plan: `job` is the journal's sweep built again from its recorded command
+// line, `recorded` the journal's brief. Throws Error(usage) naming the first
+// difference (the environment, a binary, a context, the plan), before a run.
+void refuse_changed_sweep(const JournalData& d, const SweepBrief& recorded, const SweepJob& job);
+
+// The brief of a sweep's journal, with the manifest's host when this obscheck can read
+// it. Throws Error(io) for a manifest without a sweep.
+SweepBrief journal_brief(const JournalData& d);
+
+}  // namespace obscheck
