@@ -105,13 +105,12 @@ void refuse_plan_files(const Options& o) {
 int report_certificate(const Options& o) {
   if (!o.csv && !o.markdown && o.svg_dir.empty()) {
     const JournalData d = load_journal(o.report_file);
-    if (is_sweep_journal(d.manifest) || is_measure_journal(d.manifest))
+    if (const std::optional<JobKind> kind = job_kind_of(d.manifest); !kind || *kind != JobKind::check)
       throw Error(ErrorKind::usage, o.report_file + " is not a check's journal: --certificate describes a check",
                   "run the check with --observer-cmd 'PROFILER ... --' --levels 0,... --journal FILE");
     const Plan plan = plan_from_journal(d);
     const CheckRequest recorded = request_from_manifest(d.manifest);
-    const Findings findings = analyse_check(
-        plan, d.runs, {margin_of(o, recorded), 0.05, looks_of(d), plan.seed(), 0, plan.spec.fixed_blocks.has_value()});
+    const Findings findings = analyse_check(plan, d.runs, analysis_of(o, recorded, looks_of(d), plan));
     CheckContext ctx = manifest_context(d, plan);
     ctx.observations = observations(plan, d.runs);
     if (auto w = left_behind_warning(d.runs); !w.empty()) ctx.warnings.push_back(w);
