@@ -19,10 +19,13 @@
 #include "util/crc32c.h"
 #include "util/error.h"
 #include "util/fd.h"
+#include "util/text.h"
 #include "util/timeval.h"
 
 namespace obscheck {
 namespace {
+
+using text::errno_text;
 
 constexpr std::string_view kCheckKey = ",\"crc32c\":\"";
 constexpr std::size_t kCheckHex = 8;
@@ -353,8 +356,6 @@ bool is_hex_digest(std::string_view s) {
 [[noreturn]] void bad_line(const std::string& path, std::size_t line, const std::string& why, std::string hint = {}) {
   throw Error(ErrorKind::io, fmt::format("journal {} line {}: {}", path, line, why), std::move(hint));
 }
-
-std::string errno_text(int err) { return std::strerror(err); }
 
 }  // namespace
 

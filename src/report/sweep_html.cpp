@@ -20,7 +20,7 @@ constexpr std::size_t kSlotsAtBaseWidth = 40;
 constexpr double kExtraSlotWidth = 12;
 constexpr const char* kAaName = "baseline (A/A)";
 
-std::string join_words(const std::vector<std::string>& w) {
+std::string quoted_words(const std::vector<std::string>& w) {
   std::string out;
   for (const auto& s : w) {
     const bool plain = !s.empty() && s.find_first_of(" \t\n'\"\\$`") == std::string::npos;
@@ -54,11 +54,11 @@ std::vector<std::string> slugs(const SweepReport& r) {
 double level_pct(double alpha) { return 100 * (1 - alpha); }
 
 // Raw values drawn in a unit that keeps tick labels short (as the check page does).
-struct DisplayUnit {
+struct SweepUnit {
   double divisor = 1;
   std::string unit, name;
 };
-DisplayUnit display_unit(const std::string& unit, double magnitude) {
+SweepUnit sweep_unit(const std::string& unit, double magnitude) {
   if (unit == "ns") {
     if (magnitude >= 1e9) return {1e9, " s", "s"};
     if (magnitude >= 1e6) return {1e6, " ms", "ms"};
@@ -106,7 +106,7 @@ double run_value(const SweepRunRecord& run, const std::string& metric) {
   return std::nan("");
 }
 
-std::string what_context(const SweepContextRecord& c) {
+std::string context_text(const SweepContextRecord& c) {
   std::string s;
   if (c.env_pad) s += fmt::format("environment {} B (pad value {} B)", c.env_bytes, *c.env_pad);
   if (c.argv0_pad) s += fmt::format("{}argv[0] +{} B", s.empty() ? "" : "; ", c.argv0_pad);
@@ -149,7 +149,7 @@ std::string badge(const char* key, const std::string& text) {
 }
 
 // "p = 0.1011", or "p &lt; 0.0001" below what four decimals can show.
-std::string format_p(double p) {
+std::string p_phrase(double p) {
   if (!std::isfinite(p)) return "p n/a";
   if (p < 1e-4) return "p &lt; 0.0001";
   return fmt::format("p = {:.4f}", p);
@@ -165,7 +165,7 @@ std::string header_section(const SweepReport& r, const SweepPageContext& ctx) {
   for (const SweepVariantRecord& v : r.variants)
     if (v.name != kAaName)
       out += fmt::format("<p class=\"meta\">{} <code>{}</code></p>\n", escape(bias ? "program" : v.name),
-                         escape(join_words(v.argv)));
+                         escape(quoted_words(v.argv)));
   std::size_t failed = 0;
   for (const auto& c : r.contexts) failed += !c.failure.empty();
   out += fmt::format(
@@ -192,7 +192,7 @@ std::string bias_summary(const SweepReport& r) {
   for (std::size_t i = 0; i < r.bias.size(); ++i) {
     const BiasAnalysis& b = r.bias[i];
     const std::string test = b.spread ? fmt::format("F({:g}, {:g}) = {:.3g}, {}", b.spread->df_between,
-                                                    b.spread->df_within, b.spread->f, format_p(b.spread->p_value))
+                                                    b.spread->df_within, b.spread->f, p_phrase(b.spread->p_value))
                                       : "n/a";
     out += fmt::format(
         "<tr class=\"verdict-row verdict-{}\" data-metric=\"{}\"><td><a href=\"#bias-{}\">{}</a></td>"
@@ -219,7 +219,7 @@ std::string comparison_row(const VariantComparison& c, bool aa) {
   if (c.bootstrap)
     boot = fmt::format("{:.4f} [{:.4f}, {:.4f}]", c.bootstrap->estimate, c.bootstrap->percentile.lo,
                        c.bootstrap->percentile.hi);
-  if (c.tost) tost = fmt::format("{}, {}", format_p(c.tost->p_value), c.tost->equivalent ? "shown" : "not shown");
+  if (c.tost) tost = fmt::format("{}, {}", p_phrase(c.tost->p_value), c.tost->equivalent ? "shown" : "not shown");
   std::string out = fmt::format(
       "<tr class=\"verdict-row verdict-{}\" data-comparison=\"{}\"><td>{}</td><td class=\"num\">{}</td>"
       "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
@@ -325,7 +325,7 @@ std::string contexts_section(const SweepReport& r) {
                     "<th>what</th><th>binary sha256</th></tr></thead>\n<tbody>\n";
   for (const SweepContextRecord& c : r.contexts) {
     out += fmt::format("<tr><td class=\"num\">{}</td><td><code>{}</code></td><td>{}</td><td><code>{}</code></td></tr>\n",
-                       c.id, escape(c.label), escape(what_context(c)), escape(c.binary_sha256.substr(0, 16)));
+                       c.id, escape(c.label), escape(context_text(c)), escape(c.binary_sha256.substr(0, 16)));
     if (!c.failure.empty())
       out += fmt::format("<tr><td></td><td colspan=\"3\" class=\"bad\">could not be prepared: {}</td></tr>\n",
                          escape(c.failure));
@@ -404,7 +404,7 @@ std::string bias_contexts_svg(const SweepReport& r, std::size_t i) {
   double magnitude = 0;
   for (const ContextStat& c : b.contexts) magnitude = std::max(magnitude, std::abs(c.mean));
   const std::string unit = sweep_metric_unit(b.metric);
-  const DisplayUnit du = display_unit(unit, magnitude);
+  const SweepUnit du = sweep_unit(unit, magnitude);
   const double d = du.divisor;
 
   svg::IntervalChart chart;
@@ -512,7 +512,7 @@ std::string sweep_html(const SweepReport& r, const SweepPageContext& ctx) {
   const bool bias = r.command == "bias";
   std::string title = "obscheck " + r.command;
   for (const SweepVariantRecord& v : r.variants)
-    if (v.name != kAaName) title += (v.name == "contender" ? " vs " : ": ") + join_words(v.argv);
+    if (v.name != kAaName) title += (v.name == "contender" ? " vs " : ": ") + quoted_words(v.argv);
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   out += fmt::format("<title>{}</title>\n", escape(title));
