@@ -22,20 +22,18 @@
 #include "stats/hypothesis.h"
 #include "stats/magnitude.h"
 #include "stats/sequential.h"
+#include "stats/special_values.h"
 #include "util/error.h"
 #include "util/timeval.h"
 
 namespace obscheck {
 namespace {
 
-// The counter whose count the counter observer's dose must not move (an
-// incomparable run: the instruction count moved where the dose adds none).
-constexpr std::string_view kInstructionsMetric = "instructions";
 // The driver metric that belongs to the primary family: the time the user waits.
 constexpr std::string_view kWallTimeMetric = "wall-time";
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using stats::kNaN;
+using stats::kInf;
 constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
 
 // The largest block count a prediction names ("about N blocks would decide").

@@ -48,6 +48,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "analysis/findings.h"
@@ -56,6 +57,11 @@
 #include "record/run_table.h"
 
 namespace obscheck {
+
+// The counter whose count the counter observer's dose must not move (an incomparable
+// run: the instruction count moved where the dose adds none); check.cpp and
+// deterministic.cpp both apply it.
+inline constexpr std::string_view kInstructionsMetric = "instructions";
 
 struct AnalysisOptions {
   double margin = 0.01;            // ±ε on the ratio scale (--margin); 0 < margin < 1

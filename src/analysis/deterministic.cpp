@@ -10,14 +10,13 @@
 #include <string>
 
 #include "analysis/check.h"
+#include "stats/special_values.h"
 #include "util/error.h"
 
 namespace obscheck {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-// As in analysis/check: the counter the counter observer's dose must not move.
-constexpr const char* kInstructionsMetric = "instructions";
+using stats::kNaN;
 
 std::string pct(double fraction) {
   if (!std::isfinite(fraction)) return "n/a";

@@ -8,12 +8,13 @@
 
 #include "stats/meta.h"
 #include "stats/sequential.h"
+#include "stats/special_values.h"
 #include "util/error.h"
 
 namespace obscheck {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+using stats::kNaN;
 
 // A held, non-A/A comparison of `metric` at level `level` in one host's findings.
 const Comparison* held_comparison(const Findings& f, const std::string& metric, std::size_t level) {

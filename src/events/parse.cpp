@@ -18,12 +18,15 @@
 #include "events/perf_names.h"
 #include "events/sysfs_pmu.h"
 #include "util/error.h"
+#include "util/text.h"
 
 #include <linux/hw_breakpoint.h>
 #include <perfmon/pfmlib.h>
 
 namespace obscheck {
 namespace {
+
+using text::trim;
 
 constexpr std::uint64_t cache_config(perf_hw_cache_id id, perf_hw_cache_op_id op,
                                      perf_hw_cache_op_result_id result) {
@@ -71,13 +74,6 @@ const Alias* find_alias(std::string_view name) {
   for (const auto& a : kAliases)
     if (name == a.name) return &a;
   return nullptr;
-}
-
-std::string trim(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t\n");
-  if (b == std::string_view::npos) return {};
-  const auto e = s.find_last_not_of(" \t\n");
-  return std::string(s.substr(b, e - b + 1));
 }
 
 bool is_cpu_pmu(std::string_view pmu) { return pmu == "cpu" || pmu.starts_with("cpu_"); }

@@ -43,7 +43,8 @@ std::vector<SimEvent> build() {
   return v;
 }
 
-std::string_view trim(std::string_view s) {
+// A word of the counter list without the spaces and tabs around it.
+std::string_view strip_blanks(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
@@ -69,11 +70,11 @@ std::vector<SimEvent> resolve_sim_events(std::string_view counters) {
   while (start <= counters.size()) {
     std::size_t end = counters.find(',', start);
     if (end == std::string_view::npos) end = counters.size();
-    std::string_view word = trim(counters.substr(start, end - start));
+    std::string_view word = strip_blanks(counters.substr(start, end - start));
     start = end + 1;
     // Groups only schedule hardware counters together; a simulation has no slots.
-    while (!word.empty() && word.front() == '{') word = trim(word.substr(1));
-    while (!word.empty() && word.back() == '}') word = trim(word.substr(0, word.size() - 1));
+    while (!word.empty() && word.front() == '{') word = strip_blanks(word.substr(1));
+    while (!word.empty() && word.back() == '}') word = strip_blanks(word.substr(0, word.size() - 1));
     if (word.empty()) {
       if (counters.find_first_not_of(" \t,{}") == std::string_view::npos)
         throw Error(ErrorKind::usage, "no simulated event given",

@@ -10,16 +10,12 @@
 
 #include "events/did_you_mean.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace obscheck {
 namespace {
 
-std::string trim(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t\n");
-  if (b == std::string_view::npos) return {};
-  const auto e = s.find_last_not_of(" \t\n");
-  return std::string(s.substr(b, e - b + 1));
-}
+using text::trim;
 
 std::string read_file(const std::filesystem::path& p) {
   std::ifstream in(p);

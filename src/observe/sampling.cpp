@@ -146,7 +146,7 @@ class Ring {
   std::uint64_t lost_in_records_ = 0;
 };
 
-int perf_event_open(perf_event_attr* attr, pid_t pid, int cpu) {
+int open_sampling_event(perf_event_attr* attr, pid_t pid, int cpu) {
   return perf_syscalls().open(attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
@@ -214,7 +214,7 @@ Sampler Sampler::open(pid_t child, const EventDesc& ev, std::uint64_t freq_hz, s
   if (ev.source == "uprobe") attr.config1 = reinterpret_cast<std::uint64_t>(ev.probe_path.c_str());
 
   for (int cpu : online_cpus()) {
-    UniqueFd fd(perf_event_open(&attr, child, cpu));
+    UniqueFd fd(open_sampling_event(&attr, child, cpu));
     if (!fd) throw_open_failure(ev, freq_hz, cpu, errno);
     auto ring = std::make_unique<Ring>(std::move(fd), ring_pages);
     epoll_event e{};

@@ -14,9 +14,12 @@
 #include "util/digest.h"
 #include "util/error.h"
 #include "util/safe_write.h"
+#include "util/text.h"
 
 namespace obscheck {
 namespace {
+
+using text::replace_all;
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -28,12 +31,6 @@ constexpr std::string_view kOutPlaceholder = "{out}";
 constexpr std::size_t kBuildOutputTailLines = 12;
 // The variants are executables another user must not replace between build and run.
 constexpr mode_t kVariantDirMode = 0755;
-
-std::string replace_all(std::string s, std::string_view from, std::string_view to) {
-  for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
-    s.replace(at, from.size(), to);
-  return s;
-}
 
 bool template_has(const std::vector<std::string>& words, std::string_view placeholder) {
   for (const auto& w : words)

@@ -7,9 +7,12 @@
 #include <cstring>
 
 #include "util/error.h"
+#include "util/text.h"
 
 namespace obscheck {
 namespace {
+
+using text::replace_all;
 
 constexpr std::string_view kLevelPlaceholder = "{level}";
 constexpr std::string_view kArgvPlaceholder = "{argv}";
@@ -18,12 +21,6 @@ bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n'; }
 
 // Characters a backslash escapes inside double quotes (POSIX sh, 2.2.3).
 bool escapable_in_double_quotes(char c) { return c == '$' || c == '`' || c == '"' || c == '\\' || c == '\n'; }
-
-std::string replace_all(std::string s, std::string_view from, std::string_view to) {
-  for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
-    s.replace(at, from.size(), to);
-  return s;
-}
 
 std::string last_line(std::string_view text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);

@@ -18,10 +18,13 @@
 
 #include "record/journal_reader.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace obscheck {
 
 namespace {
+
+using text::errno_text;
 
 // Suffixes tried by create_default when names are taken by a concurrent creator.
 constexpr int kMaxDefaultNameAttempts = 100;
@@ -33,8 +36,6 @@ std::string dump_line(const nlohmann::json& j) {
   append_checked_line(line, j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   return line;
 }
-
-std::string errno_text(int err) { return std::strerror(err); }
 
 bool exists(const std::string& path) {
   struct stat st {};
@@ -61,7 +62,7 @@ void sync_parent_dir(const std::string& path) noexcept {
   if (fd) ::fsync(fd.get());  // best effort: some filesystems refuse fsync on a directory
 }
 
-[[noreturn]] void bad_line(const std::string& path, std::size_t line, const std::string& why) {
+[[noreturn]] void bad_record_line(const std::string& path, std::size_t line, const std::string& why) {
   throw Error(ErrorKind::io, fmt::format("journal {} line {}: {}", path, line, why));
 }
 
@@ -195,7 +196,7 @@ class RecordSink : public JournalSink {
     RunRecord& r = d_.runs.emplace_back(run_record_of(f));
     if (f.extra != "{}") {
       r.extra = nlohmann::json::parse(f.extra, nullptr, false);
-      if (!r.extra.is_object()) bad_line(d_.path, line, "field extra is not an object");
+      if (!r.extra.is_object()) bad_record_line(d_.path, line, "field extra is not an object");
     }
   }
   void note(nlohmann::json&& n) override { d_.notes.push_back(std::move(n)); }

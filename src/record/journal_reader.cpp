@@ -22,6 +22,7 @@
 #include "util/crc32c.h"
 #include "util/error.h"
 #include "util/fd.h"
+#include "util/text.h"
 #include "util/timeval.h"
 
 namespace obscheck {
@@ -34,8 +35,6 @@ constexpr std::size_t kReadChunk = std::size_t{1} << 20;
 [[noreturn]] void bad_line(const std::string& path, std::size_t line, const std::string& why, std::string hint = {}) {
   throw Error(ErrorKind::io, fmt::format("journal {} line {}: {}", path, line, why), std::move(hint));
 }
-
-std::string errno_text(int err) { return std::strerror(err); }
 
 }  // namespace
 

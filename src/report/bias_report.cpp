@@ -6,6 +6,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "report/findings_text.h"
 #include "report/measure_report.h"
 
 namespace obscheck {
@@ -13,7 +14,8 @@ namespace {
 
 using nlohmann::json;
 
-json num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+using report_text::csv_field;
+using report_text::num;
 
 std::string join_words(const std::vector<std::string>& w, const char* sep = " ") {
   std::string out;
@@ -164,13 +166,6 @@ json comparison_json(const VariantComparison& c) {
     j["per_context"].push_back({{"id", r.id}, {"label", r.label}, {"baseline_mean", r.baseline_mean},
                                 {"contender_mean", r.contender_mean}, {"ratio", r.ratio}});
   return j;
-}
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
 }
 
 }  // namespace

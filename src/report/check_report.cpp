@@ -13,12 +13,23 @@
 #include "analysis/check.h"
 #include "host/host_info.h"
 #include "report/doctor_report.h"
+#include "report/findings_text.h"
 #include "report/measure_report.h"
 #include "report/display_unit.h"
 #include "report/textplot.h"
 
 namespace obscheck {
 namespace {
+
+using report_text::cell;
+using report_text::cell_text;
+using report_text::config_id;
+using report_text::csv_field;
+using report_text::dose_axis;
+using report_text::level_label;
+using report_text::metric_name;
+using report_text::num;
+using report_text::on_dose_axis;
 
 // Level labels grow with the counter list ("4[cycles,instructions,l1d,llc]"); past this
 // width a label gets a line of its own so the table stays within ~120 columns.
@@ -103,9 +114,6 @@ std::string command_line(const CheckContext& ctx) {
   return join(words, " ");
 }
 
-// JSON has no NaN: a value that does not exist is null.
-nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
-
 std::vector<const LevelVerdict*> verdicts_of(const Findings& f, std::size_t metric) {
   std::vector<const LevelVerdict*> out;
   for (const LevelVerdict& v : f.verdicts)
@@ -121,16 +129,6 @@ std::optional<Verdict> metric_verdict(const Findings& f, std::size_t metric) {
   return worst;
 }
 
-// The comparison behind one cell of the verdict table: the verdict's own list first,
-// any matching comparison when the analysis left the list empty.
-const Comparison* cell(const Findings& f, const LevelVerdict& v, Layout layout) {
-  for (std::size_t i : v.comparisons)
-    if (i < f.comparisons.size() && f.comparisons[i].layout == layout) return &f.comparisons[i];
-  for (const Comparison& c : f.comparisons)
-    if (!c.aa && c.metric == v.metric && c.level_index == v.level_index && c.layout == layout) return &c;
-  return nullptr;
-}
-
 const LevelVerdict* verdict_for(const Findings& f, const Comparison& c) {
   if (c.aa) return nullptr;
   for (const LevelVerdict& v : f.verdicts)
@@ -138,26 +136,8 @@ const LevelVerdict* verdict_for(const Findings& f, const Comparison& c) {
   return nullptr;
 }
 
-std::string cell_text(const Findings& f, const Comparison* c) {
-  if (!c) return "";
-  if (c->n == 0) return "no pairs";
-  return effect_text(*c, f.metrics.at(c->metric).unit);
-}
-
-std::string metric_name(const Findings& f, std::size_t m) {
-  return m < f.metrics.size() ? f.metrics[m].name : fmt::format("metric {}", m);
-}
-
 // The name a reader sees: with what it describes when that is not the target alone.
 std::string shown_name(const MetricInfo& m) { return m.scope.empty() ? m.name : m.name + " (" + m.scope + ")"; }
-
-std::string config_id(const Plan& plan, std::size_t config) {
-  return config < plan.configs.size() ? plan.configs[config].id : fmt::format("config {}", config);
-}
-
-std::string level_label(const Plan& plan, std::size_t level) {
-  return level < plan.spec.levels.size() ? plan.spec.levels[level].label : fmt::format("level {}", level);
-}
 
 std::vector<const Comparison*> aa_comparisons(const Findings& f) {
   std::vector<const Comparison*> out;
@@ -663,14 +643,6 @@ std::string counter_validity_section(const Plan& plan, const Findings& f) {
   return out;
 }
 
-// A level is on the dose axis when it counts a prefix of the counter list (any level of
-// an observer without counters); the others are counters measured alone.
-bool on_dose_axis(const Level& level) {
-  for (std::size_t i = 0; i < level.programmed.size(); ++i)
-    if (level.programmed[i] != i) return false;
-  return true;
-}
-
 char layout_marker(Layout l) {
   switch (l) {
     case Layout::natural: return 'n';
@@ -678,16 +650,6 @@ char layout_marker(Layout l) {
     case Layout::sham: return 's';
   }
   return '*';
-}
-
-// The levels the plot's x axis shows, those counting a prefix of the counter list.
-std::vector<std::size_t> dose_axis(const Plan& plan) {
-  std::vector<std::size_t> axis;  // level indexes, by dose then plan order
-  for (std::size_t i = 0; i < plan.spec.levels.size(); ++i)
-    if (on_dose_axis(plan.spec.levels[i])) axis.push_back(i);
-  std::stable_sort(axis.begin(), axis.end(),
-                   [&](std::size_t a, std::size_t b) { return plan.spec.levels[a].dose < plan.spec.levels[b].dose; });
-  return axis;
 }
 
 // The plot's heading: the metric, its unit, each layout's marker and the margin guides.
@@ -1103,13 +1065,6 @@ nlohmann::json counters_json(const Plan& plan, const Findings& f) {
 }
 
 // ---- CSV -------------------------------------------------------------------------
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
 
 std::string csv_number(double v) { return std::isfinite(v) ? fmt::format("{}", v) : ""; }
 

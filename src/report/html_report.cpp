@@ -11,6 +11,7 @@
 #include "host/host_info.h"
 #include "report/display_unit.h"
 #include "report/doctor_report.h"
+#include "report/findings_text.h"
 #include "report/html_page.h"
 #include "report/measure_report.h"
 #include "report/svg.h"
@@ -18,10 +19,18 @@
 namespace obscheck {
 namespace {
 
+using report_text::cell;
+using report_text::cell_text;
+using report_text::config_id;
+using report_text::dose_axis;
+using report_text::level_label;
+using report_text::metric_name;
+using report_text::on_dose_axis;
+
 using svg::escape;
 
 // Enough to show which configuration fails and how; the JSON report lists every run.
-constexpr std::size_t kIncomparableListed = 50;
+constexpr std::size_t kIncomparableOnPage = 50;
 // SVG cannot measure text (svg.h); about 7 px per glyph at 12 px.
 constexpr double kGlyphWidth = 7;
 
@@ -46,23 +55,6 @@ LayoutStyle style_of(Layout l) {
   return {svg::kGrey, svg::Marker::diamond};
 }
 
-// A level is on the dose axis when it counts a prefix of the counter list (any level
-// of an observer without counters); the others are counters measured alone.
-bool on_dose_axis(const Level& level) {
-  for (std::size_t i = 0; i < level.programmed.size(); ++i)
-    if (level.programmed[i] != i) return false;
-  return true;
-}
-
-std::vector<std::size_t> dose_axis(const Plan& plan) {
-  std::vector<std::size_t> axis;
-  for (std::size_t i = 0; i < plan.spec.levels.size(); ++i)
-    if (on_dose_axis(plan.spec.levels[i])) axis.push_back(i);
-  std::stable_sort(axis.begin(), axis.end(),
-                   [&](std::size_t a, std::size_t b) { return plan.spec.levels[a].dose < plan.spec.levels[b].dose; });
-  return axis;
-}
-
 std::vector<const Comparison*> comparisons_of(const Findings& f, std::size_t metric) {
   std::vector<const Comparison*> out;
   for (const Comparison& c : f.comparisons)
@@ -70,33 +62,9 @@ std::vector<const Comparison*> comparisons_of(const Findings& f, std::size_t met
   return out;
 }
 
-std::string level_label(const Plan& plan, std::size_t level) {
-  return level < plan.spec.levels.size() ? plan.spec.levels[level].label : fmt::format("level {}", level);
-}
-
-std::string config_id(const Plan& plan, std::size_t config) {
-  return config < plan.configs.size() ? plan.configs[config].id : fmt::format("config {}", config);
-}
-
-std::string metric_name(const Findings& f, std::size_t m) {
-  return m < f.metrics.size() ? f.metrics[m].name : fmt::format("metric {}", m);
-}
-
-std::string cell_text(const Findings& f, const Comparison* c) {
-  if (!c) return "";
-  if (c->n == 0) return "no pairs";
-  return effect_text(*c, f.metrics.at(c->metric).unit);
-}
-
-const Comparison* cell(const Findings& f, const LevelVerdict& v, Layout layout) {
-  for (std::size_t i : v.comparisons)
-    if (i < f.comparisons.size() && f.comparisons[i].layout == layout) return &f.comparisons[i];
-  for (const Comparison& c : f.comparisons)
-    if (!c.aa && c.metric == v.metric && c.level_index == v.level_index && c.layout == layout) return &c;
-  return nullptr;
-}
-
-std::string shell_word(const std::string& a) {
+// A word as the page shows the command: quoted unless every character is one no shell
+// interprets (a stricter rule than the text report's, since the page is for pasting).
+std::string page_shell_word(const std::string& a) {
   if (!a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") ==
                         std::string::npos)
     return a;
@@ -105,9 +73,9 @@ std::string shell_word(const std::string& a) {
   return out + "'";
 }
 
-std::string command_line(const CheckContext& ctx) {
+std::string page_command_line(const CheckContext& ctx) {
   std::string out;
-  for (const std::string& a : ctx.argv) out += (out.empty() ? "" : " ") + shell_word(a);
+  for (const std::string& a : ctx.argv) out += (out.empty() ? "" : " ") + page_shell_word(a);
   return out.empty() ? "(target not recorded)" : out;
 }
 
@@ -194,7 +162,7 @@ ul.answer { list-style: none; padding: 0; font-family: ui-monospace, monospace; 
 
 std::string header_section(const Plan& plan, const Findings& f, const CheckContext& ctx) {
   std::string out = "<header>\n<h1>obscheck: does measuring change what is measured?</h1>\n";
-  out += fmt::format("<p class=\"meta\">target <code>{}</code></p>\n", escape(command_line(ctx)));
+  out += fmt::format("<p class=\"meta\">target <code>{}</code></p>\n", escape(page_command_line(ctx)));
   out += fmt::format(
       "<p class=\"meta\">mode {}; {} measured blocks × {} configurations = {} runs; seed {}; margin ε = {}</p>\n",
       escape(ctx.mode.empty() ? "external" : ctx.mode), f.measured_blocks, plan.block_size(),
@@ -285,15 +253,15 @@ std::string incomparable_section(const Plan& plan, const Findings& f) {
   if (f.incomparable.empty()) return "";
   std::string out = fmt::format("<section id=\"incomparable\">\n<h2>Incomparable runs ({})</h2>\n", f.incomparable.size());
   out += "<table>\n<thead><tr><th>run</th><th>configuration</th><th>why</th></tr></thead>\n<tbody>\n";
-  for (std::size_t i = 0; i < f.incomparable.size() && i < kIncomparableListed; ++i) {
+  for (std::size_t i = 0; i < f.incomparable.size() && i < kIncomparableOnPage; ++i) {
     const IncomparableRun& r = f.incomparable[i];
     out += fmt::format("<tr><td class=\"num\">{}</td><td><code>{}</code></td><td>{}</td></tr>\n", r.run_index,
                        escape(config_id(plan, r.config)), escape(r.why));
   }
   out += "</tbody>\n</table>\n";
-  if (f.incomparable.size() > kIncomparableListed)
+  if (f.incomparable.size() > kIncomparableOnPage)
     out += fmt::format("<p class=\"meta\">… and {} more (see the JSON report).</p>\n",
-                       f.incomparable.size() - kIncomparableListed);
+                       f.incomparable.size() - kIncomparableOnPage);
   return out + "</section>\n";
 }
 
@@ -667,7 +635,7 @@ std::vector<std::pair<std::string, std::string>> check_svgs(const Plan& plan, co
 std::string check_html(const Plan& plan, const Findings& f, const CheckContext& ctx, const std::vector<RunRecord>& runs) {
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  out += fmt::format("<title>obscheck: {}</title>\n", escape(command_line(ctx)));
+  out += fmt::format("<title>obscheck: {}</title>\n", escape(page_command_line(ctx)));
   out += fmt::format("<style>{}</style>\n</head>\n<body>\n", kStyle);
   out += header_section(plan, f, ctx);
   out += summary_section(plan, f, ctx);

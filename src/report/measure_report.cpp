@@ -7,8 +7,13 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "report/findings_text.h"
+
 namespace obscheck {
 namespace {
+
+using report_text::csv_field;
+using report_text::num;
 
 std::string group_thousands(double v) {
   const bool neg = v < 0;
@@ -20,9 +25,6 @@ std::string group_thousands(double v) {
   }
   return neg ? "-" + out : out;
 }
-
-// JSON has no NaN: a value that does not exist is null.
-nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
 // Each run's time_running / time_enabled (the share of the run the counter was on the PMU).
 nlohmann::json fractions(const MetricSeries& s) {
@@ -54,13 +56,6 @@ std::string mean_sd(const MetricSummary& m) {
 
 // A number for machine-readable output: shortest round-trip form, "" when it is not one.
 std::string plain(double v) { return std::isfinite(v) ? fmt::format("{}", v) : ""; }
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
 
 }  // namespace
 

@@ -21,7 +21,7 @@ constexpr std::size_t kSlotsAtBaseWidth = 40;
 constexpr double kExtraSlotWidth = 12;
 constexpr const char* kAaName = "baseline (A/A)";
 
-std::string join_words(const std::vector<std::string>& w) {
+std::string quoted_words(const std::vector<std::string>& w) {
   std::string out;
   for (const auto& s : w) {
     const bool plain = !s.empty() && s.find_first_of(" \t\n'\"\\$`") == std::string::npos;
@@ -94,7 +94,7 @@ double run_value(const SweepRunRecord& run, const std::string& metric) {
   return std::nan("");
 }
 
-std::string what_context(const SweepContextRecord& c) {
+std::string context_text(const SweepContextRecord& c) {
   std::string s;
   if (c.env_pad) s += fmt::format("environment {} B (pad value {} B)", c.env_bytes, *c.env_pad);
   if (c.argv0_pad) s += fmt::format("{}argv[0] +{} B", s.empty() ? "" : "; ", c.argv0_pad);
@@ -137,7 +137,7 @@ std::string badge(const char* key, const std::string& text) {
 }
 
 // "p = 0.1011", or "p &lt; 0.0001" below what four decimals can show.
-std::string format_p(double p) {
+std::string p_phrase(double p) {
   if (!std::isfinite(p)) return "p n/a";
   if (p < 1e-4) return "p &lt; 0.0001";
   return fmt::format("p = {:.4f}", p);
@@ -153,7 +153,7 @@ std::string header_section(const SweepReport& r, const SweepPageContext& ctx) {
   for (const SweepVariantRecord& v : r.variants)
     if (v.name != kAaName)
       out += fmt::format("<p class=\"meta\">{} <code>{}</code></p>\n", escape(bias ? "program" : v.name),
-                         escape(join_words(v.argv)));
+                         escape(quoted_words(v.argv)));
   std::size_t failed = 0;
   for (const auto& c : r.contexts) failed += !c.failure.empty();
   out += fmt::format(
@@ -180,7 +180,7 @@ std::string bias_summary(const SweepReport& r) {
   for (std::size_t i = 0; i < r.bias.size(); ++i) {
     const BiasAnalysis& b = r.bias[i];
     const std::string test = b.spread ? fmt::format("F({:g}, {:g}) = {:.3g}, {}", b.spread->df_between,
-                                                    b.spread->df_within, b.spread->f, format_p(b.spread->p_value))
+                                                    b.spread->df_within, b.spread->f, p_phrase(b.spread->p_value))
                                       : "n/a";
     out += fmt::format(
         "<tr class=\"verdict-row verdict-{}\" data-metric=\"{}\"><td><a href=\"#bias-{}\">{}</a></td>"
@@ -207,7 +207,7 @@ std::string comparison_row(const VariantComparison& c, bool aa) {
   if (c.bootstrap)
     boot = fmt::format("{:.4f} [{:.4f}, {:.4f}]", c.bootstrap->estimate, c.bootstrap->percentile.lo,
                        c.bootstrap->percentile.hi);
-  if (c.tost) tost = fmt::format("{}, {}", format_p(c.tost->p_value), c.tost->equivalent ? "shown" : "not shown");
+  if (c.tost) tost = fmt::format("{}, {}", p_phrase(c.tost->p_value), c.tost->equivalent ? "shown" : "not shown");
   std::string out = fmt::format(
       "<tr class=\"verdict-row verdict-{}\" data-comparison=\"{}\"><td>{}</td><td class=\"num\">{}</td>"
       "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
@@ -313,7 +313,7 @@ std::string contexts_section(const SweepReport& r) {
                     "<th>what</th><th>binary sha256</th></tr></thead>\n<tbody>\n";
   for (const SweepContextRecord& c : r.contexts) {
     out += fmt::format("<tr><td class=\"num\">{}</td><td><code>{}</code></td><td>{}</td><td><code>{}</code></td></tr>\n",
-                       c.id, escape(c.label), escape(what_context(c)), escape(c.binary_sha256.substr(0, 16)));
+                       c.id, escape(c.label), escape(context_text(c)), escape(c.binary_sha256.substr(0, 16)));
     if (!c.failure.empty())
       out += fmt::format("<tr><td></td><td colspan=\"3\" class=\"bad\">could not be prepared: {}</td></tr>\n",
                          escape(c.failure));
@@ -500,7 +500,7 @@ std::string sweep_html(const SweepReport& r, const SweepPageContext& ctx) {
   const bool bias = r.command == "bias";
   std::string title = "obscheck " + r.command;
   for (const SweepVariantRecord& v : r.variants)
-    if (v.name != kAaName) title += (v.name == "contender" ? " vs " : ": ") + join_words(v.argv);
+    if (v.name != kAaName) title += (v.name == "contender" ? " vs " : ": ") + quoted_words(v.argv);
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   out += fmt::format("<title>{}</title>\n", escape(title));

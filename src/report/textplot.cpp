@@ -11,7 +11,7 @@ namespace {
 // Fewer rows cannot show a point above and below zero at once.
 constexpr std::size_t kMinRows = 3;
 
-struct Scale {
+struct TextScale {
   double top = 1, bottom = -1;
   std::size_t rows = kMinRows;
   std::size_t row(double v) const {
@@ -20,8 +20,8 @@ struct Scale {
   }
 };
 
-Scale scale_for(const TextPlot& plot) {
-  Scale s;
+TextScale scale_for(const TextPlot& plot) {
+  TextScale s;
   s.rows = std::max(plot.rows, kMinRows);
   double top = 0, bottom = 0;
   auto take = [&](double v) {
@@ -58,7 +58,7 @@ void rtrim(std::string& s) {
 
 std::string render_plot(const TextPlot& plot, const std::string& indent) {
   if (plot.slots.empty()) return "";
-  const Scale sc = scale_for(plot);
+  const TextScale sc = scale_for(plot);
   const std::size_t nseries = std::max<std::size_t>(plot.series.size(), 1);
   const std::size_t slot_width = 2 * nseries + 2;
   const std::size_t width = slot_width * plot.slots.size();

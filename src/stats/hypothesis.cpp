@@ -14,13 +14,13 @@
 #include "stats/descriptive.h"
 #include "stats/distributions.h"
 #include "stats/rng.h"
+#include "stats/special_values.h"
 #include "stats/validate.h"
 
 namespace obscheck::stats {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 // 2^30 patterns is the most an exact enumeration is allowed to walk.
 constexpr std::size_t kSignFlipHardExactLimit = 30;
 // Monte Carlo sign flips are summed a byte of sign bits at a time: 256 partial sums per

@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "stats/log_gamma.h"
+#include "stats/special_values.h"
+#include "stats/validate.h"
 
 namespace obscheck::stats {
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 double log_choose(std::size_t n, std::size_t k) {
   const double nn = static_cast<double>(n), kk = static_cast<double>(k);
@@ -30,15 +30,6 @@ double log_binom_half_cdf(std::size_t n, std::size_t k) {
   double acc = -kInf;
   for (std::size_t i = 0; i <= k && i <= n; ++i) acc = log_add(acc, log_choose(n, i));
   return acc - static_cast<double>(n) * std::log(2.0);
-}
-
-void require_finite(std::span<const double> d, const char* where) {
-  for (double v : d)
-    if (!std::isfinite(v)) throw std::invalid_argument(std::string(where) + ": non-finite value");
-}
-
-void require_alpha(double alpha, const char* where) {
-  if (!(alpha > 0 && alpha < 1)) throw std::invalid_argument(std::string(where) + ": alpha outside (0, 1)");
 }
 
 double max_log_bf(std::size_t n, double g) {

@@ -7,11 +7,10 @@
 #include <vector>
 
 #include "stats/log_gamma.h"
+#include "stats/special_values.h"
 
 namespace obscheck::stats {
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 double log_beta(double x, double y) { return log_gamma(x) + log_gamma(y) - log_gamma(x + y); }
 
