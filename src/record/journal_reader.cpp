@@ -28,6 +28,8 @@
 namespace obscheck {
 namespace {
 
+using text::errno_text;
+
 // Read size: large enough that the syscalls cost nothing next to the parsing, small
 // enough to stay in L2 with the line being parsed.
 constexpr std::size_t kReadChunk = std::size_t{1} << 20;

@@ -9,20 +9,20 @@ namespace obscheck {
 namespace {
 
 // The function column's least width; a longer name widens it for its dose.
-constexpr std::size_t kNameColumn = 28;
+constexpr std::size_t kFidelityNameColumn = 28;
 
-std::string pct(double share) { return fmt::format("{:.1f}%", 100 * share); }
-std::string points(double share) { return fmt::format("{:g}", 100 * share); }
-std::string points1(double share) { return fmt::format("{:.1f}", 100 * share); }
+std::string share_pct(double share) { return fmt::format("{:.1f}%", 100 * share); }
+std::string share_points(double share) { return fmt::format("{:g}", 100 * share); }
+std::string share_points1(double share) { return fmt::format("{:.1f}", 100 * share); }
 
-std::string join(const std::vector<std::string>& parts, const std::string& sep) {
+std::string fidelity_join(const std::vector<std::string>& parts, const std::string& sep) {
   std::string out;
   for (const std::string& p : parts) out += (out.empty() ? "" : sep) + p;
   return out;
 }
 
 // The compared function furthest from its reference at a dose that differs.
-const ShareCheck* worst(const DoseFidelity& d) {
+const ShareCheck* worst_share(const DoseFidelity& d) {
   const ShareCheck* w = nullptr;
   for (const ShareCheck& s : d.functions)
     if (s.agreement == Agreement::differs &&
@@ -31,16 +31,16 @@ const ShareCheck* worst(const DoseFidelity& d) {
   return w;
 }
 
-std::string dose_block(const DoseFidelity& d, double tolerance) {
-  std::size_t width = kNameColumn;
+std::string fidelity_dose_block(const DoseFidelity& d, double tolerance) {
+  std::size_t width = kFidelityNameColumn;
   for (const ShareCheck& s : d.functions) width = std::max(width, s.function.size());
   std::string out = fmt::format("  {}: {:.0f} samples ({:.0f} outside the reference's functions); hot list {}; {}\n",
                                 d.dose, d.samples, d.outside, to_string(d.hot_list), to_string(d.agreement));
   for (const ShareCheck& s : d.functions)
-    out += fmt::format("    {:<{}} reference {:>6}   profile {:>6} [{}, {}]   {}\n", s.function, width, pct(s.reference),
-                       pct(s.share), points1(s.lo), points1(s.hi),
-                       s.agreement == Agreement::agrees    ? fmt::format("within ±{} points", points(tolerance))
-                       : s.agreement == Agreement::differs ? fmt::format("beyond ±{} points", points(tolerance))
+    out += fmt::format("    {:<{}} reference {:>6}   profile {:>6} [{}, {}]   {}\n", s.function, width, share_pct(s.reference),
+                       share_pct(s.share), share_points1(s.lo), share_points1(s.hi),
+                       s.agreement == Agreement::agrees    ? fmt::format("within ±{} points", share_points(tolerance))
+                       : s.agreement == Agreement::differs ? fmt::format("beyond ±{} points", share_points(tolerance))
                                                            : "undecided: too few samples");
   return out;
 }
@@ -48,7 +48,7 @@ std::string dose_block(const DoseFidelity& d, double tolerance) {
 }  // namespace
 
 std::string fidelity_answer(const FidelityResult& r) {
-  const std::string tol = points(r.options.tolerance);
+  const std::string tol = share_points(r.options.tolerance);
   if (r.agreement == Agreement::agrees) {
     double fewest = r.doses.empty() ? 0 : r.doses.front().samples - r.doses.front().outside;
     for (const DoseFidelity& d : r.doses) fewest = std::min(fewest, d.samples - d.outside);
@@ -59,39 +59,39 @@ std::string fidelity_answer(const FidelityResult& r) {
   std::vector<std::string> which;
   for (const DoseFidelity& d : r.doses) {
     if (d.agreement != r.agreement) continue;
-    const ShareCheck* w = r.agreement == Agreement::differs ? worst(d) : nullptr;
-    which.push_back(w ? fmt::format("{} ({} {} against {})", d.dose, w->function, pct(w->share), pct(w->reference))
+    const ShareCheck* w = r.agreement == Agreement::differs ? worst_share(d) : nullptr;
+    which.push_back(w ? fmt::format("{} ({} {} against {})", d.dose, w->function, share_pct(w->share), share_pct(w->reference))
                       : d.dose);
   }
   if (r.agreement == Agreement::differs)
-    return fmt::format("the profile differs from the reference beyond ±{} share points at {}", tol, join(which, ", "));
+    return fmt::format("the profile differs from the reference beyond ±{} share points at {}", tol, fidelity_join(which, ", "));
   std::vector<std::string> agreeing;
   for (const DoseFidelity& d : r.doses)
     if (d.agreement == Agreement::agrees) agreeing.push_back(d.dose);
-  return fmt::format("undecided: too few samples at {} to tell within ±{} share points{}", join(which, ", "), tol,
-                     agreeing.empty() ? "" : "; agrees at " + join(agreeing, ", "));
+  return fmt::format("undecided: too few samples at {} to tell within ±{} share points{}", fidelity_join(which, ", "), tol,
+                     agreeing.empty() ? "" : "; agrees at " + fidelity_join(agreeing, ", "));
 }
 
 std::string fidelity_text(const FidelityRun& run, const FidelityResult& r) {
-  std::string out = fmt::format("obscheck fidelity: {}\n", join(run.target, " "));
+  std::string out = fmt::format("obscheck fidelity: {}\n", fidelity_join(run.target, " "));
   std::vector<std::string> hot;
   if (!r.doses.empty())  // every dose compares the reference's hot list, with its shares
     for (const ShareCheck& s : r.doses.front().functions)
       if (std::find(r.reference_hot.begin(), r.reference_hot.end(), s.function) != r.reference_hot.end())
-        hot.push_back(fmt::format("{} {}", s.function, pct(s.reference)));
+        hot.push_back(fmt::format("{} {}", s.function, share_pct(s.reference)));
   out += fmt::format("  reference: {}, {:.0f} counted in all; hot list: {}\n", run.reference_tool, r.reference_total,
-                     hot.empty() ? join(r.reference_hot, ", ") : join(hot, ", "));
+                     hot.empty() ? fidelity_join(r.reference_hot, ", ") : fidelity_join(hot, ", "));
   out += fmt::format("  profiles: perf record -e {} -F <dose>; tolerance ±{} share points; intervals: Wilson, {:g}% "
                      "for the whole table (Bonferroni, z = {:.3f})\n\n",
-                     run.event, points(r.options.tolerance), 100 * r.options.confidence, r.z);
-  for (const DoseFidelity& d : r.doses) out += dose_block(d, r.options.tolerance);
+                     run.event, share_points(r.options.tolerance), 100 * r.options.confidence, r.z);
+  for (const DoseFidelity& d : r.doses) out += fidelity_dose_block(d, r.options.tolerance);
   if (r.doses.size() < 2)
     out += "\n  across doses: one dose, nothing to compare\n";
   else
-    out += fmt::format("\n  across doses: the largest spread of a share is {} points{}: {}\n", points1(r.spread),
+    out += fmt::format("\n  across doses: the largest spread of a share is {} points{}: {}\n", share_points1(r.spread),
                        r.spread_function.empty() ? "" : " (" + r.spread_function + ")",
                        r.stable ? fmt::format("stable within ±{} points, the same hot functions",
-                                              points(r.options.tolerance))
+                                              share_points(r.options.tolerance))
                                 : "not stable");
   out += "  answer: " + fidelity_answer(r) + "\n";
   out += "note: the reference counts instructions, not time: a function's instruction share is its time share only "
