@@ -118,7 +118,7 @@ int report_certificate(const Options& o) {
     if (d.torn_tail) ctx.warnings.push_back(kTornTail);
     ctx.exit_code = check_exit_code(o, plan, findings);
     CertificateInput in{recorded.observer.command, scan_kernel_log(kPerfThrottleMessage), {}};
-    if (plan.spec.observer == "command")
+    if (plan.spec.doses_wrap_a_command())
       for (const Level& l : plan.spec.levels) {
         const std::string level = l.extra.value("wrap", std::string());
         if (const auto hz = requested_frequency(in.profiler_command, level)) in.requested_hz[level] = *hz;

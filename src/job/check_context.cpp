@@ -173,7 +173,7 @@ std::vector<Observation> observations(const Plan& plan, const std::vector<RunRec
 }
 
 std::string command_wall_warning(const Plan& plan, const std::vector<RunRecord>& runs) {
-  if (plan.spec.observer != "command") return {};
+  if (!plan.spec.doses_wrap_a_command()) return {};
   std::size_t command = 0;
   for (const RunRecord& r : runs) {
     const bool older = r.extra.contains("profiler_ns") && !r.extra.contains("command_wall_ns");

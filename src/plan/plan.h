@@ -133,6 +133,8 @@ struct PlanSpec {
   // The counter observer's plan: its doses are counter lists, each level programs some
   // of the counters.
   bool doses_are_counters() const { return observer == kCounterObserver; }
+  // The profiler-command observer's plan (--observer-cmd): each dose wraps the target.
+  bool doses_wrap_a_command() const { return observer == "command"; }
 };
 
 struct Configuration {
