@@ -2,15 +2,20 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include <fmt/format.h>
 
 #include <array>
 #include <atomic>
 #include <chrono>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <optional>
 #include <thread>
 
@@ -286,7 +291,7 @@ class CommandMeasurer final : public Measurer {
     std::optional<std::chrono::steady_clock::time_point> go_at;
     const pid_t target = target_pid(control.get(), spec_.base.timeout_s);
     if (target > 0) {
-      counters = CounterSet::open(target, sets_[config]);
+      counters = open_on_target(child, target, config);
       lifetime = LifetimeWatch::open(target);
       UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, target, 0)));
       const bool watched = pidfd.get() >= 0;
@@ -355,6 +360,34 @@ class CommandMeasurer final : public Measurer {
     for (const Reading& r : rec.readings)
       if (r.name == "task-clock" && r.fault.empty() && r.value > 0)
         rec.extra["profiler_rate_hz"] = static_cast<double>(*samples) / (r.value * 1e-9);
+  }
+
+  // The counters on the target, which waits for them. A target the profiler killed
+  // meanwhile (gdb's batch mode ends at a breakpoint's first stop and kills it) is a
+  // failed run of the command, not an event this host cannot count.
+  CounterSet open_on_target(CorkedChild& child, pid_t target, std::size_t config) {
+    try {
+      return CounterSet::open(target, sets_[config]);
+    } catch (const Error&) {
+      if (!process_gone(target)) throw;
+      child.kill_group();
+      const ExitInfo exit = child.wait();
+      InterruptGuard::set_current_group(-1);
+      throw Error(ErrorKind::target_failed,
+                  fmt::format("the profiler command ended the target (pid {}) before it ran; the command {}", target,
+                              describe_exit(exit, spec_.base.timeout_s)),
+                  "a debugger in batch mode kills its program at the first stop: use a breakpoint that does not stop "
+                  "(gdb: dprintf) or let the program run to its end");
+    }
+  }
+
+  // Whether `pid` has exited (reaped or a zombie).
+  static bool process_gone(pid_t pid) {
+    if (::kill(pid, 0) != 0) return errno == ESRCH;
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const auto close = text.rfind(')');
+    return close != std::string::npos && close + 2 < text.size() && (text[close + 2] == 'Z' || text[close + 2] == 'X');
   }
 
   // The pid obscheck-exec reports once the wrapper has started it; 0 when the wrapper
