@@ -32,15 +32,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "check_run.h"
+
 namespace {
 
 using nlohmann::json;
+using obscheck::bench::metric_verdict;
+using obscheck::bench::quote;
+using Outcome = obscheck::bench::CheckOutcome;
 
-std::string quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+Outcome check(const std::vector<std::string>& args) { return obscheck::bench::run_check(args, "tta"); }
 
 std::string workload(const char* name) { return std::string(OBSCHECK_WORKLOADS) + "/" + name; }
 
@@ -48,53 +49,6 @@ double seconds_of(const std::string& cmd) {
   const auto t0 = std::chrono::steady_clock::now();
   if (std::system(cmd.c_str()) != 0) return -1;
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-struct Outcome {
-  json report;
-  double seconds = 0;
-  std::vector<json> looks;
-  json end = json::object();  // the end note's "sweep"
-};
-
-Outcome check(const std::vector<std::string>& args) {
-  const std::string journal = "/tmp/obscheck-bench-tta-" + std::to_string(getpid()) + ".jsonl";
-  std::string cmd = quote(OBSCHECK_BIN) + " --json --journal " + quote(journal);
-  for (const auto& a : args) cmd += " " + quote(a);
-  cmd += " 2>/dev/null";
-  Outcome o;
-  const auto t0 = std::chrono::steady_clock::now();
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[65536];
-  while (p && !feof(p)) out.append(buf, fread(buf, 1, sizeof buf, p));
-  if (p) pclose(p);
-  o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (FILE* j = std::fopen(journal.c_str(), "r")) {
-    std::string line;
-    for (int c; (c = std::fgetc(j)) != EOF;) {
-      if (c != '\n') {
-        line += static_cast<char>(c);
-        continue;
-      }
-      const json l = json::parse(line, nullptr, false);
-      if (l.is_object() && l.value("type", "") == "note" && l.value("kind", "") == "look") o.looks.push_back(l);
-      if (l.is_object() && l.value("type", "") == "note" && l.contains("sweep") && l["sweep"].is_object())
-        o.end = l["sweep"];
-      line.clear();
-    }
-    std::fclose(j);
-  }
-  unlink(journal.c_str());
-  o.report = json::parse(out, nullptr, false);
-  if (!o.report.is_object()) o.report = json::object();
-  return o;
-}
-
-std::string metric_verdict(const json& r, const std::string& name) {
-  for (const auto& m : r.value("metrics", json::array()))
-    if (m.value("name", "") == name) return m["verdict"].is_string() ? m["verdict"].get<std::string>() : "none";
-  return "absent";
 }
 
 // The seconds of the first look at which every one of `metrics` was decided; -1: never.

@@ -28,16 +28,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "check_run.h"
+
 namespace {
 
 using nlohmann::json;
+using obscheck::bench::metric_verdict;
+using obscheck::bench::quote;
+using Outcome = obscheck::bench::CheckOutcome;
 
-struct Outcome {
-  json report;
-  double seconds = 0;
-  int code = -1;
-  std::vector<json> looks;  // the journal's "look" notes: when each metric was decided
-};
+Outcome check(const std::vector<std::string>& args) { return obscheck::bench::run_check(args, "verdicts"); }
 
 // The seconds into the check of the first look at which `metric` was decided; -1: never.
 double decided_after(const Outcome& o, const std::string& metric) {
@@ -45,57 +45,6 @@ double decided_after(const Outcome& o, const std::string& metric) {
     for (const json& d : l.value("decided", json::array()))
       if (d.value("metric", "") == metric) return l.value("seconds", -1.0);
   return -1;
-}
-
-std::string quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-Outcome check(const std::vector<std::string>& args) {
-  const std::string journal = "/tmp/obscheck-bench-verdicts-" + std::to_string(getpid()) + ".jsonl";
-  std::string cmd = quote(OBSCHECK_BIN) + " --json --journal " + quote(journal);
-  for (const auto& a : args) cmd += " " + quote(a);
-  cmd += " 2>/dev/null";
-  Outcome o;
-  const auto t0 = std::chrono::steady_clock::now();
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[65536];
-  while (p && !feof(p)) {
-    const std::size_t n = fread(buf, 1, sizeof buf, p);
-    out.append(buf, n);
-  }
-  const int st = p ? pclose(p) : -1;
-  o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  o.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  if (FILE* j = std::fopen(journal.c_str(), "r")) {
-    std::string line;
-    for (int c; (c = std::fgetc(j)) != EOF;) {
-      if (c != '\n') {
-        line += static_cast<char>(c);
-        continue;
-      }
-      const json l = json::parse(line, nullptr, false);
-      if (l.is_object() && l.value("type", "") == "note" && l.value("kind", "") == "look") o.looks.push_back(l);
-      line.clear();
-    }
-    std::fclose(j);
-  }
-  unlink(journal.c_str());
-  try {
-    o.report = json::parse(out);
-  } catch (const std::exception&) {
-    o.report = json::object();
-  }
-  return o;
-}
-
-std::string metric_verdict(const json& r, const std::string& name) {
-  for (const auto& m : r.value("metrics", json::array()))
-    if (m.value("name", "") == name) return m["verdict"].is_string() ? m["verdict"].get<std::string>() : "none";
-  return "absent";
 }
 
 double median(std::vector<double> v) {
