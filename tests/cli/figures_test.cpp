@@ -16,10 +16,12 @@
 #include <set>
 #include <sstream>
 
+#include "../unit/temp_dir.h"
 #include "run_cli.h"
 
 using nlohmann::json;
 using obscheck::test::run_cli;
+using obscheck::test::TempDir;
 using obscheck::test::workload;
 
 namespace {
@@ -30,19 +32,6 @@ std::string slurp(const std::string& path) {
   s << in.rdbuf();
   return s.str();
 }
-
-struct Dir {
-  std::string path;
-  Dir() {
-    char tmpl[] = "/tmp/obscheck-figures-XXXXXX";
-    REQUIRE(mkdtemp(tmpl) != nullptr);
-    path = tmpl;
-  }
-  ~Dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-};
 
 // The text between `open` (its first occurrence from `from`) and the matching close of
 // a <g> group: groups nest, so the closes are counted.
@@ -195,8 +184,8 @@ void check_effect_figures(const std::string& dir, const json& report) {
 }  // namespace
 
 TEST_CASE("figures: a simulated check's effect SVGs draw every layout's points, exact counts without bars") {
-  Dir d;
-  const std::string journal = d.path + "/check.jsonl", figs = d.path + "/svg";
+  TempDir d;
+  const std::string journal = d.file("check.jsonl"), figs = d.file("svg");
   // In process, so natural, held and sham layouts each get a series (the lab's fig02-03).
   auto r = run_cli({"--backend", "sim", "--sim-cache", "D1=2048,1,32", "--mode", "inprocess", "--counters",
                     "l1d,cycles", "--seed", "12", "--journal", journal, "--", workload("layout"), "200", "1024"});
@@ -219,8 +208,8 @@ TEST_CASE("figures: a simulated check's effect SVGs draw every layout's points, 
 }
 
 TEST_CASE("figures: a native check's figures and text plots put a per-run difference in its unit, not in %") {
-  Dir d;
-  const std::string journal = d.path + "/check.jsonl", figs = d.path + "/svg";
+  TempDir d;
+  const std::string journal = d.file("check.jsonl"), figs = d.file("svg");
   // Hardware breakpoints on the target's own function: any user may set them, and the
   // driver's rusage metrics of so short a program are small enough to be compared as
   // differences per run.
@@ -260,8 +249,8 @@ TEST_CASE("figures: a native check's figures and text plots put a per-run differ
 }
 
 TEST_CASE("figures: a sweep's figure has a point per context on the x axis of bytes added, as the text's env+N") {
-  Dir d;
-  const std::string figs = d.path + "/fig";
+  TempDir d;
+  const std::string figs = d.file("fig");
   auto r = run_cli({"bias", "--env-sizes", "0,400,800,1200", "-r", "2", "--seed", "5", "--svg", figs, "--",
                     workload("stackaddr")});
   INFO(r.out << r.err);
