@@ -39,6 +39,16 @@ struct Figure {
   std::string out;  // the figure's output directory
   std::string log;  // what run.sh printed
   nlohmann::json json() const { return nlohmann::json::parse(slurp(out + "/report.json")); }
+  // The log's last three lines, where a failed run.sh says why: shown first, because a
+  // CI summary may keep only the first lines of a failure's messages.
+  std::string ending() const {
+    std::size_t at = log.size();
+    for (int lines = 0; lines < 4 && at > 0; ++lines) {
+      const std::size_t nl = log.rfind('\n', at - 1);
+      at = nl == std::string::npos ? 0 : nl;
+    }
+    return log.substr(at);
+  }
 };
 
 // Runs experiments/<name>/run.sh as nobody with OUT in a fresh directory nobody owns;
@@ -84,6 +94,7 @@ TEST_CASE("experiments: fig02-03 and fig12: the counters move l1d only through t
   for (const char* name : {"fig02-03-counters", "fig12-padding"})
     for (std::size_t extra : kEnvironments) {
       const Figure f = run_figure(name, extra);
+      INFO("run.sh ended with:" << f.ending());
       INFO(name << " with " << extra << " bytes more environment:\n" << f.log);
       REQUIRE(f.status == 0);
       const nlohmann::json j = f.json();
@@ -103,6 +114,7 @@ TEST_CASE("experiments: fig04-05: a probe on the hot function perturbs task-cloc
   }
   for (std::size_t extra : kEnvironments) {
     const Figure f = run_figure("fig04-05-probes", extra);
+    INFO("run.sh ended with:" << f.ending());
     INFO(f.log);
     REQUIRE(f.status == 0);
     const auto v = verdicts(f.json());
@@ -121,6 +133,7 @@ TEST_CASE("experiments: fig06-07: l1d and cycles spike with the environment's si
   }
   for (std::size_t extra : kEnvironments) {
     const Figure f = run_figure("fig06-07-envsize", extra);
+    INFO("run.sh ended with:" << f.ending());
     INFO(f.log);
     REQUIRE(f.status == 0);
     const nlohmann::json j = f.json();
@@ -154,6 +167,7 @@ TEST_CASE("experiments: fig08-09: the link order moves l1i in a small instructio
   }
   for (std::size_t extra : kEnvironments) {
     const Figure f = run_figure("fig08-09-linkorder", extra);
+    INFO("run.sh ended with:" << f.ending());
     INFO(f.log);
     REQUIRE(f.status == 0);
     const nlohmann::json j = f.json();
@@ -173,6 +187,7 @@ TEST_CASE("experiments: fig13: O2 against O3 over contexts, with the A/A control
   }
   for (std::size_t extra : kEnvironments) {
     const Figure f = run_figure("fig13-variants", extra);
+    INFO("run.sh ended with:" << f.ending());
     INFO(f.log);
     REQUIRE(f.status == 0);
     const nlohmann::json j = f.json();
