@@ -1,7 +1,7 @@
 // pmu_harness: runs a command (the built obscheck) with its perf_event system calls
 // answered by the test PMU (test_pmu.h), for tests only.
 //
-//   pmu_harness [--slots N] [--rate TYPE:CONFIG=PER_NS]... -- COMMAND ARGS...
+//   pmu_harness [--slots N] [--rate TYPE:CONFIG=PER_NS]... [--kill-on-open COMM] -- COMMAND ARGS...
 //
 // The command runs under a seccomp filter that hands perf_event_open, read, ioctl and
 // close to this process (seccomp user notification, seccomp_unotify(2)). A
@@ -15,6 +15,11 @@
 // without a hardware PMU, and nothing in the tool can reach this: the harness is
 // built under tests/ and is never installed.
 //
+// --kill-on-open COMM: a counter opened on a process named COMM (its /proc comm) kills
+// that process first and fails with ESRCH, as when a profiler ends its program in the
+// window between the program's start and the opening of its counters (gdb in batch
+// mode, at a breakpoint's first stop).
+//
 // Exit status: the command's (128 + signal when killed); 125 when the harness
 // itself fails.
 #include <fcntl.h>
@@ -22,6 +27,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -35,6 +41,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <fstream>
 #include <map>
 #include <string>
@@ -131,9 +138,32 @@ pid_t tgid_of(pid_t tid) {
   return tid;
 }
 
+// The command name of a process (/proc/PID/comm), empty when it is gone.
+std::string comm_of(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/comm");
+  std::string name;
+  std::getline(in, name);
+  return name;
+}
+
+// Kills `pid` and waits until it has exited (a zombie, or gone): its parent, not this
+// process, reaps it.
+void kill_and_wait_exit(pid_t pid) {
+  kill(pid, SIGKILL);
+  for (;;) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto close = stat.rfind(')');
+    if (close == std::string::npos || close + 2 >= stat.size() || stat[close + 2] == 'Z' || stat[close + 2] == 'X')
+      return;
+    usleep(1000);
+  }
+}
+
 class Supervisor {
  public:
-  Supervisor(int listener, TestPmuConfig c) : listener_(listener), pmu_(std::move(c)) {}
+  Supervisor(int listener, TestPmuConfig c, std::string kill_on_open)
+      : listener_(listener), pmu_(std::move(c)), kill_on_open_(std::move(kill_on_open)) {}
 
   // Answers notifications until every filtered process has gone.
   void serve() {
@@ -198,6 +228,10 @@ class Supervisor {
     // the model keys a run by the process counted.
     const auto asked = static_cast<pid_t>(req.data.args[1]);
     const pid_t pid = asked == 0 ? static_cast<pid_t>(req.pid) : asked;
+    if (asked > 0 && !kill_on_open_.empty() && comm_of(asked) == kill_on_open_) {
+      kill_and_wait_exit(asked);
+      return reply(resp, (errno = ESRCH, -1));
+    }
     const auto cpu = static_cast<int>(req.data.args[2]);
     const auto group = static_cast<int>(req.data.args[3]);
     const unsigned long flags = req.data.args[4];
@@ -247,18 +281,23 @@ class Supervisor {
   int listener_;
   TestPmu pmu_;
   std::map<std::pair<pid_t, int>, int> fds_;  // (process, its descriptor) -> the model's
+  std::string kill_on_open_;                  // --kill-on-open: the process name, or empty
 };
 
 }  // namespace
 
 int main(int argc, char** argv) {
   TestPmuConfig c;
+  std::string kill_on_open;
   int i = 1;
   for (; i < argc && std::strcmp(argv[i], "--") != 0; ++i) {
     if (std::strcmp(argv[i], "--slots") == 0 && i + 1 < argc) c.slots = static_cast<unsigned>(std::atoi(argv[++i]));
     else if (std::strcmp(argv[i], "--rate") == 0 && i + 1 < argc) parse_rate(argv[++i], c);
+    else if (std::strcmp(argv[i], "--kill-on-open") == 0 && i + 1 < argc) kill_on_open = argv[++i];
     else {
-      std::fprintf(stderr, "usage: pmu_harness [--slots N] [--rate TYPE:CONFIG=PER_NS]... -- COMMAND ARGS...\n");
+      std::fprintf(stderr,
+                   "usage: pmu_harness [--slots N] [--rate TYPE:CONFIG=PER_NS]... [--kill-on-open COMM] -- COMMAND "
+                   "ARGS...\n");
       return kHarnessFailed;
     }
   }
@@ -278,7 +317,7 @@ int main(int argc, char** argv) {
   }
   close(sv[1]);
   const int listener = receive_listener(sv[0]);
-  Supervisor(listener, c).serve();
+  Supervisor(listener, c, kill_on_open).serve();
   int status = 0;
   if (waitpid(child, &status, 0) != child) die("waitpid");
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
