@@ -21,9 +21,10 @@ TEST_CASE("profiler command: a program its profiler ended before the counters op
   TempDir dir;
   const std::string journal = dir.file("j.jsonl");
   const std::string err = dir.file("err");
-  const std::string cmd = std::string("'") + OBSCHECK_PMU_HARNESS + "' --slots 4 --rate 0:0=2 --kill-on-open obscheck-exec -- '" +
-                          OBSCHECK_BIN + "' --observer-cmd 'env {argv}' --levels 0,1 --counters cycles -r 2 --journal '" +
-                          journal + "' -- /bin/true > /dev/null 2> '" + err + "' < /dev/null";
+  const std::string cmd = std::string("'") + OBSCHECK_PMU_HARNESS +
+                          "' --slots 4 --rate 0:0=2 --kill-on-open obscheck-exec -- '" + OBSCHECK_BIN +
+                          "' --observer-cmd 'env {argv}' --levels 0,1 --counters cycles -r 2 --journal '" + journal +
+                          "' -- /bin/true > /dev/null 2> '" + err + "' < /dev/null";
   const int status = std::system(cmd.c_str());
   std::ifstream in(err);
   std::stringstream text;
