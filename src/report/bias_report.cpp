@@ -70,7 +70,9 @@ std::string bias_table(const BiasAnalysis& b, const SweepReport& r, const Style&
   out += fmt::format("  extremes: {} ({:.4f}) and {} ({:.4f}): a swing of {:.2f}%\n",
                      b.contexts[b.lowest].label, b.ratio_min, b.contexts[b.highest].label, b.ratio_max,
                      100 * b.swing);
-  if (b.exact)
+  if (b.incomparable())
+    out += fmt::format("  {}{}{}\n", st.red, scaled_counter_verdict(b.scaled), st.reset);
+  else if (b.exact)
     out += fmt::format("  {}{}{}\n", b.exceeds_noise ? st.red : "",
                        b.exceeds_noise ? fmt::format("exact values: the contexts move it by {:.2f}%, beyond ±{:g}%: "
                                                      "measurement bias", 100 * b.swing, 100 * b.margin)
@@ -82,6 +84,7 @@ std::string bias_table(const BiasAnalysis& b, const SweepReport& r, const Style&
                        b.exceeds_noise ? "the spread across contexts exceeds run-to-run noise: measurement bias"
                                        : "the spread across contexts is within run-to-run noise",
                        st.reset);
+  if (b.scaled.scaled() && !b.incomparable()) out += fmt::format("  {}\n", scaled_counter_verdict(b.scaled));
   out += fmt::format("  {}{}{}\n", st.dim, b.method, st.reset);
   return out;
 }
@@ -108,6 +111,14 @@ std::string comparison_text(const VariantComparison& c, const SweepReport& r, co
   return out;
 }
 
+// A metric's multiplexing (analysis/scaled_counter.h): the facts and their line.
+json scaled_json(const ScaledCounter& s) {
+  return {{"counter", s.counter},         {"runs", s.runs},
+          {"scaled_runs", s.scaled_runs}, {"running_min", num(s.running_min)},
+          {"running_median", num(s.running_median)}, {"allowed", s.allowed},
+          {"text", scaled_counter_verdict(s)}};
+}
+
 json analysis_json(const BiasAnalysis& b) {
   json j;
   j["metric"] = b.metric;
@@ -118,6 +129,8 @@ json analysis_json(const BiasAnalysis& b) {
   j["highest"] = b.contexts[b.highest].id;
   j["swing"] = num(b.swing);
   j["exceeds_noise"] = b.exceeds_noise;
+  j["incomparable"] = b.incomparable();
+  j["scaled"] = scaled_json(b.scaled);
   j["exact"] = b.exact;
   j["alpha"] = b.alpha;
   j["method"] = b.method;
@@ -146,6 +159,7 @@ json comparison_json(const VariantComparison& c) {
   j["verdict"] = c.verdict;
   j["reasons"] = c.reasons;
   j["notes"] = c.notes;
+  j["scaled"] = scaled_json(c.scaled);
   j["contexts"] = c.contexts;
   if (c.t) {
     j["ratio"] = c.ratio;
@@ -237,9 +251,11 @@ std::string sweep_json(const SweepReport& r) {
                {"binary", run.binary},   {"binary_sha256", run.binary_sha256}, {"ok", run.ok},
                {"status", run.status},   {"wall_ns", run.wall_ns}, {"multiplexed", run.multiplexed},
                {"output_digest", run.output_digest}, {"first_line", run.first_line}};
-    json m = json::object();
+    json m = json::object(), running = json::object();
     for (const auto& [name, v] : run.metrics) m[name] = num(v);
+    for (const auto& [name, f] : run.running) running[name] = num(f);
     rj["metrics"] = m;
+    rj["running_fraction"] = running;
     rj["stack_address"] = run.stack_address ? json(fmt::format("{:#x}", *run.stack_address)) : json(nullptr);
     if (!run.failure.empty()) rj["failure"] = run.failure;
     j["runs"].push_back(rj);
@@ -248,6 +264,7 @@ std::string sweep_json(const SweepReport& r) {
     j["analyses"] = json::array();
     for (const auto& b : r.bias) j["analyses"].push_back(analysis_json(b));
   }
+  j["allow_multiplex"] = r.allow_multiplex;
   if (r.command == "compare") {
     j["margin"] = r.margin;
     j["alpha"] = r.alpha;

@@ -35,7 +35,10 @@ struct SweepRunRecord {
   std::string status;                     // "exited with code 0", ...
   std::uint64_t wall_ns = 0;
   std::vector<std::pair<std::string, double>> metrics;  // counters then wall-time
-  bool multiplexed = false;
+  bool multiplexed = false;               // some counter was multiplexed in this run
+  // Each counter's time_running / time_enabled in this run (1 exact, below 1 its value
+  // was scaled up from part of the run), by name; wall and user time have none.
+  std::vector<std::pair<std::string, double>> running;
   std::string output_digest, first_line;
   std::optional<std::uint64_t> stack_address;
   std::string failure;
@@ -63,6 +66,9 @@ struct SweepReport {
   std::optional<VariantComparison> aa;
   std::optional<VariantComparison> comparison;
   double margin = 0.01, alpha = 0.05;
+  // --allow-multiplex: a multiplexed counter's scaled values are analysed (labelled
+  // scaled) instead of the metric being incomparable.
+  bool allow_multiplex = false;
   std::vector<std::string> notes;         // interrupted, failed contexts, ...
 };
 

@@ -174,3 +174,119 @@ TEST_CASE("test PMU harness: the in-process library counts on the model too, per
   }
   CHECK(seen == 3);
 }
+
+namespace {
+
+const json& analysis(const json& report, const std::string& metric_name) {
+  for (const json& a : report.at("analyses"))
+    if (a.at("metric") == metric_name) return a;
+  FAIL("no analysis of " << metric_name);
+  throw;
+}
+
+}  // namespace
+
+TEST_CASE("test PMU harness: bias calls multiplexed counters incomparable unless --allow-multiplex") {
+  // One slot, two counters: each counts half of every run, its value scaled by 2.
+  TempDir dir;
+  const std::string strict_journal = (dir.path / "strict.jsonl").string();
+  const std::vector<std::string> bias = {"bias", "-e", "cycles,l1d", "--env-sizes", "0,400", "-r", "3", "--seed", "7"};
+  std::vector<std::string> strict = bias, allowed = bias;
+  strict.insert(strict.end(), {"--json", "--journal", strict_journal, "/bin/true"});
+  allowed.insert(allowed.end(), {"--allow-multiplex", "--json", "/bin/true"});
+
+  const Harnessed a = harnessed(1, strict);
+  CHECK(a.code == 1);
+  const json ja = json::parse(a.out);
+  CHECK(ja.at("allow_multiplex") == false);
+  for (const char* name : {"cycles", "l1d"}) {
+    INFO(name);
+    const json& an = analysis(ja, name);
+    CHECK(an.at("incomparable") == true);
+    CHECK(an.at("exceeds_noise") == false);
+    CHECK(an.at("scaled").at("runs") == 6);
+    CHECK(an.at("scaled").at("scaled_runs") == 6);
+    CHECK(an.at("scaled").at("running_min") == 0.5);
+    CHECK(an.at("scaled").at("running_median") == 0.5);
+    CHECK(an.at("scaled").at("text") ==
+          std::string("incomparable: ") + name +
+              " multiplexed in 6 of 6 runs (running fraction min 0.50, median 0.50); its values are estimates scaled "
+              "up from part of each run, not counts (fewer counters, or --allow-multiplex to compare the estimates)");
+  }
+  CHECK(analysis(ja, "cycles").at("median_of_means") == 8'000'000.0);
+  CHECK(analysis(ja, "l1d").at("median_of_means") == 1'000'000.0);
+  // Wall time is the driver's clock, never scaled.
+  CHECK(analysis(ja, "wall-time").at("incomparable") == false);
+  CHECK(ja.at("runs").at(0).at("running_fraction") == json{{"cycles", 0.5}, {"l1d", 0.5}});
+
+  // The text says it where the verdict goes; the journal's report says it again.
+  const Harnessed text = harnessed(1, {"report", strict_journal});
+  CHECK(text.code == 1);
+  CHECK(text.out.find("\n  incomparable: cycles multiplexed in 6 of 6 runs (running fraction min 0.50, median 0.50)") !=
+        std::string::npos);
+  // report FILE --allow-multiplex re-judges the journal on the scaled values.
+  const Harnessed rejudged = harnessed(1, {"report", "--allow-multiplex", "--json", strict_journal});
+  CHECK(rejudged.code == 0);
+  CHECK(analysis(json::parse(rejudged.out), "cycles").at("incomparable") == false);
+  // A resume cannot change it.
+  const Harnessed resumed = harnessed(1, {"bias", "--resume", strict_journal, "--allow-multiplex"});
+  CHECK(resumed.code == 2);
+
+  const Harnessed b = harnessed(1, allowed);
+  CHECK(b.code == 0);
+  const json jb = json::parse(b.out);
+  CHECK(jb.at("allow_multiplex") == true);
+  const json& cycles = analysis(jb, "cycles");
+  CHECK(cycles.at("incomparable") == false);
+  CHECK(cycles.at("exact") == true);
+  CHECK(cycles.at("exceeds_noise") == false);
+  CHECK(cycles.at("swing") == 0.0);
+  CHECK(cycles.at("scaled").at("allowed") == true);
+  CHECK(cycles.at("scaled").at("text").get<std::string>().starts_with(
+      "scaled: cycles multiplexed in 6 of 6 runs (running fraction min 0.50, median 0.50)"));
+}
+
+TEST_CASE("test PMU harness: bias on counters that fit the PMU is exact, not scaled") {
+  const Harnessed r = harnessed(4, {"bias", "-e", "cycles,l1d", "--env-sizes", "0,400", "-r", "3", "--seed", "7",
+                                    "--json", "/bin/true"});
+  CHECK(r.code == 0);
+  const json j = json::parse(r.out);
+  const json& cycles = analysis(j, "cycles");
+  CHECK(cycles.at("incomparable") == false);
+  CHECK(cycles.at("scaled").at("scaled_runs") == 0);
+  CHECK(cycles.at("scaled").at("running_min") == 1.0);
+  CHECK(cycles.at("median_of_means") == 8'000'000.0);
+}
+
+TEST_CASE("test PMU harness: compare calls a multiplexed metric incomparable unless --allow-multiplex") {
+  TempDir dir;
+  const std::string journal = (dir.path / "compare.jsonl").string();
+  const std::vector<std::string> compare = {"compare", "-e", "cycles,l1d", "--env-sizes", "0,400", "-r", "2",
+                                            "--seed", "7", "--json"};
+  std::vector<std::string> strict = compare, allowed = compare;
+  strict.insert(strict.end(), {"--journal", journal, "--", "/bin/true", ":::", "/bin/true", "x"});
+  allowed.insert(allowed.end(), {"--allow-multiplex", "--", "/bin/true", ":::", "/bin/true", "x"});
+
+  const Harnessed a = harnessed(1, strict);
+  CHECK(a.code == 1);
+  const json c = json::parse(a.out).at("comparison");
+  CHECK(c.at("outcome") == "incomparable");
+  CHECK(c.at("verdict") ==
+        "incomparable: cycles multiplexed in 8 of 8 runs (running fraction min 0.50, median 0.50); its values are "
+        "estimates scaled up from part of each run, not counts (fewer counters, or --allow-multiplex to compare the "
+        "estimates)");
+  CHECK(c.at("scaled").at("scaled_runs") == 8);
+
+  const Harnessed b = harnessed(1, allowed);
+  CHECK(b.code == 0);
+  const json cb = json::parse(b.out).at("comparison");
+  CHECK(cb.at("outcome") != "incomparable");
+  CHECK(cb.at("per_context").at(0).at("ratio") == 1.0);
+  CHECK(cb.at("verdict").get<std::string>().ends_with(
+      "; scaled: cycles multiplexed in 8 of 8 runs (running fraction min 0.50, median 0.50); its values are "
+      "estimates, compared as asked (--allow-multiplex)"));
+  // The journal's report judges as the sweep did.
+  const Harnessed again = harnessed(1, {"report", "--json", journal});
+  CHECK(again.code == 1);
+  CHECK(json::parse(again.out).at("comparison").at("outcome") == "incomparable");
+}
