@@ -149,6 +149,22 @@ TEST_CASE("test PMU harness: the check calls multiplexed counters incomparable u
   CHECK(again.code == 0);
   const json jr = json::parse(again.out);
   CHECK(verdict(jr, "cycles", "2[cycles,l1d]").at("scaled") == true);
+  // The Markdown and CSV reports carry the counters' validity as the JSON does.
+  const Harnessed md = harnessed(1, {"report", "--markdown", (dir.path / "allowed.jsonl").string()});
+  CHECK(md.out.find("- `cycles`: the same count (8000000) in all 6 runs of counters=1[cycles]/held (deterministic)\n") !=
+        std::string::npos);
+  CHECK(md.out.find("| cycles | `counters=1[cycles]/held` | 6 | 100% | 100% | exact, the same count in every run |\n"
+                    "| cycles | `counters=2[cycles,l1d]/held` | 6 | 50% | 50% | scaled in 6 (up to x2.00), the same "
+                    "count in every run |\n") != std::string::npos);
+  const Harnessed csv = harnessed(1, {"report", "--csv", (dir.path / "allowed.jsonl").string()});
+  std::size_t rows = 0;
+  for (std::size_t at = 0; (at = csv.out.find("\ncycles,count,\"counters=2[cycles,l1d]/held\"", at)) != std::string::npos;
+       ++at) {
+    ++rows;
+    const std::string row = csv.out.substr(at + 1, csv.out.find('\n', at + 1) - at - 1);
+    CHECK(row.ends_with(",0.5,0.5,6,0,0,1,1,0,0,0,deterministic"));
+  }
+  CHECK(rows == 1);
 }
 
 TEST_CASE("test PMU harness: the in-process library counts on the model too, per configuration") {
