@@ -280,8 +280,13 @@ std::string sweep_csv(const SweepReport& r) {
   for (const auto& run : r.runs)
     for (const auto& [name, v] : run.metrics)
       if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  std::vector<std::string> counters;  // those with a running fraction
+  for (const auto& run : r.runs)
+    for (const auto& [name, f] : run.running)
+      if (std::find(counters.begin(), counters.end(), name) == counters.end()) counters.push_back(name);
   std::string out = "seq,round,context,label,variant,env_pad,env_bytes,argv0_pad,link_order,binary_sha256,ok,status";
   for (const auto& n : names) out += "," + csv_field(n);
+  for (const auto& n : counters) out += "," + csv_field(n + ":running");
   out += ",stack_address,first_line\n";
   for (const auto& run : r.runs) {
     const SweepContextRecord& c = r.contexts.at(run.context);
@@ -293,6 +298,12 @@ std::string sweep_csv(const SweepReport& r) {
       std::string cell;
       for (const auto& [name, v] : run.metrics)
         if (name == n && std::isfinite(v)) cell = fmt::format("{}", v);
+      out += "," + cell;
+    }
+    for (const auto& n : counters) {
+      std::string cell;
+      for (const auto& [name, f] : run.running)
+        if (name == n && std::isfinite(f)) cell = fmt::format("{}", f);
       out += "," + cell;
     }
     out += fmt::format(",{},{}\n", run.stack_address ? fmt::format("{:#x}", *run.stack_address) : "",

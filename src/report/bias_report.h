@@ -80,7 +80,9 @@ std::string bias_text(const SweepReport& r, bool color);
 std::string compare_text(const SweepReport& r, bool color);
 std::string sweep_json(const SweepReport& r);
 // One row per run: seq,round,context,label,variant,env_pad,env_bytes,argv0_pad,
-// link_order,binary_sha256,ok,status,<metric columns...>,stack_address,first_line.
+// link_order,binary_sha256,ok,status,<metric columns...>,<counter>:running...,
+// stack_address,first_line; a <counter>:running column holds the counter's time
+// running / time enabled in that run (below 1: its value was scaled up).
 std::string sweep_csv(const SweepReport& r);
 
 }  // namespace obscheck

@@ -244,6 +244,13 @@ TEST_CASE("test PMU harness: bias calls multiplexed counters incomparable unless
   const Harnessed rejudged = harnessed(1, {"report", "--allow-multiplex", "--json", strict_journal});
   CHECK(rejudged.code == 0);
   CHECK(analysis(json::parse(rejudged.out), "cycles").at("incomparable") == false);
+  // The CSV has each run's running fraction per counter.
+  const Harnessed csv = harnessed(1, {"report", "--csv", strict_journal});
+  const std::string header = csv.out.substr(0, csv.out.find('\n'));
+  CHECK(header.ends_with(",cycles,l1d,wall-time,user-time,cycles:running,l1d:running,stack_address,first_line"));
+  const std::string first = csv.out.substr(header.size() + 1, csv.out.find('\n', header.size() + 1) - header.size() - 1);
+  CHECK(first.find(",8000000,1000000,") != std::string::npos);
+  CHECK(first.ends_with(",0.5,0.5,,"));
   // A resume cannot change it.
   const Harnessed resumed = harnessed(1, {"bias", "--resume", strict_journal, "--allow-multiplex"});
   CHECK(resumed.code == 2);
