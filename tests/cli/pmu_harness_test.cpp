@@ -31,10 +31,14 @@ std::string quoted(const std::string& s) {
 }
 
 // Runs obscheck ARGS under the harness with `slots` counters, cycles at 2/ns and l1d
-// (HW_CACHE 0x10000) at 0.25/ns, or cycles at `cycles_rate`; stdout captured.
-Harnessed harnessed(unsigned slots, const std::vector<std::string>& args, double cycles_rate = 2) {
+// (HW_CACHE 0x10000) at 0.25/ns, or cycles at `cycles_rate`, and the harness options
+// `model` (--offset, --stops-at); stdout captured.
+Harnessed harnessed(unsigned slots, const std::vector<std::string>& args, double cycles_rate = 2,
+                    const std::vector<std::string>& model = {}) {
   std::string cmd = quoted(OBSCHECK_PMU_HARNESS) + " --slots " + std::to_string(slots) + " --rate 0:0=" +
-                    std::to_string(cycles_rate) + " --rate 3:10000=0.25 -- " + quoted(OBSCHECK_BIN);
+                    std::to_string(cycles_rate) + " --rate 3:10000=0.25";
+  for (const std::string& m : model) cmd += " " + quoted(m);
+  cmd += " -- " + quoted(OBSCHECK_BIN);
   for (const std::string& a : args) cmd += " " + quoted(a);
   cmd += " 2>/dev/null </dev/null";
   Harnessed r;
@@ -312,4 +316,41 @@ TEST_CASE("test PMU harness: compare calls a multiplexed metric incomparable unl
   const Harnessed again = harnessed(1, {"report", "--json", journal});
   CHECK(again.code == 1);
   CHECK(json::parse(again.out).at("comparison").at("outcome") == "incomparable");
+}
+
+TEST_CASE("test PMU harness: a wrapped counter reads negative and is a fault in every run, not a value") {
+  // 8,000,000 cycles minus 10,000,000: -2,000,000 as a signed 64-bit count.
+  const Harnessed r = harnessed(4, {"measure", "-e", "cycles", "-r", "3", "--json", "/bin/true"}, 2,
+                                {"--offset", "0:0=-10000000"});
+  REQUIRE(r.code == 0);
+  const json j = json::parse(r.out);
+  const json& cycles = metric(j, "cycles");
+  CHECK(cycles.at("n") == 0);
+  CHECK(cycles.at("median").is_null());
+  REQUIRE(cycles.at("faults").size() == 3);
+  CHECK(cycles.at("faults").at(2) ==
+        "cycles reads negative (-2000000 as a signed 64-bit count): a wrapped or broken counter (run 3)");
+}
+
+TEST_CASE("test PMU harness: a counter that stops counting mid-run is scaled, and bias calls it incomparable") {
+  // l1d stops after 1 of the run's 4 ms: time running stops growing, as if multiplexed.
+  const std::vector<std::string> stops = {"--stops-at", "3:10000=1000000"};
+  const Harnessed m = harnessed(4, {"measure", "-e", "cycles,l1d", "-r", "3", "--json", "/bin/true"}, 2, stops);
+  REQUIRE(m.code == 0);
+  const json jm = json::parse(m.out);
+  CHECK(metric(jm, "cycles").at("running_fraction") == json::array({1.0, 1.0, 1.0}));
+  const json& l1d = metric(jm, "l1d");
+  CHECK(l1d.at("running_fraction") == json::array({0.25, 0.25, 0.25}));
+  CHECK(l1d.at("multiplexed_runs") == 3);
+  CHECK(l1d.at("median") == 1'000'000.0);  // 250,000 counted, scaled by 4
+
+  const Harnessed b = harnessed(4, {"bias", "-e", "cycles,l1d", "--env-sizes", "0,400", "-r", "2", "--seed", "7",
+                                    "--json", "/bin/true"},
+                                2, stops);
+  CHECK(b.code == 1);
+  const json jb = json::parse(b.out);
+  CHECK(analysis(jb, "cycles").at("incomparable") == false);
+  CHECK(analysis(jb, "l1d").at("incomparable") == true);
+  CHECK(analysis(jb, "l1d").at("scaled").at("text").get<std::string>().starts_with(
+      "incomparable: l1d multiplexed in 4 of 4 runs (running fraction min 0.25, median 0.25)"));
 }
