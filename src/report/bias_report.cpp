@@ -208,8 +208,10 @@ std::string compare_text(const SweepReport& r, bool color) {
   out += contexts_line(r);
   if (r.aa) {
     out += comparison_text(*r.aa, r, "A/A control: the baseline against itself in the same contexts", st);
+    // A multiplexed counter's A/A is incomparable for what its verdict says, not
+    // because the baseline differed from itself.
     if (r.aa->outcome == Outcome::better || r.aa->outcome == Outcome::worse ||
-        r.aa->outcome == Outcome::incomparable)
+        (r.aa->outcome == Outcome::incomparable && !r.aa->scaled.incomparable()))
       out += fmt::format("  {}WARNING: the baseline differs from itself — nothing below can be trusted "
                          "(noise, drift or a context effect this design does not cancel){}\n",
                          st.red, st.reset);

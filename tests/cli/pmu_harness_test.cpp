@@ -316,6 +316,15 @@ TEST_CASE("test PMU harness: compare calls a multiplexed metric incomparable unl
   const Harnessed again = harnessed(1, {"report", "--json", journal});
   CHECK(again.code == 1);
   CHECK(json::parse(again.out).at("comparison").at("outcome") == "incomparable");
+
+  // With --aa the A/A pair is incomparable for the same reason, said as such: the
+  // baseline did not differ from itself.
+  const Harnessed aa = harnessed(1, {"compare", "-e", "cycles,l1d", "--env-sizes", "0,400", "-r", "2", "--seed", "7",
+                                     "--aa", "--", "/bin/true", ":::", "/bin/true", "x"});
+  CHECK(aa.code == 1);
+  CHECK(aa.out.find("A/A control: the baseline against itself in the same contexts\n  verdict: incomparable: cycles "
+                    "multiplexed in 8 of 8 runs") != std::string::npos);
+  CHECK(aa.out.find("the baseline differs from itself") == std::string::npos);
 }
 
 TEST_CASE("test PMU harness: a wrapped counter reads negative and is a fault in every run, not a value") {
