@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -280,6 +281,7 @@ TEST_CASE("test PMU harness: bias calls multiplexed counters incomparable unless
   CHECK(b.code == 0);
   const json jb = json::parse(b.out);
   CHECK(jb.at("allow_multiplex") == true);
+  CHECK(jb.at("runs").size() == 6);
   const json& cycles = analysis(jb, "cycles");
   CHECK(cycles.at("incomparable") == false);
   CHECK(cycles.at("exact") == true);
@@ -383,4 +385,33 @@ TEST_CASE("test PMU harness: a counter that stops counting mid-run is scaled, an
   CHECK(analysis(jb, "l1d").at("incomparable") == true);
   CHECK(analysis(jb, "l1d").at("scaled").at("text").get<std::string>().starts_with(
       "incomparable: l1d multiplexed in 4 of 4 runs (running fraction min 0.25, median 0.25)"));
+}
+
+TEST_CASE("test PMU harness: a resumed bias keeps the journal's --allow-multiplex") {
+  if (!harness_models_here()) return;
+  TempDir dir;
+  const std::string full = (dir.path / "full.jsonl").string(), cut = (dir.path / "cut.jsonl").string();
+  const Harnessed first = harnessed(1, {"bias", "-e", "cycles,l1d", "--env-sizes", "0,400", "-r", "3", "--seed", "7",
+                                        "--allow-multiplex", "--journal", full, "/bin/true"});
+  REQUIRE(first.code == 0);
+  // The journal as an interruption after its fifth run leaves it: the last run and the
+  // end note gone (every line carries its own checksum, so whole lines may go).
+  std::vector<std::string> lines;
+  {
+    std::ifstream in(full);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+  }
+  REQUIRE(lines.size() == 8);  // the manifest, six runs, the end note
+  {
+    std::ofstream out(cut);
+    for (std::size_t i = 0; i + 2 < lines.size(); ++i) out << lines[i] << "\n";
+  }
+  const Harnessed resumed = harnessed(1, {"bias", "--resume", cut, "--json"});
+  CHECK(resumed.code == 0);
+  const json j = json::parse(resumed.out);
+  CHECK(j.at("allow_multiplex") == true);
+  CHECK(j.at("runs").size() == 6);
+  CHECK(analysis(j, "cycles").at("incomparable") == false);
+  CHECK(analysis(j, "cycles").at("scaled").at("scaled_runs") == 6);
+  CHECK(analysis(j, "cycles").at("scaled").at("allowed") == true);
 }
