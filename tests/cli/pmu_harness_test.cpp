@@ -415,3 +415,21 @@ TEST_CASE("test PMU harness: a resumed bias keeps the journal's --allow-multiple
   CHECK(analysis(j, "cycles").at("scaled").at("scaled_runs") == 6);
   CHECK(analysis(j, "cycles").at("scaled").at("allowed") == true);
 }
+
+TEST_CASE("test PMU harness: a group is read in one PERF_FORMAT_GROUP read, or member by member where refused") {
+  if (!harness_models_here()) return;
+  // Both read formats give the same exact counts. measure opens the group with
+  // inherit (as perf stat does), so where the group read is refused the open of
+  // read_format 0xf fails with EINVAL and only the member-by-member fallback can count.
+  for (const bool refused : {false, true}) {
+    INFO((refused ? "group read refused" : "group read"));
+    const std::vector<std::string> model =
+        refused ? std::vector<std::string>{"--refuse-group-with-inherit"} : std::vector<std::string>{};
+    const Harnessed r = harnessed(4, {"measure", "-e", "{cycles,l1d}", "-r", "2", "--json", "/bin/true"}, 2, model);
+    REQUIRE(r.code == 0);
+    const json j = json::parse(r.out);
+    CHECK(metric(j, "cycles").at("median") == 8'000'000.0);
+    CHECK(metric(j, "l1d").at("median") == 1'000'000.0);
+    CHECK(metric(j, "l1d").at("running_fraction") == json::array({1.0, 1.0}));
+  }
+}

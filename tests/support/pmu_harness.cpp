@@ -2,11 +2,13 @@
 // answered by the test PMU (test_pmu.h), for tests only.
 //
 //   pmu_harness [--slots N] [--rate TYPE:CONFIG=PER_NS]... [--offset TYPE:CONFIG=N]...
-//               [--stops-at TYPE:CONFIG=NS]... -- COMMAND ARGS...
+//               [--stops-at TYPE:CONFIG=NS]... [--refuse-group-with-inherit] -- COMMAND ARGS...
 //
 // --offset adds N (signed) to the event's every count, modulo 2^64: a negative N past
 // the count reads as a wrapped counter. --stops-at: the event stops counting after NS
 // of task time (a PMU that "disappears" mid-run; 0: it never counts).
+// --refuse-group-with-inherit: PERF_FORMAT_GROUP with inherit is refused with EINVAL,
+// as kernels before 4.13 refuse it.
 //
 // The command runs under a seccomp filter that hands perf_event_open, read, ioctl and
 // close to this process (seccomp user notification, seccomp_unotify(2)). A
@@ -280,9 +282,11 @@ int main(int argc, char** argv) {
     else if ((std::strcmp(argv[i], "--offset") == 0 || std::strcmp(argv[i], "--stops-at") == 0) && i + 1 < argc) {
       parse_fault(argv[i], argv[i + 1], c);
       ++i;
+    } else if (std::strcmp(argv[i], "--refuse-group-with-inherit") == 0) {
+      c.refuse_group_with_inherit = true;
     } else {
       std::fprintf(stderr, "usage: pmu_harness [--slots N] [--rate TYPE:CONFIG=PER_NS]... [--offset TYPE:CONFIG=N]... "
-                           "[--stops-at TYPE:CONFIG=NS]... -- COMMAND ARGS...\n");
+                           "[--stops-at TYPE:CONFIG=NS]... [--refuse-group-with-inherit] -- COMMAND ARGS...\n");
       return kHarnessFailed;
     }
   }
