@@ -253,8 +253,22 @@ void judge_spread(const std::string& metric, std::span<const ContextSeries> cont
 
 }  // namespace
 
+namespace {
+
+// The running fractions of the runs analysed (failed contexts' runs are not).
+ScaledCounter bias_scaling(const std::string& metric, std::span<const ContextSeries> contexts, bool allow_multiplex) {
+  std::vector<double> running;
+  for (const ContextSeries& s : contexts) {
+    if (!s.failure.empty() || s.values.empty()) continue;
+    for (std::size_t i = 0; i < s.values.size(); ++i) running.push_back(i < s.running.size() ? s.running[i] : 1.0);
+  }
+  return scaled_counter(metric, running, allow_multiplex);
+}
+
+}  // namespace
+
 BiasAnalysis analyse_bias(const std::string& metric, std::span<const ContextSeries> contexts, double alpha,
-                          double margin) {
+                          double margin, bool allow_multiplex) {
   BiasAnalysis b;
   b.metric = metric;
   b.alpha = alpha;
@@ -263,6 +277,8 @@ BiasAnalysis analyse_bias(const std::string& metric, std::span<const ContextSeri
   if (b.contexts.empty()) throw std::invalid_argument("analyse_bias: no context has a value");
   ratios_to_median(means, b);
   judge_spread(metric, contexts, alpha, margin, b);
+  b.scaled = bias_scaling(metric, contexts, allow_multiplex);
+  if (b.scaled.incomparable()) b.exceeds_noise = false;
   return b;
 }
 

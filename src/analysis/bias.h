@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/scaled_counter.h"
 #include "stats/bootstrap.h"
 
 namespace obscheck {
@@ -61,6 +62,10 @@ struct ContextSeries {
   // The round of each value (parallel to `values`), when known: with one value per
   // round in every context the spread test takes the rounds as blocks.
   std::vector<std::size_t> rounds;
+  // The counter's time_running / time_enabled in each run (parallel to `values`), when
+  // it is a counter: below 1 the value was scaled up from part of the run. Empty: exact
+  // (wall time, or a backend that never multiplexes).
+  std::vector<double> running;
 };
 
 // A context's values are positive (a duration, a count), so it is summarised on the
@@ -98,14 +103,22 @@ struct BiasAnalysis {
   bool exact = false;
   double margin = 0.01;
   std::string method;                       // one line: how the verdict was reached
+  // The metric's counter multiplexed in some analysed run (scaled_counter.h). Without
+  // --allow-multiplex the metric is then incomparable: exceeds_noise is false whatever
+  // the numbers say (scaled_counter_verdict says why); with it the analysis stands,
+  // labelled scaled.
+  ScaledCounter scaled;
+  bool incomparable() const { return scaled.incomparable(); }
 };
 
 // Contexts with no values are treated as failed. Values must be finite and > 0 (a
 // duration or a count; the spread test works on logs so a context that is 3% slower
 // weighs the same at any scale). Throws std::invalid_argument when no context has
 // values. With one context, or one run per context, the spread test is absent and
-// exceeds_noise is false (method says why).
+// exceeds_noise is false (method says why). `allow_multiplex`: a metric whose counter
+// was multiplexed is analysed on its scaled values (labelled) instead of being
+// incomparable.
 BiasAnalysis analyse_bias(const std::string& metric, std::span<const ContextSeries> contexts,
-                          double alpha = 0.05, double margin = 0.01);
+                          double alpha = 0.05, double margin = 0.01, bool allow_multiplex = false);
 
 }  // namespace obscheck

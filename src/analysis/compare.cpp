@@ -49,6 +49,7 @@ struct Pairs {
   std::vector<double> d;                                  // per context: log contender mean - log baseline mean
   std::size_t unchecked_digests = 0;                      // contexts whose output could not be compared
   std::size_t differing = 0;                              // contexts whose outputs differ
+  std::vector<double> running;                            // every pooled run's running fraction
 };
 
 // Whether context p can be compared; when not, a note or a reason in c says why.
@@ -94,6 +95,8 @@ Pairs collect_contexts(std::span<const ContextPair> contexts, const CompareOptio
     pairs.d.push_back(std::log(r.contender_mean) - std::log(r.baseline_mean));
     pairs.base_runs.push_back(values(p.baseline));
     pairs.cont_runs.push_back(values(p.contender));
+    for (const auto* runs : {&p.baseline, &p.contender})
+      for (const VariantRun& v : *runs) pairs.running.push_back(v.running);
     c.per_context.push_back(r);
   }
   return pairs;
@@ -167,6 +170,8 @@ VariantComparison compare_variants(std::span<const ContextPair> contexts, const 
     c.notes.push_back(fmt::format("output not compared in {} context(s): a variant's own runs printed "
                                   "different output (or output was not captured)",
                                   pairs.unchecked_digests));
+  c.scaled = scaled_counter(options.metric, pairs.running, options.allow_multiplex);
+  if (c.scaled.incomparable()) c.reasons.push_back(scaled_counter_why(c.scaled));
   if (c.reasons.empty() && c.contexts < 2)
     c.reasons.push_back(fmt::format("only {} context(s) in which both variants ran cleanly: at least 2 are needed",
                                     c.contexts));
@@ -182,6 +187,7 @@ VariantComparison compare_variants(std::span<const ContextPair> contexts, const 
   }
   estimate_ratio(pairs, options, c);
   decide_outcome(options, c);
+  if (c.scaled.scaled()) c.verdict += "; " + scaled_counter_verdict(c.scaled);
   return c;
 }
 

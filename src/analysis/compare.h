@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/scaled_counter.h"
 #include "stats/bootstrap.h"
 #include "stats/hypothesis.h"
 
@@ -22,6 +23,9 @@ struct VariantRun {
   bool ok = true;           // exited 0, no signal, no timeout
   std::string status;       // "exited with code 0", "was killed by signal 11 (...)"
   std::string digest;       // sha256 of its output ("" when not captured)
+  // The metric's counter's time_running / time_enabled: 1 exact (and for wall time),
+  // below 1 multiplexed, its value scaled up from part of the run.
+  double running = 1;
 };
 
 struct ContextPair {
@@ -45,6 +49,10 @@ struct CompareOptions {
   // Compare contexts whose outputs differ (the variants legitimately print different
   // things: other options, other data); they are then counted in a note.
   bool allow_output_diff = false;
+  // --allow-multiplex: compare a multiplexed counter's scaled values (the verdict says
+  // "scaled") instead of calling the comparison incomparable.
+  bool allow_multiplex = false;
+  std::string metric = "the metric";  // named in the multiplexing reason
 };
 
 struct ContextRatio {
@@ -74,6 +82,8 @@ struct VariantComparison {
   // resampling contexts then runs.
   std::optional<stats::HierarchicalResult> bootstrap;
   std::optional<stats::TostResult> tost; // on d, with the t's standard error
+  // The metric's counter over the runs of the analysed contexts (scaled_counter.h).
+  ScaledCounter scaled;
 };
 
 // Verdict rules, in order:
@@ -82,7 +92,11 @@ struct VariantComparison {
 //                 output digest is constant but the two differ (unless allow_output_diff:
 //                 then a note counts them); fewer than 2 contexts in which both
 //                 variants ran cleanly. The verdict names how many contexts' outputs
-//                 differ and the option that compares them anyway.
+//                 differ and the option that compares them anyway. A run of an
+//                 analysed context whose counter was multiplexed (running < 1),
+//                 unless allow_multiplex: the reason names the counter, how many runs
+//                 and the least running fraction; with it the verdict of the rules
+//                 below ends "; scaled: ...".
 //   worse/better  the t CI of the ratio AND the hierarchical bootstrap CI both lie
 //                 entirely above (worse: the contender takes more) / below 1.
 //                 Significance alone: no minimum effect size is asked for.

@@ -28,12 +28,15 @@ std::vector<ContextSeries> series_of(const SweepReport& report, const std::strin
       if (s.failure.empty()) s.failure = fmt::format("run {} {}", run.seq, run.failure.substr(0, run.failure.find('\n')));
       continue;
     }
-    double v = std::numeric_limits<double>::quiet_NaN();
+    double v = std::numeric_limits<double>::quiet_NaN(), running = 1;
     for (const auto& [name, value] : run.metrics)
       if (name == metric) v = value;
+    for (const auto& [name, fraction] : run.running)
+      if (name == metric) running = fraction;
     if (!std::isfinite(v) || v <= 0) continue;
     s.values.push_back(v);
     s.rounds.push_back(run.round);
+    s.running.push_back(running);
   }
   return out;
 }
@@ -61,11 +64,14 @@ SweepJob bias_job(const Options& o) {
 }  // namespace
 
 int finish_bias(const Options& o, SweepReport report, const SweepBrief& brief, bool interrupted, bool live) {
-  bool any_failed = false, biased = false;
+  bool any_failed = false, biased = false, incomparable = false;
+  // The journal's choice, or report FILE --allow-multiplex re-judging it.
+  report.allow_multiplex = report.allow_multiplex || o.allow_multiplex;
   for (const std::string& m : brief.metrics) {
     try {
-      report.bias.push_back(analyse_bias(m, series_of(report, m), report.alpha, brief.margin));
+      report.bias.push_back(analyse_bias(m, series_of(report, m), report.alpha, brief.margin, report.allow_multiplex));
       any_failed = any_failed || !report.bias.back().failed.empty();
+      incomparable = incomparable || report.bias.back().incomparable();
       if (m == report.metric) biased = report.bias.back().exceeds_noise;
     } catch (const std::invalid_argument&) {
       if (m == report.metric && !interrupted)
@@ -79,9 +85,10 @@ int finish_bias(const Options& o, SweepReport report, const SweepBrief& brief, b
   std::vector<std::string> found;
   if (biased) found.push_back("bias");
   if (any_failed) found.push_back("failed");
+  if (incomparable) found.push_back("incomparable");
   Options judged = o;
   judged.fail_on = brief.fail_on;
-  return findings_exit_code(judged, found, {"bias", "failed"});
+  return findings_exit_code(judged, found, {"bias", "failed", "incomparable"});
 }
 
 int cmd_bias(const Options& o) { return run_sweep_command(o, JobKind::bias, bias_job, finish_bias); }

@@ -30,6 +30,8 @@ std::vector<ContextPair> pairs_of(const SweepReport& report, std::size_t baselin
     v.value = std::numeric_limits<double>::quiet_NaN();
     for (const auto& [name, value] : run.metrics)
       if (name == report.metric) v.value = value;
+    for (const auto& [name, fraction] : run.running)
+      if (name == report.metric) v.running = fraction;
     if (v.ok && !(std::isfinite(v.value) && v.value > 0)) {
       v.ok = false;
       v.status = fmt::format("gave no positive {}", report.metric);
@@ -75,6 +77,10 @@ int finish_compare(const Options& o, SweepReport report, const SweepBrief& brief
   co.margin = brief.margin;
   co.seed = report.seed;
   co.allow_output_diff = o.allow_output_diff;
+  // The journal's choice, or report FILE --allow-multiplex re-judging it.
+  report.allow_multiplex = report.allow_multiplex || o.allow_multiplex;
+  co.allow_multiplex = report.allow_multiplex;
+  co.metric = report.metric;
   if (brief.aa) report.aa = compare_variants(pairs_of(report, 0, 2), co);
   report.comparison = compare_variants(pairs_of(report, 0, 1), co);
 

@@ -166,6 +166,7 @@ po::options_description context_options(bool compare) {
       ("link-orders", po::value<int>(), "number of link orders: the given one plus seeded random permutations")
       ("contexts", po::value<int>(), "measure a seeded random sample of N contexts (default: all)")
       ("metric", po::value<std::string>(), "the metric the analysis is on (default: the first counter)")
+      ("allow-multiplex", po::bool_switch(), "analyse a multiplexed counter's scaled values (labelled scaled) instead of calling the metric incomparable")
       ("confidence", po::value<double>(), "confidence level of intervals and tests (default 0.95)")
       ("seed", po::value<std::string>(), "seed for the context order and sample (default: drawn and reported)")
       ("csv", po::bool_switch(), "write CSV, one row per run")
@@ -181,7 +182,7 @@ po::options_description context_options(bool compare) {
         ("fail-on", po::value<std::string>(), "exit 1 when the outcome is one of LIST: worse,better,incomparable,aa or none (default incomparable,aa)");
   else
     d.add_options()
-        ("fail-on", po::value<std::string>(), "exit 1 when one of LIST is found: bias,failed or none (default bias,failed)");
+        ("fail-on", po::value<std::string>(), "exit 1 when one of LIST is found: bias,failed,incomparable or none (default bias,failed,incomparable)");
   return d;
 }
 
@@ -714,7 +715,7 @@ void take_switches_and_sweep(const po::variables_map& vm, Options& o) {
     const std::string list = vm["fail-on"].as<std::string>();
     const std::vector<std::string> known =
         o.command == Command::compare ? std::vector<std::string>{"worse", "better", "incomparable", "aa", "none"}
-        : o.command == Command::bias  ? std::vector<std::string>{"bias", "failed", "none"}
+        : o.command == Command::bias  ? std::vector<std::string>{"bias", "failed", "incomparable", "none"}
                                       : std::vector<std::string>{"perturbed", "layout", "incomparable", "inconclusive", "none"};
     std::string word;
     std::stringstream words(list);

@@ -90,7 +90,7 @@ int resume_sweep(const Options& o, JobKind kind, const std::function<SweepJob(co
 SweepJob sweep_job(const Options& o, JobKind kind, const std::function<std::vector<VariantSpec>()>& variants) {
   SweepSetup setup = prepare_sweep(o);
   std::vector<VariantSpec> v = variants();
-  return make_sweep_job(std::move(setup), std::move(v), kind, {1 - o.confidence, o.margin, o.aa, o.fail_on, o.command_line});
+  return make_sweep_job(std::move(setup), std::move(v), kind, {1 - o.confidence, o.margin, o.aa, o.allow_multiplex, o.fail_on, o.command_line});
 }
 
 int run_sweep_command(const Options& o, JobKind kind, const std::function<SweepJob(const Options&)>& build,

@@ -122,6 +122,7 @@ nlohmann::json brief_to_json(const SweepBrief& b) {
           {"metrics", b.metrics},
           {"margin", b.margin},
           {"aa", b.aa},
+          {"allow_multiplex", h.allow_multiplex},
           {"fail_on", b.fail_on},
           {"arguments", b.arguments}};
 }
@@ -148,6 +149,7 @@ SweepBrief brief_from_json(const nlohmann::json& j) {
   b.metrics = field<std::vector<std::string>>(j, "metrics", where);
   b.margin = field<double>(j, "margin", where);
   b.aa = field<bool>(j, "aa", where);
+  h.allow_multiplex = optional_field<bool>(j, "allow_multiplex", where).value_or(false);
   b.fail_on = field<std::vector<std::string>>(j, "fail_on", where);
   b.arguments = field<std::vector<std::string>>(j, "arguments", where);
   if (h.variants.empty() || (h.command != "bias" && h.command != "compare") || (h.command == "compare" && h.variants.size() < 2))
@@ -186,6 +188,7 @@ SweepReport sweep_header(const SweepSetup& setup, const SweepSpec& spec, JobKind
     h.contexts.push_back(std::move(cr));
   }
   h.alpha = ask.alpha;
+  h.allow_multiplex = ask.allow_multiplex;
   if (kind == JobKind::compare) h.margin = ask.margin;
   return h;
 }
@@ -262,6 +265,7 @@ SweepRunRecord report_record_of(const RunRecord& r) {
   for (const Reading& rd : r.readings) {
     rr.metrics.emplace_back(rd.name, rd.value);
     rr.multiplexed = rr.multiplexed || rd.multiplexed;
+    rr.running.emplace_back(rd.name, rd.running_fraction());
   }
   rr.metrics.emplace_back("wall-time", static_cast<double>(r.exit.wall_ns));
   rr.metrics.emplace_back("user-time", ns(r.exit.usage.ru_utime));

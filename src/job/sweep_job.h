@@ -66,6 +66,8 @@ struct SweepBrief {
   bool aa = false;                     // compare --aa: variant 2 is the baseline's copy
   std::vector<std::string> fail_on;    // --fail-on as given (empty: the command's default)
   std::vector<std::string> arguments;  // the command line, parsed again by --resume
+  // --allow-multiplex is in the header (SweepReport::allow_multiplex): the JSON's
+  // "allow_multiplex", false when a journal written before it lacks the field.
   // Not in the JSON: the manifest's host, which report_sweep sets so the page describes
   // the host that measured; unset live (this host).
   std::optional<HostInfo> host;
@@ -88,6 +90,7 @@ struct SweepAsk {
   double alpha = 0.05;                 // 1 - --confidence
   double margin = 0.01;                // --margin
   bool aa = false;                     // compare --aa
+  bool allow_multiplex = false;        // --allow-multiplex
   std::vector<std::string> fail_on;    // --fail-on as given
   std::vector<std::string> arguments;  // the command line, parsed again by --resume
 };

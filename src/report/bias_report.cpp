@@ -70,7 +70,9 @@ std::string bias_table(const BiasAnalysis& b, const SweepReport& r, const Style&
   out += fmt::format("  extremes: {} ({:.4f}) and {} ({:.4f}): a swing of {:.2f}%\n",
                      b.contexts[b.lowest].label, b.ratio_min, b.contexts[b.highest].label, b.ratio_max,
                      100 * b.swing);
-  if (b.exact)
+  if (b.incomparable())
+    out += fmt::format("  {}{}{}\n", st.red, scaled_counter_verdict(b.scaled), st.reset);
+  else if (b.exact)
     out += fmt::format("  {}{}{}\n", b.exceeds_noise ? st.red : "",
                        b.exceeds_noise ? fmt::format("exact values: the contexts move it by {:.2f}%, beyond ±{:g}%: "
                                                      "measurement bias", 100 * b.swing, 100 * b.margin)
@@ -82,6 +84,7 @@ std::string bias_table(const BiasAnalysis& b, const SweepReport& r, const Style&
                        b.exceeds_noise ? "the spread across contexts exceeds run-to-run noise: measurement bias"
                                        : "the spread across contexts is within run-to-run noise",
                        st.reset);
+  if (b.scaled.scaled() && !b.incomparable()) out += fmt::format("  {}\n", scaled_counter_verdict(b.scaled));
   out += fmt::format("  {}{}{}\n", st.dim, b.method, st.reset);
   return out;
 }
@@ -108,6 +111,14 @@ std::string comparison_text(const VariantComparison& c, const SweepReport& r, co
   return out;
 }
 
+// A metric's multiplexing (analysis/scaled_counter.h): the facts and their line.
+json scaled_json(const ScaledCounter& s) {
+  return {{"counter", s.counter},         {"runs", s.runs},
+          {"scaled_runs", s.scaled_runs}, {"running_min", num(s.running_min)},
+          {"running_median", num(s.running_median)}, {"allowed", s.allowed},
+          {"text", scaled_counter_verdict(s)}};
+}
+
 json analysis_json(const BiasAnalysis& b) {
   json j;
   j["metric"] = b.metric;
@@ -118,6 +129,8 @@ json analysis_json(const BiasAnalysis& b) {
   j["highest"] = b.contexts[b.highest].id;
   j["swing"] = num(b.swing);
   j["exceeds_noise"] = b.exceeds_noise;
+  j["incomparable"] = b.incomparable();
+  j["scaled"] = scaled_json(b.scaled);
   j["exact"] = b.exact;
   j["alpha"] = b.alpha;
   j["method"] = b.method;
@@ -146,6 +159,7 @@ json comparison_json(const VariantComparison& c) {
   j["verdict"] = c.verdict;
   j["reasons"] = c.reasons;
   j["notes"] = c.notes;
+  j["scaled"] = scaled_json(c.scaled);
   j["contexts"] = c.contexts;
   if (c.t) {
     j["ratio"] = c.ratio;
@@ -194,8 +208,10 @@ std::string compare_text(const SweepReport& r, bool color) {
   out += contexts_line(r);
   if (r.aa) {
     out += comparison_text(*r.aa, r, "A/A control: the baseline against itself in the same contexts", st);
+    // A multiplexed counter's A/A is incomparable for what its verdict says, not
+    // because the baseline differed from itself.
     if (r.aa->outcome == Outcome::better || r.aa->outcome == Outcome::worse ||
-        r.aa->outcome == Outcome::incomparable)
+        (r.aa->outcome == Outcome::incomparable && !r.aa->scaled.incomparable()))
       out += fmt::format("  {}WARNING: the baseline differs from itself — nothing below can be trusted "
                          "(noise, drift or a context effect this design does not cancel){}\n",
                          st.red, st.reset);
@@ -237,9 +253,11 @@ std::string sweep_json(const SweepReport& r) {
                {"binary", run.binary},   {"binary_sha256", run.binary_sha256}, {"ok", run.ok},
                {"status", run.status},   {"wall_ns", run.wall_ns}, {"multiplexed", run.multiplexed},
                {"output_digest", run.output_digest}, {"first_line", run.first_line}};
-    json m = json::object();
+    json m = json::object(), running = json::object();
     for (const auto& [name, v] : run.metrics) m[name] = num(v);
+    for (const auto& [name, f] : run.running) running[name] = num(f);
     rj["metrics"] = m;
+    rj["running_fraction"] = running;
     rj["stack_address"] = run.stack_address ? json(fmt::format("{:#x}", *run.stack_address)) : json(nullptr);
     if (!run.failure.empty()) rj["failure"] = run.failure;
     j["runs"].push_back(rj);
@@ -248,6 +266,7 @@ std::string sweep_json(const SweepReport& r) {
     j["analyses"] = json::array();
     for (const auto& b : r.bias) j["analyses"].push_back(analysis_json(b));
   }
+  j["allow_multiplex"] = r.allow_multiplex;
   if (r.command == "compare") {
     j["margin"] = r.margin;
     j["alpha"] = r.alpha;
@@ -263,8 +282,13 @@ std::string sweep_csv(const SweepReport& r) {
   for (const auto& run : r.runs)
     for (const auto& [name, v] : run.metrics)
       if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  std::vector<std::string> counters;  // those with a running fraction
+  for (const auto& run : r.runs)
+    for (const auto& [name, f] : run.running)
+      if (std::find(counters.begin(), counters.end(), name) == counters.end()) counters.push_back(name);
   std::string out = "seq,round,context,label,variant,env_pad,env_bytes,argv0_pad,link_order,binary_sha256,ok,status";
   for (const auto& n : names) out += "," + csv_field(n);
+  for (const auto& n : counters) out += "," + csv_field(n + ":running");
   out += ",stack_address,first_line\n";
   for (const auto& run : r.runs) {
     const SweepContextRecord& c = r.contexts.at(run.context);
@@ -276,6 +300,12 @@ std::string sweep_csv(const SweepReport& r) {
       std::string cell;
       for (const auto& [name, v] : run.metrics)
         if (name == n && std::isfinite(v)) cell = fmt::format("{}", v);
+      out += "," + cell;
+    }
+    for (const auto& n : counters) {
+      std::string cell;
+      for (const auto& [name, f] : run.running)
+        if (name == n && std::isfinite(f)) cell = fmt::format("{}", f);
       out += "," + cell;
     }
     out += fmt::format(",{},{}\n", run.stack_address ? fmt::format("{:#x}", *run.stack_address) : "",

@@ -35,7 +35,10 @@ struct SweepRunRecord {
   std::string status;                     // "exited with code 0", ...
   std::uint64_t wall_ns = 0;
   std::vector<std::pair<std::string, double>> metrics;  // counters then wall-time
-  bool multiplexed = false;
+  bool multiplexed = false;               // some counter was multiplexed in this run
+  // Each counter's time_running / time_enabled in this run (1 exact, below 1 its value
+  // was scaled up from part of the run), by name; wall and user time have none.
+  std::vector<std::pair<std::string, double>> running;
   std::string output_digest, first_line;
   std::optional<std::uint64_t> stack_address;
   std::string failure;
@@ -63,6 +66,9 @@ struct SweepReport {
   std::optional<VariantComparison> aa;
   std::optional<VariantComparison> comparison;
   double margin = 0.01, alpha = 0.05;
+  // --allow-multiplex: a multiplexed counter's scaled values are analysed (labelled
+  // scaled) instead of the metric being incomparable.
+  bool allow_multiplex = false;
   std::vector<std::string> notes;         // interrupted, failed contexts, ...
 };
 
@@ -74,7 +80,9 @@ std::string bias_text(const SweepReport& r, bool color);
 std::string compare_text(const SweepReport& r, bool color);
 std::string sweep_json(const SweepReport& r);
 // One row per run: seq,round,context,label,variant,env_pad,env_bytes,argv0_pad,
-// link_order,binary_sha256,ok,status,<metric columns...>,stack_address,first_line.
+// link_order,binary_sha256,ok,status,<metric columns...>,<counter>:running...,
+// stack_address,first_line; a <counter>:running column holds the counter's time
+// running / time enabled in that run (below 1: its value was scaled up).
 std::string sweep_csv(const SweepReport& r);
 
 }  // namespace obscheck

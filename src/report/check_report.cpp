@@ -30,6 +30,11 @@ using report_text::level_label;
 using report_text::metric_name;
 using report_text::num;
 using report_text::on_dose_axis;
+using report_text::counter_running;
+using report_text::counter_validity_of;
+using report_text::kValidityHeading;
+using report_text::running_text;
+using report_text::validity_state;
 
 // Level labels grow with the counter list ("4[cycles,instructions,l1d,llc]"); past this
 // width a label gets a line of its own so the table stays within ~120 columns.
@@ -605,24 +610,11 @@ std::string incomparable_section(const Plan& plan, const Findings& f, const Pale
   return out;
 }
 
-// "100%" / "50%" / "0.1%": a running fraction, as few digits as tell it from whole.
-std::string running_text(double fraction) {
-  const double p = pct(fraction);
-  return p == std::floor(p) ? fmt::format("{:.0f}%", p) : fmt::format("{:.3g}%", p);
-}
-
 // One configuration's line of the counter validity section.
 std::string validity_config_line(const Plan& plan, const CounterRunning& c, std::size_t id_w) {
-  std::vector<std::string> parts;
-  if (c.scaled_runs > 0)
-    parts.push_back(fmt::format("scaled in {} (up to x{:.2f})", c.scaled_runs, c.max_scale));
-  if (c.never_ran > 0) parts.push_back(fmt::format("never ran in {}", c.never_ran));
-  if (c.faults > 0) parts.push_back(fmt::format("fault in {} (no value)", c.faults));
-  if (parts.empty()) parts.push_back("exact");
-  if (c.identical) parts.push_back("the same count in every run");
   std::string line = fmt::format("    {}  {:>4} run{}  running {:>4} / {:>4}  {}", pad(config_id(plan, c.config), id_w),
                                  c.runs, c.runs == 1 ? " " : "s", running_text(c.running_min),
-                                 running_text(c.running_median), join(parts, ", "));
+                                 running_text(c.running_median), validity_state(c));
   while (!line.empty() && line.back() == ' ') line.pop_back();
   return line + "\n";
 }
@@ -634,8 +626,7 @@ std::string counter_validity_section(const Plan& plan, const Findings& f) {
   std::size_t id_w = 0;
   for (const CounterValidity& v : f.counters)
     for (const CounterRunning& c : v.configs) id_w = std::max(id_w, display_width(config_id(plan, c.config)));
-  std::string out = "counters: running = time running / time enabled, min / median over the runs; determinism over "
-                    "the A/A runs, else the counter's reference\n";
+  std::string out = std::string("counters: ") + kValidityHeading + "\n";
   for (const CounterValidity& v : f.counters) {
     out += fmt::format("  {}: {}\n", metric_name(f, v.metric), v.determinism_text);
     for (const CounterRunning& c : v.configs) out += validity_config_line(plan, c, id_w);
@@ -1068,6 +1059,16 @@ nlohmann::json counters_json(const Plan& plan, const Findings& f) {
 
 std::string csv_number(double v) { return std::isfinite(v) ? fmt::format("{}", v) : ""; }
 
+// The counter validity columns of a CSV row: the comparison's metric in one
+// configuration (running_min, running_median, scaled_runs, never_ran, faults); empty
+// cells for a driver metric or a configuration that does not count it.
+std::vector<std::string> csv_validity_cells(const Findings& f, std::size_t metric, std::size_t config) {
+  const CounterRunning* c = counter_running(f, metric, config);
+  if (!c) return {"", "", "", "", ""};
+  return {csv_number(c->running_min), csv_number(c->running_median), std::to_string(c->scaled_runs),
+          std::to_string(c->never_ran), std::to_string(c->faults)};
+}
+
 // ---- Markdown --------------------------------------------------------------------
 
 std::string md_cell(const std::string& s) {
@@ -1077,6 +1078,23 @@ std::string md_cell(const std::string& s) {
     else if (c == '\n') out += ' ';
     else out += c;
   }
+  return out;
+}
+
+// The counters' validity as Markdown: per counter its determinism, then one table row
+// per configuration; "" when no counter was read.
+std::string markdown_counters(const Plan& plan, const Findings& f) {
+  if (f.counters.empty()) return "";
+  std::string out = fmt::format("\n**Counters** ({})\n\n", kValidityHeading);
+  for (const CounterValidity& v : f.counters)
+    out += fmt::format("- `{}`: {} ({})\n", md_cell(metric_name(f, v.metric)), md_cell(v.determinism_text),
+                       determinism_key(v.determinism));
+  out += "\n| counter | configuration | runs | running min | running median | readings |\n|---|---|---|---|---|---|\n";
+  for (const CounterValidity& v : f.counters)
+    for (const CounterRunning& c : v.configs)
+      out += fmt::format("| {} | `{}` | {} | {} | {} | {} |\n", md_cell(metric_name(f, v.metric)),
+                         md_cell(config_id(plan, c.config)), c.runs, running_text(c.running_min),
+                         running_text(c.running_median), md_cell(validity_state(c)));
   return out;
 }
 
@@ -1169,10 +1187,12 @@ std::string check_json(const Plan& plan, const Findings& f, const CheckContext& 
 
 std::string check_csv(const Plan& plan, const Findings& f) {
   std::string out =
-      "metric,unit,config_id,level,dose,layout,aa,n,effect,ci_lo,ci_hi,p,p_holm,significant,equivalent,verdict,reason\n";
+      "metric,unit,config_id,level,dose,layout,aa,n,effect,ci_lo,ci_hi,p,p_holm,significant,equivalent,verdict,reason,"
+      "running_min,running_median,scaled_runs,never_ran,faults,baseline_running_min,baseline_running_median,"
+      "baseline_scaled_runs,baseline_never_ran,baseline_faults,determinism\n";
   for (const Comparison& c : f.comparisons) {
     const LevelVerdict* v = verdict_for(f, c);
-    const std::vector<std::string> row = {
+    std::vector<std::string> row = {
         metric_name(f, c.metric),
         c.metric < f.metrics.size() ? f.metrics[c.metric].unit : "",
         config_id(plan, c.config),
@@ -1190,6 +1210,10 @@ std::string check_csv(const Plan& plan, const Findings& f) {
         c.equivalent ? "true" : "false",
         v ? std::string(verdict_key(v->verdict)) : "",
         v ? v->reason : ""};
+    for (std::size_t config : {c.config, c.baseline})
+      for (std::string& cell : csv_validity_cells(f, c.metric, config)) row.push_back(std::move(cell));
+    const CounterValidity* validity = counter_validity_of(f, c.metric);
+    row.push_back(validity ? std::string(determinism_key(validity->determinism)) : "");
     for (std::size_t i = 0; i < row.size(); ++i) out += (i ? "," : "") + csv_field(row[i]);
     out += "\n";
   }
@@ -1233,6 +1257,7 @@ std::string check_markdown(const Plan& plan, const Findings& f, const CheckConte
                          f.incomparable[i].why);
     if (shown < f.incomparable.size()) out += fmt::format("- … and {} more\n", f.incomparable.size() - shown);
   }
+  out += markdown_counters(plan, f);
   out += "\n**Methods**\n\n";
   for (const auto& line : methods_lines(plan, f)) out += "- " + line + "\n";
   return out;

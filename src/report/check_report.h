@@ -106,13 +106,20 @@ std::string check_json(const Plan& plan, const Findings& f, const CheckContext& 
 // One row per comparison (A/A included) after a header row, RFC 4180 quoting (a field
 // with a comma, quote or line break is quoted, quotes doubled), "\n" line ends:
 // metric,unit,config_id,level,dose,layout,aa,n,effect,ci_lo,ci_hi,p,p_holm,significant,
-// equivalent,verdict,reason. verdict (a verdict_key) and reason come from the metric's
-// LevelVerdict at that level and are empty for the A/A rows. Effects are fractions
-// (0.041 = +4.1%) in the shortest form that reads back exactly; non-finite is empty.
+// equivalent,verdict,reason,running_min,running_median,scaled_runs,never_ran,faults,
+// baseline_running_min,baseline_running_median,baseline_scaled_runs,baseline_never_ran,
+// baseline_faults,determinism. verdict (a verdict_key) and reason come from the
+// metric's LevelVerdict at that level and are empty for the A/A rows. Effects are
+// fractions (0.041 = +4.1%) in the shortest form that reads back exactly; non-finite
+// is empty. The counter validity columns (Findings::counters) are the metric's in the
+// comparison's configuration, then in its baseline, and the metric's determinism key;
+// empty for a driver metric.
 std::string check_csv(const Plan& plan, const Findings& f);
 
-// For pasting into an issue: the verdict table as a GFM table, the A/A line and the
-// methods. `|` inside cells is escaped.
+// For pasting into an issue: the verdict table as a GFM table, the A/A line, the
+// counters' validity (each counter's determinism, then a table of its running
+// fraction and readings per configuration) and the methods. `|` inside cells is
+// escaped.
 std::string check_markdown(const Plan& plan, const Findings& f, const CheckContext& ctx);
 
 // "+4.1% [+3.2, +5.0]": an effect (fraction) and its CI as percentages, with as many

@@ -75,4 +75,47 @@ inline std::vector<std::size_t> dose_axis(const Plan& plan) {
   return axis;
 }
 
+// "100%" / "50%" / "0.1%": a running fraction (time running / time enabled), as few
+// digits as tell it from whole.
+inline std::string running_text(double fraction) {
+  const double p = fraction * 100 + 0.0;  // + 0.0 folds -0 into +0
+  return p == std::floor(p) ? fmt::format("{:.0f}%", p) : fmt::format("{:.3g}%", p);
+}
+
+// What one counter's readings in one configuration were, in words, as every form of
+// the check's report says it: "exact", or "scaled in 6 (up to x2.00)", "never ran in
+// 1", "fault in 2 (no value)", then ", the same count in every run" when identical.
+inline std::string validity_state(const CounterRunning& c) {
+  std::vector<std::string> parts;
+  if (c.scaled_runs > 0) parts.push_back(fmt::format("scaled in {} (up to x{:.2f})", c.scaled_runs, c.max_scale));
+  if (c.never_ran > 0) parts.push_back(fmt::format("never ran in {}", c.never_ran));
+  if (c.faults > 0) parts.push_back(fmt::format("fault in {} (no value)", c.faults));
+  if (parts.empty()) parts.push_back("exact");
+  if (c.identical) parts.push_back("the same count in every run");
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
+// The validity of `metric` (a counter) in configuration `config`; null when the check
+// has none (a driver metric, or a configuration that does not count it).
+inline const CounterRunning* counter_running(const Findings& f, std::size_t metric, std::size_t config) {
+  for (const CounterValidity& v : f.counters)
+    if (v.metric == metric)
+      for (const CounterRunning& c : v.configs)
+        if (c.config == config) return &c;
+  return nullptr;
+}
+
+inline const CounterValidity* counter_validity_of(const Findings& f, std::size_t metric) {
+  for (const CounterValidity& v : f.counters)
+    if (v.metric == metric) return &v;
+  return nullptr;
+}
+
+// The heading every form puts over the counters' validity.
+inline constexpr const char* kValidityHeading =
+    "running = time running / time enabled, min / median over the runs; determinism over the A/A runs, else the "
+    "counter's reference";
+
 }  // namespace obscheck::report_text

@@ -265,6 +265,29 @@ std::string incomparable_section(const Plan& plan, const Findings& f) {
   return out + "</section>\n";
 }
 
+// Per counter: its determinism, then per configuration the running fraction (min /
+// median), the runs and what its readings were (exact, scaled, never ran, faults).
+std::string counters_section(const Plan& plan, const Findings& f) {
+  if (f.counters.empty()) return "";
+  std::string out = fmt::format("<section id=\"counters\">\n<h2>Counters</h2>\n<p class=\"meta\">{}</p>\n<ul>\n",
+                                escape(report_text::kValidityHeading));
+  for (const CounterValidity& v : f.counters)
+    out += fmt::format("<li><code>{}</code> <span class=\"determinism\" data-determinism=\"{}\">{}</span>: {}</li>\n",
+                       escape(metric_name(f, v.metric)), determinism_key(v.determinism),
+                       determinism_key(v.determinism), escape(v.determinism_text));
+  out += "</ul>\n<table class=\"counters\">\n<thead><tr><th>counter</th><th>configuration</th><th>runs</th>"
+         "<th>running min</th><th>running median</th><th>readings</th></tr></thead>\n<tbody>\n";
+  for (const CounterValidity& v : f.counters)
+    for (const CounterRunning& c : v.configs)
+      out += fmt::format("<tr data-metric=\"{}\" data-config=\"{}\"><td>{}</td><td><code>{}</code></td>"
+                         "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
+                         escape(metric_name(f, v.metric)), escape(config_id(plan, c.config)),
+                         escape(metric_name(f, v.metric)), escape(config_id(plan, c.config)), c.runs,
+                         report_text::running_text(c.running_min), report_text::running_text(c.running_median),
+                         escape(report_text::validity_state(c)));
+  return out + "</tbody>\n</table>\n</section>\n";
+}
+
 std::string notes_section(const Findings& f) {
   if (f.notes.empty()) return "";
   std::string out = "<section id=\"notes\">\n<h2>Notes</h2>\n<ul>\n";
@@ -642,6 +665,7 @@ std::string check_html(const Plan& plan, const Findings& f, const CheckContext& 
   out += verdict_section(plan, f);
   out += aa_section(plan, f);
   out += incomparable_section(plan, f);
+  out += counters_section(plan, f);
   out += notes_section(f);
   const auto names = slugs(f);
   std::string figures;

@@ -13,7 +13,9 @@
 //   [summary]       each compared metric's worst verdict;
 //   [verdicts]      the verdict table, one row per metric × level, one column per layout
 //                   (effect and CI), the verdict colour-coded, the reason;
-//   [aa] [incomparable] [notes]  the A/A control, runs that break an assumption, notes;
+//   [aa] [incomparable] [counters] [notes]  the A/A control, runs that break an
+//                   assumption, each counter's validity (its determinism; per
+//                   configuration the running fraction, scaled, never ran, faults), notes;
 //   [metric-<slug>] per metric with comparisons: the effect against the dose
 //                   (x = dose of the prefix levels, y = effect %, one series per layout
 //                   with its own colour and marker shape, CI bars, the ±ε band shaded,
@@ -31,7 +33,8 @@
 // <line class="ci-bar">, <rect class="band">, <svg class="plot runs-strip"
 // data-metric="NAME">, <g class="group" data-config="CONFIG ID">,
 // <circle class="run-point">, <table class="verdicts"> with <tr class="verdict-row
-// verdict-KEY" data-metric data-level>, <section id="host">, <section id="methods">.
+// verdict-KEY" data-metric data-level>, <table class="counters"> with <tr data-metric
+// data-config>, <section id="host">, <section id="methods">.
 //
 // Edge cases, as the other check reporters (check_report.h): no comparisons (no
 // figures, the table says none yet), NaN effects ("n/a", no point drawn), metrics

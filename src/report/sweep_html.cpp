@@ -107,12 +107,15 @@ std::string context_text(const SweepContextRecord& c) {
 }
 
 const char* bias_key(const BiasAnalysis& b) {
+  if (b.incomparable()) return "incomparable";
   if (!b.spread) return "inconclusive";
   return b.exceeds_noise ? "perturbed" : "not-perturbed";
 }
-const char* bias_words(const BiasAnalysis& b) {
-  if (!b.spread) return "not tested";
-  return b.exceeds_noise ? "measurement bias" : "within noise";
+std::string bias_words(const BiasAnalysis& b) {
+  if (b.incomparable()) return "incomparable";
+  const std::string scaled = b.scaled.scaled() ? ", scaled" : "";
+  if (!b.spread) return "not tested" + scaled;
+  return (b.exceeds_noise ? "measurement bias" : "within noise") + scaled;
 }
 
 // The check page's badge colours: red for what should worry the reader, green for a
@@ -189,6 +192,9 @@ std::string bias_summary(const SweepReport& r) {
         bias_key(b), escape(b.metric), escape(names[i]), escape(b.metric),
         escape(format_value(b.median_of_means, sweep_metric_unit(b.metric))), b.ratio_min, b.ratio_max,
         100 * b.swing, test, badge(bias_key(b), bias_words(b)));
+    if (b.scaled.scaled())
+      out += fmt::format("<tr class=\"reason-row\"><td colspan=\"6\" class=\"reason\">{}</td></tr>\n",
+                         escape(scaled_counter_verdict(b.scaled)));
     if (!b.failed.empty())
       out += fmt::format("<tr class=\"reason-row\"><td colspan=\"6\" class=\"reason\">{} context{} not analysed "
                          "(the program failed there): see the contexts below</td></tr>\n",

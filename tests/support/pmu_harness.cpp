@@ -1,7 +1,15 @@
 // pmu_harness: runs a command (the built obscheck) with its perf_event system calls
 // answered by the test PMU (test_pmu.h), for tests only.
 //
-//   pmu_harness [--slots N] [--rate TYPE:CONFIG=PER_NS]... [--kill-on-open COMM] -- COMMAND ARGS...
+//   pmu_harness [--slots N] [--rate TYPE:CONFIG=PER_NS]... [--offset TYPE:CONFIG=N]...
+//               [--stops-at TYPE:CONFIG=NS]... [--refuse-group-with-inherit]
+//               [--kill-on-open COMM] -- COMMAND ARGS...
+//
+// --offset adds N (signed) to the event's every count, modulo 2^64: a negative N past
+// the count reads as a wrapped counter. --stops-at: the event stops counting after NS
+// of task time (a PMU that "disappears" mid-run; 0: it never counts).
+// --refuse-group-with-inherit: PERF_FORMAT_GROUP with inherit is refused with EINVAL,
+// as kernels before 4.13 refuse it.
 //
 // The command runs under a seccomp filter that hands perf_event_open, read, ioctl and
 // close to this process (seccomp user notification, seccomp_unotify(2)). A
@@ -71,6 +79,21 @@ void parse_rate(const std::string& spec, TestPmuConfig& c) {
     std::_Exit(kHarnessFailed);
   }
   c.events[{type, config}].rate_per_ns = rate;
+}
+
+// "--offset 0:0=-10000000", "--stops-at 3:10000=1000000": the model's fault knobs.
+void parse_fault(const char* option, const std::string& spec, TestPmuConfig& c) {
+  unsigned type = 0;
+  unsigned long long config = 0;
+  long long n = 0;
+  if (std::sscanf(spec.c_str(), "%u:%llx=%lld", &type, &config, &n) != 3 || (option[2] == 's' && n < 0)) {
+    std::fprintf(stderr, "pmu_harness: %s TYPE:CONFIG(hex)=N, not '%s'\n", option, spec.c_str());
+    std::_Exit(kHarnessFailed);
+  }
+  if (option[2] == 'o')
+    c.events[{type, config}].offset = n;
+  else
+    c.events[{type, config}].stops_at_ns = static_cast<std::uint64_t>(n);
 }
 
 // The filter: the four calls to the supervisor, everything else allowed. On another
@@ -294,10 +317,15 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--slots") == 0 && i + 1 < argc) c.slots = static_cast<unsigned>(std::atoi(argv[++i]));
     else if (std::strcmp(argv[i], "--rate") == 0 && i + 1 < argc) parse_rate(argv[++i], c);
     else if (std::strcmp(argv[i], "--kill-on-open") == 0 && i + 1 < argc) kill_on_open = argv[++i];
-    else {
-      std::fprintf(stderr,
-                   "usage: pmu_harness [--slots N] [--rate TYPE:CONFIG=PER_NS]... [--kill-on-open COMM] -- COMMAND "
-                   "ARGS...\n");
+    else if ((std::strcmp(argv[i], "--offset") == 0 || std::strcmp(argv[i], "--stops-at") == 0) && i + 1 < argc) {
+      parse_fault(argv[i], argv[i + 1], c);
+      ++i;
+    } else if (std::strcmp(argv[i], "--refuse-group-with-inherit") == 0) {
+      c.refuse_group_with_inherit = true;
+    } else {
+      std::fprintf(stderr, "usage: pmu_harness [--slots N] [--rate TYPE:CONFIG=PER_NS]... [--offset TYPE:CONFIG=N]... "
+                           "[--stops-at TYPE:CONFIG=NS]... [--refuse-group-with-inherit] [--kill-on-open COMM] -- "
+                           "COMMAND ARGS...\n");
       return kHarnessFailed;
     }
   }

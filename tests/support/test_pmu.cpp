@@ -16,11 +16,6 @@
 namespace obscheck::test {
 namespace {
 
-std::size_t time_words(std::uint64_t f) {
-  return ((f & PERF_FORMAT_TOTAL_TIME_ENABLED) ? 1 : 0) + ((f & PERF_FORMAT_TOTAL_TIME_RUNNING) ? 1 : 0);
-}
-std::size_t value_words(std::uint64_t f) { return 1 + ((f & PERF_FORMAT_ID) ? 1 : 0) + ((f & PERF_FORMAT_LOST) ? 1 : 0); }
-
 int fail(int err) {
   errno = err;
   return -1;

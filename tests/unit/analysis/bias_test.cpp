@@ -232,3 +232,40 @@ TEST_CASE("bias: rounds that do not make a complete block design fall back to th
   REQUIRE(b.spread);
   CHECK_FALSE(b.spread->blocked);
 }
+
+TEST_CASE("bias: a multiplexed counter makes the metric incomparable, named, unless allowed") {
+  // Three contexts of exact counts, 10% apart: measurement bias when compared. The
+  // counter ran for 0.5, 0.5 and 0.75 of three of the nine runs.
+  std::vector<ContextSeries> cs = {{0, "env+0", {100, 100, 100}, "", {}, {1, 0.5, 1}},
+                                   {1, "env+400", {110, 110, 110}, "", {}, {1, 1, 1}},
+                                   {2, "env+800", {121, 121, 121}, "", {}, {0.75, 1, 0.5}}};
+  const auto strict = analyse_bias("cycles", cs, 0.05, 0.01);
+  CHECK(strict.incomparable());
+  CHECK_FALSE(strict.exceeds_noise);
+  CHECK(strict.scaled.counter == "cycles");
+  CHECK(strict.scaled.runs == 9);
+  CHECK(strict.scaled.scaled_runs == 3);
+  CHECK(strict.scaled.running_min == 0.5);
+  CHECK(strict.scaled.running_median == 1.0);
+  CHECK(obscheck::scaled_counter_verdict(strict.scaled) ==
+        "incomparable: cycles multiplexed in 3 of 9 runs (running fraction min 0.50, median 1.00); its values are "
+        "estimates scaled up from part of each run, not counts (fewer counters, or --allow-multiplex to compare the "
+        "estimates)");
+  // The numbers are still those of the values: only the verdict is withheld.
+  CHECK(strict.swing == Approx(0.21));
+
+  const auto allowed = analyse_bias("cycles", cs, 0.05, 0.01, true);
+  CHECK_FALSE(allowed.incomparable());
+  CHECK(allowed.exact);
+  CHECK(allowed.exceeds_noise);
+  CHECK(obscheck::scaled_counter_verdict(allowed.scaled) ==
+        "scaled: cycles multiplexed in 3 of 9 runs (running fraction min 0.50, median 1.00); its values are "
+        "estimates, compared as asked (--allow-multiplex)");
+
+  // No running fractions (wall time): exact, nothing said.
+  for (auto& c : cs) c.running.clear();
+  const auto wall = analyse_bias("wall-time", cs, 0.05, 0.01);
+  CHECK_FALSE(wall.scaled.scaled());
+  CHECK(wall.exceeds_noise);
+  CHECK(obscheck::scaled_counter_verdict(wall.scaled).empty());
+}

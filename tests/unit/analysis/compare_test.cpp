@@ -145,3 +145,48 @@ TEST_CASE("compare: variants whose outputs differ are named, and compared with a
   for (const auto& n : r.notes) noted = noted || n.find("outputs differ in 6 of 6 context(s): compared anyway") != std::string::npos;
   CHECK(noted);
 }
+
+TEST_CASE("compare: a multiplexed counter makes the comparison incomparable, named, unless allowed") {
+  // The 10%-slower contender of the first case, with the counter counted for half of
+  // two runs and 0.8 of one (running fractions of the six contexts' 36 runs).
+  auto cs = contexts({1.1, 1.1, 1.1, 1.1, 1.1, 1.1});
+  cs[1].baseline[0].running = 0.5;
+  cs[4].contender[2].running = 0.5;
+  cs[5].contender[0].running = 0.8;
+  obscheck::CompareOptions o;
+  o.metric = "cycles";
+  const auto strict = compare_variants(cs, o);
+  CHECK(strict.outcome == Outcome::incomparable);
+  CHECK(strict.scaled.runs == 36);
+  CHECK(strict.scaled.scaled_runs == 3);
+  CHECK(strict.scaled.running_min == 0.5);
+  CHECK(strict.scaled.running_median == 1.0);
+  CHECK(strict.verdict ==
+        "incomparable: cycles multiplexed in 3 of 36 runs (running fraction min 0.50, median 1.00); its values are "
+        "estimates scaled up from part of each run, not counts (fewer counters, or --allow-multiplex to compare the "
+        "estimates)");
+  CHECK_FALSE(strict.t.has_value());
+
+  o.allow_multiplex = true;
+  const auto allowed = compare_variants(cs, o);
+  CHECK(allowed.outcome == Outcome::worse);
+  CHECK(allowed.ratio == Approx(1.1));
+  CHECK(allowed.verdict ==
+        "worse: the contender takes 10.0% more; scaled: cycles multiplexed in 3 of 36 runs (running fraction min "
+        "0.50, median 1.00); its values are estimates, compared as asked (--allow-multiplex)");
+
+  // Exact counts everywhere: nothing said.
+  const auto exact = compare_variants(contexts({1.1, 1.1, 1.1, 1.1, 1.1, 1.1}), o);
+  CHECK(exact.verdict == "worse: the contender takes 10.0% more");
+  CHECK_FALSE(exact.scaled.scaled());
+}
+
+TEST_CASE("compare: a multiplexed run in a context left out does not count") {
+  auto cs = contexts({1.1, 1.1, 1.1, 1.1, 1.1, 1.1});
+  cs[0].failure = "could not be linked";
+  cs[0].baseline[0].running = 0.5;
+  const auto r = compare_variants(cs);
+  CHECK(r.outcome == Outcome::worse);
+  CHECK(r.scaled.runs == 30);
+  CHECK(r.scaled.scaled_runs == 0);
+}

@@ -24,6 +24,7 @@
 #include "host/doctor.h"
 #include "host/host_info.h"
 #include "report/check_report.h"
+#include "report/html_report.h"
 #include "report/textplot.h"
 
 using namespace obscheck;
@@ -417,14 +418,16 @@ TEST_CASE("check CSV report: a header and one row per comparison, RFC 4180 quoti
   CHECK(lines.size() == f.comparisons.size() + 1);
   CHECK(lines.front() ==
         "metric,unit,config_id,level,dose,layout,aa,n,effect,ci_lo,ci_hi,p,p_holm,significant,equivalent,verdict,"
-        "reason");
+        "reason,running_min,running_median,scaled_runs,never_ran,faults,baseline_running_min,baseline_running_median,"
+        "baseline_scaled_runs,baseline_never_ran,baseline_faults,determinism");
   CHECK(lines.at(1) ==
         "task-clock,ns,\"counters=2[task-clock,page-faults]/natural\",\"2[task-clock,page-faults]\",2,natural,false,"
-        "20,0.041,0.032,0.05,0.0001,0.0004,true,false,perturbed,\"held: +4.0% [+3.1%, +4.9%], Holm p = 0.0002\"");
+        "20,0.041,0.032,0.05,0.0001,0.0004,true,false,perturbed,\"held: +4.0% [+3.1%, +4.9%], Holm p = 0.0002\""
+        ",,,,,,,,,,,");
   // The A/A rows carry no verdict.
   CHECK(lines.back() ==
         "user-time,ns,counters=1[task-clock]/natural#aa,1[task-clock],1,natural,true,20,-0.001,-0.006,0.004,0.69,"
-        "0.69,false,true,,");
+        "0.69,false,true,,,,,,,,,,,,,");
 }
 
 TEST_CASE("check Markdown report matches its golden file") {
@@ -553,4 +556,86 @@ TEST_CASE("check summary of a one-counter check against level 0: text golden fil
   CHECK(summary.find("level 0 (no counter) cannot measure it") != std::string::npos);
   CHECK(summary.find("wall-time   not perturbed: within ±1% at the dose (1 counter: +0.31% [-0.22, +0.85]") !=
         std::string::npos);
+}
+
+namespace {
+
+// The fixture with page-faults' validity: exact and the same in every run alone,
+// scaled in 12 of 20 runs beside task-clock (running half of the run at least).
+Findings findings_with_counters(const Plan& plan) {
+  Findings f = fixture_findings(plan);
+  CounterValidity v;
+  v.metric = 1;
+  v.determinism = Determinism::deterministic;
+  v.determinism_text = "the same count (132) in all 20 runs of counters=1[page-faults]/natural";
+  CounterRunning alone;
+  alone.config = config_index(plan, "counters=1[page-faults]/natural");
+  alone.runs = 20;
+  alone.running_min = alone.running_median = 1;
+  alone.identical = true;
+  CounterRunning beside;
+  beside.config = config_index(plan, "counters=2[task-clock,page-faults]/natural");
+  beside.runs = 20;
+  beside.running_min = 0.5;
+  beside.running_median = 0.75;
+  beside.scaled_runs = 12;
+  beside.max_scale = 2;
+  beside.faults = 1;
+  v.configs = {alone, beside};
+  v.scaled_runs = 12;
+  v.faults = 1;
+  f.counters = {v};
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("check reports: counter validity in the CSV, per comparison and its baseline") {
+  const Plan plan = fixture_plan();
+  const auto lines = lines_of(check_csv(plan, findings_with_counters(plan)));
+  CHECK(lines.front().ends_with(",reason,running_min,running_median,scaled_runs,never_ran,faults,baseline_running_min,"
+                                "baseline_running_median,baseline_scaled_runs,baseline_never_ran,baseline_faults,"
+                                "determinism"));
+  std::size_t seen = 0;
+  for (const std::string& line : lines) {
+    if (line.starts_with("page-faults,count,\"counters=2[task-clock,page-faults]/natural\"")) {
+      ++seen;
+      CHECK(line.ends_with(",0.5,0.75,12,0,1,1,1,0,0,0,deterministic"));
+    }
+    // A driver metric, and task-clock, whose validity the findings do not hold: empty cells.
+    if (line.starts_with("wall-time,") || line.starts_with("task-clock,")) CHECK(line.ends_with(",,,,,,,,,,,"));
+  }
+  CHECK(seen == 1);
+}
+
+TEST_CASE("check reports: counter validity in the Markdown, the text and the HTML say the same") {
+  const Plan plan = fixture_plan();
+  const Findings f = findings_with_counters(plan);
+  const std::string md = check_markdown(plan, f, fixture_context());
+  CHECK(md.find("\n**Counters** (running = time running / time enabled, min / median over the runs; determinism "
+                "over the A/A runs, else the counter's reference)\n\n"
+                "- `page-faults`: the same count (132) in all 20 runs of counters=1[page-faults]/natural "
+                "(deterministic)\n\n"
+                "| counter | configuration | runs | running min | running median | readings |\n"
+                "|---|---|---|---|---|---|\n"
+                "| page-faults | `counters=1[page-faults]/natural` | 20 | 100% | 100% | exact, the same count in every "
+                "run |\n"
+                "| page-faults | `counters=2[task-clock,page-faults]/natural` | 20 | 50% | 75% | scaled in 12 (up to "
+                "x2.00), fault in 1 (no value) |\n") != std::string::npos);
+  const std::string text = check_text(plan, f, fixture_context(), false);
+  CHECK(text.find("  page-faults: the same count (132) in all 20 runs of counters=1[page-faults]/natural\n") !=
+        std::string::npos);
+  CHECK(text.find("running  50% /  75%  scaled in 12 (up to x2.00), fault in 1 (no value)\n") != std::string::npos);
+  const std::string html = check_html(plan, f, fixture_context(), {});
+  CHECK(html.find("<section id=\"counters\">") != std::string::npos);
+  CHECK(html.find("<span class=\"determinism\" data-determinism=\"deterministic\">deterministic</span>: the same "
+                  "count (132) in all 20 runs of counters=1[page-faults]/natural</li>") != std::string::npos);
+  CHECK(html.find("<tr data-metric=\"page-faults\" data-config=\"counters=2[task-clock,page-faults]/natural\">"
+                  "<td>page-faults</td><td><code>counters=2[task-clock,page-faults]/natural</code></td>"
+                  "<td class=\"num\">20</td><td class=\"num\">50%</td><td class=\"num\">75%</td>"
+                  "<td>scaled in 12 (up to x2.00), fault in 1 (no value)</td></tr>") != std::string::npos);
+  // No counter read: no section in any form.
+  const Findings none = fixture_findings(plan);
+  CHECK(check_markdown(plan, none, fixture_context()).find("**Counters**") == std::string::npos);
+  CHECK(check_html(plan, none, fixture_context(), {}).find("id=\"counters\"") == std::string::npos);
 }

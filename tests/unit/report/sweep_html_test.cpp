@@ -204,3 +204,29 @@ TEST_CASE("bias and compare pages render in headless Chromium without console er
     CHECK(png_size(read_file(png)) == std::pair<unsigned, unsigned>(1280, 1800));
   }
 }
+
+TEST_CASE("bias page: a multiplexed counter's metric is incomparable, named in the summary; scaled when allowed") {
+  SweepReport r = bias_fixture();
+  // The same values, with the counter running 0.5 of the first run of every context.
+  std::vector<ContextSeries> series;
+  for (const SweepContextRecord& c : r.contexts) series.push_back({c.id, c.label, {}, ""});
+  for (const SweepRunRecord& run : r.runs) {
+    if (!run.failure.empty()) continue;
+    series[run.context].values.push_back(run.metrics.at(0).second);
+    series[run.context].running.push_back(run.round == 0 ? 0.5 : 1.0);
+  }
+  r.bias = {analyse_bias("task-clock", series, 0.05)};
+  const std::string strict = sweep_html(r, no_host());
+  CHECK(count(strict, "<tr class=\"verdict-row verdict-incomparable\" data-metric=\"task-clock\">") == 1);
+  CHECK(count(strict, "<tr class=\"reason-row\"><td colspan=\"6\" class=\"reason\">incomparable: task-clock "
+                      "multiplexed in 4 of 12 runs (running fraction min 0.50, median 1.00); its values are estimates "
+                      "scaled up from part of each run, not counts (fewer counters, or --allow-multiplex to compare "
+                      "the estimates)</td></tr>") == 1);
+  CHECK(count(strict, "measurement bias</span>") == 0);
+
+  r.bias = {analyse_bias("task-clock", series, 0.05, 0.01, true)};
+  const std::string allowed = sweep_html(r, no_host());
+  CHECK(count(allowed, "<tr class=\"verdict-row verdict-perturbed\" data-metric=\"task-clock\">") == 1);
+  CHECK(count(allowed, "measurement bias, scaled</span>") == 2);
+  CHECK(count(allowed, "class=\"reason\">scaled: task-clock multiplexed in 4 of 12 runs") == 1);
+}
