@@ -9,7 +9,6 @@
 
 #include "analysis/bias.h"
 #include "cli/commands.h"
-#include "cli/sweep_common.h"
 #include "cli/sweep_session.h"
 #include "cli/html_out.h"
 #include "report/bias_report.h"
@@ -55,7 +54,8 @@ std::string nothing_ran(const SweepReport& report) {
 }
 
 SweepJob bias_job(const Options& o) {
-  return sweep_job(o, JobKind::bias, [&o] { return std::vector<VariantSpec>{make_variant(o, o.target, "program")}; });
+  return sweep_job(o, JobKind::bias,
+                   [&o](const SweepRequest& r) { return std::vector<VariantSpec>{make_variant(r, o.target, "program")}; });
 }
 
 }  // namespace

@@ -8,7 +8,6 @@
 
 #include "analysis/compare.h"
 #include "cli/commands.h"
-#include "cli/sweep_common.h"
 #include "cli/sweep_session.h"
 #include "cli/html_out.h"
 #include "report/bias_report.h"
@@ -56,8 +55,8 @@ SweepJob compare_job(const Options& o) {
   if (!seen || base.empty() || cont.empty())
     throw Error(ErrorKind::usage, "obscheck compare needs two variants separated by :::",
                 "usage: obscheck compare [options] -- BASELINE [ARGS...] ::: CONTENDER [ARGS...]");
-  return sweep_job(o, JobKind::compare, [&] {
-    std::vector<VariantSpec> variants = {make_variant(o, base, "baseline"), make_variant(o, cont, "contender")};
+  return sweep_job(o, JobKind::compare, [&](const SweepRequest& r) {
+    std::vector<VariantSpec> variants = {make_variant(r, base, "baseline"), make_variant(r, cont, "contender")};
     if (o.aa) {
       VariantSpec copy = variants[0];
       copy.name = "baseline (A/A)";

@@ -39,6 +39,28 @@ LaunchRequest launch_request_from(const Options& o) {
   return l;
 }
 
+SweepRequest sweep_request_from(const Options& o) {
+  SweepRequest r;
+  r.counters = o.counters;
+  r.metric = o.metric;
+  r.runs = o.runs;
+  r.warmup = o.warmup;
+  r.warmup_given = o.warmup_given;
+  r.seed = o.seed;
+  r.seed_given = o.seed_given;
+  r.backend = o.backend;
+  r.sim_cache = o.sim_cache;
+  r.confidence = o.confidence;
+  r.env_sizes = o.env_sizes;
+  r.argv0_pads = o.argv0_pads;
+  r.link_command = o.link_command;
+  r.link_objects = o.link_objects;
+  r.link_orders = o.link_orders;
+  r.contexts = o.contexts;
+  r.launch = launch_request_from(o);
+  return r;
+}
+
 CheckRequest check_request_from(const Options& o) {
   CheckRequest r;
   r.observer = observer_request_from(o);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "cli/options.h"
+#include "job/sweep_setup.h"
 #include "record/request.h"
 
 namespace obscheck {
@@ -17,5 +18,8 @@ CheckRequest check_request_from(const Options& o);
 // How the target starts, as the options say (job/check_setup.h launch_spec_for turns
 // it into a LaunchSpec).
 LaunchRequest launch_request_from(const Options& o);
+
+// A bias or compare sweep as the options ask (job/sweep_setup.h prepare_sweep checks it).
+SweepRequest sweep_request_from(const Options& o);
 
 }  // namespace obscheck

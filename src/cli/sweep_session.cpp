@@ -7,7 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/resume.h"
-#include "cli/sweep_common.h"
+#include "cli/request_from.h"
 #include "job/journal_job.h"
 #include "record/journal.h"
 #include "util/error.h"
@@ -87,9 +87,10 @@ int resume_sweep(const Options& o, JobKind kind, const std::function<SweepJob(co
 
 }  // namespace
 
-SweepJob sweep_job(const Options& o, JobKind kind, const std::function<std::vector<VariantSpec>()>& variants) {
-  SweepSetup setup = prepare_sweep(o);
-  std::vector<VariantSpec> v = variants();
+SweepJob sweep_job(const Options& o, JobKind kind, const SweepVariants& variants) {
+  const SweepRequest request = sweep_request_from(o);
+  SweepSetup setup = prepare_sweep(request);
+  std::vector<VariantSpec> v = variants(request);
   return make_sweep_job(std::move(setup), std::move(v), kind, {1 - o.confidence, o.margin, o.aa, o.fail_on, o.command_line});
 }
 

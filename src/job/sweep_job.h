@@ -37,8 +37,8 @@ namespace obscheck {
 class JournalWriter;
 struct JournalData;
 
-// The driver-side set-up bias and compare share (cli/sweep_common.h prepare_sweep
-// builds it from the options).
+// The driver-side set-up bias and compare share (job/sweep_setup.h prepare_sweep
+// builds it from the sweep's request).
 struct SweepSetup {
   std::optional<TempDir> link_dir;        // owns the linked binaries while they run
   std::vector<LinkVariant> links;
