@@ -7,6 +7,7 @@
 #include "analysis/deterministic.h"
 #include "job/check_context.h"
 #include "job/journal_job.h"
+#include "job/shard_merge.h"
 #include "cli/commands.h"
 #include "cli/sweep_session.h"
 #include "cli/html_out.h"
@@ -177,6 +178,26 @@ int cmd_report(const Options& o) {
   print_check(o, plan, findings, ctx);
   write_report_files(o, plan, findings, ctx, d.runs);
   return ctx.exit_code;
+}
+
+int report_merged(const Options& o) {
+  if (!o.svg_dir.empty())
+    throw Error(ErrorKind::usage, "--svg is for one check's journal; the merged report's figures are in --html FILE");
+  MergedShards m = merge_shards(o.report_files);
+  AnalysisOptions a{o.margin_given ? o.margin : m.recorded.margin, 0.05, 1, m.plan.seed(), 0, true};  // shards: fixed blocks, one look
+  a.allow_multiplex = o.allow_multiplex || m.recorded.allow_multiplex;
+  const HostsFindings f = analyse_hosts(m.plan, std::move(m.hosts), a);
+  emit(o, o.json ? hosts_json(m.plan, f, m.ctx) : hosts_text(m.plan, f, m.ctx));
+  if (!o.html.empty()) {
+    write_file_safely(o.html, hosts_html(m.plan, f, m.ctx));
+    fmt::print(stderr, "obscheck: wrote {}\n", o.html);
+  }
+  std::vector<std::string> found;
+  for (const PooledEffect& p : f.pooled) {
+    found.emplace_back(verdict_key(p.verdict));
+    for (const HostVerdict& h : p.hosts) found.emplace_back(verdict_key(h.verdict));
+  }
+  return findings_exit_code(o, found, kCheckFailOn);
 }
 
 }  // namespace obscheck

@@ -31,7 +31,7 @@ int cmd_run(const Options& o);      // one host's shard of a plan
 int cmd_slurm(const Options& o);    // the plan and sbatch scripts of a Slurm job array
 int cmd_fidelity(const Options& o); // a sampling profile against an exact reference, per rate
 // obscheck report with several journals: the shards of one plan, merged with the host
-// as a factor (cli/merge.cpp).
+// as a factor (cli/cmd_report.cpp, over job/shard_merge.h).
 int report_merged(const Options& o);
 
 // Writes the plan `o` asks for to `path` (refusing an existing file); cli/cmd_plan.cpp.
