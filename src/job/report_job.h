@@ -1,0 +1,46 @@
+// job/: `obscheck report FILE` for a check's journal: the findings recomputed from the
+// runs, re-judged with what the report's command line gives, and what the check said of
+// its own invocation from the journal's notes (the report's CheckContext). cli/cmd_report.cpp
+// prints it and picks the exit code.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/check.h"
+#include "plan/plan.h"
+#include "record/journal.h"
+#include "record/run_record.h"
+#include "report/check_report.h"
+
+namespace obscheck {
+
+// What the report's command line changes in the check's analysis.
+struct ReportAsk {
+  std::optional<double> margin;  // --margin: re-judge with this ε (else the journal's)
+  bool allow_multiplex = false;  // --allow-multiplex: or the journal's own
+};
+
+// A check's report, analysed: the plan, the findings, the context (its exit code and
+// verbosity are the caller's).
+struct CheckReportData {
+  Plan plan;
+  Findings findings;
+  CheckContext ctx;
+};
+
+// A native check read in one streaming pass into columns (record/journal_reader.h),
+// never a RunRecord per run, so a journal of a million runs is read in bounded memory;
+// only the runs whose observer left something for the report keep their extras.
+CheckReportData check_report_from_table(const std::string& path, const ReportAsk& ask);
+
+// A check's journal loaded whole, analysed by its backend's analysis (the exact one for
+// a simulated check) or, with `sequential`, always the sequential one (a certificate).
+CheckReportData check_report_from_journal(const JournalData& d, const ReportAsk& ask, bool sequential = false);
+
+// Whether the journal whose first line is `manifest` can be read into columns: a
+// check whose backend does not count exactly.
+bool report_reads_columns(const nlohmann::json& manifest);
+
+}  // namespace obscheck
