@@ -1,10 +1,11 @@
 // The main job: obscheck [options] PROG ARGS. The command line becomes a typed request,
 // the request a prepared check (cli/check_setup.h), the check a session in run/ that
 // plans, runs, journals, looks and stops; the findings of its last look become the
-// report and the exit code. `--resume FILE` (cli/resume.cpp) enters the same session
+// report and the exit code. `--resume FILE` (cmd_resume) enters the same session
 // from a journal; `report FILE` (cli/cmd_report.cpp) re-reads one.
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "analysis/check.h"
@@ -14,10 +15,12 @@
 #include "job/check_setup.h"
 #include "cli/commands.h"
 #include "cli/sweep_session.h"
-#include "cli/resume.h"
+#include "job/resume_options.h"
 #include "cli/html_out.h"
 #include "host/host_info.h"
 #include "job/check_context.h"
+#include "job/check_resume.h"
+#include "job/journal_job.h"
 #include "job/forecast.h"
 #include "record/journal.h"
 #include "report/check_report.h"
@@ -119,6 +122,19 @@ int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWrite
                 "use -i/--ignore-failure to record failing runs and go on");
   }
   return findings_code;
+}
+
+int cmd_resume(const Options& o) {
+  if (const nlohmann::json m = manifest_to_resume(o.resume, JobKind::check); !m.is_null())
+    refuse_changed_options(o.given, asked_check_request(o), m);
+  CheckResumeAsk ask;
+  const auto given = [&o](const char* name) { return std::find(o.given.begin(), o.given.end(), name) != o.given.end(); };
+  if (given("time-budget") && !o.time_budget_auto) ask.time_budget = o.time_budget;
+  if (given("max-runs")) ask.max_runs = o.max_runs;
+  ResumedCheck c = resume_check(o.resume, ask);
+  if (c.complete) return report_complete_journal(o, c.journal.data);
+  if (!c.notice.empty()) fmt::print(stderr, "obscheck: {}\n", c.notice);
+  return run_check(o, c.prepared, c.session, c.journal.writer, c.host);
 }
 
 int cmd_check(const Options& o) {

@@ -10,7 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/request_from.h"
-#include "cli/resume.h"
+#include "job/resume_options.h"
 #include "job/journal_job.h"
 #include "job/measure_job.h"
 #include "launch/launcher.h"
@@ -53,7 +53,8 @@ int run_and_report(const Options& o, MeasureSetup& m, std::vector<RunRecord> rec
 }
 
 int resume_measure(const Options& o) {
-  if (const nlohmann::json m = manifest_to_resume(o.resume, JobKind::measure); !m.is_null()) refuse_changed_options(o, m);
+  if (const nlohmann::json m = manifest_to_resume(o.resume, JobKind::measure); !m.is_null()) 
+    refuse_changed_options(o.given, asked_check_request(o), m);
   ResumedJournal r = JournalWriter::open_for_resume(o.resume);
   if (ends_finished(r.data.notes)) return report_complete_journal(o, r.data);
   MeasureSetup m = resumed_measure_setup(r);

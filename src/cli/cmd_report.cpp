@@ -11,7 +11,7 @@
 #include "cli/commands.h"
 #include "cli/sweep_session.h"
 #include "cli/html_out.h"
-#include "cli/resume.h"
+#include "job/resume_options.h"
 #include "observe/wrap.h"
 #include "record/journal.h"
 #include "record/journal_reader.h"
@@ -87,6 +87,14 @@ int report_certificate(const Options& o) {
 }
 
 }  // namespace
+
+int report_complete_journal(const Options& o, const JournalData& d) {
+  fmt::print(stderr, "obscheck: journal {} is complete ({} runs): nothing to run, nothing written; its report follows\n",
+             d.path, d.runs.size());
+  Options report = o;
+  report.report_file = d.path;
+  return cmd_report(report);
+}
 
 int cmd_report(const Options& o) {
   refuse_plan_files(o);

@@ -20,7 +20,10 @@ int report_measure(const Options& o, const JournalData& d);
 int cmd_events(const Options& o);
 int cmd_doctor(const Options& o);
 int cmd_check(const Options& o);   // the main job (and --resume)
-int cmd_resume(const Options& o);
+int cmd_resume(const Options& o);  // a check's --resume (cli/cmd_check.cpp)
+// --resume of a complete journal: says so on stderr and prints its report as
+// `obscheck report` does; appends nothing (cli/cmd_report.cpp).
+int report_complete_journal(const Options& o, const JournalData& d);
 int cmd_report(const Options& o);
 int cmd_demo(const Options& o);
 int cmd_bias(const Options& o);     // measurement bias across contexts

@@ -61,11 +61,12 @@ SweepRequest sweep_request_from(const Options& o) {
   return r;
 }
 
-CheckRequest check_request_from(const Options& o) {
+CheckRequest asked_check_request(const Options& o) {
   CheckRequest r;
   r.observer = observer_request_from(o);
   r.mode = o.mode;
-  settle_backend(r, to_string(o.backend), o.sim_cache);
+  r.backend = o.backend;
+  r.sim_cache = o.sim_cache;
   if (!o.counters.empty()) r.counters = CounterList(split_event_list(o.counters));
   r.allow_missing = o.allow_missing;
   r.margin = o.margin;
@@ -80,6 +81,12 @@ CheckRequest check_request_from(const Options& o) {
   r.ignore_failure = o.ignore_failure;
   r.leftovers = leftovers_from_string(o.leftovers);
   r.launch = launch_request_from(o);
+  return r;
+}
+
+CheckRequest check_request_from(const Options& o) {
+  CheckRequest r = asked_check_request(o);
+  settle_backend(r, to_string(o.backend), o.sim_cache);
   return r;
 }
 

@@ -15,6 +15,10 @@ namespace obscheck {
 // Error(usage) for an observer that cannot act in this mode or under simulation.
 CheckRequest check_request_from(const Options& o);
 
+// The request as the options give it, its backend not chosen and nothing resolved: what
+// a --resume's command line is compared with (job/resume_options.h).
+CheckRequest asked_check_request(const Options& o);
+
 // How the target starts, as the options say (job/check_setup.h launch_spec_for turns
 // it into a LaunchSpec).
 LaunchRequest launch_request_from(const Options& o);

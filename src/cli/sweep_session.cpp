@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "cli/commands.h"
-#include "cli/resume.h"
+#include "job/resume_options.h"
 #include "cli/request_from.h"
 #include "job/journal_job.h"
 #include "record/journal.h"

@@ -1,4 +1,4 @@
-// cli/: what --resume accepts from its own command line. A resumed check runs exactly
+// job/: what --resume accepts from its own command line. A resumed check runs exactly
 // as the journal's did, so every option that shapes the runs comes from the journal;
 // one given again must say the same, or the command is refused before the journal is
 // touched, naming each difference. Only output options may change (is_output_option),
@@ -6,11 +6,11 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "cli/options.h"
-#include "job/journal_job.h"
+#include "record/request.h"
 
 namespace obscheck {
 
@@ -23,13 +23,12 @@ bool is_output_option(const std::string& name);
 inline constexpr const char* kOutputOptionsText =
     "--json, --csv, -o, --html, --svg, --markdown, --export-json, --export-csv, --color";
 
-// Throws Error(usage) naming every option (and the target) given with --resume that
-// differs from what `manifest` recorded, or that the journal does not record at all.
-void refuse_changed_options(const Options& given, const nlohmann::json& manifest);
-
-// --resume of a complete journal: says so on stderr and prints its report as
-// `obscheck report` does; appends nothing.
-struct JournalData;
-int report_complete_journal(const Options& o, const JournalData& d);
+// Throws Error(usage) naming every option in `given` (long names, as given on the
+// command line) whose value in `asked` (the request this command line asks for, its
+// backend not yet chosen) differs from what `manifest` recorded, or that the journal
+// does not record at all; and the program, when `asked` names one that is not the
+// journal's. The field by field comparison of a check's or a measure's request.
+void refuse_changed_options(const std::vector<std::string>& given, const CheckRequest& asked,
+                            const nlohmann::json& manifest);
 
 }  // namespace obscheck
