@@ -55,12 +55,12 @@ int run_and_report(const Options& o, MeasureSetup& m, std::vector<RunRecord> rec
 int resume_measure(const Options& o) {
   if (const nlohmann::json m = manifest_to_resume(o.resume, JobKind::measure); !m.is_null()) 
     refuse_changed_options(o.given, asked_check_request(o), m);
-  ResumedJournal r = JournalWriter::open_for_resume(o.resume);
-  if (ends_finished(r.data.notes)) return report_complete_journal(o, r.data);
-  MeasureSetup m = resumed_measure_setup(r);
-  if (r.data.torn_tail) fmt::print(stderr, "obscheck: {}\n", kTornTailNotice);
+  ResumedMeasure r = open_measure_journal(o.resume);
+  if (r.complete) return report_complete_journal(o, r.journal.data);
+  MeasureSetup& m = r.setup;
+  if (r.journal.data.torn_tail) fmt::print(stderr, "obscheck: {}\n", kTornTailNotice);
   fmt::print(stderr, "obscheck: resuming {} from run {} of {}\n", o.resume, m.spec.first_run + 1, m.spec.warmup + m.spec.runs);
-  return run_and_report(o, m, r.data.runs, &r.writer);
+  return run_and_report(o, m, r.journal.data.runs, &r.journal.writer);
 }
 
 }  // namespace

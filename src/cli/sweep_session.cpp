@@ -72,17 +72,17 @@ int resume_sweep(const Options& o, JobKind kind, const std::function<SweepJob(co
                  const SweepFinish& finish) {
   const std::string command(to_string(kind));
   if (!manifest_to_resume(o.resume, kind).is_null()) refuse_sweep_options(o, command);
-  ResumedJournal r = JournalWriter::open_for_resume(o.resume);
-  if (ends_finished(r.data.notes)) return report_complete_journal(o, r.data);
-  const SweepBrief recorded = brief_from_json(r.data.manifest.at("sweep"));
-  SweepJob job = recorded_job(recorded, command, build);
-  refuse_changed_sweep(r.data, recorded, job);
+  ResumedSweep r = open_sweep_journal(o.resume);
+  const JournalData& d = r.journal.data;
+  if (r.complete) return report_complete_journal(o, d);
+  SweepJob job = recorded_job(r.recorded, command, build);
+  refuse_changed_sweep(d, r.recorded, job);
   // The report is the journal's: its header (the binaries' paths, the notes) as recorded.
-  job.brief = recorded;
-  if (r.data.torn_tail) fmt::print(stderr, "obscheck: {}\n", kTornTailNotice);
-  fmt::print(stderr, "obscheck: resuming {} after {} of {} runs\n", o.resume, r.data.runs.size(),
+  job.brief = r.recorded;
+  if (d.torn_tail) fmt::print(stderr, "obscheck: {}\n", kTornTailNotice);
+  fmt::print(stderr, "obscheck: resuming {} after {} of {} runs\n", o.resume, d.runs.size(),
              job.plan->block_size() * static_cast<std::size_t>(job.spec.runs));
-  return run_and_finish(o, job, r.data.runs, &r.writer, finish);
+  return run_and_finish(o, job, d.runs, &r.journal.writer, finish);
 }
 
 }  // namespace

@@ -132,6 +132,13 @@ MeasureSetup resumed_measure_setup(const ResumedJournal& r) {
   return m;
 }
 
+ResumedMeasure open_measure_journal(const std::string& path) {
+  ResumedMeasure r{JournalWriter::open_for_resume(path), false, {}};
+  r.complete = ends_finished(r.journal.data.notes);
+  if (!r.complete) r.setup = resumed_measure_setup(r.journal);
+  return r;
+}
+
 MeasureOutcome run_measure_session(MeasureSetup& m, std::vector<RunRecord> recorded, JournalWriter* journal,
                                    const Progress& progress) {
   const std::size_t env_bytes = m.spec.launch.env.size_bytes();

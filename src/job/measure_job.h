@@ -48,6 +48,17 @@ nlohmann::json measure_manifest(const MeasureSetup& m);
 // journal's: the target's layout would move.
 MeasureSetup resumed_measure_setup(const ResumedJournal& r);
 
+// The measure recorded at `path`, opened for appending (its writer lock held) and set
+// up to run from the first run missing (resumed_measure_setup), or `complete` when its
+// journal ends "finished" (its report is all there is). Throws as load_journal and
+// resumed_measure_setup.
+struct ResumedMeasure {
+  ResumedJournal journal;
+  bool complete = false;
+  MeasureSetup setup;  // unset when complete
+};
+ResumedMeasure open_measure_journal(const std::string& path);
+
 // What a measure's runs say, ready to print.
 struct MeasureOutcome {
   MeasureFindings findings;

@@ -25,6 +25,7 @@
 #include "events/event.h"
 #include "host/host_info.h"
 #include "observe/sim.h"
+#include "record/journal.h"
 #include "record/journal_notes.h"
 #include "record/run_record.h"
 #include "report/bias_report.h"
@@ -124,6 +125,16 @@ SweepRunsDone run_sweep_job(SweepJob& job, std::vector<RunRecord> recorded, Jour
 // line, `recorded` the journal's brief. Throws Error(usage) naming the first
 // difference (the environment, a binary, a context, the plan), before a run.
 void refuse_changed_sweep(const JournalData& d, const SweepBrief& recorded, const SweepJob& job);
+
+// The sweep recorded at `path`, opened for appending (its writer lock held) with the
+// brief its manifest records, or `complete` when its journal ends "finished". Throws
+// as load_journal, and Error(io) for a manifest without a sweep.
+struct ResumedSweep {
+  ResumedJournal journal;
+  bool complete = false;
+  SweepBrief recorded;  // unset when complete
+};
+ResumedSweep open_sweep_journal(const std::string& path);
 
 // The brief of a sweep's journal, with the manifest's host when this obscheck can read
 // it. Throws Error(io) for a manifest without a sweep.

@@ -157,8 +157,6 @@ bool in_cli(const std::string& rel) { return rel.rfind("cli/", 0) == 0; }
 TEST_CASE("layering: cli/ chooses no backend and runs no session or manifest of its own") {
   const std::map<std::string, std::string> known = {
       {"cli/cmd_events.cpp", "events --backend sim lists the simulated catalog: the backend is the listing's subject"},
-      {"cli/cmd_measure.cpp", "measure's resume opens the journal itself before job/measure_job.h takes it"},
-      {"cli/sweep_session.cpp", "a sweep's resume opens the journal itself before job/sweep_job.h takes it"},
   };
   const std::regex domain(
       R"re(choose_backend\s*\(|(\.|->)exact\s*\(\s*\)|make_manifest\s*\(|ManifestInput|open_for_resume\s*\(|run_session\s*\(|run_measure\s*\()re");
