@@ -62,7 +62,7 @@ int report_certificate(const Options& o) {
     if (const std::optional<JobKind> kind = job_kind_of(d.manifest); !kind || *kind != JobKind::check)
       throw Error(ErrorKind::usage, o.report_file + " is not a check's journal: --certificate describes a check",
                   "run the check with --observer-cmd 'PROFILER ... --' --levels 0,... --journal FILE");
-    CheckReportData r = check_report_from_journal(d, report_ask(o), true);
+    CheckReportData r = check_report_from_journal(d, report_ask(o), nullptr, true);
     r.ctx.exit_code = check_exit_code(o, r.plan, r.findings);
     const Plan& plan = r.plan;
     const CheckContext& ctx = r.ctx;
@@ -114,12 +114,13 @@ int cmd_report(const Options& o) {
     return report_measure(o, load_journal(o.report_file));
   }
   // The simulated backend's analysis and the figures (--html, --svg) read RunRecords.
-  if (o.html.empty() && o.svg_dir.empty() && report_reads_columns(manifest)) {
-    CheckReportData r = check_report_from_table(o.report_file, report_ask(o));
+  std::shared_ptr<const Backend> backend = report_backend(manifest);
+  if (o.html.empty() && o.svg_dir.empty() && report_reads_columns(backend)) {
+    CheckReportData r = check_report_from_table(o.report_file, report_ask(o), std::move(backend));
     return print_report(o, r);
   }
   const JournalData d = load_journal(o.report_file);
-  CheckReportData r = check_report_from_journal(d, report_ask(o));
+  CheckReportData r = check_report_from_journal(d, report_ask(o), std::move(backend));
   const int code = print_report(o, r);
   write_report_files(o, r.plan, r.findings, r.ctx, d.runs);
   return code;

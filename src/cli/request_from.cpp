@@ -84,10 +84,8 @@ CheckRequest asked_check_request(const Options& o) {
   return r;
 }
 
-CheckRequest check_request_from(const Options& o) {
-  CheckRequest r = asked_check_request(o);
-  settle_backend(r, to_string(o.backend), o.sim_cache);
-  return r;
+SettledRequest check_request_from(const Options& o) {
+  return settle_backend(asked_check_request(o), to_string(o.backend), o.sim_cache);
 }
 
 }  // namespace obscheck

@@ -7,6 +7,7 @@
 // obscheck report FILE prints what measure printed.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,7 +16,9 @@
 #include "analysis/measure.h"
 #include "plan/plan.h"
 #include "record/journal.h"
+#include "job/check_setup.h"
 #include "record/request.h"
+#include "run/backend.h"
 #include "run/measure.h"
 
 namespace obscheck {
@@ -23,6 +26,7 @@ namespace obscheck {
 // Everything the runs and the report need, resolved once from the request.
 struct MeasureSetup {
   CheckRequest request;
+  std::shared_ptr<const Backend> backend;    // chosen once for the job (job/job_backend.h)
   MeasureSpec spec;
   std::vector<std::string> sim_event_names;  // the simulated events, as the readings name them
   std::vector<std::string> backend_notes;  // what the report says about the backend
@@ -34,11 +38,11 @@ struct MeasureSetup {
 // two runs and no warm-up when it counts exactly, unless --runs or -w said otherwise;
 // a fixed seed unless --seed gave one), so the journal records what ran, not what was
 // left to a default. `runs_given`: the command line gave --runs.
-CheckRequest measure_request(CheckRequest r, bool runs_given);
+SettledRequest measure_request(SettledRequest s, bool runs_given);
 
 // Resolves the request on this host: the counters (all must count: Error(event)), the
 // launch, the backend's measurer and notes, the plan.
-MeasureSetup measure_setup(CheckRequest r);
+MeasureSetup measure_setup(SettledRequest s);
 
 // The journal's first line for a new measure of `m`.
 nlohmann::json measure_manifest(const MeasureSetup& m);

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "host/host_info.h"
+#include "job/journal_job.h"
 #include "record/request.h"
 #include "util/digest.h"
 #include "util/error.h"
@@ -31,10 +32,10 @@ std::string utc_now() {
 
 }  // namespace
 
-PlanFile plan_file_for(CheckRequest r) {
-  if (r.runs == 0) r.runs = kDefaultPlanBlocks;
+PlanFile plan_file_for(SettledRequest s) {
+  if (s.request.runs == 0) s.request.runs = kDefaultPlanBlocks;
   std::vector<std::string> cannot_count;
-  const PreparedCheck p = prepare_plan(r, cannot_count);
+  const PreparedCheck p = prepare_plan(std::move(s), cannot_count);
   const Plan plan = make_plan(p.plan);
   PlanFile f;
   f.obscheck_version = OBSCHECK_VERSION;
@@ -74,7 +75,7 @@ void require_shard_journal(const std::string& path, const PlanFile& f, const Sha
 ShardStart start_shard(const PlanFile& f, const Shard& shard, const std::string& path, const std::string& plan_path) {
   CheckRequest r = request_from_manifest(plan_file_json(f));
   r.time_budget = 0;  // a plan runs its blocks
-  PreparedCheck p = prepare_check(r);
+  PreparedCheck p = prepare_check(settled_as_recorded(std::move(r)));
   const std::string here = sha256_file(p.spec.base.path);
   if (here != f.target.sha256)
     throw Error(ErrorKind::target,

@@ -19,10 +19,10 @@
 
 namespace obscheck {
 
-// The plan of `r` (kDefaultPlanBlocks unless --runs says otherwise), resolved on this
+// The plan of `s` (kDefaultPlanBlocks unless --runs says otherwise), resolved on this
 // host; a counter this host cannot count is a note (every host that runs the plan
 // must count it), not an error.
-PlanFile plan_file_for(CheckRequest r);
+PlanFile plan_file_for(SettledRequest s);
 
 // Writes `f` to `path`, a new file. Throws Error(io) when it exists: a plan is not
 // overwritten (shards may be running it).

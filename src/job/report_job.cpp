@@ -7,7 +7,9 @@
 #include "record/journal_reader.h"
 #include "record/plan_file.h"
 #include "record/request.h"
+#include "job/job_backend.h"
 #include "run/backend.h"
+#include "util/error.h"
 #include "run/check.h"
 
 namespace obscheck {
@@ -50,11 +52,26 @@ void warn_of_runs(CheckContext& ctx, const Plan& plan, const std::vector<RunReco
   if (torn_tail) ctx.warnings.push_back(kTornTailWarning);
 }
 
+// The report's backend as given, else the journal's (its manifest read by now).
+std::shared_ptr<const Backend> recorded_backend(std::shared_ptr<const Backend> backend, const nlohmann::json& manifest) {
+  return backend ? backend : job_backend(request_from_manifest(manifest));
+}
+
 }  // namespace
 
-bool report_reads_columns(const nlohmann::json& manifest) { return !journal_counts_exactly(manifest); }
+std::shared_ptr<const Backend> report_backend(const nlohmann::json& manifest) {
+  if (manifest.is_null()) return nullptr;
+  try {
+    return job_backend(request_from_manifest(manifest));
+  } catch (const Error&) {
+    return nullptr;
+  }
+}
 
-CheckReportData check_report_from_table(const std::string& path, const ReportAsk& ask) {
+bool report_reads_columns(const std::shared_ptr<const Backend>& backend) { return !backend || !backend->exact(); }
+
+CheckReportData check_report_from_table(const std::string& path, const ReportAsk& ask,
+                                        std::shared_ptr<const Backend> backend) {
   std::vector<RunRecord> with_extras;
   const JournalTable t = read_journal_table(path, [&](const RunFields& f) { keep_extras(with_extras, f); });
   JournalData shell;  // what the report's context reads of a journal: all but the runs
@@ -63,21 +80,23 @@ CheckReportData check_report_from_table(const std::string& path, const ReportAsk
   shell.notes = t.notes;
   CheckReportData r{t.plan, analyse_check(t.plan, t.runs,
                                           report_analysis(ask, request_from_manifest(t.manifest), looks_of(shell), t.plan)),
-                    manifest_context(shell, t.plan)};
+                    manifest_context(shell, t.plan, *recorded_backend(backend, t.manifest))};
   r.ctx.runs_done = t.runs.size();
   warn_of_runs(r.ctx, t.plan, with_extras, t.scan.torn_tail);
   if (auto w = integrity_warning(t.scan); !w.empty()) r.ctx.warnings.push_back(w);
   return r;
 }
 
-CheckReportData check_report_from_journal(const JournalData& d, const ReportAsk& ask, bool sequential) {
+CheckReportData check_report_from_journal(const JournalData& d, const ReportAsk& ask,
+                                          std::shared_ptr<const Backend> backend, bool sequential) {
   const Plan plan = plan_from_journal(d);
   const CheckRequest recorded = request_from_manifest(d.manifest);
-  const bool exact = !sequential && choose_backend(recorded)->exact();
+  backend = recorded_backend(std::move(backend), d.manifest);
+  const bool exact = !sequential && backend->exact();
   CheckReportData r{plan,
                     exact ? analyse_deterministic(plan, d.runs, ask.margin.value_or(recorded.margin))
                           : analyse_check(plan, d.runs, report_analysis(ask, recorded, looks_of(d), plan)),
-                    manifest_context(d, plan)};
+                    manifest_context(d, plan, *backend)};
   warn_of_runs(r.ctx, plan, d.runs, d.torn_tail);
   if (!sequential && d.unchecked_lines > 0)
     r.ctx.warnings.push_back(fmt::format("{} of the journal's {} lines carry no integrity check (written by an older "

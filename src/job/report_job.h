@@ -4,6 +4,7 @@
 // prints it and picks the exit code.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "record/journal.h"
 #include "record/run_record.h"
 #include "report/check_report.h"
+#include "run/backend.h"
 
 namespace obscheck {
 
@@ -30,17 +32,25 @@ struct CheckReportData {
   CheckContext ctx;
 };
 
+// The report's backend, chosen once from the journal's first line (job/job_backend.h);
+// none when that line is not a check's readable request (the reader refuses it later
+// and names why).
+std::shared_ptr<const Backend> report_backend(const nlohmann::json& manifest);
+
 // A native check read in one streaming pass into columns (record/journal_reader.h),
 // never a RunRecord per run, so a journal of a million runs is read in bounded memory;
 // only the runs whose observer left something for the report keep their extras.
-CheckReportData check_report_from_table(const std::string& path, const ReportAsk& ask);
+// `backend`: report_backend's (none: the journal's, once its manifest is read).
+CheckReportData check_report_from_table(const std::string& path, const ReportAsk& ask,
+                                        std::shared_ptr<const Backend> backend);
 
 // A check's journal loaded whole, analysed by its backend's analysis (the exact one for
 // a simulated check) or, with `sequential`, always the sequential one (a certificate).
-CheckReportData check_report_from_journal(const JournalData& d, const ReportAsk& ask, bool sequential = false);
+CheckReportData check_report_from_journal(const JournalData& d, const ReportAsk& ask,
+                                          std::shared_ptr<const Backend> backend, bool sequential = false);
 
-// Whether the journal whose first line is `manifest` can be read into columns: a
-// check whose backend does not count exactly.
-bool report_reads_columns(const nlohmann::json& manifest);
+// Whether a journal of `backend` (none: unreadable) is read into columns: a check whose
+// backend does not count exactly (the exact analysis reads RunRecords).
+bool report_reads_columns(const std::shared_ptr<const Backend>& backend);
 
 }  // namespace obscheck

@@ -10,6 +10,7 @@
 #include <limits>
 #include <random>
 
+#include "job/job_backend.h"
 #include "run/backend.h"
 #include "run/measure.h"
 #include "stats/rng.h"
@@ -101,7 +102,7 @@ namespace {
 // The counters (or simulated events) and the metric the verdict is on: every counter
 // must be countable here (Backend::resolve_all), the metric one of them or wall-time.
 void choose_events(const SweepRequest& o, SweepSetup& s) {
-  s.backend = choose_backend(to_string(o.backend), o.sim_cache);
+  s.backend = job_backend(to_string(o.backend), o.sim_cache);
   const Backend& backend = *s.backend;
   const CounterList list =
       o.counters.empty() ? backend.default_counters(CounterUse::sweep) : CounterList(split_event_list(o.counters));

@@ -155,9 +155,7 @@ bool in_cli(const std::string& rel) { return rel.rfind("cli/", 0) == 0; }
 // session of its own. Each file still doing so is named with why; an entry that no
 // longer occurs fails too, so the list only shrinks.
 TEST_CASE("layering: cli/ chooses no backend and runs no session or manifest of its own") {
-  const std::map<std::string, std::string> known = {
-      {"cli/cmd_events.cpp", "events --backend sim lists the simulated catalog: the backend is the listing's subject"},
-  };
+  const std::map<std::string, std::string> known = {};
   const std::regex domain(
       R"re(choose_backend\s*\(|(\.|->)exact\s*\(\s*\)|make_manifest\s*\(|ManifestInput|open_for_resume\s*\(|run_session\s*\(|run_measure\s*\()re");
   std::set<std::string> seen;
@@ -226,6 +224,27 @@ std::string code_of(const std::string& line) {
   if (const auto c = code.find("//"); c != std::string::npos) code.resize(c);
   return code;
 }
+
+}  // namespace
+
+// The backend is chosen once per job, at one entry point (job/job_backend.h
+// job_backend, docs/design.md "Where each decision is made"); everything else is handed
+// the chosen Backend. choose_backend is called nowhere else.
+TEST_CASE("layering: choose_backend is called in job/job_backend.cpp alone") {
+  const std::set<std::string> allowed = {"run/backend.h", "run/backend.cpp", "job/job_backend.cpp"};
+  const std::regex call(R"re(\bchoose_backend\s*\()re");
+  std::size_t calls = 0;
+  for_each_line([&](const std::string& rel, std::size_t line_no, const std::string& line) {
+    if (!std::regex_search(code_of(line), call)) return;
+    if (rel == "job/job_backend.cpp") ++calls;
+    INFO("src/" << rel << ":" << line_no << ": choose_backend called outside job/job_backend.cpp: take the job's "
+                << "chosen Backend (job/job_backend.h job_backend, once per job) instead");
+    CHECK(allowed.count(rel) == 1);
+  });
+  CHECK(calls > 0);
+}
+
+namespace {
 
 struct LongFunction {
   std::string where;  // "src/FILE:LINE"
