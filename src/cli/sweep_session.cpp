@@ -27,22 +27,6 @@ int run_and_finish(const Options& o, SweepJob& job, std::vector<RunRecord> recor
   return finish(o, sweep_report(job.brief, done.runs, done.interrupted), job.brief, done.interrupted, true);
 }
 
-// Throws Error(usage) naming each option given with --resume that is not an output option.
-void refuse_sweep_options(const Options& o, const std::string& command) {
-  std::vector<std::string> refused;
-  for (const std::string& name : o.given)
-    if (!is_output_option(name)) refused.push_back("--" + name);
-  if (!o.target.empty()) refused.push_back("the program");
-  if (refused.empty()) return;
-  std::string list;
-  for (const std::string& r : refused) list += (list.empty() ? "" : ", ") + r;
-  throw Error(ErrorKind::usage,
-              fmt::format("--resume continues the {} as the journal recorded it; this command line also gives {}", command,
-                          list),
-              fmt::format("leave those out (only {} may be given with --resume), or start a new sweep with a new --journal",
-                          kOutputOptionsText));
-}
-
 // The sweep the journal recorded, built again from its command line with the seed it
 // drew. The words come from the file: what they say wrong is the journal's fault (an
 // edited or foreign journal, exit 6), not this command line's.
@@ -71,7 +55,7 @@ SweepJob recorded_job(const SweepBrief& recorded, const std::string& command,
 int resume_sweep(const Options& o, JobKind kind, const std::function<SweepJob(const Options&)>& build,
                  const SweepFinish& finish) {
   const std::string command(to_string(kind));
-  if (!manifest_to_resume(o.resume, kind).is_null()) refuse_sweep_options(o, command);
+  if (!manifest_to_resume(o.resume, kind).is_null()) refuse_sweep_options(o.given, !o.target.empty(), command);
   ResumedSweep r = open_sweep_journal(o.resume);
   const JournalData& d = r.journal.data;
   if (r.complete) return report_complete_journal(o, d);

@@ -141,4 +141,19 @@ bool is_output_option(const std::string& name) {
   return std::find(std::begin(kOutputOptions), std::end(kOutputOptions), name) != std::end(kOutputOptions);
 }
 
+void refuse_sweep_options(const std::vector<std::string>& given, bool program_given, const std::string& command) {
+  std::vector<std::string> refused;
+  for (const std::string& name : given)
+    if (!is_output_option(name)) refused.push_back("--" + name);
+  if (program_given) refused.push_back("the program");
+  if (refused.empty()) return;
+  std::string list;
+  for (const std::string& r : refused) list += (list.empty() ? "" : ", ") + r;
+  throw Error(ErrorKind::usage,
+              fmt::format("--resume continues the {} as the journal recorded it; this command line also gives {}", command,
+                          list),
+              fmt::format("leave those out (only {} may be given with --resume), or start a new sweep with a new --journal",
+                          kOutputOptionsText));
+}
+
 }  // namespace obscheck

@@ -31,4 +31,9 @@ inline constexpr const char* kOutputOptionsText =
 void refuse_changed_options(const std::vector<std::string>& given, const CheckRequest& asked,
                             const nlohmann::json& manifest);
 
+// A sweep (bias, compare) resumes as its journal recorded it, its command line parsed
+// again: throws Error(usage) naming each option in `given` that is not an output
+// option, and the program when `program_given`. `command`: "bias" or "compare".
+void refuse_sweep_options(const std::vector<std::string>& given, bool program_given, const std::string& command);
+
 }  // namespace obscheck
