@@ -323,17 +323,18 @@ TEST_CASE("layering: no function is longer than 60 lines, but the named few") {
   CHECK(files > 100);
 }
 
-// cli/ parses, prints and exits: its .cpp files hold under kCliLines lines. The goal
-// is 2,000 (docs/design.md, "Where the code strays"); the ceiling is where cli/ stood
-// once the lifecycles moved to job/ (3,243 lines) with room for a new command, and it
-// only comes down.
+// cli/ parses, prints and exits: its files (.cpp and .h) hold under kCliLines lines.
+// The goal is 2,000 (docs/design.md, "Where the code strays"); the ceiling is where
+// cli/ stood once the sweeps' set-up, the reports' analysis, the shards, Slurm, the
+// resume checks, the check's session and the value ranges moved to job/ (2,443 lines),
+// with a little room, and it only comes down.
 TEST_CASE("layering: cli/ stays small") {
-  constexpr std::size_t kCliLines = 3500;
+  constexpr std::size_t kCliLines = 2500;
   std::size_t lines = 0;
   for_each_line([&](const std::string& rel, std::size_t, const std::string&) {
-    if (in_cli(rel) && rel.size() > 4 && rel.substr(rel.size() - 4) == ".cpp") ++lines;
+    if (in_cli(rel)) ++lines;
   });
-  INFO("src/cli/*.cpp hold " << lines << " lines");
+  INFO("src/cli/ holds " << lines << " lines (.cpp and .h)");
   CHECK(lines < kCliLines);
   CHECK(lines > 500);
 }
