@@ -185,8 +185,6 @@ TEST_CASE("layering: mode, backend and observer are not compared as strings outs
                                           "plan/plan.h", "plan/plan.cpp", "observe/observer.cpp", "run/backend.cpp"};
   const std::map<std::string, std::string> known = {
       {"report/check_report.cpp", "names each observer's dose from PlanSpec::observer, a name (not yet an enum)"},
-      {"report/html_report.cpp", "labels the dose axis from PlanSpec::observer, a name"},
-      {"analysis/check.cpp", "asks PlanSpec::observer by name (PlanSpec::doses_are_counters is the way)"},
   };
   // `mode`, `backend`, `observer` (a field or variable, any prefix) compared with or
   // assigned a string literal.
