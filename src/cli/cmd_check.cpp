@@ -6,7 +6,6 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <chrono>
 
 #include "analysis/check.h"
 #include "cli/request_from.h"
@@ -94,16 +93,8 @@ int cmd_check(const Options& o) {
     }
     return cmd_resume(o);
   }
-  const PreparedCheck p = prepare_check(check_request_from(o));
-  Session s;
-  s.spec = p.spec;
-  s.plan = make_plan(p.plan);
-  const nlohmann::json host = read_host();
-  const nlohmann::json manifest = check_manifest(p, s.plan, host);
-  JournalWriter journal = o.journal.empty() ? JournalWriter::create_default("", std::chrono::system_clock::now(), manifest)
-                                            : JournalWriter::create(o.journal, manifest);
-  s.journal_path = journal.path();
-  return run_check(o, p, s, journal, host);
+  StartedCheck c = start_check(prepare_check(check_request_from(o)), o.journal);
+  return run_check(o, c.prepared, c.session, c.journal, c.host);
 }
 
 }  // namespace obscheck

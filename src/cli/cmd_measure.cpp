@@ -72,8 +72,7 @@ int cmd_measure(const Options& o) {
   // without one the output goes to /dev/null, which spares every run a pipe, a pidfd
   // and a poll.
   if (o.journal.empty() && m.spec.launch.out == Stdio::capture) m.spec.launch.out = Stdio::discard;
-  std::optional<JournalWriter> journal;
-  if (!o.journal.empty()) journal.emplace(JournalWriter::create(o.journal, measure_manifest(m)));
+  std::optional<JournalWriter> journal = create_measure_journal(m, o.journal);
   return run_and_report(o, m, {}, journal ? &*journal : nullptr);
 }
 

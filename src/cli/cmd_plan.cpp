@@ -49,7 +49,7 @@ int cmd_run(const Options& o) {
     resume.given.clear();  // the plan, not this command line, says how the shard runs
     return cmd_resume(resume);
   }
-  ShardStart start = start_shard(f, shard, path, o.plan_file);
+  StartedCheck start = start_shard(f, shard, path, o.plan_file);
   fmt::print(stderr, "obscheck: shard {}/{} of plan {}: {} blocks into {}\n", shard.index, shard.count,
              f.digest.substr(0, 12), plan_looks(start.session.plan).back(), path);
   return run_check(o, start.prepared, start.session, start.journal, start.host);

@@ -82,14 +82,10 @@ int run_sweep_command(const Options& o, JobKind kind, const std::function<SweepJ
                       const SweepFinish& finish) {
   if (!o.resume.empty()) return resume_sweep(o, kind, build, finish);
   SweepJob job = build(o);
-  std::optional<JournalWriter> journal;
-  if (!o.journal.empty()) {
-    if (job.plan)
-      journal.emplace(JournalWriter::create(o.journal, sweep_manifest(job)));
-    else
-      fmt::print(stderr, "obscheck: no context could be prepared, so there is nothing to run or journal ({} not written)\n",
-                 o.journal);
-  }
+  std::optional<JournalWriter> journal = create_sweep_journal(job, o.journal);
+  if (!o.journal.empty() && !job.plan)
+    fmt::print(stderr, "obscheck: no context could be prepared, so there is nothing to run or journal ({} not written)\n",
+               o.journal);
   return run_and_finish(o, job, {}, journal ? &*journal : nullptr, finish);
 }
 

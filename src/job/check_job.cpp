@@ -2,10 +2,13 @@
 
 #include <fmt/core.h>
 
+#include <chrono>
+
 #include "analysis/deterministic.h"
 #include "analysis/settled.h"
 #include "job/check_context.h"
 #include "job/forecast.h"
+#include "host/host_info.h"
 #include "run/backend.h"
 
 namespace obscheck {
@@ -63,6 +66,20 @@ void say_how_to_continue(const Session& s, const SessionOutcome& out, const Find
 }
 
 }  // namespace
+
+StartedCheck start_check(PreparedCheck p, const std::string& journal_path, const std::string& plan_digest) {
+  Session s;
+  s.spec = p.spec;
+  s.plan = make_plan(p.plan);
+  nlohmann::json host = read_host();
+  nlohmann::json manifest = check_manifest(p, s.plan, host);
+  if (!plan_digest.empty()) manifest["plan_digest"] = plan_digest;
+  JournalWriter journal = journal_path.empty()
+                              ? JournalWriter::create_default("", std::chrono::system_clock::now(), manifest)
+                              : JournalWriter::create(journal_path, manifest);
+  s.journal_path = journal.path();
+  return StartedCheck{std::move(p), std::move(s), std::move(journal), std::move(host)};
+}
 
 CheckRun run_check_session(const PreparedCheck& p, Session& s, JournalWriter& journal, const nlohmann::json& host,
                            const CheckRunAsk& ask, const SessionProgressFn& progress) {

@@ -30,6 +30,21 @@ struct CheckRun {
   CheckContext ctx;
 };
 
+// A new check made ready: its request prepared, its session over a fresh plan, its
+// journal created with the manifest, and the host that manifest describes.
+struct StartedCheck {
+  PreparedCheck prepared;
+  Session session;
+  JournalWriter journal;
+  nlohmann::json host;
+};
+
+// Plans `p` and creates its journal at `journal_path` (a new file; "": a new
+// obscheck-*.jsonl in the current directory). `plan_digest`, when not empty, is
+// recorded in the manifest (a shard of a plan file). Throws Error(io) when the journal
+// cannot be created.
+StartedCheck start_check(PreparedCheck p, const std::string& journal_path, const std::string& plan_digest = "");
+
 // Runs `s` (its plan and spec set, its journal open as `journal`) to its end under
 // `p`'s request; `progress` hears of each run. `host`: the manifest's host.
 CheckRun run_check_session(const PreparedCheck& p, Session& s, JournalWriter& journal, const nlohmann::json& host,

@@ -136,6 +136,11 @@ MeasureSetup resumed_measure_setup(const ResumedJournal& r) {
   return m;
 }
 
+std::optional<JournalWriter> create_measure_journal(const MeasureSetup& m, const std::string& path) {
+  if (path.empty()) return std::nullopt;
+  return JournalWriter::create(path, measure_manifest(m));
+}
+
 ResumedMeasure open_measure_journal(const std::string& path) {
   ResumedMeasure r{JournalWriter::open_for_resume(path), false, {}};
   r.complete = ends_finished(r.journal.data.notes);

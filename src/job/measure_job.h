@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,9 @@ MeasureSetup measure_setup(SettledRequest s);
 
 // The journal's first line for a new measure of `m`.
 nlohmann::json measure_manifest(const MeasureSetup& m);
+// A new journal at `path` for the measure of `m` (its manifest written); none when
+// `path` is empty. Throws Error(io) as JournalWriter::create.
+std::optional<JournalWriter> create_measure_journal(const MeasureSetup& m, const std::string& path);
 
 // The setup of a resumed measure from its journal: runs from the first one missing.
 // Throws Error(usage) when the binary (sha256) or the environment differs from the

@@ -72,7 +72,7 @@ void require_shard_journal(const std::string& path, const PlanFile& f, const Sha
                 "choose another journal with --journal FILE");
 }
 
-ShardStart start_shard(const PlanFile& f, const Shard& shard, const std::string& path, const std::string& plan_path) {
+StartedCheck start_shard(const PlanFile& f, const Shard& shard, const std::string& path, const std::string& plan_path) {
   CheckRequest r = request_from_manifest(plan_file_json(f));
   r.time_budget = 0;  // a plan runs its blocks
   PreparedCheck p = prepare_check(settled_as_recorded(std::move(r)));
@@ -86,15 +86,7 @@ ShardStart start_shard(const PlanFile& f, const Shard& shard, const std::string&
     throw Error(ErrorKind::host, "this host would run another plan than " + plan_path + ": " + diff,
                 "run the shard on a host like the one that planned it, or plan on this kind of host");
   p.plan.shard = shard;
-  Session s;
-  s.spec = p.spec;
-  s.plan = make_plan(p.plan);
-  nlohmann::json host = read_host();
-  nlohmann::json manifest = check_manifest(p, s.plan, host);
-  manifest["plan_digest"] = f.digest;
-  JournalWriter journal = JournalWriter::create(path, manifest);
-  s.journal_path = journal.path();
-  return ShardStart{std::move(p), std::move(s), std::move(journal), std::move(host)};
+  return start_check(std::move(p), path, f.digest);
 }
 
 }  // namespace obscheck

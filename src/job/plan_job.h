@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "job/check_job.h"
 #include "job/check_setup.h"
 #include "plan/plan.h"
 #include "record/journal.h"
@@ -38,12 +39,6 @@ void require_shard_journal(const std::string& path, const PlanFile& f, const Sha
 // A new shard's check, its journal created at `path`. Throws Error(target) when this
 // host's target is not the plan's binary, Error(host) when this host would run another
 // plan (a counter it cannot count, other doses).
-struct ShardStart {
-  PreparedCheck prepared;
-  Session session;
-  JournalWriter journal;
-  nlohmann::json host;
-};
-ShardStart start_shard(const PlanFile& f, const Shard& shard, const std::string& path, const std::string& plan_path);
+StartedCheck start_shard(const PlanFile& f, const Shard& shard, const std::string& path, const std::string& plan_path);
 
 }  // namespace obscheck

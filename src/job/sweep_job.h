@@ -108,6 +108,10 @@ SweepReport sweep_report(const SweepBrief& brief, const std::vector<RunRecord>& 
 
 // The journal's first line for a new sweep of `job` (its plan must be set).
 nlohmann::json sweep_manifest(const SweepJob& job);
+// A new journal at `path` for `job` (its manifest written); none when `path` is empty
+// or no context could be prepared (the job has no plan: nothing to run or journal).
+// Throws Error(io) as JournalWriter::create.
+std::optional<JournalWriter> create_sweep_journal(const SweepJob& job, const std::string& path);
 
 // Runs what the job has left after `recorded` (its runs so far), journalling each run
 // when `journal` is given, then the end note; `progress` hears of each run as (runs
