@@ -111,7 +111,7 @@ std::vector<MetricInfo> order_metrics(const Plan& plan, const std::vector<std::s
   });
   // Under a profiler command the run's wall time is the target's own (run/measurer.h),
   // while the reaped process's rusage is the profiler's and the target's together.
-  const bool command = plan.spec.observer == "command";
+  const bool command = plan.spec.doses_wrap_a_command();
   for (const DriverMetric& d : check_driver_metrics())
     out.push_back({d.name, d.unit, true, std::nullopt, d.name == kWallTimeMetric,
                    command && d.name != kWallTimeMetric ? kTargetAndProfiler : ""});
@@ -954,7 +954,7 @@ Comparability check_comparability(const Plan& plan, const RunTable& t, const Blo
     if (!m.driver && out.incomparable[i].empty())
       out.incomparable[i] = check_multiplexed(m, f.comparisons[i], series[i], t, blocks, allow_scaled, named);
     if (!m.driver && out.incomparable[i].empty()) out.incomparable[i] = check_faults(m, c, series[i], t, blocks, named);
-    if (plan.spec.observer == "counters" && m.name == kInstructionsMetric && !c.aa && c.layout == Layout::held &&
+    if (plan.spec.doses_are_counters() && m.name == kInstructionsMetric && !c.aa && c.layout == Layout::held &&
         decisive_effect(c) && !out.level_incomparable.count(c.level_index))
       out.level_incomparable[c.level_index] = fmt::format(
           "instruction count moved where the dose adds no instructions (held: {})", effect_text(c, m.unit));

@@ -6,12 +6,32 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "cli/output_paths.h"
 #include "events/event.h"
 #include "util/error.h"
+#include "util/output_paths.h"
 
 namespace obscheck {
 namespace {
+
+// The files the command line names for writing (util/output_paths.h checks them).
+std::vector<NamedPath> outputs_of(const Options& o) {
+  std::vector<NamedPath> out;
+  if (!o.output.empty()) out.push_back({"-o", o.output});
+  if (!o.html.empty()) out.push_back({"--html", o.html});
+  if (!o.export_json.empty()) out.push_back({"--export-json", o.export_json});
+  if (!o.export_csv.empty()) out.push_back({"--export-csv", o.export_csv});
+  return out;
+}
+
+// The files it names for reading or appending.
+std::vector<NamedPath> inputs_of(const Options& o) {
+  std::vector<NamedPath> in;
+  if (!o.journal.empty()) in.push_back({"--journal", o.journal});
+  if (!o.resume.empty()) in.push_back({"--resume", o.resume});
+  if (!o.plan_file.empty()) in.push_back({"--plan", o.plan_file});
+  for (const std::string& f : o.report_files) in.push_back({"the journal", f});
+  return in;
+}
 
 int dispatch(const Parsed& parsed) {
   const Options& o = parsed.options;
@@ -47,7 +67,7 @@ int cli_main(int argc, char** argv) {
     const Parsed parsed = parse_command_line(argc, argv);
     warn_if_target_runs_as_root(parsed.options);
     // An output naming an input, or one that cannot be written: refused before anything runs.
-    check_output_paths(parsed.options);
+    check_output_paths(outputs_of(parsed.options), inputs_of(parsed.options));
     return dispatch(parsed);
   } catch (const EventSyntaxError& e) {
     // The list as written, with a caret under the column at fault.

@@ -1,27 +1,26 @@
 // The main job: obscheck [options] PROG ARGS. The command line becomes a typed request,
-// the request a prepared check (cli/check_setup.h), the check a session in run/ that
-// plans, runs, journals, looks and stops; the findings of its last look become the
-// report and the exit code. `--resume FILE` (cli/resume.cpp) enters the same session
-// from a journal; `report FILE` (cli/cmd_report.cpp) re-reads one.
+// the request a prepared check (job/check_setup.h), the check a session (job/check_job.h)
+// that plans, runs, journals, looks and stops; the findings of its last look become the
+// report and the exit code. `--resume FILE` (cmd_resume, job/check_resume.h) enters the
+// same session from a journal; `report FILE` (cli/cmd_report.cpp) re-reads one.
 #include <fmt/core.h>
 
-#include <chrono>
+#include <algorithm>
 
 #include "analysis/check.h"
-#include "analysis/deterministic.h"
-#include "analysis/settled.h"
 #include "cli/request_from.h"
 #include "job/check_setup.h"
 #include "cli/commands.h"
 #include "cli/sweep_session.h"
-#include "cli/resume.h"
+#include "job/resume_options.h"
 #include "cli/html_out.h"
 #include "host/host_info.h"
 #include "job/check_context.h"
-#include "job/forecast.h"
+#include "job/check_job.h"
+#include "job/check_resume.h"
+#include "job/journal_job.h"
 #include "record/journal.h"
 #include "report/check_report.h"
-#include "run/backend.h"
 #include "run/session.h"
 #include "util/digest.h"
 #include "util/error.h"
@@ -43,64 +42,13 @@ SessionProgressFn progress_line(const Options& o) {
   };
 }
 
-// Each look analyses every run so far: exact counts when the backend counts exactly,
-// else the paired sequential analysis over a table the look appends to. The check
-// stops when the stopping family is decided (--decide-all: every metric), and stops
-// running the configurations that family no longer needs (analysis/settled.h).
-LookFn analysis_at_looks(const CheckRequest& r, bool exact, bool decide_all, const Plan& plan, RunTable& table,
-                         Findings& findings) {
-  return [&r, exact, decide_all, &plan, &table, &findings](const std::vector<RunRecord>& runs, std::size_t looks) {
-    if (exact) {
-      findings = analyse_deterministic(plan, runs, r.margin);
-    } else {
-      while (table.size() < runs.size()) table.add(runs[table.size()]);
-      AnalysisOptions o{r.margin, 0.05, looks, plan.seed()};
-      o.fixed_design = plan.spec.fixed_blocks.has_value();  // --runs N: one look
-      o.allow_multiplex = r.allow_multiplex;
-      findings = analyse_check(plan, table, o);
-    }
-    LookOutcome out{decide_all ? findings.all_decided : findings.decisive,
-                    decide_all ? findings.all_answered : findings.answered,
-                    [&findings, decide_all](std::size_t b) { return more_blocks_could_decide(findings, b, decide_all); }, {}, {}};
-    if (!exact) out.settled_configs = settled_configs(plan, findings, decide_all);
-    // Every configuration settled for the stopping family: its answer is in, whatever
-    // the other metrics still say.
-    if (!exact && !plan.spec.fixed_blocks && out.settled_configs.size() == plan.configs.size()) out.decisive = true;
-    for (std::size_t m = 0; m < findings.metrics.size() && m < findings.metric_verdicts.size(); ++m) {
-      bool compared = false, decided = true;
-      for (const LevelVerdict& v : findings.verdicts)
-        if (v.metric == m) {
-          compared = true;
-          decided = decided && v.verdict != Verdict::inconclusive;
-        }
-      if (compared && decided)
-        out.decided.emplace_back(findings.metrics[m].name, std::string(verdict_key(findings.metric_verdicts[m])));
-    }
-    return out;
-  };
-}
-
 }  // namespace
 
 int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWriter& journal, const nlohmann::json& host) {
-  s.time_budget_s = p.request.time_budget;
-  const bool exact = p.spec.backend->exact();
-  s.first_look = exact ? kFirstLook : first_look(s.plan);
-  if (!exact) s.after_warmup = warmup_forecast(o.time_budget_auto, s.plan, p.request.margin);
-  RunTable table;
-  Findings findings;
-  const SessionOutcome out = run_session(
-      s, journal, analysis_at_looks(p.request, exact, o.decide_all, s.plan, table, findings), progress_line(o));
-  CheckContext ctx = session_context(s, out, host, p.warnings, p.backend_notes);
-  if (out.stopped == StopReason::cap && !findings.answered)
-    ctx.warnings.push_back(fmt::format("stopped at the cap of {} measured blocks (--max-runs) before every verdict was decided; "
-                                       "continue with obscheck --resume {} (as many blocks again; --max-runs N for a cap of N)",
-                                       s.plan.spec.max_blocks, s.journal_path));
-  if (continuable_stop(out.stopped) && !findings.decisive)
-    ctx.warnings.push_back(fmt::format("stopped {} before every verdict was decided; continue with obscheck --resume {} "
-                                       "(more blocks; --time-budget SECONDS to change the budget)",
-                                       fmt::format("by the time budget ({:g} s)", out.time_budget_s),
-                                       s.journal_path));
+  CheckRun run = run_check_session(p, s, journal, host, {o.time_budget_auto, o.decide_all}, progress_line(o));
+  const SessionOutcome& out = run.outcome;
+  const Findings& findings = run.findings;
+  CheckContext& ctx = run.ctx;
   const int findings_code = check_exit_code(o, s.plan, findings);
   ctx.exit_code = out.interrupted        ? interrupted_exit_code()
                   : !out.failure.empty() ? static_cast<int>(ExitCode::target_failed)
@@ -121,6 +69,19 @@ int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWrite
   return findings_code;
 }
 
+int cmd_resume(const Options& o) {
+  if (const nlohmann::json m = manifest_to_resume(o.resume, JobKind::check); !m.is_null())
+    refuse_changed_options(o.given, asked_check_request(o), m);
+  CheckResumeAsk ask;
+  const auto given = [&o](const char* name) { return std::find(o.given.begin(), o.given.end(), name) != o.given.end(); };
+  if (given("time-budget") && !o.time_budget_auto) ask.time_budget = o.time_budget;
+  if (given("max-runs")) ask.max_runs = o.max_runs;
+  ResumedCheck c = resume_check(o.resume, ask);
+  if (c.complete) return report_complete_journal(o, c.journal.data);
+  if (!c.notice.empty()) fmt::print(stderr, "obscheck: {}\n", c.notice);
+  return run_check(o, c.prepared, c.session, c.journal.writer, c.host);
+}
+
 int cmd_check(const Options& o) {
   if (!o.resume.empty()) {
     const std::optional<JobKind> kind = job_kind_of(read_manifest_line(o.resume));
@@ -132,16 +93,8 @@ int cmd_check(const Options& o) {
     }
     return cmd_resume(o);
   }
-  const PreparedCheck p = prepare_check(check_request_from(o));
-  Session s;
-  s.spec = p.spec;
-  s.plan = make_plan(p.plan);
-  const nlohmann::json host = read_host();
-  const nlohmann::json manifest = check_manifest(p, s.plan, host);
-  JournalWriter journal = o.journal.empty() ? JournalWriter::create_default("", std::chrono::system_clock::now(), manifest)
-                                            : JournalWriter::create(o.journal, manifest);
-  s.journal_path = journal.path();
-  return run_check(o, p, s, journal, host);
+  StartedCheck c = start_check(prepare_check(check_request_from(o)), o.journal);
+  return run_check(o, c.prepared, c.session, c.journal, c.host);
 }
 
 }  // namespace obscheck

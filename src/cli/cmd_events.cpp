@@ -1,6 +1,7 @@
 #include "cli/commands.h"
 #include "cli/sim_backend.h"
 #include "events/event.h"
+#include "job/job_backend.h"
 #include "run/backend.h"
 #include "report/events_report.h"
 #include "util/error.h"
@@ -18,7 +19,7 @@ int cmd_events(const Options& o) {
     const auto catalog = sim_catalog();
     std::vector<std::string> notes;
     try {
-      const std::shared_ptr<const Backend> backend = choose_backend(to_string(o.backend), o.sim_cache);
+      const std::shared_ptr<const Backend> backend = job_backend(to_string(o.backend), o.sim_cache);
       backend->require_here();
       const SimGeometry g = *backend->geometry();
       notes.push_back("geometry a check would simulate here: " + format_sim_geometry(g) + " (" + g.source + ")");

@@ -10,7 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/request_from.h"
-#include "cli/resume.h"
+#include "job/resume_options.h"
 #include "job/journal_job.h"
 #include "job/measure_job.h"
 #include "launch/launcher.h"
@@ -53,13 +53,14 @@ int run_and_report(const Options& o, MeasureSetup& m, std::vector<RunRecord> rec
 }
 
 int resume_measure(const Options& o) {
-  if (const nlohmann::json m = manifest_to_resume(o.resume, JobKind::measure); !m.is_null()) refuse_changed_options(o, m);
-  ResumedJournal r = JournalWriter::open_for_resume(o.resume);
-  if (ends_finished(r.data.notes)) return report_complete_journal(o, r.data);
-  MeasureSetup m = resumed_measure_setup(r);
-  if (r.data.torn_tail) fmt::print(stderr, "obscheck: {}\n", kTornTailNotice);
+  if (const nlohmann::json m = manifest_to_resume(o.resume, JobKind::measure); !m.is_null()) 
+    refuse_changed_options(o.given, asked_check_request(o), m);
+  ResumedMeasure r = open_measure_journal(o.resume);
+  if (r.complete) return report_complete_journal(o, r.journal.data);
+  MeasureSetup& m = r.setup;
+  if (r.journal.data.torn_tail) fmt::print(stderr, "obscheck: {}\n", kTornTailNotice);
   fmt::print(stderr, "obscheck: resuming {} from run {} of {}\n", o.resume, m.spec.first_run + 1, m.spec.warmup + m.spec.runs);
-  return run_and_report(o, m, r.data.runs, &r.writer);
+  return run_and_report(o, m, r.journal.data.runs, &r.journal.writer);
 }
 
 }  // namespace
@@ -71,8 +72,7 @@ int cmd_measure(const Options& o) {
   // without one the output goes to /dev/null, which spares every run a pipe, a pidfd
   // and a poll.
   if (o.journal.empty() && m.spec.launch.out == Stdio::capture) m.spec.launch.out = Stdio::discard;
-  std::optional<JournalWriter> journal;
-  if (!o.journal.empty()) journal.emplace(JournalWriter::create(o.journal, measure_manifest(m)));
+  std::optional<JournalWriter> journal = create_measure_journal(m, o.journal);
   return run_and_report(o, m, {}, journal ? &*journal : nullptr);
 }
 

@@ -20,7 +20,10 @@ int report_measure(const Options& o, const JournalData& d);
 int cmd_events(const Options& o);
 int cmd_doctor(const Options& o);
 int cmd_check(const Options& o);   // the main job (and --resume)
-int cmd_resume(const Options& o);
+int cmd_resume(const Options& o);  // a check's --resume (cli/cmd_check.cpp)
+// --resume of a complete journal: says so on stderr and prints its report as
+// `obscheck report` does; appends nothing (cli/cmd_report.cpp).
+int report_complete_journal(const Options& o, const JournalData& d);
 int cmd_report(const Options& o);
 int cmd_demo(const Options& o);
 int cmd_bias(const Options& o);     // measurement bias across contexts
@@ -31,7 +34,7 @@ int cmd_run(const Options& o);      // one host's shard of a plan
 int cmd_slurm(const Options& o);    // the plan and sbatch scripts of a Slurm job array
 int cmd_fidelity(const Options& o); // a sampling profile against an exact reference, per rate
 // obscheck report with several journals: the shards of one plan, merged with the host
-// as a factor (cli/merge.cpp).
+// as a factor (cli/cmd_report.cpp, over job/shard_merge.h).
 int report_merged(const Options& o);
 
 // Writes the plan `o` asks for to `path` (refusing an existing file); cli/cmd_plan.cpp.

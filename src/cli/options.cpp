@@ -1,7 +1,5 @@
 #include "cli/options.h"
 
-#include <cmath>
-#include <sched.h>
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
@@ -9,9 +7,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <sstream>
 
-#include "events/event.h"
+#include "job/request_bounds.h"
 #include <fmt/core.h>
 
 #include "util/error.h"
@@ -26,22 +25,6 @@ namespace {
 // median, few enough for a quick look (Rechistov, "Pitfalls of measuring software performance" asks for ≥ 30 before concluding;
 // the check command sizes itself sequentially instead).
 constexpr int kDefaultMeasureRuns = 10;
-// The longest --timeout taken: 30 days. Far beyond any run worth repeating, and its
-// nanoseconds still fit the 64-bit clock arithmetic of launch/.
-constexpr double kMaxTimeoutSeconds = 30.0 * 24 * 3600;
-// The most --probes/--breakpoints auto:N takes: a dose per probe, so N + 1 levels each
-// run in every block; 4096 doses are far beyond any check that could finish, and N is
-// checked before any symbol table is read.
-constexpr std::uint64_t kMaxAutoProbes = 4096;
-// The most measured or warm-up blocks a command line may ask for: the plan holds a
-// trial per block and level before the first run, so the bound keeps a typo
-// (--runs 2000000000) from allocating gigabytes; a million blocks of even one
-// millisecond each is already more than fifteen minutes per level.
-constexpr int kMaxBlocks = 1000000;
-// The most sampling frequencies or profiler levels: each is a dose of its own.
-constexpr std::size_t kMaxDoses = 64;
-// The most link orders: each is a binary linked before the first run.
-constexpr int kMaxLinkOrders = 10000;
 // slurm: four shards unless told, at most 10000 (one array task each; Slurm's own
 // default MaxArraySize is 1001, sites raise it).
 constexpr int kDefaultShards = 4;
@@ -390,117 +373,29 @@ void split_target(const std::vector<std::string>& words, const po::options_descr
   }
 }
 
-// A whole unsigned number, nothing else: Boost would read "-1" as 2^64-1.
-std::uint64_t parse_unsigned(const char* option, const std::string& text) {
-  errno = 0;
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-  if (text.empty() || text[0] < '0' || text[0] > '9' || *end != '\0' || errno == ERANGE)
-    throw Error(ErrorKind::usage, std::string("--") + option + ": '" + text + "' is not a whole number from 0 to " +
-                                      std::to_string(UINT64_MAX));
-  return v;
-}
-
-// A number of seconds, 0 or more and finite; "auto" is the caller's.
-double parse_seconds(const char* option, const std::string& text) {
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !(v >= 0) || !std::isfinite(v))
-    throw Error(ErrorKind::usage, std::string(option) + " is a number of seconds, 0 or more (0: no limit), or auto; not '" +
-                                      text + "'");
-  return v;
-}
-
-// --probes auto:N (also --breakpoints): N a whole number from 1 to kMaxAutoProbes;
-// auto:0 would leave no dose to compare with none.
-void check_auto_probes(const char* option, const std::string& value) {
-  if (value.rfind("auto:", 0) != 0) return;
-  const std::uint64_t n = parse_unsigned(option, value.substr(5));
-  if (n < 1 || n > kMaxAutoProbes)
-    throw Error(ErrorKind::usage,
-                fmt::format("--{} {}: N is the number of probes to dose, 1 to {}", option, value, kMaxAutoProbes),
-                n == 0 ? "auto:0 leaves no dose to compare with none: ask for auto:1 or more" : "ask for fewer");
-}
-
-// The non-empty words of a comma list.
-std::size_t split_count(const std::string& list) {
-  std::size_t n = 0;
-  std::stringstream words(list);
-  std::string word;
-  while (std::getline(words, word, ',')) n += !word.empty();
-  return n;
-}
-
-// A comma list of whole unsigned numbers (--sample-freq 0,100,1000): no minus sign,
-// none above `max`, at most kMaxDoses of them.
-void check_number_list(const char* option, const std::string& list, std::uint64_t max) {
-  std::size_t count = 0;
-  std::stringstream words(list);
-  std::string word;
-  while (std::getline(words, word, ',')) {
-    if (word.empty()) continue;
-    if (parse_unsigned(option, word) > max)
-      throw Error(ErrorKind::usage, fmt::format("--{}: {} is above the largest value, {}", option, word, max));
-    ++count;
-  }
-  if (count == 0) throw Error(ErrorKind::usage, fmt::format("--{} is empty", option), "e.g. --sample-freq 0,100,1000");
-  if (count > kMaxDoses)
-    throw Error(ErrorKind::usage, fmt::format("--{}: {} values; a check doses at most {}", option, count, kMaxDoses));
-}
-
-// An event list is not empty (a command-line mistake, exit 2) and is well formed by
-// the event grammar: a malformed list gets the error every command gives for it (the
-// list with a caret under the column at fault, exit 4), before anything runs.
-void check_event_list(const char* option, const std::string& list) {
-  if (list.find_first_not_of(" \t,") == std::string::npos)
-    throw Error(ErrorKind::usage, std::string("--") + option + " is empty",
-                "name at least one event (see obscheck events), or leave the option out for the default list");
-  split_event_list(list);
-}
-
 // Every value in its range, checked before the first run, so that a refused command
-// line writes nothing (no journal, no build variant).
+// line writes nothing (no journal, no build variant): job/request_bounds.h.
 void validate(const po::variables_map& vm, const Options& o) {
   const auto given = [&](const char* name) { return vm.count(name) > 0; };
-  if (given("runs") && o.runs < 1) throw Error(ErrorKind::usage, "--runs must be at least 1, not " + std::to_string(o.runs));
-  if (given("max-runs") && o.max_runs < 1)
-    throw Error(ErrorKind::usage, "--max-runs must be at least 1, not " + std::to_string(o.max_runs));
-  if (given("runs") && given("max-runs") && o.max_runs < o.runs)
-    throw Error(ErrorKind::usage, "--max-runs " + std::to_string(o.max_runs) + " is below --runs " + std::to_string(o.runs));
-  if (o.warmup < 0) throw Error(ErrorKind::usage, "--warmup cannot be negative");
-  for (auto [name, value] : {std::pair{"runs", o.runs}, {"max-runs", o.max_runs}, {"warmup", o.warmup}})
-    if (given(name) && value > kMaxBlocks)
-      throw Error(ErrorKind::usage, fmt::format("--{} {} is above the most a command line may ask for, {}", name, value,
-                                                kMaxBlocks));
-  if (given("link-orders") && o.link_orders > kMaxLinkOrders)
-    throw Error(ErrorKind::usage, fmt::format("--link-orders is at most {}", kMaxLinkOrders));
-  if (given("levels") && split_count(o.levels) > kMaxDoses)
-    throw Error(ErrorKind::usage, fmt::format("--levels: a check doses at most {} levels", kMaxDoses));
-  if (given("timeout") && !(o.timeout_s > 0 && o.timeout_s <= kMaxTimeoutSeconds))
-    throw Error(ErrorKind::usage, "--timeout is a number of seconds above 0 and at most 30 days",
-                "leave it out to wait for the target as long as it runs");
-  if (!(o.margin > 0 && o.margin < 1))
-    throw Error(ErrorKind::usage, "--margin is a fraction between 0 and 1 (0.01 = 1%)");
-  if (!(o.time_budget >= 0) || !std::isfinite(o.time_budget))
-    throw Error(ErrorKind::usage, "--time-budget is a number of seconds, 0 or more (0: no limit)");
-  if (!(o.confidence > 0 && o.confidence < 1))
-    throw Error(ErrorKind::usage, "--confidence is a level between 0 and 1 (0.95 = 95%)");
-  if (given("cpu")) {
-    cpu_set_t allowed;
-    CPU_ZERO(&allowed);
-    const bool known = ::sched_getaffinity(0, sizeof allowed, &allowed) == 0;
-    if (!known || o.cpu < 0 || o.cpu >= CPU_SETSIZE || !CPU_ISSET(o.cpu, &allowed))
-      throw Error(ErrorKind::usage, "--cpu " + std::to_string(o.cpu) + ": no such CPU is available to this process",
-                  "choose one of the " + std::to_string(CPU_COUNT(&allowed)) + " CPUs listed by taskset -cp " +
-                      std::to_string(::getpid()));
-  }
-  if (given("counters")) check_event_list("counters", o.counters);
-  if (given("events")) check_event_list("events", o.counters);
-  if (given("sample-event")) check_event_list("sample-event", o.sample_event);
-  if (given("link-orders") && o.link_orders < 0) throw Error(ErrorKind::usage, "--link-orders cannot be negative");
-  if (given("contexts") && o.contexts < 1) throw Error(ErrorKind::usage, "--contexts must be at least 1");
-  if (o.leftovers != "kill" && o.leftovers != "fail")
-    throw Error(ErrorKind::usage, "--leftovers must be kill or fail, not '" + o.leftovers + "'");
+  const auto when = [&](const char* name, auto value) { return given(name) ? std::optional(value) : std::nullopt; };
+  AskedValues v;
+  v.runs = when("runs", o.runs);
+  v.max_runs = when("max-runs", o.max_runs);
+  v.warmup = o.warmup;
+  v.warmup_given = given("warmup");
+  v.link_orders = when("link-orders", o.link_orders);
+  v.contexts = when("contexts", o.contexts);
+  v.cpu = when("cpu", o.cpu);
+  v.levels = when("levels", o.levels);
+  v.timeout_s = when("timeout", o.timeout_s);
+  v.margin = o.margin;
+  v.time_budget = o.time_budget;
+  v.confidence = o.confidence;
+  for (const char* name : {"counters", "events"})
+    if (given(name)) v.event_lists.emplace_back(name, o.counters);
+  if (given("sample-event")) v.event_lists.emplace_back("sample-event", o.sample_event);
+  v.leftovers = o.leftovers;
+  check_asked_values(v);
 }
 
 template <class T>
@@ -520,8 +415,8 @@ void parse_shard(const std::string& text, Options& o) {
                   "e.g. --shard 0/4 (shards are numbered 0..N-1)");
     index = task;
   }
-  o.shard_index = parse_unsigned("shard", index);
-  o.shard_count = parse_unsigned("shard", count);
+  o.shard_index = parse_whole_number("shard", index);
+  o.shard_count = parse_whole_number("shard", count);
   if (o.shard_count == 0 || o.shard_index >= o.shard_count)
     throw Error(ErrorKind::usage,
                 "--shard " + std::to_string(o.shard_index) + "/" + std::to_string(o.shard_count) + " is out of range",
@@ -608,7 +503,7 @@ void take_counting(const po::variables_map& vm, Options& o) {
   }
   if (vm.count("decide-all")) o.decide_all = vm["decide-all"].as<bool>();
   if (vm.count("seed")) {
-    o.seed = parse_unsigned("seed", vm["seed"].as<std::string>());
+    o.seed = parse_whole_number("seed", vm["seed"].as<std::string>());
     o.seed_given = true;
   }
   take(vm, "leftovers", o.leftovers);
@@ -648,7 +543,7 @@ void take_observer(const po::variables_map& vm, Options& o) {
 // How the target is started, where the report goes, the journal, and the hosts' options.
 void take_launch_and_files(const po::variables_map& vm, Options& o) {
   take(vm, "cpu", o.cpu);
-  if (vm.count("env-pad")) o.env_pad = parse_unsigned("env-pad", vm["env-pad"].as<std::string>());
+  if (vm.count("env-pad")) o.env_pad = parse_whole_number("env-pad", vm["env-pad"].as<std::string>());
   take(vm, "timeout", o.timeout_s);
   take(vm, "run-as", o.run_as);
   if (vm.count("run-as") && o.run_as.empty()) throw Error(ErrorKind::usage, "--run-as needs a user name");

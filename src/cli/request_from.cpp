@@ -39,11 +39,34 @@ LaunchRequest launch_request_from(const Options& o) {
   return l;
 }
 
-CheckRequest check_request_from(const Options& o) {
+SweepRequest sweep_request_from(const Options& o) {
+  SweepRequest r;
+  r.counters = o.counters;
+  r.metric = o.metric;
+  r.runs = o.runs;
+  r.warmup = o.warmup;
+  r.warmup_given = o.warmup_given;
+  r.seed = o.seed;
+  r.seed_given = o.seed_given;
+  r.backend = o.backend;
+  r.sim_cache = o.sim_cache;
+  r.confidence = o.confidence;
+  r.env_sizes = o.env_sizes;
+  r.argv0_pads = o.argv0_pads;
+  r.link_command = o.link_command;
+  r.link_objects = o.link_objects;
+  r.link_orders = o.link_orders;
+  r.contexts = o.contexts;
+  r.launch = launch_request_from(o);
+  return r;
+}
+
+CheckRequest asked_check_request(const Options& o) {
   CheckRequest r;
   r.observer = observer_request_from(o);
   r.mode = o.mode;
-  settle_backend(r, to_string(o.backend), o.sim_cache);
+  r.backend = o.backend;
+  r.sim_cache = o.sim_cache;
   if (!o.counters.empty()) r.counters = CounterList(split_event_list(o.counters));
   r.allow_missing = o.allow_missing;
   r.margin = o.margin;
@@ -59,6 +82,10 @@ CheckRequest check_request_from(const Options& o) {
   r.leftovers = leftovers_from_string(o.leftovers);
   r.launch = launch_request_from(o);
   return r;
+}
+
+SettledRequest check_request_from(const Options& o) {
+  return settle_backend(asked_check_request(o), to_string(o.backend), o.sim_cache);
 }
 
 }  // namespace obscheck

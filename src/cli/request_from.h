@@ -4,18 +4,28 @@
 #pragma once
 
 #include "cli/options.h"
+#include "job/check_setup.h"
+#include "job/sweep_setup.h"
 #include "record/request.h"
 
 namespace obscheck {
 
-// The check the user asked for, its backend chosen (job/check_setup.h settle_backend).
+// The check the user asked for, its backend chosen once for the job
+// (job/check_setup.h settle_backend) and carried with it.
 // Reads the options only; resolves nothing on the host but the simulated geometry
 // (--backend sim: valgrind must be there before a journal is written). Throws
 // Error(usage) for an observer that cannot act in this mode or under simulation.
-CheckRequest check_request_from(const Options& o);
+SettledRequest check_request_from(const Options& o);
+
+// The request as the options give it, its backend not chosen and nothing resolved: what
+// a --resume's command line is compared with (job/resume_options.h).
+CheckRequest asked_check_request(const Options& o);
 
 // How the target starts, as the options say (job/check_setup.h launch_spec_for turns
 // it into a LaunchSpec).
 LaunchRequest launch_request_from(const Options& o);
+
+// A bias or compare sweep as the options ask (job/sweep_setup.h prepare_sweep checks it).
+SweepRequest sweep_request_from(const Options& o);
 
 }  // namespace obscheck

@@ -6,8 +6,8 @@
 #include <optional>
 
 #include "cli/commands.h"
-#include "cli/resume.h"
-#include "cli/sweep_common.h"
+#include "job/resume_options.h"
+#include "cli/request_from.h"
 #include "job/journal_job.h"
 #include "record/journal.h"
 #include "util/error.h"
@@ -25,22 +25,6 @@ int run_and_finish(const Options& o, SweepJob& job, std::vector<RunRecord> recor
   SweepRunsDone done = run_sweep_job(job, std::move(recorded), journal, progress);
   if (progress && job.plan) fmt::print(stderr, "\r\x1b[K");
   return finish(o, sweep_report(job.brief, done.runs, done.interrupted), job.brief, done.interrupted, true);
-}
-
-// Throws Error(usage) naming each option given with --resume that is not an output option.
-void refuse_sweep_options(const Options& o, const std::string& command) {
-  std::vector<std::string> refused;
-  for (const std::string& name : o.given)
-    if (!is_output_option(name)) refused.push_back("--" + name);
-  if (!o.target.empty()) refused.push_back("the program");
-  if (refused.empty()) return;
-  std::string list;
-  for (const std::string& r : refused) list += (list.empty() ? "" : ", ") + r;
-  throw Error(ErrorKind::usage,
-              fmt::format("--resume continues the {} as the journal recorded it; this command line also gives {}", command,
-                          list),
-              fmt::format("leave those out (only {} may be given with --resume), or start a new sweep with a new --journal",
-                          kOutputOptionsText));
 }
 
 // The sweep the journal recorded, built again from its command line with the seed it
@@ -71,25 +55,26 @@ SweepJob recorded_job(const SweepBrief& recorded, const std::string& command,
 int resume_sweep(const Options& o, JobKind kind, const std::function<SweepJob(const Options&)>& build,
                  const SweepFinish& finish) {
   const std::string command(to_string(kind));
-  if (!manifest_to_resume(o.resume, kind).is_null()) refuse_sweep_options(o, command);
-  ResumedJournal r = JournalWriter::open_for_resume(o.resume);
-  if (ends_finished(r.data.notes)) return report_complete_journal(o, r.data);
-  const SweepBrief recorded = brief_from_json(r.data.manifest.at("sweep"));
-  SweepJob job = recorded_job(recorded, command, build);
-  refuse_changed_sweep(r.data, recorded, job);
+  if (!manifest_to_resume(o.resume, kind).is_null()) refuse_sweep_options(o.given, !o.target.empty(), command);
+  ResumedSweep r = open_sweep_journal(o.resume);
+  const JournalData& d = r.journal.data;
+  if (r.complete) return report_complete_journal(o, d);
+  SweepJob job = recorded_job(r.recorded, command, build);
+  refuse_changed_sweep(d, r.recorded, job);
   // The report is the journal's: its header (the binaries' paths, the notes) as recorded.
-  job.brief = recorded;
-  if (r.data.torn_tail) fmt::print(stderr, "obscheck: {}\n", kTornTailNotice);
-  fmt::print(stderr, "obscheck: resuming {} after {} of {} runs\n", o.resume, r.data.runs.size(),
+  job.brief = r.recorded;
+  if (d.torn_tail) fmt::print(stderr, "obscheck: {}\n", kTornTailNotice);
+  fmt::print(stderr, "obscheck: resuming {} after {} of {} runs\n", o.resume, d.runs.size(),
              job.plan->block_size() * static_cast<std::size_t>(job.spec.runs));
-  return run_and_finish(o, job, r.data.runs, &r.writer, finish);
+  return run_and_finish(o, job, d.runs, &r.journal.writer, finish);
 }
 
 }  // namespace
 
-SweepJob sweep_job(const Options& o, JobKind kind, const std::function<std::vector<VariantSpec>()>& variants) {
-  SweepSetup setup = prepare_sweep(o);
-  std::vector<VariantSpec> v = variants();
+SweepJob sweep_job(const Options& o, JobKind kind, const SweepVariants& variants) {
+  const SweepRequest request = sweep_request_from(o);
+  SweepSetup setup = prepare_sweep(request);
+  std::vector<VariantSpec> v = variants(request);
   return make_sweep_job(std::move(setup), std::move(v), kind, {1 - o.confidence, o.margin, o.aa, o.allow_multiplex, o.fail_on, o.command_line});
 }
 
@@ -97,14 +82,10 @@ int run_sweep_command(const Options& o, JobKind kind, const std::function<SweepJ
                       const SweepFinish& finish) {
   if (!o.resume.empty()) return resume_sweep(o, kind, build, finish);
   SweepJob job = build(o);
-  std::optional<JournalWriter> journal;
-  if (!o.journal.empty()) {
-    if (job.plan)
-      journal.emplace(JournalWriter::create(o.journal, sweep_manifest(job)));
-    else
-      fmt::print(stderr, "obscheck: no context could be prepared, so there is nothing to run or journal ({} not written)\n",
-                 o.journal);
-  }
+  std::optional<JournalWriter> journal = create_sweep_journal(job, o.journal);
+  if (!o.journal.empty() && !job.plan)
+    fmt::print(stderr, "obscheck: no context could be prepared, so there is nothing to run or journal ({} not written)\n",
+               o.journal);
   return run_and_finish(o, job, {}, journal ? &*journal : nullptr, finish);
 }
 

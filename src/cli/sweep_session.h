@@ -10,16 +10,18 @@
 
 #include "cli/options.h"
 #include "job/sweep_job.h"
+#include "job/sweep_setup.h"
 #include "record/journal_notes.h"
 
 namespace obscheck {
 
 struct JournalData;
 
-// The job under the options: the setup first (prepare_sweep), then the variants from
-// `variants` (so a bad context option is said before a bad program), the header from
-// both, the metrics, margin, A/A and --fail-on from the options.
-SweepJob sweep_job(const Options& o, JobKind kind, const std::function<std::vector<VariantSpec>()>& variants);
+// The job under the options: the setup first (job/sweep_setup.h prepare_sweep), then
+// the variants from `variants` (so a bad context option is said before a bad program),
+// the header from both, the metrics, margin, A/A and --fail-on from the options.
+using SweepVariants = std::function<std::vector<VariantSpec>(const SweepRequest&)>;
+SweepJob sweep_job(const Options& o, JobKind kind, const SweepVariants& variants);
 
 // The report of a sweep's runs: analyses, prints (text, JSON or CSV; --html, --svg,
 // --export-*), returns the exit code. `interrupted`: the runs stop short (Ctrl-C, or a

@@ -213,7 +213,7 @@ CheckContext session_context(const Session& s, const SessionOutcome& out, const 
   return ctx;
 }
 
-CheckContext manifest_context(const JournalData& d, const Plan& plan) {
+CheckContext manifest_context(const JournalData& d, const Plan& plan, const Backend& backend) {
   const nlohmann::json& m = d.manifest;
   const CheckRequest request = request_from_manifest(m);
   CheckContext ctx;
@@ -238,20 +238,9 @@ CheckContext manifest_context(const JournalData& d, const Plan& plan) {
       saved = n.at("sweep").at("runs_saved").get<std::size_t>();
   ctx.sweep = sweep_lines(d.notes, plan, saved);
   for (const auto& w : request.dropped) ctx.warnings.push_back("dropped (--allow-missing): " + w);
-  ctx.backend = choose_backend(request)->notes(request.counters.items());
+  ctx.backend = backend.notes(request.counters.items());
   if (last == NoteKind::interrupted) ctx.warnings.push_back("interrupted: continue with obscheck --resume " + d.path);
   return ctx;
-}
-
-bool journal_counts_exactly(const nlohmann::json& m) {
-  // An unreadable or malformed first line is not an exact check: the reader refuses it
-  // later and names why.
-  if (m.is_null()) return false;
-  try {
-    return choose_backend(request_from_manifest(m))->exact();
-  } catch (const Error&) {
-    return false;
-  }
 }
 
 std::size_t looks_of(const JournalData& d) {

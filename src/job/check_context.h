@@ -13,6 +13,7 @@
 #include "record/journal_reader.h"
 #include "record/run_record.h"
 #include "report/check_report.h"
+#include "run/backend.h"
 #include "run/session.h"
 
 namespace obscheck {
@@ -36,12 +37,9 @@ CheckContext session_context(const Session& s, const SessionOutcome& out, const 
                              std::vector<std::string> warnings, std::vector<std::string> backend_notes);
 
 // The context of a journal's check from its manifest and notes (runs_done, the
-// observations and the warnings about runs are the caller's, who read the runs).
-CheckContext manifest_context(const JournalData& d, const Plan& plan);
-
-// Whether a journal records a check whose backend counts exactly (run/backend.h
-// Backend::exact: the simulator), from its first line alone.
-bool journal_counts_exactly(const nlohmann::json& manifest);
+// observations and the warnings about runs are the caller's, who read the runs);
+// `backend`: the one the journal's request records (what the report says about it).
+CheckContext manifest_context(const JournalData& d, const Plan& plan, const Backend& backend);
 
 // The report's "sweep" lines (CheckContext::sweep) from a check's journal notes (its
 // end notes and the plan's retirements): "22 blocks, stopped by the time budget

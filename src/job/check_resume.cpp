@@ -64,8 +64,9 @@ void prepare_resumed(ResumedCheck& c, const Plan& recorded, double time_budget) 
   const nlohmann::json& m = c.journal.data.manifest;
   CheckRequest request = request_from_manifest(m);
   request.time_budget = time_budget;
-  choose_backend(request)->require_here();
-  c.prepared = prepare_check(request);
+  SettledRequest settled = settled_as_recorded(std::move(request));
+  settled.backend->require_here();
+  c.prepared = prepare_check(std::move(settled));
   Session& s = c.session;
   s.plan = recorded;
   s.spec = c.prepared.spec;

@@ -12,6 +12,7 @@
 #include "observe/sampling.h"
 #include "observe/variants.h"
 #include "observe/wrap.h"
+#include "job/job_backend.h"
 #include "run/backend.h"
 #include "util/digest.h"
 #include "util/error.h"
@@ -169,19 +170,26 @@ LaunchSpec launch_spec_for(const LaunchRequest& r) {
   return s;
 }
 
-void settle_backend(CheckRequest& r, std::string_view backend_name, const std::string& sim_cache) {
+SettledRequest settle_backend(CheckRequest r, std::string_view backend_name, const std::string& sim_cache) {
   if (r.observer.kind != ObserverKind::counters && r.mode == CountingMode::inprocess)
     throw Error(ErrorKind::usage, "--mode inprocess goes with the counter observer only",
                 "probes, breakpoints, sampling, profiler commands and builds are checked with --mode external");
-  const std::shared_ptr<const Backend> backend = choose_backend(backend_name, sim_cache);
+  std::shared_ptr<const Backend> backend = job_backend(backend_name, sim_cache);
   backend->admit(r.observer.kind);
   backend->require_here();  // valgrind, before a journal is written
   r.backend = backend->kind();
   r.sim = backend->geometry();
   r.sim_cache = r.sim ? sim_cache : "";  // where the geometry in use came from
+  return {std::move(r), std::move(backend)};
 }
 
-PreparedCheck prepare_check(CheckRequest r) {
+SettledRequest settled_as_recorded(CheckRequest r) {
+  std::shared_ptr<const Backend> backend = job_backend(r);
+  return {std::move(r), std::move(backend)};
+}
+
+PreparedCheck prepare_check(SettledRequest s) {
+  CheckRequest& r = s.request;
   PreparedCheck p;
   // With --build the program is the variant: "{out}" (or nothing) stands for it.
   if (r.observer.kind == ObserverKind::build && (r.launch.argv.empty() || r.launch.argv.front() == "{out}")) {
@@ -190,7 +198,7 @@ PreparedCheck prepare_check(CheckRequest r) {
     r.launch.argv.front() = variants.front().path;
   }
   CheckSpec& spec = p.spec;
-  spec.backend = choose_backend(r);
+  spec.backend = s.backend;
   const Backend& backend = *spec.backend;
   if (r.counters.empty()) r.counters = default_counters(r, backend);
   spec.base = launch_spec_for(r.launch);
@@ -223,10 +231,11 @@ PreparedCheck prepare_check(CheckRequest r) {
   return p;
 }
 
-PreparedCheck prepare_plan(CheckRequest r, std::vector<std::string>& cannot_count) {
-  const std::shared_ptr<const Backend> backend = choose_backend(r);
+PreparedCheck prepare_plan(SettledRequest s, std::vector<std::string>& cannot_count) {
+  const std::shared_ptr<const Backend> backend = s.backend;
+  CheckRequest& r = s.request;
   try {
-    return prepare_check(r);
+    return prepare_check(s);
   } catch (const Error& e) {
     // An exact backend counts the same on every host: its refusal is the list's.
     if (e.kind() != ErrorKind::event || r.observer.kind != ObserverKind::counters || backend->exact()) throw;

@@ -6,6 +6,7 @@
 // from one place.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,18 +15,30 @@
 #include "plan/plan.h"
 #include "record/request.h"
 #include "record/journal.h"
+#include "run/backend.h"
 #include "run/check.h"
 #include "run/session.h"
 
 namespace obscheck {
 
+// A request with the backend its job counts with, chosen once (job/job_backend.h) and
+// carried to everything the job prepares.
+struct SettledRequest {
+  CheckRequest request;
+  std::shared_ptr<const Backend> backend;
+};
+
 // Chooses the backend the request asks for by name ("native" | "sim", with --sim-cache
-// for the simulated geometry; run/backend.h choose_backend) and records it in `r`:
-// the kind, the geometry in use and where it came from. Resolves nothing else on the
-// host but the simulator (valgrind must be there before a journal is written). Throws
-// Error(usage) for an observer that cannot act in the request's mode or under the
-// simulator, or for an unknown backend.
-void settle_backend(CheckRequest& r, std::string_view backend_name, const std::string& sim_cache);
+// for the simulated geometry) and records it in the request: the kind, the geometry in
+// use and where it came from. Resolves nothing else on the host but the simulator
+// (valgrind must be there before a journal is written). Throws Error(usage) for an
+// observer that cannot act in the request's mode or under the simulator, or for an
+// unknown backend.
+SettledRequest settle_backend(CheckRequest r, std::string_view backend_name, const std::string& sim_cache);
+
+// A request a journal or a plan file recorded, with its backend as recorded (no host
+// check: a resumed job calls require_here() itself).
+SettledRequest settled_as_recorded(CheckRequest r);
 
 // How the target starts for every measuring command: resolved path, exact environment
 // (padded with env_pad), ASLR, CPU, timeout, stdio, the user it runs as.
@@ -41,13 +54,13 @@ struct PreparedCheck {
 
 // Resolves `r` on this host. Throws Error(event) naming every counter that cannot be
 // counted (unless allow_missing drops them), Error(target) for a missing program.
-PreparedCheck prepare_check(CheckRequest r);
+PreparedCheck prepare_check(SettledRequest s);
 
 // As prepare_check, for a plan other hosts will run (obscheck plan): a counter this
 // host cannot count does not stop the counter observer's plan, whose levels need only
 // the list; each such counter is named in `cannot_count`, and the hosts that run the
 // plan must count it. Any other error is prepare_check's.
-PreparedCheck prepare_plan(CheckRequest r, std::vector<std::string>& cannot_count);
+PreparedCheck prepare_plan(SettledRequest s, std::vector<std::string>& cannot_count);
 
 // The journal's manifest for a check about to start (record/journal.h make_manifest).
 nlohmann::json check_manifest(const PreparedCheck& p, const Plan& plan, const nlohmann::json& host);

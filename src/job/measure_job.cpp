@@ -10,6 +10,7 @@
 #include "host/host_info.h"
 #include "record/journal_notes.h"
 #include "record/run_table.h"
+#include "job/job_backend.h"
 #include "run/backend.h"
 #include "util/digest.h"
 #include "util/error.h"
@@ -42,7 +43,7 @@ Plan measure_plan(const CheckRequest& r) {
 
 // What a measure's runs say, live or from its journal: the one function both reports
 // go through, so obscheck report FILE prints what measure printed.
-MeasureOutcome measure_outcome(const CheckRequest& r, const std::vector<std::string>& backend_notes,
+MeasureOutcome measure_outcome(const CheckRequest& r, const Backend& backend, const std::vector<std::string>& backend_notes,
                                const std::vector<std::string>& event_notes, const std::vector<std::string>& sim_events,
                                std::size_t env_bytes, const std::vector<RunRecord>& runs, bool ended) {
   MeasureOutcome out;
@@ -57,7 +58,7 @@ MeasureOutcome measure_outcome(const CheckRequest& r, const std::vector<std::str
   std::vector<MetricSeries> series = measure_series(runs);
   // The backend's lines first, then what the runs say, then the events' notes.
   f.notes = backend_notes;
-  if (!choose_backend(r)->times_the_program())
+  if (!backend.times_the_program())
     for (std::string& n : keep_simulated(series, sim_events)) f.notes.push_back(std::move(n));
   for (MetricSeries& s : series) f.metrics.push_back(summarize_metric(std::move(s), r.seed));
   if (!runs.empty() && !runs.back().exit.ok() && !r.ignore_failure)
@@ -86,20 +87,23 @@ nlohmann::json measure_part(const MeasureSetup& m) {
 
 }  // namespace
 
-CheckRequest measure_request(CheckRequest r, bool runs_given) {
-  const std::shared_ptr<const Backend> backend = choose_backend(r);
+SettledRequest measure_request(SettledRequest s, bool runs_given) {
+  CheckRequest& r = s.request;
+  const std::shared_ptr<const Backend>& backend = s.backend;
   if (r.counters.empty()) r.counters = backend->default_counters(CounterUse::measure);
   const BlockPolicy policy = backend->block_policy();
   if (policy.blocks && !runs_given) r.runs = static_cast<int>(*policy.blocks);
   if (!policy.warmup && !r.warmup_given) r.warmup = 0;
   if (!r.seed_given) r.seed = kMeasureSeed;
   r.seed_given = true;
-  return r;
+  return s;
 }
 
-MeasureSetup measure_setup(CheckRequest r) {
+MeasureSetup measure_setup(SettledRequest s) {
+  CheckRequest& r = s.request;
   MeasureSetup m;
-  const std::shared_ptr<const Backend> backend = choose_backend(r);
+  m.backend = s.backend;
+  const std::shared_ptr<const Backend>& backend = m.backend;
   const ResolvedCounters c = backend->resolve_all(r.counters);
   m.spec = MeasureSpec{launch_spec_for(r.launch), c.events, r.runs, r.warmup, r.ignore_failure};
   m.backend_notes = backend->notes(c.names());
@@ -120,7 +124,7 @@ nlohmann::json measure_manifest(const MeasureSetup& m) {
 
 MeasureSetup resumed_measure_setup(const ResumedJournal& r) {
   const nlohmann::json& manifest = r.data.manifest;
-  MeasureSetup m = measure_setup(request_from_manifest(manifest));
+  MeasureSetup m = measure_setup(settled_as_recorded(request_from_manifest(manifest)));
   refuse_changed_binary(manifest, m.spec.launch.path, "measure");
   refuse_changed_environment(manifest, m.spec.launch.env, "measure");
   // The report's notes are the ones the measure began with.
@@ -130,6 +134,18 @@ MeasureSetup resumed_measure_setup(const ResumedJournal& r) {
   const std::vector<Trial> left = remaining_trials(m.plan, r.data, m.plan.spec.warmup_blocks + *m.plan.spec.fixed_blocks);
   m.spec.first_run = left.empty() ? m.spec.warmup + m.spec.runs : static_cast<int>(left.front().index);
   return m;
+}
+
+std::optional<JournalWriter> create_measure_journal(const MeasureSetup& m, const std::string& path) {
+  if (path.empty()) return std::nullopt;
+  return JournalWriter::create(path, measure_manifest(m));
+}
+
+ResumedMeasure open_measure_journal(const std::string& path) {
+  ResumedMeasure r{JournalWriter::open_for_resume(path), false, {}};
+  r.complete = ends_finished(r.journal.data.notes);
+  if (!r.complete) r.setup = resumed_measure_setup(r.journal);
+  return r;
 }
 
 MeasureOutcome run_measure_session(MeasureSetup& m, std::vector<RunRecord> recorded, JournalWriter* journal,
@@ -143,7 +159,7 @@ MeasureOutcome run_measure_session(MeasureSetup& m, std::vector<RunRecord> recor
   const bool ended = !result.interrupted;
   if (journal) journal->append_note(end_note(!ended));
   MeasureOutcome out =
-      measure_outcome(m.request, m.backend_notes, m.event_notes, m.sim_event_names, env_bytes, recorded, ended);
+      measure_outcome(m.request, *m.backend, m.backend_notes, m.event_notes, m.sim_event_names, env_bytes, recorded, ended);
   // A re-run warm-up that failed is not in the journal: said here, as the run that stopped.
   if (out.failure.empty() && !result.failure.empty()) {
     out.failure = result.failure;
@@ -159,7 +175,7 @@ MeasureOutcome journal_measure_outcome(const JournalData& d) {
   const auto event_notes = part.value("event_notes", std::vector<std::string>{});
   const auto sim_events = part.value("sim_events", std::vector<std::string>{});
   const std::size_t env_bytes = d.runs.empty() ? 0 : d.runs.front().env_bytes;
-  return measure_outcome(r, backend_notes, event_notes, sim_events, env_bytes, d.runs, ends_finished(d.notes));
+  return measure_outcome(r, *job_backend(r), backend_notes, event_notes, sim_events, env_bytes, d.runs, ends_finished(d.notes));
 }
 
 }  // namespace obscheck

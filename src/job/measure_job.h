@@ -7,6 +7,8 @@
 // obscheck report FILE prints what measure printed.
 #pragma once
 
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,7 +17,9 @@
 #include "analysis/measure.h"
 #include "plan/plan.h"
 #include "record/journal.h"
+#include "job/check_setup.h"
 #include "record/request.h"
+#include "run/backend.h"
 #include "run/measure.h"
 
 namespace obscheck {
@@ -23,6 +27,7 @@ namespace obscheck {
 // Everything the runs and the report need, resolved once from the request.
 struct MeasureSetup {
   CheckRequest request;
+  std::shared_ptr<const Backend> backend;    // chosen once for the job (job/job_backend.h)
   MeasureSpec spec;
   std::vector<std::string> sim_event_names;  // the simulated events, as the readings name them
   std::vector<std::string> backend_notes;  // what the report says about the backend
@@ -34,19 +39,33 @@ struct MeasureSetup {
 // two runs and no warm-up when it counts exactly, unless --runs or -w said otherwise;
 // a fixed seed unless --seed gave one), so the journal records what ran, not what was
 // left to a default. `runs_given`: the command line gave --runs.
-CheckRequest measure_request(CheckRequest r, bool runs_given);
+SettledRequest measure_request(SettledRequest s, bool runs_given);
 
 // Resolves the request on this host: the counters (all must count: Error(event)), the
 // launch, the backend's measurer and notes, the plan.
-MeasureSetup measure_setup(CheckRequest r);
+MeasureSetup measure_setup(SettledRequest s);
 
 // The journal's first line for a new measure of `m`.
 nlohmann::json measure_manifest(const MeasureSetup& m);
+// A new journal at `path` for the measure of `m` (its manifest written); none when
+// `path` is empty. Throws Error(io) as JournalWriter::create.
+std::optional<JournalWriter> create_measure_journal(const MeasureSetup& m, const std::string& path);
 
 // The setup of a resumed measure from its journal: runs from the first one missing.
 // Throws Error(usage) when the binary (sha256) or the environment differs from the
 // journal's: the target's layout would move.
 MeasureSetup resumed_measure_setup(const ResumedJournal& r);
+
+// The measure recorded at `path`, opened for appending (its writer lock held) and set
+// up to run from the first run missing (resumed_measure_setup), or `complete` when its
+// journal ends "finished" (its report is all there is). Throws as load_journal and
+// resumed_measure_setup.
+struct ResumedMeasure {
+  ResumedJournal journal;
+  bool complete = false;
+  MeasureSetup setup;  // unset when complete
+};
+ResumedMeasure open_measure_journal(const std::string& path);
 
 // What a measure's runs say, ready to print.
 struct MeasureOutcome {

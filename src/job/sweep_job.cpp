@@ -326,6 +326,18 @@ void refuse_changed_sweep(const JournalData& d, const SweepBrief& recorded, cons
     throw Error(ErrorKind::usage, "the sweep's plan differs from the journal's", "start a new sweep");
 }
 
+std::optional<JournalWriter> create_sweep_journal(const SweepJob& job, const std::string& path) {
+  if (path.empty() || !job.plan) return std::nullopt;
+  return JournalWriter::create(path, sweep_manifest(job));
+}
+
+ResumedSweep open_sweep_journal(const std::string& path) {
+  ResumedSweep r{JournalWriter::open_for_resume(path), false, {}};
+  r.complete = ends_finished(r.journal.data.notes);
+  if (!r.complete) r.recorded = brief_from_json(r.journal.data.manifest.at("sweep"));
+  return r;
+}
+
 SweepBrief journal_brief(const JournalData& d) {
   if (!d.manifest.contains("sweep")) throw Error(ErrorKind::io, d.path + ": the manifest has no sweep");
   SweepBrief brief = brief_from_json(d.manifest.at("sweep"));

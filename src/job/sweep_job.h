@@ -25,6 +25,7 @@
 #include "events/event.h"
 #include "host/host_info.h"
 #include "observe/sim.h"
+#include "record/journal.h"
 #include "record/journal_notes.h"
 #include "record/run_record.h"
 #include "report/bias_report.h"
@@ -37,8 +38,8 @@ namespace obscheck {
 class JournalWriter;
 struct JournalData;
 
-// The driver-side set-up bias and compare share (cli/sweep_common.h prepare_sweep
-// builds it from the options).
+// The driver-side set-up bias and compare share (job/sweep_setup.h prepare_sweep
+// builds it from the sweep's request).
 struct SweepSetup {
   std::optional<TempDir> link_dir;        // owns the linked binaries while they run
   std::vector<LinkVariant> links;
@@ -110,6 +111,10 @@ SweepReport sweep_report(const SweepBrief& brief, const std::vector<RunRecord>& 
 
 // The journal's first line for a new sweep of `job` (its plan must be set).
 nlohmann::json sweep_manifest(const SweepJob& job);
+// A new journal at `path` for `job` (its manifest written); none when `path` is empty
+// or no context could be prepared (the job has no plan: nothing to run or journal).
+// Throws Error(io) as JournalWriter::create.
+std::optional<JournalWriter> create_sweep_journal(const SweepJob& job, const std::string& path);
 
 // Runs what the job has left after `recorded` (its runs so far), journalling each run
 // when `journal` is given, then the end note; `progress` hears of each run as (runs
@@ -127,6 +132,16 @@ SweepRunsDone run_sweep_job(SweepJob& job, std::vector<RunRecord> recorded, Jour
 // line, `recorded` the journal's brief. Throws Error(usage) naming the first
 // difference (the environment, a binary, a context, the plan), before a run.
 void refuse_changed_sweep(const JournalData& d, const SweepBrief& recorded, const SweepJob& job);
+
+// The sweep recorded at `path`, opened for appending (its writer lock held) with the
+// brief its manifest records, or `complete` when its journal ends "finished". Throws
+// as load_journal, and Error(io) for a manifest without a sweep.
+struct ResumedSweep {
+  ResumedJournal journal;
+  bool complete = false;
+  SweepBrief recorded;  // unset when complete
+};
+ResumedSweep open_sweep_journal(const std::string& path);
 
 // The brief of a sweep's journal, with the manifest's host when this obscheck can read
 // it. Throws Error(io) for a manifest without a sweep.

@@ -1,4 +1,4 @@
-// cli/: the files a command will write, checked before it runs anything.
+// util/: the files a command will write, checked before it runs anything.
 //
 // Two mistakes cost the results of a whole check, so both are refused before the
 // first run, with nothing written:
@@ -14,11 +14,19 @@
 //     is still found only when the report is written.
 #pragma once
 
-#include "cli/options.h"
+#include <string>
+#include <vector>
 
 namespace obscheck {
 
-// Throws as above; does nothing for a command that writes no file.
-void check_output_paths(const Options& o);
+// A file named on the command line, with the option that names it.
+struct NamedPath {
+  std::string option;  // "-o", "--journal", "the journal", ...
+  std::string path;
+};
+
+// Throws as above; does nothing when `outputs` is empty. `inputs`: the files the
+// command reads or appends to (journals, plans).
+void check_output_paths(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs);
 
 }  // namespace obscheck

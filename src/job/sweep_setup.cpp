@@ -1,4 +1,4 @@
-#include "cli/sweep_common.h"
+#include "job/sweep_setup.h"
 
 #include <fmt/core.h>
 #include <sys/stat.h>
@@ -10,6 +10,7 @@
 #include <limits>
 #include <random>
 
+#include "job/job_backend.h"
 #include "run/backend.h"
 #include "run/measure.h"
 #include "stats/rng.h"
@@ -100,8 +101,8 @@ namespace {
 
 // The counters (or simulated events) and the metric the verdict is on: every counter
 // must be countable here (Backend::resolve_all), the metric one of them or wall-time.
-void choose_events(const Options& o, SweepSetup& s) {
-  s.backend = choose_backend(to_string(o.backend), o.sim_cache);
+void choose_events(const SweepRequest& o, SweepSetup& s) {
+  s.backend = job_backend(to_string(o.backend), o.sim_cache);
   const Backend& backend = *s.backend;
   const CounterList list =
       o.counters.empty() ? backend.default_counters(CounterUse::sweep) : CounterList(split_event_list(o.counters));
@@ -128,15 +129,15 @@ void choose_events(const Options& o, SweepSetup& s) {
 
 // The link-order dimension: every order linked into a private directory (owned by the
 // setup), or one "no order" when --link is not given.
-std::vector<std::optional<std::size_t>> link_orders(const Options& o, SweepSetup& s) {
+std::vector<std::optional<std::size_t>> link_orders(const SweepRequest& o, SweepSetup& s) {
   if (o.link_command.empty() && o.link_objects.empty() && o.link_orders <= 0) return {std::nullopt};
   if (o.link_command.empty() || o.link_objects.empty())
     throw Error(ErrorKind::usage, "link-order contexts need both --link 'CMD {objects} -o {out}' and --objects");
   s.link_dir = TempDir::create("obscheck-link");
   // A --run-as target must reach its linked binary: others may pass through the
   // directory (and run a binary by its name), never list or write it.
-  if (!o.run_as.empty() && ::chmod(s.link_dir->path().c_str(), kRunAsLinkDirMode) != 0)
-    throw Error(ErrorKind::io, fmt::format("cannot open {} to --run-as {}: {}", s.link_dir->path(), o.run_as,
+  if (!o.launch.run_as.empty() && ::chmod(s.link_dir->path().c_str(), kRunAsLinkDirMode) != 0)
+    throw Error(ErrorKind::io, fmt::format("cannot open {} to --run-as {}: {}", s.link_dir->path(), o.launch.run_as,
                                            std::strerror(errno)));
   LinkSpec ls;
   ls.command = o.link_command;
@@ -152,7 +153,7 @@ std::vector<std::optional<std::size_t>> link_orders(const Options& o, SweepSetup
 
 // Every context of the grid: environment sizes x argv[0] pads x link orders (the
 // paper's environment sizes when no dimension is given), in grid order.
-std::vector<ContextSpec> context_grid(const Options& o, SweepSetup& s) {
+std::vector<ContextSpec> context_grid(const SweepRequest& o, SweepSetup& s) {
   const bool any = !o.env_sizes.empty() || !o.argv0_pads.empty() || !o.link_command.empty();
   std::vector<std::optional<std::size_t>> envs = {std::nullopt};
   if (!o.env_sizes.empty() || !any) {
@@ -217,11 +218,11 @@ std::vector<ContextSpec> sample_contexts(std::vector<ContextSpec> grid, int want
 
 }  // namespace
 
-SweepSetup prepare_sweep(const Options& o) {
+SweepSetup prepare_sweep(const SweepRequest& o) {
   SweepSetup s;
   if (o.confidence <= 0.5 || o.confidence >= 1)
     throw Error(ErrorKind::usage, "--confidence is a level between 0.5 and 1 (0.95 = 95%)");
-  if (o.env_pad) throw Error(ErrorKind::usage, "--env-pad holds the environment constant; bias and compare vary it",
+  if (o.launch.env_pad) throw Error(ErrorKind::usage, "--env-pad holds the environment constant; bias and compare vary it",
                              "use --env-sizes to choose the environment contexts");
   s.runs = o.runs > 0 ? o.runs : kDefaultContextRuns;
   s.warmup = o.warmup;
@@ -232,7 +233,7 @@ SweepSetup prepare_sweep(const Options& o) {
   return s;
 }
 
-VariantSpec make_variant(const Options& o, const std::vector<std::string>& words, const std::string& name) {
+VariantSpec make_variant(const SweepRequest& o, const std::vector<std::string>& words, const std::string& name) {
   if (words.empty()) throw Error(ErrorKind::usage, "obscheck " + name + ": no program to run");
   VariantSpec v;
   v.name = name;
@@ -245,11 +246,11 @@ VariantSpec make_variant(const Options& o, const std::vector<std::string>& words
   v.launch.path = linked ? std::string() : resolve_target(words[0]);
   v.launch.argv = words;
   v.launch.env = EnvBlock::from_current();
-  v.launch.aslr = o.aslr;
-  v.launch.cpu = o.cpu;
-  v.launch.timeout_s = o.timeout_s;
-  v.launch.out = o.show_output ? Stdio::inherit : Stdio::capture;
-  if (!o.run_as.empty()) v.launch.run_as = credentials_of(o.run_as);
+  v.launch.aslr = o.launch.aslr;
+  v.launch.cpu = o.launch.cpu;
+  v.launch.timeout_s = o.launch.timeout_s;
+  v.launch.out = o.launch.show_output ? Stdio::inherit : Stdio::capture;
+  if (!o.launch.run_as.empty()) v.launch.run_as = credentials_of(o.launch.run_as);
   if (!linked) v.sha256 = sha256_file(v.launch.path);
   return v;
 }

@@ -1,4 +1,4 @@
-#include "cli/output_paths.h"
+#include "util/output_paths.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,11 +18,6 @@ namespace obscheck {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Named {
-  std::string option;  // "-o", "--journal", ...
-  std::string path;
-};
 
 // A file as the kernel knows it, when it exists.
 struct FileId {
@@ -49,33 +44,15 @@ std::string resolved(const std::string& path, bool follow_last) {
   return ((ec ? fs::absolute(dir, ec).lexically_normal() : r) / p.filename()).string();
 }
 
-bool same_file(const Named& out, const Named& in) {
+bool same_file(const NamedPath& out, const NamedPath& in) {
   const auto a = id_of(out.path, false), b = id_of(in.path, true);
   if (a && b) return a->dev == b->dev && a->ino == b->ino;
   return resolved(out.path, false) == resolved(in.path, true) || resolved(out.path, false) == resolved(in.path, false);
 }
 
-std::vector<Named> outputs_of(const Options& o) {
-  std::vector<Named> out;
-  if (!o.output.empty()) out.push_back({"-o", o.output});
-  if (!o.html.empty()) out.push_back({"--html", o.html});
-  if (!o.export_json.empty()) out.push_back({"--export-json", o.export_json});
-  if (!o.export_csv.empty()) out.push_back({"--export-csv", o.export_csv});
-  return out;
-}
-
-std::vector<Named> inputs_of(const Options& o) {
-  std::vector<Named> in;
-  if (!o.journal.empty()) in.push_back({"--journal", o.journal});
-  if (!o.resume.empty()) in.push_back({"--resume", o.resume});
-  if (!o.plan_file.empty()) in.push_back({"--plan", o.plan_file});
-  for (const std::string& f : o.report_files) in.push_back({"the journal", f});
-  return in;
-}
-
-void refuse_output_naming_input(const std::vector<Named>& outs, const std::vector<Named>& ins) {
-  for (const Named& out : outs)
-    for (const Named& in : ins)
+void refuse_output_naming_input(const std::vector<NamedPath>& outs, const std::vector<NamedPath>& ins) {
+  for (const NamedPath& out : outs)
+    for (const NamedPath& in : ins)
       if (same_file(out, in))
         throw Error(ErrorKind::usage,
                     fmt::format("{} {} names {} {}: writing it would replace what it is read from", out.option,
@@ -90,13 +67,13 @@ void refuse_output_naming_input(const std::vector<Named>& outs, const std::vecto
                     "give each its own file");
 }
 
-Error cannot_write(const Named& out, const std::string& why, const std::string& hint) {
+Error cannot_write(const NamedPath& out, const std::string& why, const std::string& hint) {
   return Error(ErrorKind::io, fmt::format("cannot write {} {}: {}", out.option, out.path, why),
                hint + " (checked before the check runs: nothing was run or written)");
 }
 
 // What write_file_safely would find only after the check: checked now.
-void require_writable(const Named& out) {
+void require_writable(const NamedPath& out) {
   struct stat st {};
   if (::stat(out.path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
     throw cannot_write(out, "it is a directory", "name a file");
@@ -112,11 +89,10 @@ void require_writable(const Named& out) {
 
 }  // namespace
 
-void check_output_paths(const Options& o) {
-  const std::vector<Named> outs = outputs_of(o);
+void check_output_paths(const std::vector<NamedPath>& outs, const std::vector<NamedPath>& ins) {
   if (outs.empty()) return;
-  refuse_output_naming_input(outs, inputs_of(o));
-  for (const Named& out : outs) require_writable(out);
+  refuse_output_naming_input(outs, ins);
+  for (const NamedPath& out : outs) require_writable(out);
 }
 
 }  // namespace obscheck

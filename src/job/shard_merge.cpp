@@ -1,7 +1,6 @@
-// obscheck report SHARD.jsonl...: the journals of one plan's shards, from any number of
-// hosts, merged with the host as a factor (analysis/hosts.h). Journals of different
-// plans are refused, naming the difference; a shard given twice is refused; a missing
-// shard is a warning (its blocks are not in the report).
+// job/: the journals of one plan's shards merged (job/shard_merge.h).
+#include "job/shard_merge.h"
+
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
@@ -9,14 +8,10 @@
 #include <map>
 #include <set>
 
-#include "analysis/hosts.h"
-#include "cli/commands.h"
 #include "record/journal.h"
 #include "record/plan_file.h"
 #include "record/request.h"
-#include "report/hosts_report.h"
 #include "util/error.h"
-#include "util/safe_write.h"
 
 namespace obscheck {
 namespace {
@@ -123,32 +118,17 @@ std::vector<HostRuns> runs_by_host(const std::vector<ShardJournal>& shards, Merg
 
 }  // namespace
 
-int report_merged(const Options& o) {
-  if (!o.svg_dir.empty())
-    throw Error(ErrorKind::usage, "--svg is for one check's journal; the merged report's figures are in --html FILE");
-  const std::vector<ShardJournal> shards = load_shards(o.report_files);
-  MergeContext ctx;
-  ctx.plan_digest = shards.front().digest;
-  ctx.target = fmt::format("{}", fmt::join(shards.front().data.manifest.at("target").at("argv").get<std::vector<std::string>>(), " "));
-  check_split(shards, ctx);
-  std::vector<HostRuns> hosts = runs_by_host(shards, ctx);
-
-  const Plan plan = whole_plan(shards.front().plan);
-  const CheckRequest recorded = request_from_manifest(shards.front().data.manifest);
-  AnalysisOptions a{o.margin_given ? o.margin : recorded.margin, 0.05, 1, plan.seed(), 0, true};  // shards: fixed blocks, one look
-  a.allow_multiplex = o.allow_multiplex || recorded.allow_multiplex;
-  const HostsFindings f = analyse_hosts(plan, std::move(hosts), a);
-  emit(o, o.json ? hosts_json(plan, f, ctx) : hosts_text(plan, f, ctx));
-  if (!o.html.empty()) {
-    write_file_safely(o.html, hosts_html(plan, f, ctx));
-    fmt::print(stderr, "obscheck: wrote {}\n", o.html);
-  }
-  std::vector<std::string> found;
-  for (const PooledEffect& p : f.pooled) {
-    found.emplace_back(verdict_key(p.verdict));
-    for (const HostVerdict& h : p.hosts) found.emplace_back(verdict_key(h.verdict));
-  }
-  return findings_exit_code(o, found, kCheckFailOn);
+MergedShards merge_shards(const std::vector<std::string>& paths) {
+  const std::vector<ShardJournal> shards = load_shards(paths);
+  MergedShards m;
+  m.ctx.plan_digest = shards.front().digest;
+  m.ctx.target =
+      fmt::format("{}", fmt::join(shards.front().data.manifest.at("target").at("argv").get<std::vector<std::string>>(), " "));
+  check_split(shards, m.ctx);
+  m.hosts = runs_by_host(shards, m.ctx);
+  m.plan = whole_plan(shards.front().plan);
+  m.recorded = request_from_manifest(shards.front().data.manifest);
+  return m;
 }
 
 }  // namespace obscheck

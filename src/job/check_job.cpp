@@ -1,0 +1,99 @@
+#include "job/check_job.h"
+
+#include <fmt/core.h>
+
+#include <chrono>
+
+#include "analysis/deterministic.h"
+#include "analysis/settled.h"
+#include "job/check_context.h"
+#include "job/forecast.h"
+#include "host/host_info.h"
+#include "run/backend.h"
+
+namespace obscheck {
+namespace {
+
+// Each look analyses every run so far: exact counts when the backend counts exactly,
+// else the paired sequential analysis over a table the look appends to. The check
+// stops when the stopping family is decided (--decide-all: every metric), and stops
+// running the configurations that family no longer needs (analysis/settled.h).
+LookFn analysis_at_looks(const CheckRequest& r, bool exact, bool decide_all, const Plan& plan, RunTable& table,
+                         Findings& findings) {
+  return [&r, exact, decide_all, &plan, &table, &findings](const std::vector<RunRecord>& runs, std::size_t looks) {
+    if (exact) {
+      findings = analyse_deterministic(plan, runs, r.margin);
+    } else {
+      while (table.size() < runs.size()) table.add(runs[table.size()]);
+      AnalysisOptions o{r.margin, 0.05, looks, plan.seed()};
+      o.fixed_design = plan.spec.fixed_blocks.has_value();  // --runs N: one look
+      o.allow_multiplex = r.allow_multiplex;
+      findings = analyse_check(plan, table, o);
+    }
+    LookOutcome out{decide_all ? findings.all_decided : findings.decisive,
+                    decide_all ? findings.all_answered : findings.answered,
+                    [&findings, decide_all](std::size_t b) { return more_blocks_could_decide(findings, b, decide_all); }, {}, {}};
+    if (!exact) out.settled_configs = settled_configs(plan, findings, decide_all);
+    // Every configuration settled for the stopping family: its answer is in, whatever
+    // the other metrics still say.
+    if (!exact && !plan.spec.fixed_blocks && out.settled_configs.size() == plan.configs.size()) out.decisive = true;
+    for (std::size_t m = 0; m < findings.metrics.size() && m < findings.metric_verdicts.size(); ++m) {
+      bool compared = false, decided = true;
+      for (const LevelVerdict& v : findings.verdicts)
+        if (v.metric == m) {
+          compared = true;
+          decided = decided && v.verdict != Verdict::inconclusive;
+        }
+      if (compared && decided)
+        out.decided.emplace_back(findings.metrics[m].name, std::string(verdict_key(findings.metric_verdicts[m])));
+    }
+    return out;
+  };
+}
+
+// What the report says of a check that stopped before every verdict was decided: how
+// to continue it.
+void say_how_to_continue(const Session& s, const SessionOutcome& out, const Findings& findings, CheckContext& ctx) {
+  if (out.stopped == StopReason::cap && !findings.answered)
+    ctx.warnings.push_back(fmt::format("stopped at the cap of {} measured blocks (--max-runs) before every verdict was decided; "
+                                       "continue with obscheck --resume {} (as many blocks again; --max-runs N for a cap of N)",
+                                       s.plan.spec.max_blocks, s.journal_path));
+  if (continuable_stop(out.stopped) && !findings.decisive)
+    ctx.warnings.push_back(fmt::format("stopped {} before every verdict was decided; continue with obscheck --resume {} "
+                                       "(more blocks; --time-budget SECONDS to change the budget)",
+                                       fmt::format("by the time budget ({:g} s)", out.time_budget_s),
+                                       s.journal_path));
+}
+
+}  // namespace
+
+StartedCheck start_check(PreparedCheck p, const std::string& journal_path, const std::string& plan_digest) {
+  Session s;
+  s.spec = p.spec;
+  s.plan = make_plan(p.plan);
+  nlohmann::json host = read_host();
+  nlohmann::json manifest = check_manifest(p, s.plan, host);
+  if (!plan_digest.empty()) manifest["plan_digest"] = plan_digest;
+  JournalWriter journal = journal_path.empty()
+                              ? JournalWriter::create_default("", std::chrono::system_clock::now(), manifest)
+                              : JournalWriter::create(journal_path, manifest);
+  s.journal_path = journal.path();
+  return StartedCheck{std::move(p), std::move(s), std::move(journal), std::move(host)};
+}
+
+CheckRun run_check_session(const PreparedCheck& p, Session& s, JournalWriter& journal, const nlohmann::json& host,
+                           const CheckRunAsk& ask, const SessionProgressFn& progress) {
+  s.time_budget_s = p.request.time_budget;
+  const bool exact = p.spec.backend->exact();
+  s.first_look = exact ? kFirstLook : first_look(s.plan);
+  if (!exact) s.after_warmup = warmup_forecast(ask.time_budget_auto, s.plan, p.request.margin);
+  RunTable table;
+  CheckRun run;
+  run.outcome =
+      run_session(s, journal, analysis_at_looks(p.request, exact, ask.decide_all, s.plan, table, run.findings), progress);
+  run.ctx = session_context(s, run.outcome, host, p.warnings, p.backend_notes);
+  say_how_to_continue(s, run.outcome, run.findings, run.ctx);
+  return run;
+}
+
+}  // namespace obscheck

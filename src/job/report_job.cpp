@@ -1,0 +1,109 @@
+#include "job/report_job.h"
+
+#include <fmt/core.h>
+
+#include "analysis/deterministic.h"
+#include "job/check_context.h"
+#include "record/journal_reader.h"
+#include "record/plan_file.h"
+#include "record/request.h"
+#include "job/job_backend.h"
+#include "run/backend.h"
+#include "util/error.h"
+#include "run/check.h"
+
+namespace obscheck {
+namespace {
+
+constexpr const char* kTornTailWarning = "the journal's last line is incomplete (a run cut off mid-write); it was ignored";
+
+// The check's analysis as recorded, re-judged with what the report's command line gives.
+AnalysisOptions report_analysis(const ReportAsk& ask, const CheckRequest& recorded, std::size_t looks, const Plan& plan) {
+  AnalysisOptions a{ask.margin.value_or(recorded.margin), 0.05, looks, plan.seed(), 0, plan.spec.fixed_blocks.has_value()};
+  a.allow_multiplex = ask.allow_multiplex || recorded.allow_multiplex;
+  return a;
+}
+
+// Only runs whose observer left something for the report (probe hits, samples, a
+// profiler command's own cost, the kernel's sampling limit, processes left behind) are kept, and only their extras.
+void keep_extras(std::vector<RunRecord>& with_extras, const RunFields& f) {
+  if (f.extra == "{}") return;
+  if (f.extra.find("\"probe_hits\"") == std::string_view::npos &&
+      f.extra.find("\"sampling\"") == std::string_view::npos &&
+      f.extra.find("\"profiler_") == std::string_view::npos &&
+      f.extra.find("\"max_sample_rate\"") == std::string_view::npos &&
+      f.extra.find("\"wall_of\"") == std::string_view::npos &&
+      f.extra.find("\"left_behind\"") == std::string_view::npos)
+    return;
+  RunRecord& r = with_extras.emplace_back();
+  r.index = f.index;
+  r.config = f.config;
+  r.block = f.block;
+  r.warmup = f.warmup;
+  r.extra = nlohmann::json::parse(f.extra, nullptr, false);
+  if (!r.extra.is_object()) r.extra = nlohmann::json::object();
+}
+
+// The warnings every report of a check's runs carries about them.
+void warn_of_runs(CheckContext& ctx, const Plan& plan, const std::vector<RunRecord>& runs, bool torn_tail) {
+  ctx.observations = observations(plan, runs);
+  if (auto w = left_behind_warning(runs); !w.empty()) ctx.warnings.push_back(w);
+  if (auto w = command_wall_warning(plan, runs); !w.empty()) ctx.warnings.push_back(w);
+  if (torn_tail) ctx.warnings.push_back(kTornTailWarning);
+}
+
+// The report's backend as given, else the journal's (its manifest read by now).
+std::shared_ptr<const Backend> recorded_backend(std::shared_ptr<const Backend> backend, const nlohmann::json& manifest) {
+  return backend ? backend : job_backend(request_from_manifest(manifest));
+}
+
+}  // namespace
+
+std::shared_ptr<const Backend> report_backend(const nlohmann::json& manifest) {
+  if (manifest.is_null()) return nullptr;
+  try {
+    return job_backend(request_from_manifest(manifest));
+  } catch (const Error&) {
+    return nullptr;
+  }
+}
+
+bool report_reads_columns(const std::shared_ptr<const Backend>& backend) { return !backend || !backend->exact(); }
+
+CheckReportData check_report_from_table(const std::string& path, const ReportAsk& ask,
+                                        std::shared_ptr<const Backend> backend) {
+  std::vector<RunRecord> with_extras;
+  const JournalTable t = read_journal_table(path, [&](const RunFields& f) { keep_extras(with_extras, f); });
+  JournalData shell;  // what the report's context reads of a journal: all but the runs
+  shell.path = t.path;
+  shell.manifest = t.manifest;
+  shell.notes = t.notes;
+  CheckReportData r{t.plan, analyse_check(t.plan, t.runs,
+                                          report_analysis(ask, request_from_manifest(t.manifest), looks_of(shell), t.plan)),
+                    manifest_context(shell, t.plan, *recorded_backend(backend, t.manifest))};
+  r.ctx.runs_done = t.runs.size();
+  warn_of_runs(r.ctx, t.plan, with_extras, t.scan.torn_tail);
+  if (auto w = integrity_warning(t.scan); !w.empty()) r.ctx.warnings.push_back(w);
+  return r;
+}
+
+CheckReportData check_report_from_journal(const JournalData& d, const ReportAsk& ask,
+                                          std::shared_ptr<const Backend> backend, bool sequential) {
+  const Plan plan = plan_from_journal(d);
+  const CheckRequest recorded = request_from_manifest(d.manifest);
+  backend = recorded_backend(std::move(backend), d.manifest);
+  const bool exact = !sequential && backend->exact();
+  CheckReportData r{plan,
+                    exact ? analyse_deterministic(plan, d.runs, ask.margin.value_or(recorded.margin))
+                          : analyse_check(plan, d.runs, report_analysis(ask, recorded, looks_of(d), plan)),
+                    manifest_context(d, plan, *backend)};
+  warn_of_runs(r.ctx, plan, d.runs, d.torn_tail);
+  if (!sequential && d.unchecked_lines > 0)
+    r.ctx.warnings.push_back(fmt::format("{} of the journal's {} lines carry no integrity check (written by an older "
+                                         "obscheck): they were validated field by field, but a plausible changed value "
+                                         "cannot be detected",
+                                         d.unchecked_lines, d.lines));
+  return r;
+}
+
+}  // namespace obscheck

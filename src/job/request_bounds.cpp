@@ -1,0 +1,161 @@
+#include "job/request_bounds.h"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <fmt/core.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+#include "events/event.h"
+#include "util/error.h"
+
+namespace obscheck {
+namespace {
+
+// The longest --timeout taken: 30 days. Far beyond any run worth repeating, and its
+// nanoseconds still fit the 64-bit clock arithmetic of launch/.
+constexpr double kMaxTimeoutSeconds = 30.0 * 24 * 3600;
+// The most --probes/--breakpoints auto:N takes: a dose per probe, so N + 1 levels each
+// run in every block; 4096 doses are far beyond any check that could finish, and N is
+// checked before any symbol table is read.
+constexpr std::uint64_t kMaxAutoProbes = 4096;
+// The most measured or warm-up blocks a command line may ask for: the plan holds a
+// trial per block and level before the first run, so the bound keeps a typo
+// (--runs 2000000000) from allocating gigabytes; a million blocks of even one
+// millisecond each is already more than fifteen minutes per level.
+constexpr int kMaxBlocks = 1000000;
+// The most sampling frequencies or profiler levels: each is a dose of its own.
+constexpr std::size_t kMaxDoses = 64;
+// The most link orders: each is a binary linked before the first run.
+constexpr int kMaxLinkOrders = 10000;
+// The non-empty words of a comma list.
+std::size_t split_count(const std::string& list) {
+  std::size_t n = 0;
+  std::stringstream words(list);
+  std::string word;
+  while (std::getline(words, word, ',')) n += !word.empty();
+  return n;
+}
+
+// An event list is not empty (a command-line mistake, exit 2) and is well formed by
+// the event grammar: a malformed list gets the error every command gives for it (the
+// list with a caret under the column at fault, exit 4), before anything runs.
+void check_event_list(const std::string& option, const std::string& list) {
+  if (list.find_first_not_of(" \t,") == std::string::npos)
+    throw Error(ErrorKind::usage, "--" + option + " is empty",
+                "name at least one event (see obscheck events), or leave the option out for the default list");
+  split_event_list(list);
+}
+
+// --runs, --max-runs and --warmup: at least 1 (0 for the warm-up), the cap not below
+// the runs, none above kMaxBlocks.
+void check_blocks(const AskedValues& v) {
+  if (v.runs && *v.runs < 1) throw Error(ErrorKind::usage, "--runs must be at least 1, not " + std::to_string(*v.runs));
+  if (v.max_runs && *v.max_runs < 1)
+    throw Error(ErrorKind::usage, "--max-runs must be at least 1, not " + std::to_string(*v.max_runs));
+  if (v.runs && v.max_runs && *v.max_runs < *v.runs)
+    throw Error(ErrorKind::usage,
+                "--max-runs " + std::to_string(*v.max_runs) + " is below --runs " + std::to_string(*v.runs));
+  if (v.warmup < 0) throw Error(ErrorKind::usage, "--warmup cannot be negative");
+  const std::optional<int> warmup = v.warmup_given ? std::optional(v.warmup) : std::nullopt;
+  for (auto [name, value] : {std::pair{"runs", v.runs}, {"max-runs", v.max_runs}, {"warmup", warmup}})
+    if (value && *value > kMaxBlocks)
+      throw Error(ErrorKind::usage, fmt::format("--{} {} is above the most a command line may ask for, {}", name, *value,
+                                                kMaxBlocks));
+}
+
+// --timeout, --margin, --time-budget and --confidence.
+void check_fractions_and_seconds(const AskedValues& v) {
+  if (v.timeout_s && !(*v.timeout_s > 0 && *v.timeout_s <= kMaxTimeoutSeconds))
+    throw Error(ErrorKind::usage, "--timeout is a number of seconds above 0 and at most 30 days",
+                "leave it out to wait for the target as long as it runs");
+  if (!(v.margin > 0 && v.margin < 1))
+    throw Error(ErrorKind::usage, "--margin is a fraction between 0 and 1 (0.01 = 1%)");
+  if (!(v.time_budget >= 0) || !std::isfinite(v.time_budget))
+    throw Error(ErrorKind::usage, "--time-budget is a number of seconds, 0 or more (0: no limit)");
+  if (!(v.confidence > 0 && v.confidence < 1))
+    throw Error(ErrorKind::usage, "--confidence is a level between 0 and 1 (0.95 = 95%)");
+}
+
+// --cpu N: a CPU this process may run on.
+void check_cpu(int cpu) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  const bool known = ::sched_getaffinity(0, sizeof allowed, &allowed) == 0;
+  if (!known || cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &allowed))
+    throw Error(ErrorKind::usage, "--cpu " + std::to_string(cpu) + ": no such CPU is available to this process",
+                "choose one of the " + std::to_string(CPU_COUNT(&allowed)) + " CPUs listed by taskset -cp " +
+                    std::to_string(::getpid()));
+}
+
+}  // namespace
+
+// A whole unsigned number, nothing else: Boost would read "-1" as 2^64-1.
+std::uint64_t parse_whole_number(const char* option, const std::string& text) {
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (text.empty() || text[0] < '0' || text[0] > '9' || *end != '\0' || errno == ERANGE)
+    throw Error(ErrorKind::usage, std::string("--") + option + ": '" + text + "' is not a whole number from 0 to " +
+                                      std::to_string(UINT64_MAX));
+  return v;
+}
+
+// A number of seconds, 0 or more and finite; "auto" is the caller's.
+double parse_seconds(const char* option, const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(v >= 0) || !std::isfinite(v))
+    throw Error(ErrorKind::usage, std::string(option) + " is a number of seconds, 0 or more (0: no limit), or auto; not '" +
+                                      text + "'");
+  return v;
+}
+
+// --probes auto:N (also --breakpoints): N a whole number from 1 to kMaxAutoProbes;
+// auto:0 would leave no dose to compare with none.
+void check_auto_probes(const char* option, const std::string& value) {
+  if (value.rfind("auto:", 0) != 0) return;
+  const std::uint64_t n = parse_whole_number(option, value.substr(5));
+  if (n < 1 || n > kMaxAutoProbes)
+    throw Error(ErrorKind::usage,
+                fmt::format("--{} {}: N is the number of probes to dose, 1 to {}", option, value, kMaxAutoProbes),
+                n == 0 ? "auto:0 leaves no dose to compare with none: ask for auto:1 or more" : "ask for fewer");
+}
+
+// A comma list of whole unsigned numbers (--sample-freq 0,100,1000): no minus sign,
+// none above `max`, at most kMaxDoses of them.
+void check_number_list(const char* option, const std::string& list, std::uint64_t max) {
+  std::size_t count = 0;
+  std::stringstream words(list);
+  std::string word;
+  while (std::getline(words, word, ',')) {
+    if (word.empty()) continue;
+    if (parse_whole_number(option, word) > max)
+      throw Error(ErrorKind::usage, fmt::format("--{}: {} is above the largest value, {}", option, word, max));
+    ++count;
+  }
+  if (count == 0) throw Error(ErrorKind::usage, fmt::format("--{} is empty", option), "e.g. --sample-freq 0,100,1000");
+  if (count > kMaxDoses)
+    throw Error(ErrorKind::usage, fmt::format("--{}: {} values; a check doses at most {}", option, count, kMaxDoses));
+}
+
+void check_asked_values(const AskedValues& v) {
+  check_blocks(v);
+  if (v.link_orders && *v.link_orders > kMaxLinkOrders)
+    throw Error(ErrorKind::usage, fmt::format("--link-orders is at most {}", kMaxLinkOrders));
+  if (v.levels && split_count(*v.levels) > kMaxDoses)
+    throw Error(ErrorKind::usage, fmt::format("--levels: a check doses at most {} levels", kMaxDoses));
+  check_fractions_and_seconds(v);
+  if (v.cpu) check_cpu(*v.cpu);
+  for (const auto& [option, list] : v.event_lists) check_event_list(option, list);
+  if (v.link_orders && *v.link_orders < 0) throw Error(ErrorKind::usage, "--link-orders cannot be negative");
+  if (v.contexts && *v.contexts < 1) throw Error(ErrorKind::usage, "--contexts must be at least 1");
+  if (v.leftovers != "kill" && v.leftovers != "fail")
+    throw Error(ErrorKind::usage, "--leftovers must be kill or fail, not '" + v.leftovers + "'");
+}
+
+}  // namespace obscheck
