@@ -195,13 +195,12 @@ CounterSet CounterSet::open(pid_t child, const EventSet& events) {
         throw Error(ErrorKind::internal, fmt::format("event group refers to event {} of {}", idx,
                                                      events.events.size()));
     for (std::size_t idx : members) keep_swevent_warm(events.events[idx]);
-    set.groups_.push_back(open_group(child, events, members, set.notes_));
+    set.groups_.push_back(open_group(child, events, members));
   }
   return set;
 }
 
-CounterSet::Group CounterSet::open_group(pid_t child, const EventSet& events, const std::vector<std::size_t>& members,
-                                         std::vector<std::string>& notes) {
+CounterSet::Group CounterSet::open_group(pid_t child, const EventSet& events, const std::vector<std::size_t>& members) {
   Group g;
   g.event_index = members;
   const bool in_group = members.size() > 1;
@@ -209,13 +208,12 @@ CounterSet::Group CounterSet::open_group(pid_t child, const EventSet& events, co
   std::uint64_t drop = 0;
   int fd = open_one(lead, true, in_group, child, -1);
   if (fd < 0 && in_group && errno == EINVAL) {
-    // Older kernels refuse PERF_FORMAT_GROUP together with inherit: read each
-    // member on its own instead (they are still scheduled as one group).
+    // Older kernels (before 4.13) refuse PERF_FORMAT_GROUP together with inherit: read
+    // each member on its own instead. They are still scheduled as one group, and they
+    // are read after the target has exited, when no count moves any more, so the values
+    // are those one group read gives (nothing for a report to say).
     drop = PERF_FORMAT_GROUP;
     fd = open_one(lead, true, in_group, child, -1, drop);
-    if (fd >= 0)
-      notes.push_back(fmt::format(
-          "group {{{}...}}: the kernel refused a group read with inherit; members are read one by one", lead.name));
   }
   if (fd < 0) throw_open_failure(lead, errno, in_group);
   g.group_read = in_group && drop == 0;

@@ -54,9 +54,6 @@ class CounterSet {
   // without it a duration_time reading is a fault.
   std::vector<Reading> read(std::optional<std::uint64_t> wall_ns = std::nullopt) const;  // after the child exited
   std::size_t size() const { return names_.size(); }
-  // How the set had to deviate from the plan, one line each (e.g. a group read the
-  // kernel refused, so members are read one by one). Empty on current kernels.
-  const std::vector<std::string>& notes() const { return notes_; }
 
  private:
   struct Group {
@@ -65,14 +62,12 @@ class CounterSet {
     bool group_read = true;  // read through the leader with PERF_FORMAT_GROUP
     std::uint64_t read_format = 0;  // as opened (members' without GROUP when !group_read)
   };
-  static Group open_group(pid_t child, const EventSet& events, const std::vector<std::size_t>& members,
-                          std::vector<std::string>& notes);
+  static Group open_group(pid_t child, const EventSet& events, const std::vector<std::size_t>& members);
   Reading read_one(std::size_t event, const RawCount& c) const;
   std::vector<Group> groups_;
   std::vector<std::string> names_;
   std::vector<bool> always_counts_;
   std::vector<bool> duration_time_;
-  std::vector<std::string> notes_;
 };
 
 }  // namespace obscheck

@@ -43,10 +43,9 @@ TestPmuConfig model(unsigned slots) {
   return c;
 }
 
-std::vector<Reading> count(TestPmu& pmu, const std::string& spec, std::vector<std::string>* notes = nullptr) {
+std::vector<Reading> count(TestPmu& pmu, const std::string& spec) {
   ScopedPerfSyscalls seam(pmu);
   const CounterSet set = CounterSet::open(kTarget, events(spec));
-  if (notes) *notes = set.notes();
   return set.read();
 }
 
@@ -85,19 +84,18 @@ TEST_CASE("test PMU: a group is programmed as perf stat programs it and read in 
   CHECK(member.group_fd >= 0);
 }
 
+// Read after the target exited, the members give what one group read gives: nothing
+// for a report to note.
 TEST_CASE("test PMU: where the kernel refuses a group read with inherit, members are read one by one",
           "[counters][test-pmu]") {
   TestPmuConfig c = model(4);
   c.refuse_group_with_inherit = true;
   TestPmu pmu(c);
-  std::vector<std::string> notes;
-  const auto r = count(pmu, "{cycles,instructions}", &notes);
+  const auto r = count(pmu, "{cycles,instructions}");
   REQUIRE(r.size() == 2);
   CHECK(r[0].raw == 8'000'000);
   CHECK(r[1].raw == 12'000'000);
   CHECK(r[1].time_running == 4'000'000);
-  REQUIRE(notes.size() == 1);
-  CHECK(notes[0] == "group {cycles...}: the kernel refused a group read with inherit; members are read one by one");
   // The refused 0xf open, then 0x7 (no GROUP) for leader and member.
   REQUIRE(pmu.opened().size() == 3);
   CHECK(pmu.opened()[0].attr.read_format == 0xf);
