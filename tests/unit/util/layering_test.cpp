@@ -103,11 +103,13 @@ TEST_CASE("layering: the backend is decided in run/backend.cpp alone") {
       "record/request.h",     // the request's default, native
       "record/request.cpp",   // the name in the journal, and back
       "job/sweep_setup.h",    // the sweep request's default, native
-      "cli/sim_backend.cpp",  // `events --backend sim` lists the simulated catalog, and
-                              // `demo` leaves its counters to it: they measure nothing
+      "cli/cmd_events.cpp",   // `events --backend sim` lists the simulated catalog: it
+                              // measures nothing
       "cli/options.h",        // the option's default, native
       "cli/options.cpp",      // --sim-cache goes with --backend sim only
-      "cli/cmd_demo.cpp",     // the demo's layout part is the simulator's by design
+      "job/demo_job.h",       // the user's backend as the demo reads it, native unless given
+      "job/demo_job.cpp",     // the demo's layout part is the simulator's by design, and
+                              // it leaves its counters to it
   };
   // A comparison with a backend's name, or a branch on its enum.
   const std::regex decides(R"re(BackendKind::(native|sim)|backend\s*==\s*"(sim|native)")re");
