@@ -326,10 +326,11 @@ TEST_CASE("layering: no function is longer than 60 lines, but the named few") {
 // cli/ parses, prints and exits: its files (.cpp and .h) hold under kCliLines lines.
 // The goal is 2,000 (docs/design.md, "Where the code strays"); the ceiling is where
 // cli/ stood once the sweeps' set-up, the reports' analysis, the shards, Slurm, the
-// resume checks, the check's session, the journals' creation and the value ranges
-// moved to job/ (2,429 lines), with a little room, and it only comes down.
+// resume checks, the check's session, the journals' creation, the value ranges, the
+// request's combination rules, the demo's parts and the certificate's input moved to
+// job/ (2,253 lines), with a little room, and it only comes down.
 TEST_CASE("layering: cli/ stays small") {
-  constexpr std::size_t kCliLines = 2500;
+  constexpr std::size_t kCliLines = 2300;
   std::size_t lines = 0;
   for_each_line([&](const std::string& rel, std::size_t, const std::string&) {
     if (in_cli(rel)) ++lines;
