@@ -325,10 +325,11 @@ TEST_CASE("layering: no function is longer than 60 lines, but the named few") {
 // The goal is 2,000 (docs/design.md, "Where the code strays"); the ceiling is where
 // cli/ stood once the sweeps' set-up, the reports' analysis, the shards, Slurm, the
 // resume checks, the check's session, the journals' creation, the value ranges, the
-// request's combination rules, the demo's parts and the certificate's input moved to
-// job/ (2,253 lines), with a little room, and it only comes down.
+// request's combination rules, the demo's parts, the certificate's input, a sweep's
+// resume and compare's variants moved to job/ (2,227 lines), with a little room, and
+// it only comes down.
 TEST_CASE("layering: cli/ stays small") {
-  constexpr std::size_t kCliLines = 2300;
+  constexpr std::size_t kCliLines = 2250;
   std::size_t lines = 0;
   for_each_line([&](const std::string& rel, std::size_t, const std::string&) {
     if (in_cli(rel)) ++lines;
