@@ -12,16 +12,7 @@ namespace {
 
 SweepJob compare_job(const Options& o) {
   const auto words = split_variants(o.target);  // BASELINE ARGS ::: CONTENDER ARGS
-  return sweep_job(o, JobKind::compare, [&](const SweepRequest& r) {
-    std::vector<VariantSpec> variants = {make_variant(r, words.first, "baseline"),
-                                         make_variant(r, words.second, "contender")};
-    if (o.aa) {
-      VariantSpec copy = variants[0];
-      copy.name = "baseline (A/A)";
-      variants.push_back(std::move(copy));
-    }
-    return variants;
-  });
+  return sweep_job(o, JobKind::compare, [&](const SweepRequest& r) { return compare_variants(r, words, o.aa); });
 }
 
 }  // namespace

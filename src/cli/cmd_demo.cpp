@@ -1,117 +1,72 @@
-// obscheck demo: the check on a bundled workload, with whatever this host counts, then
-// (where valgrind is installed) the paper's layout effect on the simulated PMU —
-// the paper's own set-up (Mytkowicz et al., "Observer Effect and Measurement Bias in Performance Analysis" §4.1.1): counters programmed in process by a
-// preloaded wrapper told its events through the environment, crossed with the
-// padding intervention (§5.1), so natural, held and sham are all shown.
-#include <algorithm>
+// obscheck demo: its two parts (job/demo_job.h) laid over the user's options, each run
+// as a check, and what the demo says of them.
 #include <fmt/core.h>
-#include <unistd.h>
 
-#include <filesystem>
+#include <algorithm>
 
 #include "cli/commands.h"
-#include "host/install_paths.h"
-#include "cli/sim_backend.h"
-#include "events/event.h"
-#include "launch/launcher.h"
-#include "observe/sim.h"
+#include "job/demo_job.h"
 #include "util/error.h"
 
 namespace obscheck {
 namespace {
 
-// The demo is the sequential check with a shorter budget: it stops as soon as every
-// verdict is decided, and after 20 s of runs at the latest (about 300 blocks of its 22
-// configurations), long enough for the verdicts a quiet machine can reach, short
-// enough for a first look at the tool.
-constexpr double kDemoSeconds = 20;
-// compute 300 runs for about 2 ms: short enough that a block of 22 configurations
-// takes well under a second.
-constexpr const char* kDemoScale = "300";
-constexpr const char* kDemoHtml = "obscheck-demo.html";
-// The demo's counters where kernel counting is not allowed: the check's default
-// software events without the TSC (see cmd_demo).
-constexpr const char* kDemoUserCounters = "task-clock,page-faults,ctx-switches";
-// The second part: the paper's layout effect on the simulated PMU (experiments/
-// fig12-padding does the same). The `layout` workload's two half-cache buffers in a
-// direct-mapped L1d miss by how far their sets overlap, so the counter list's bytes in
-// the environment move l1d whenever they move the stack by a cache line.
-constexpr const char* kLayoutHtml = "obscheck-demo-layout.html";
-constexpr const char* kLayoutCounters = "l1d,instructions,branch-misses,cycles";
-constexpr const char* kLayoutCache = "D1=2048,1,32";
-// The environment is padded to this before the list is added (more when the user's is
-// larger), so that the user's own environment's size does not decide the result.
-constexpr std::size_t kLayoutEnvPad = 8192;
-// The verdict the second part was built to show (a --fail-on outcome).
-constexpr const char* kLayoutFinding = "layout";
-
-// Where the simulated backend would find it (observe/sim.h find_valgrind).
-bool has_valgrind() {
-  try {
-    find_valgrind();
-    return true;
-  } catch (const Error&) {
-    return false;
-  }
+DemoAsk demo_ask(const Options& o) {
+  const bool budget = std::find(o.given.begin(), o.given.end(), "time-budget") != o.given.end();
+  return {o.target, o.counters, o.mode, o.backend, budget, o.html, o.json || o.csv, !o.fail_on.empty()};
 }
 
-// The layout part runs for the bundled demo only: a user's own target or options asked
-// a question of their own.
-bool own_question(const Options& given) {
-  return !given.target.empty() || !given.counters.empty() || sim_backend(given) || given.json || given.csv;
-}
-
-// The second part's check exits 1 exactly when some metric was explained by layout:
-// the finding the part was built to show.
-int layout_part(const Options& given, std::uint64_t seed) {
+// The check the part asks for: the user's options with the part's own. A part's exit
+// code is the demo's to decide (cli/cmd_check.cpp).
+Options part_options(const Options& given, const DemoPart& p) {
   Options o = given;
   o.command = Command::check;
-  o.backend = BackendKind::sim;
-  o.sim_cache = kLayoutCache;
-  o.mode = CountingMode::inprocess;
-  o.counters = kLayoutCounters;
-  const std::size_t have = EnvBlock::for_target().size_bytes();
-  o.env_pad = std::max(kLayoutEnvPad, (have / 4096 + 2) * 4096);
-  o.target = {bundled_workload("layout"), "2000", "1024"};
-  o.seed = seed;
-  o.seed_given = true;
-  o.html = kLayoutHtml;
-  o.summary_only = true;
   o.demo_part = true;
-  o.fail_on = {kLayoutFinding};
+  o.target = p.target;
+  o.mode = p.mode;
+  o.html = p.html;
+  o.summary_only = p.summary_only;
+  if (!p.counters.empty()) o.counters = p.counters;
+  if (p.backend) o.backend = *p.backend;
+  if (!p.sim_cache.empty()) o.sim_cache = p.sim_cache;
+  if (p.env_pad) o.env_pad = p.env_pad;
+  if (p.time_budget) o.time_budget = *p.time_budget;
+  if (p.seed) {
+    o.seed = *p.seed;
+    o.seed_given = true;
+  }
+  if (!p.fail_on.empty()) o.fail_on = p.fail_on;
+  return o;
+}
+
+int layout_part(const Options& given, std::uint64_t seed) {
+  const DemoPart p = demo_layout_part(seed);
   fmt::print(stderr,
              "\nobscheck demo, part 2: the paper's layout effect, on the simulated PMU (valgrind's cachegrind,\n"
              "  {}): the same counters announced to a program whose cache misses depend only on where\n"
              "  its stack lands. 'natural' moves it with the list's bytes, 'held' does not.\n\n",
-             kLayoutCache);
-  return cmd_check(o);
-}
-
-bool finished(int code) { return code == static_cast<int>(ExitCode::ok) || code == static_cast<int>(ExitCode::findings); }
-
-// The first part's own code: its verdicts decide only when the user named outcomes
-// with --fail-on; a check that ran to the end otherwise showed what it found.
-int first_part_code(const Options& given, int native) {
-  return given.fail_on.empty() ? static_cast<int>(ExitCode::ok) : native;
+             p.sim_cache);
+  return cmd_check(part_options(given, p));
 }
 
 // The demo's code once the first part ran to the end: whether the second part could
 // run and showed its finding.
 int second_part_code(const Options& given, const Options& first, int native) {
-  if (own_question(given)) return first_part_code(given, native);
-  if (!has_valgrind()) {
+  const DemoAsk ask = demo_ask(given);
+  if (!demo_runs_layout_part(ask)) return demo_first_part_code(ask, native);
+  if (!demo_can_simulate()) {
     fmt::print(stderr, "\nobscheck demo: the second part (the layout effect on the simulated PMU) needs valgrind: "
                        "sudo apt-get install valgrind (exit {})\n", static_cast<int>(ExitCode::host));
     return static_cast<int>(ExitCode::host);
   }
   const int layout = layout_part(given, first.seed_given ? first.seed : 1);
-  if (!finished(layout)) return layout;  // interrupted
+  if (!demo_part_finished(layout)) return layout;  // interrupted
   if (layout != static_cast<int>(ExitCode::findings)) {
     fmt::print(stderr, "\nobscheck demo: the layout effect did not appear (no metric explained by layout); exit {}\n",
                static_cast<int>(ExitCode::findings));
     return static_cast<int>(ExitCode::findings);
   }
-  const int code = first_part_code(given, native);
+  const int code = demo_first_part_code(ask, native);
   fmt::print(stderr, "\nobscheck demo: both parts ran and the layout effect appeared, as built to show; exit {}\n", code);
   return code;
 }
@@ -124,20 +79,8 @@ int second_part_code(const Options& given, const Options& first, int native) {
 // 129/130/143 when stopped) or the layout effect did not appear (1). --fail-on makes
 // the first part's verdicts count as in a check.
 int cmd_demo(const Options& given) {
-  Options o = given;
-  o.command = Command::check;
-  o.demo_part = true;
-  if (o.target.empty()) o.target = {bundled_workload("compute"), kDemoScale};
-  if (std::find(o.given.begin(), o.given.end(), "time-budget") == o.given.end()) o.time_budget = kDemoSeconds;
-  if (given.mode == CountingMode::external) o.mode = CountingMode::inprocess;
-  // The TSC comes from the msr PMU, which only counts all levels: where this user may
-  // not count the kernel (a student at perf_event_paranoid 2), the demo counts the
-  // software events alone, user level only, and says so.
-  const HostPerfFacts host = read_host_perf_facts();
-  const bool user_only = o.counters.empty() && !sim_backend(o) && !kernel_counting_allowed(host);
-  if (user_only) o.counters = kDemoUserCounters;
-  // The demo leaves its figures behind as one page a browser opens without a network.
-  if (o.html.empty()) o.html = kDemoHtml;
+  const DemoPart first = demo_first_part(demo_ask(given));
+  const Options o = part_options(given, first);
   if (!o.json && !o.csv)
     fmt::print(stderr,
                "obscheck demo: does counting more events change {}?\n"
@@ -145,13 +88,13 @@ int cmd_demo(const Options& given) {
                "  event list from the environment, as in the paper; 'held' pads the environment to one\n"
                "  size, 'sham' announces the events but programs one.\n\n",
                o.target.front());
-  if (user_only && !o.json && !o.csv)
+  if (first.user_only && !o.json && !o.csv)
     fmt::print(stderr,
                "  perf_event_paranoid is {} and you have no CAP_PERFMON: counting {} at user level only\n"
                "  (tsc needs kernel-level counting; sudo sysctl kernel.perf_event_paranoid=1 allows it).\n\n",
-               host.paranoid, kDemoUserCounters);
+               first.paranoid, first.counters);
   const int native = cmd_check(o);
-  if (!finished(native)) return native;  // interrupted
+  if (!demo_part_finished(native)) return native;  // interrupted
   return second_part_code(given, o, native);
 }
 

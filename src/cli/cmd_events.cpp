@@ -1,7 +1,8 @@
 #include "cli/commands.h"
-#include "cli/sim_backend.h"
 #include "events/event.h"
 #include "job/job_backend.h"
+#include "job/sim_catalog.h"
+#include "observe/sim.h"
 #include "run/backend.h"
 #include "report/events_report.h"
 #include "util/error.h"
@@ -14,7 +15,7 @@ int cmd_events(const Options& o) {
     emit(o, o.json ? events_encode_json(o.encode, set) : events_encode_text(set));
     return 0;
   }
-  if (sim_backend(o)) {
+  if (o.backend == BackendKind::sim) {
     // The catalog does not depend on the host; the geometry a check would use does.
     const auto catalog = sim_catalog();
     std::vector<std::string> notes;

@@ -13,7 +13,6 @@
 #include "job/resume_options.h"
 #include "job/journal_job.h"
 #include "job/measure_job.h"
-#include "launch/launcher.h"
 #include "record/journal.h"
 #include "report/measure_report.h"
 #include "util/error.h"
@@ -68,10 +67,6 @@ int resume_measure(const Options& o) {
 int cmd_measure(const Options& o) {
   if (!o.resume.empty()) return resume_measure(o);
   MeasureSetup m = measure_setup(measure_request(check_request_from(o), o.runs_given));
-  // The output's digest is for the journal alone (measure's report never reads it):
-  // without one the output goes to /dev/null, which spares every run a pipe, a pidfd
-  // and a poll.
-  if (o.journal.empty() && m.spec.launch.out == Stdio::capture) m.spec.launch.out = Stdio::discard;
   std::optional<JournalWriter> journal = create_measure_journal(m, o.journal);
   return run_and_report(o, m, {}, journal ? &*journal : nullptr);
 }

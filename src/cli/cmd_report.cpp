@@ -12,11 +12,7 @@
 #include "cli/sweep_session.h"
 #include "cli/html_out.h"
 #include "job/resume_options.h"
-#include "observe/wrap.h"
-#include "record/journal.h"
 #include "record/journal_reader.h"
-#include "record/plan_file.h"
-#include "record/request.h"
 #include "report/certificate.h"
 #include "report/check_report.h"
 #include "util/safe_write.h"
@@ -45,45 +41,23 @@ int print_report(const Options& o, CheckReportData& r) {
   return r.ctx.exit_code;
 }
 
-// A plan given where a journal belongs reads as "line 1: not valid JSON" (a plan is
-// one pretty-printed object): say what it is and what to do with it.
-void refuse_plan_files(const Options& o) {
-  for (const std::string& f : o.report_files)
-    if (read_manifest_line(f).is_null() && looks_like_plan_file(f))
-      throw Error(ErrorKind::io, fmt::format("{} is a plan (written by obscheck plan), not a journal", f),
-                  fmt::format("run its shards with obscheck run --plan {} --shard I/N, then report their journals", f));
-}
-
 // report --certificate: a profiler command's check as a certificate (report/certificate.h):
-// text, or --json; --html FILE writes its page. The kernel's log is read now.
+// text, or --json; --html FILE writes its page.
 int report_certificate(const Options& o) {
-  if (!o.csv && !o.markdown && o.svg_dir.empty()) {
-    const JournalData d = load_journal(o.report_file);
-    if (const std::optional<JobKind> kind = job_kind_of(d.manifest); !kind || *kind != JobKind::check)
-      throw Error(ErrorKind::usage, o.report_file + " is not a check's journal: --certificate describes a check",
-                  "run the check with --observer-cmd 'PROFILER ... --' --levels 0,... --journal FILE");
-    CheckReportData r = check_report_from_journal(d, report_ask(o), nullptr, true);
-    r.ctx.exit_code = check_exit_code(o, r.plan, r.findings);
-    const Plan& plan = r.plan;
-    const CheckContext& ctx = r.ctx;
-    const Findings& findings = r.findings;
-    const CheckRequest recorded = request_from_manifest(d.manifest);
-    CertificateInput in{recorded.observer.command, scan_kernel_log(kPerfThrottleMessage), {}};
-    if (plan.spec.doses_wrap_a_command())
-      for (const Level& l : plan.spec.levels) {
-        const std::string level = l.extra.value("wrap", std::string());
-        if (const auto hz = requested_frequency(in.profiler_command, level)) in.requested_hz[level] = *hz;
-      }
-    const nlohmann::json cert = certificate_json(plan, findings, ctx, in);
-    emit(o, o.json ? cert.dump(2) + "\n" : certificate_text(cert));
-    if (!o.html.empty()) {
-      write_file_safely(o.html, certificate_html(plan, findings, cert));
-      fmt::print(stderr, "obscheck: wrote {}\n", o.html);
-    }
-    return ctx.exit_code;
+  if (o.csv || o.markdown || !o.svg_dir.empty())
+    throw Error(ErrorKind::usage, "--certificate is text, --json or --html FILE",
+                "leave out --csv, --markdown and --svg");
+  CertificateReport c = certificate_report(o.report_file, report_ask(o));
+  const Plan& plan = c.report.plan;
+  const Findings& findings = c.report.findings;
+  c.report.ctx.exit_code = check_exit_code(o, plan, findings);
+  const nlohmann::json cert = certificate_json(plan, findings, c.report.ctx, c.input);
+  emit(o, o.json ? cert.dump(2) + "\n" : certificate_text(cert));
+  if (!o.html.empty()) {
+    write_file_safely(o.html, certificate_html(plan, findings, cert));
+    fmt::print(stderr, "obscheck: wrote {}\n", o.html);
   }
-  throw Error(ErrorKind::usage, "--certificate is text, --json or --html FILE",
-              "leave out --csv, --markdown and --svg");
+  return c.report.ctx.exit_code;
 }
 
 }  // namespace
@@ -97,7 +71,7 @@ int report_complete_journal(const Options& o, const JournalData& d) {
 }
 
 int cmd_report(const Options& o) {
-  refuse_plan_files(o);
+  refuse_plan_files(o.report_files);
   if (o.certificate) {
     if (o.report_files.size() > 1) throw Error(ErrorKind::usage, "--certificate describes one journal");
     return report_certificate(o);
@@ -130,20 +104,13 @@ int report_merged(const Options& o) {
   if (!o.svg_dir.empty())
     throw Error(ErrorKind::usage, "--svg is for one check's journal; the merged report's figures are in --html FILE");
   MergedShards m = merge_shards(o.report_files);
-  AnalysisOptions a{o.margin_given ? o.margin : m.recorded.margin, 0.05, 1, m.plan.seed(), 0, true};  // shards: fixed blocks, one look
-  a.allow_multiplex = o.allow_multiplex || m.recorded.allow_multiplex;
-  const HostsFindings f = analyse_hosts(m.plan, std::move(m.hosts), a);
+  const HostsFindings f = analyse_merged(m, o.margin_given ? std::optional(o.margin) : std::nullopt, o.allow_multiplex);
   emit(o, o.json ? hosts_json(m.plan, f, m.ctx) : hosts_text(m.plan, f, m.ctx));
   if (!o.html.empty()) {
     write_file_safely(o.html, hosts_html(m.plan, f, m.ctx));
     fmt::print(stderr, "obscheck: wrote {}\n", o.html);
   }
-  std::vector<std::string> found;
-  for (const PooledEffect& p : f.pooled) {
-    found.emplace_back(verdict_key(p.verdict));
-    for (const HostVerdict& h : p.hosts) found.emplace_back(verdict_key(h.verdict));
-  }
-  return findings_exit_code(o, found, kCheckFailOn);
+  return findings_exit_code(o, merged_outcomes(f), kCheckFailOn);
 }
 
 }  // namespace obscheck

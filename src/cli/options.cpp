@@ -25,10 +25,6 @@ namespace {
 // median, few enough for a quick look (Rechistov, "Pitfalls of measuring software performance" asks for ≥ 30 before concluding;
 // the check command sizes itself sequentially instead).
 constexpr int kDefaultMeasureRuns = 10;
-// slurm: four shards unless told, at most 10000 (one array task each; Slurm's own
-// default MaxArraySize is 1001, sites raise it).
-constexpr int kDefaultShards = 4;
-constexpr int kMaxShards = 10000;
 
 const std::map<std::string, Command> kCommands = {
     {"check", Command::check},   {"measure", Command::measure}, {"events", Command::events},
@@ -523,21 +519,8 @@ void take_observer(const po::variables_map& vm, Options& o) {
   take(vm, "levels", o.levels);
   take(vm, "build", o.build);
   take(vm, "probe-sites", o.probe_sites);
-  const int observers = !o.probes.empty() + !o.breakpoints.empty() + !o.sample_freq.empty() +
-                        !o.observer_cmd.empty() + !o.build.empty();
-  if (observers > 1)
-    throw Error(ErrorKind::usage, "one observer at a time: --probes, --breakpoints, --sample-freq, --observer-cmd, --build",
-                "run one check per observer");
-  if (vm.count("observer-cmd") && o.observer_cmd.find_first_not_of(" \t\n") == std::string::npos)
-    throw Error(ErrorKind::usage, "--observer-cmd is empty: give the profiler command that wraps the target",
-                "e.g. --observer-cmd 'perf record -F {level} -o /dev/null --' --levels 0,99,999");
-  if (!o.observer_cmd.empty() && o.levels.empty())
-    throw Error(ErrorKind::usage, "--observer-cmd needs --levels (e.g. --levels 0,99,999; 0 = not wrapped)");
-  if (o.observer_cmd.empty() && !o.levels.empty())
-    throw Error(ErrorKind::usage, "--levels goes with --observer-cmd");
-  if (o.probe_sites < 1 || o.probe_sites > 64) throw Error(ErrorKind::usage, "--probe-sites is 1..64");
-  check_auto_probes(!o.probes.empty() ? "probes" : "breakpoints", !o.probes.empty() ? o.probes : o.breakpoints);
-  if (!o.sample_freq.empty()) check_number_list("sample-freq", o.sample_freq, UINT64_MAX);
+  check_asked_observer({o.probes, o.breakpoints, o.sample_freq, o.observer_cmd, o.levels, o.build,
+                        vm.count("observer-cmd") > 0, o.probe_sites});
 }
 
 // How the target is started, where the report goes, the journal, and the hosts' options.
@@ -599,33 +582,16 @@ void take_switches_and_sweep(const po::variables_map& vm, Options& o) {
   take(vm, "confidence", o.confidence);
   take(vm, "tolerance", o.tolerance);
   take(vm, "top", o.top);
-  if (!(o.tolerance > 0 && o.tolerance < 1))
-    throw Error(ErrorKind::usage, "--tolerance is a share between 0 and 1 (0.05 = five share points)");
-  if (o.top < 1 || o.top > 1000) throw Error(ErrorKind::usage, "--top is 1..1000 functions");
+  check_fidelity_bounds(o.tolerance, o.top);
   if (vm.count("aa")) o.aa = vm["aa"].as<bool>();
   if (vm.count("allow-output-diff")) o.allow_output_diff = vm["allow-output-diff"].as<bool>();
   if (vm.count("certificate")) o.certificate = vm["certificate"].as<bool>();
   if (vm.count("verbose")) o.verbose = vm["verbose"].as<bool>();
-  if (vm.count("fail-on")) {
-    const std::string list = vm["fail-on"].as<std::string>();
-    const std::vector<std::string> known =
-        o.command == Command::compare ? std::vector<std::string>{"worse", "better", "incomparable", "aa", "none"}
-        : o.command == Command::bias  ? std::vector<std::string>{"bias", "failed", "incomparable", "none"}
-                                      : std::vector<std::string>{"perturbed", "layout", "incomparable", "inconclusive", "none"};
-    std::string word;
-    std::stringstream words(list);
-    while (std::getline(words, word, ',')) {
-      if (word.empty()) continue;
-      if (std::find(known.begin(), known.end(), word) == known.end()) {
-        std::string accepted;
-        for (const auto& k : known) accepted += (accepted.empty() ? "" : ", ") + k;
-        throw Error(ErrorKind::usage, "--fail-on: '" + word + "' is not an outcome of this command", "one or more of " + accepted);
-      }
-      o.fail_on.push_back(word);
-    }
-    if (o.fail_on.empty()) throw Error(ErrorKind::usage, "--fail-on is empty", "name an outcome, or none");
-  }
-
+  if (vm.count("fail-on"))
+    o.fail_on = fail_on_outcomes(o.command == Command::compare ? FailOnOf::compare
+                                 : o.command == Command::bias  ? FailOnOf::bias
+                                                               : FailOnOf::check,
+                                 vm["fail-on"].as<std::string>());
 }
 
 // Options that exclude one another, or only go with another.
@@ -637,7 +603,6 @@ void check_combinations(Options& o) {
   if (o.markdown && (o.json || o.csv)) throw Error(ErrorKind::usage, "--markdown, --json and --csv: choose one");
   if (!o.field_separator.empty() && (o.json || o.csv || o.markdown))
     throw Error(ErrorKind::usage, "-x, --markdown, --json and --csv: choose one");
-
 }
 
 // What each command cannot do without.
@@ -658,11 +623,7 @@ void check_command_needs(Options& o, bool takes_target) {
                   "usage: obscheck slurm [--shards N] [--submit] -- [check options] PROG [ARGS...]");
     const bool given = std::find(o.given.begin(), o.given.end(), "shards") != o.given.end() ||
                        std::find(o.given.begin(), o.given.end(), "nodes") != o.given.end();
-    if (!given) o.shards = kDefaultShards;
-    if (o.shards < 1 || o.shards > kMaxShards)
-      throw Error(ErrorKind::usage, fmt::format("--shards (or --nodes) is 1..{}, not {}", kMaxShards, o.shards),
-                  "one array task per shard, each on a node of its own");
-    if (o.array_parallelism < 0) throw Error(ErrorKind::usage, "--array-parallelism cannot be negative");
+    o.shards = slurm_shards(given ? std::optional(o.shards) : std::nullopt, o.array_parallelism);
   }
   if (o.command == Command::report && o.report_file.empty())
     throw Error(ErrorKind::usage, "obscheck report: which journal?", "usage: obscheck report FILE");

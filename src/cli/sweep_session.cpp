@@ -6,7 +6,6 @@
 #include <optional>
 
 #include "cli/commands.h"
-#include "job/resume_options.h"
 #include "cli/request_from.h"
 #include "job/journal_job.h"
 #include "record/journal.h"
@@ -27,46 +26,30 @@ int run_and_finish(const Options& o, SweepJob& job, std::vector<RunRecord> recor
   return finish(o, sweep_report(job.brief, done.runs, done.interrupted), job.brief, done.interrupted, true);
 }
 
-// The sweep the journal recorded, built again from its command line with the seed it
-// drew. The words come from the file: what they say wrong is the journal's fault (an
-// edited or foreign journal, exit 6), not this command line's.
-SweepJob recorded_job(const SweepBrief& recorded, const std::string& command,
+// The sweep the journal recorded, its command line parsed again as this one was.
+SweepJob recorded_job(const std::vector<std::string>& arguments, std::uint64_t seed,
                       const std::function<SweepJob(const Options&)>& build) {
-  const auto bad = [](const std::string& why) {
-    return Error(ErrorKind::io, "the journal's recorded command line cannot be run again: " + why,
-                 "the journal was edited, or written by another version; start a new sweep");
-  };
-  if (recorded.arguments.empty() || recorded.arguments.front() != command)
-    throw bad("it is not a " + command + " command line");
-  try {
-    std::vector<const char*> argv = {"obscheck"};
-    for (const std::string& w : recorded.arguments) argv.push_back(w.c_str());
-    Options stored = parse_command_line(static_cast<int>(argv.size()), argv.data()).options;
-    stored.seed = recorded.header.seed;
-    stored.seed_given = true;
-    stored.journal.clear();
-    return build(stored);
-  } catch (const Error& e) {
-    if (e.kind() != ErrorKind::usage) throw;
-    throw bad(e.what());
-  }
+  std::vector<const char*> argv = {"obscheck"};
+  for (const std::string& w : arguments) argv.push_back(w.c_str());
+  Options stored = parse_command_line(static_cast<int>(argv.size()), argv.data()).options;
+  stored.seed = seed;
+  stored.seed_given = true;
+  stored.journal.clear();
+  return build(stored);
 }
 
 int resume_sweep(const Options& o, JobKind kind, const std::function<SweepJob(const Options&)>& build,
                  const SweepFinish& finish) {
-  const std::string command(to_string(kind));
-  if (!manifest_to_resume(o.resume, kind).is_null()) refuse_sweep_options(o.given, !o.target.empty(), command);
-  ResumedSweep r = open_sweep_journal(o.resume);
-  const JournalData& d = r.journal.data;
-  if (r.complete) return report_complete_journal(o, d);
-  SweepJob job = recorded_job(r.recorded, command, build);
-  refuse_changed_sweep(d, r.recorded, job);
-  // The report is the journal's: its header (the binaries' paths, the notes) as recorded.
-  job.brief = r.recorded;
+  SweepToResume r = resume_sweep_job(o.resume, kind, o.given, !o.target.empty(),
+                                     [&](const std::vector<std::string>& arguments, std::uint64_t seed) {
+                                       return recorded_job(arguments, seed, build);
+                                     });
+  const JournalData& d = r.opened.journal.data;
+  if (r.opened.complete) return report_complete_journal(o, d);
   if (d.torn_tail) fmt::print(stderr, "obscheck: {}\n", kTornTailNotice);
   fmt::print(stderr, "obscheck: resuming {} after {} of {} runs\n", o.resume, d.runs.size(),
-             job.plan->block_size() * static_cast<std::size_t>(job.spec.runs));
-  return run_and_finish(o, job, d.runs, &r.journal.writer, finish);
+             r.job->plan->block_size() * static_cast<std::size_t>(r.job->spec.runs));
+  return run_and_finish(o, *r.job, d.runs, &r.opened.journal.writer, finish);
 }
 
 }  // namespace

@@ -136,8 +136,11 @@ MeasureSetup resumed_measure_setup(const ResumedJournal& r) {
   return m;
 }
 
-std::optional<JournalWriter> create_measure_journal(const MeasureSetup& m, const std::string& path) {
-  if (path.empty()) return std::nullopt;
+std::optional<JournalWriter> create_measure_journal(MeasureSetup& m, const std::string& path) {
+  if (path.empty()) {
+    if (m.spec.launch.out == Stdio::capture) m.spec.launch.out = Stdio::discard;
+    return std::nullopt;
+  }
   return JournalWriter::create(path, measure_manifest(m));
 }
 

@@ -48,8 +48,10 @@ MeasureSetup measure_setup(SettledRequest s);
 // The journal's first line for a new measure of `m`.
 nlohmann::json measure_manifest(const MeasureSetup& m);
 // A new journal at `path` for the measure of `m` (its manifest written); none when
-// `path` is empty. Throws Error(io) as JournalWriter::create.
-std::optional<JournalWriter> create_measure_journal(const MeasureSetup& m, const std::string& path);
+// `path` is empty, and then a captured output goes to /dev/null instead: its digest is
+// for the journal alone (measure's report never reads it), and discarding it spares
+// every run a pipe, a pidfd and a poll. Throws Error(io) as JournalWriter::create.
+std::optional<JournalWriter> create_measure_journal(MeasureSetup& m, const std::string& path);
 
 // The setup of a resumed measure from its journal: runs from the first one missing.
 // Throws Error(usage) when the binary (sha256) or the environment differs from the

@@ -3,6 +3,9 @@
 #include <fmt/core.h>
 
 #include "analysis/deterministic.h"
+#include "host/kernel_log.h"
+#include "job/journal_job.h"
+#include "observe/wrap.h"
 #include "job/check_context.h"
 #include "record/journal_reader.h"
 #include "record/plan_file.h"
@@ -104,6 +107,30 @@ CheckReportData check_report_from_journal(const JournalData& d, const ReportAsk&
                                          "cannot be detected",
                                          d.unchecked_lines, d.lines));
   return r;
+}
+
+void refuse_plan_files(const std::vector<std::string>& files) {
+  for (const std::string& f : files)
+    if (read_manifest_line(f).is_null() && looks_like_plan_file(f))
+      throw Error(ErrorKind::io, fmt::format("{} is a plan (written by obscheck plan), not a journal", f),
+                  fmt::format("run its shards with obscheck run --plan {} --shard I/N, then report their journals", f));
+}
+
+CertificateReport certificate_report(const std::string& path, const ReportAsk& ask) {
+  const JournalData d = load_journal(path);
+  if (const std::optional<JobKind> kind = job_kind_of(d.manifest); !kind || *kind != JobKind::check)
+    throw Error(ErrorKind::usage, path + " is not a check's journal: --certificate describes a check",
+                "run the check with --observer-cmd 'PROFILER ... --' --levels 0,... --journal FILE");
+  CertificateReport c{check_report_from_journal(d, ask, nullptr, true), {}};
+  const CheckRequest recorded = request_from_manifest(d.manifest);
+  c.input = {recorded.observer.command, scan_kernel_log(kPerfThrottleMessage), {}};
+  const PlanSpec& spec = c.report.plan.spec;
+  if (spec.doses_wrap_a_command())
+    for (const Level& l : spec.levels) {
+      const std::string level = l.extra.value("wrap", std::string());
+      if (const auto hz = requested_frequency(c.input.profiler_command, level)) c.input.requested_hz[level] = *hz;
+    }
+  return c;
 }
 
 }  // namespace obscheck

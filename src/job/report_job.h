@@ -13,6 +13,7 @@
 #include "plan/plan.h"
 #include "record/journal.h"
 #include "record/run_record.h"
+#include "report/certificate.h"
 #include "report/check_report.h"
 #include "run/backend.h"
 
@@ -52,5 +53,19 @@ CheckReportData check_report_from_journal(const JournalData& d, const ReportAsk&
 // Whether a journal of `backend` (none: unreadable) is read into columns: a check whose
 // backend does not count exactly (the exact analysis reads RunRecords).
 bool report_reads_columns(const std::shared_ptr<const Backend>& backend);
+
+// A plan given where a journal belongs reads as "line 1: not valid JSON" (a plan is
+// one pretty-printed object): Error(io) saying what it is and what to do with it.
+void refuse_plan_files(const std::vector<std::string>& files);
+
+// report --certificate: a profiler command's check analysed as its certificate reads it
+// (the sequential analysis), with what the certificate adds: the command, the rate each
+// level asks for, the kernel's log scanned now. Error(usage) for a journal that is not
+// a check's.
+struct CertificateReport {
+  CheckReportData report;
+  CertificateInput input;
+};
+CertificateReport certificate_report(const std::string& path, const ReportAsk& ask);
 
 }  // namespace obscheck

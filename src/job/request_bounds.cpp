@@ -5,6 +5,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -32,6 +33,12 @@ constexpr int kMaxBlocks = 1000000;
 constexpr std::size_t kMaxDoses = 64;
 // The most link orders: each is a binary linked before the first run.
 constexpr int kMaxLinkOrders = 10000;
+// slurm: four shards unless told, at most 10000 (one array task each; Slurm's own
+// default MaxArraySize is 1001, sites raise it).
+constexpr int kDefaultShards = 4;
+constexpr int kMaxShards = 10000;
+// The most --probe-sites: a build variant's probe mask is a 64-bit word.
+constexpr int kMaxProbeSites = 64;
 // The non-empty words of a comma list.
 std::size_t split_count(const std::string& list) {
   std::size_t n = 0;
@@ -156,6 +163,59 @@ void check_asked_values(const AskedValues& v) {
   if (v.contexts && *v.contexts < 1) throw Error(ErrorKind::usage, "--contexts must be at least 1");
   if (v.leftovers != "kill" && v.leftovers != "fail")
     throw Error(ErrorKind::usage, "--leftovers must be kill or fail, not '" + v.leftovers + "'");
+}
+
+void check_asked_observer(const AskedObserver& o) {
+  const int observers = !o.probes.empty() + !o.breakpoints.empty() + !o.sample_freq.empty() + !o.command.empty() +
+                        !o.build.empty();
+  if (observers > 1)
+    throw Error(ErrorKind::usage, "one observer at a time: --probes, --breakpoints, --sample-freq, --observer-cmd, --build",
+                "run one check per observer");
+  if (o.command_given && o.command.find_first_not_of(" \t\n") == std::string::npos)
+    throw Error(ErrorKind::usage, "--observer-cmd is empty: give the profiler command that wraps the target",
+                "e.g. --observer-cmd 'perf record -F {level} -o /dev/null --' --levels 0,99,999");
+  if (!o.command.empty() && o.levels.empty())
+    throw Error(ErrorKind::usage, "--observer-cmd needs --levels (e.g. --levels 0,99,999; 0 = not wrapped)");
+  if (o.command.empty() && !o.levels.empty()) throw Error(ErrorKind::usage, "--levels goes with --observer-cmd");
+  if (o.probe_sites < 1 || o.probe_sites > kMaxProbeSites) throw Error(ErrorKind::usage, "--probe-sites is 1..64");
+  check_auto_probes(!o.probes.empty() ? "probes" : "breakpoints", !o.probes.empty() ? o.probes : o.breakpoints);
+  if (!o.sample_freq.empty()) check_number_list("sample-freq", o.sample_freq, UINT64_MAX);
+}
+
+void check_fidelity_bounds(double tolerance, int top) {
+  if (!(tolerance > 0 && tolerance < 1))
+    throw Error(ErrorKind::usage, "--tolerance is a share between 0 and 1 (0.05 = five share points)");
+  if (top < 1 || top > 1000) throw Error(ErrorKind::usage, "--top is 1..1000 functions");
+}
+
+std::vector<std::string> fail_on_outcomes(FailOnOf command, const std::string& list) {
+  const std::vector<std::string> known =
+      command == FailOnOf::compare ? std::vector<std::string>{"worse", "better", "incomparable", "aa", "none"}
+      : command == FailOnOf::bias  ? std::vector<std::string>{"bias", "failed", "incomparable", "none"}
+                                   : std::vector<std::string>{"perturbed", "layout", "incomparable", "inconclusive", "none"};
+  std::vector<std::string> outcomes;
+  std::string word;
+  std::stringstream words(list);
+  while (std::getline(words, word, ',')) {
+    if (word.empty()) continue;
+    if (std::find(known.begin(), known.end(), word) == known.end()) {
+      std::string accepted;
+      for (const auto& k : known) accepted += (accepted.empty() ? "" : ", ") + k;
+      throw Error(ErrorKind::usage, "--fail-on: '" + word + "' is not an outcome of this command", "one or more of " + accepted);
+    }
+    outcomes.push_back(word);
+  }
+  if (outcomes.empty()) throw Error(ErrorKind::usage, "--fail-on is empty", "name an outcome, or none");
+  return outcomes;
+}
+
+int slurm_shards(std::optional<int> asked, int array_parallelism) {
+  const int shards = asked.value_or(kDefaultShards);
+  if (shards < 1 || shards > kMaxShards)
+    throw Error(ErrorKind::usage, fmt::format("--shards (or --nodes) is 1..{}, not {}", kMaxShards, shards),
+                "one array task per shard, each on a node of its own");
+  if (array_parallelism < 0) throw Error(ErrorKind::usage, "--array-parallelism cannot be negative");
+  return shards;
 }
 
 }  // namespace obscheck

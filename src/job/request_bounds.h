@@ -52,4 +52,27 @@ struct AskedValues {
 // malformed event list).
 void check_asked_values(const AskedValues& v);
 
+// The observer a check doses, as the command line names it: one at a time, each with
+// the knobs that go with it (--levels with --observer-cmd alone, --probe-sites 1..64,
+// --probes auto:N, a list of frequencies). Error(usage) for the first rule broken.
+struct AskedObserver {
+  std::string probes, breakpoints, sample_freq, command, levels, build;
+  bool command_given = false;  // --observer-cmd given (an empty one is refused)
+  int probe_sites = 8;
+};
+void check_asked_observer(const AskedObserver& o);
+
+// fidelity: --tolerance a share in (0, 1), --top 1..1000 functions.
+void check_fidelity_bounds(double tolerance, int top);
+
+// The command whose outcomes --fail-on names.
+enum class FailOnOf { check, bias, compare };
+// --fail-on LIST as its outcomes, in order; Error(usage) for an outcome the command
+// does not produce, or a list without one ("none" is one).
+std::vector<std::string> fail_on_outcomes(FailOnOf command, const std::string& list);
+
+// slurm: the array tasks asked for (unset: not given, four), 1..kMaxShards; at most K
+// at once, K not negative.
+int slurm_shards(std::optional<int> asked, int array_parallelism);
+
 }  // namespace obscheck

@@ -131,4 +131,19 @@ MergedShards merge_shards(const std::vector<std::string>& paths) {
   return m;
 }
 
+HostsFindings analyse_merged(MergedShards& m, std::optional<double> margin, bool allow_multiplex) {
+  AnalysisOptions a{margin.value_or(m.recorded.margin), 0.05, 1, m.plan.seed(), 0, true};  // shards: fixed blocks, one look
+  a.allow_multiplex = allow_multiplex || m.recorded.allow_multiplex;
+  return analyse_hosts(m.plan, std::move(m.hosts), a);
+}
+
+std::vector<std::string> merged_outcomes(const HostsFindings& f) {
+  std::vector<std::string> found;
+  for (const PooledEffect& p : f.pooled) {
+    found.emplace_back(verdict_key(p.verdict));
+    for (const HostVerdict& h : p.hosts) found.emplace_back(verdict_key(h.verdict));
+  }
+  return found;
+}
+
 }  // namespace obscheck

@@ -5,6 +5,7 @@
 // report).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,5 +28,13 @@ struct MergedShards {
 // not a shard of a plan, shards of different plans or splits, or a shard given twice;
 // Error(io) for an unreadable journal.
 MergedShards merge_shards(const std::vector<std::string>& paths);
+
+// The merged shards analysed with the host as a factor: a fixed number of blocks, one
+// look; `margin` and `allow_multiplex` re-judge (unset, false: the plan's request's).
+HostsFindings analyse_merged(MergedShards& m, std::optional<double> margin, bool allow_multiplex);
+
+// The outcomes the merged analysis reached (the pooled and each host's verdict keys),
+// for --fail-on.
+std::vector<std::string> merged_outcomes(const HostsFindings& f);
 
 }  // namespace obscheck

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "job/journal_job.h"
+#include "job/resume_options.h"
 #include "host/host_info.h"
 #include "record/journal.h"
 #include "record/journal_notes.h"
@@ -335,6 +336,40 @@ ResumedSweep open_sweep_journal(const std::string& path) {
   ResumedSweep r{JournalWriter::open_for_resume(path), false, {}};
   r.complete = ends_finished(r.journal.data.notes);
   if (!r.complete) r.recorded = brief_from_json(r.journal.data.manifest.at("sweep"));
+  return r;
+}
+
+namespace {
+
+// The sweep the journal recorded, made again from its command line with the seed it
+// drew. The words come from the file: what they say wrong is the journal's fault (an
+// edited or foreign journal, exit 6), not this command line's.
+SweepJob recorded_sweep_job(const SweepBrief& recorded, const std::string& command, const SweepRebuild& rebuild) {
+  const auto bad = [](const std::string& why) {
+    return Error(ErrorKind::io, "the journal's recorded command line cannot be run again: " + why,
+                 "the journal was edited, or written by another version; start a new sweep");
+  };
+  if (recorded.arguments.empty() || recorded.arguments.front() != command)
+    throw bad("it is not a " + command + " command line");
+  try {
+    return rebuild(recorded.arguments, recorded.header.seed);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::usage) throw;
+    throw bad(e.what());
+  }
+}
+
+}  // namespace
+
+SweepToResume resume_sweep_job(const std::string& path, JobKind kind, const std::vector<std::string>& given,
+                               bool program_given, const SweepRebuild& rebuild) {
+  const std::string command(to_string(kind));
+  if (!manifest_to_resume(path, kind).is_null()) refuse_sweep_options(given, program_given, command);
+  SweepToResume r{open_sweep_journal(path), std::nullopt};
+  if (r.opened.complete) return r;
+  r.job = recorded_sweep_job(r.opened.recorded, command, rebuild);
+  refuse_changed_sweep(r.opened.journal.data, r.opened.recorded, *r.job);
+  r.job->brief = r.opened.recorded;  // the report is the journal's: its header, its notes
   return r;
 }
 

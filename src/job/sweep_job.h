@@ -143,6 +143,22 @@ struct ResumedSweep {
 };
 ResumedSweep open_sweep_journal(const std::string& path);
 
+// A sweep's --resume FILE (`kind`: bias or compare). The command line's own options are
+// refused first where they would change the sweep (`given`, `program_given`:
+// job/resume_options.h). Unless the journal is complete, the job is the journal's sweep
+// made again by `rebuild` from the recorded command line (its words after "obscheck",
+// the command first) and the seed it drew, refused where it would run other programs
+// or contexts (refuse_changed_sweep), reporting under the journal's brief. Error(io)
+// when the recorded words are not this command's, or `rebuild` refuses them with
+// Error(usage): the journal was edited, or written by another version.
+using SweepRebuild = std::function<SweepJob(const std::vector<std::string>& arguments, std::uint64_t seed)>;
+struct SweepToResume {
+  ResumedSweep opened;
+  std::optional<SweepJob> job;  // unset when the journal is complete
+};
+SweepToResume resume_sweep_job(const std::string& path, JobKind kind, const std::vector<std::string>& given,
+                               bool program_given, const SweepRebuild& rebuild);
+
 // The brief of a sweep's journal, with the manifest's host when this obscheck can read
 // it. Throws Error(io) for a manifest without a sweep.
 SweepBrief journal_brief(const JournalData& d);

@@ -255,4 +255,16 @@ VariantSpec make_variant(const SweepRequest& o, const std::vector<std::string>& 
   return v;
 }
 
+std::vector<VariantSpec> compare_variants(
+    const SweepRequest& r, const std::pair<std::vector<std::string>, std::vector<std::string>>& words, bool aa) {
+  std::vector<VariantSpec> variants = {make_variant(r, words.first, "baseline"),
+                                       make_variant(r, words.second, "contender")};
+  if (aa) {
+    VariantSpec copy = variants[0];
+    copy.name = "baseline (A/A)";
+    variants.push_back(std::move(copy));
+  }
+  return variants;
+}
+
 }  // namespace obscheck

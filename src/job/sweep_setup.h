@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "record/request.h"
@@ -56,6 +57,11 @@ SweepSetup prepare_sweep(const SweepRequest& o);
 // A variant from its words (PROG ARGS...). With --link, PROG must be {out}: the
 // linked binary of each context.
 VariantSpec make_variant(const SweepRequest& o, const std::vector<std::string>& words, const std::string& name);
+
+// compare's variants from its words split at ::: (job/sweep_verdicts.h split_variants):
+// the baseline, the contender and, with `aa`, a copy of the baseline for the A/A control.
+std::vector<VariantSpec> compare_variants(
+    const SweepRequest& r, const std::pair<std::vector<std::string>, std::vector<std::string>>& words, bool aa);
 
 
 }  // namespace obscheck

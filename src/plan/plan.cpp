@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <set>
 #include <type_traits>
 #include <utility>
@@ -120,6 +121,14 @@ CountingMode counting_mode_from_string(std::string_view text) {
   if (text == "inprocess") return CountingMode::inprocess;
   throw Error(ErrorKind::usage, fmt::format("unknown --mode '{}'", text),
               "use --mode external (the driver counts) or --mode inprocess (a preloaded library counts)");
+}
+
+std::string PlanSpec::dose_noun() const {
+  // The observers' names as observe/observer.cpp spells them (plan/ lies below it).
+  static const std::map<std::string, std::string, std::less<>> kNouns = {
+      {kCounterObserver, "counter"}, {"probes", "uprobe"}, {"breakpoints", "breakpoint"}, {"build", "probe site"}};
+  const auto it = kNouns.find(observer);
+  return it == kNouns.end() ? std::string() : it->second;
 }
 
 std::vector<Layout> layouts_for(CountingMode mode) {

@@ -135,6 +135,10 @@ struct PlanSpec {
   bool doses_are_counters() const { return observer == kCounterObserver; }
   // The profiler-command observer's plan (--observer-cmd): each dose wraps the target.
   bool doses_wrap_a_command() const { return observer == "command"; }
+  // What one dose counts, for a sentence ("4 counters", "3 uprobes"): singular, the
+  // plural adds "s". Empty where a dose is named by its level's label instead (a
+  // sampling frequency, a profiler command's level, measure's and the sweeps' plans).
+  std::string dose_noun() const;
 };
 
 struct Configuration {

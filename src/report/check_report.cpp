@@ -285,11 +285,9 @@ std::string wrap_line(const std::string& line, std::size_t indent, std::size_t w
 // What one dose is called in a sentence: "4 counters", "3 uprobes", "1000Hz".
 std::string dose_name(const Plan& plan, std::size_t level) {
   const Level& l = plan.spec.levels.at(level);
-  if (plan.spec.observer == "counters") return fmt::format("{} counter{}", l.dose, l.dose == 1 ? "" : "s");
-  if (plan.spec.observer == "probes") return fmt::format("{} uprobe{}", l.dose, l.dose == 1 ? "" : "s");
-  if (plan.spec.observer == "breakpoints") return fmt::format("{} breakpoint{}", l.dose, l.dose == 1 ? "" : "s");
-  if (plan.spec.observer == "build") return fmt::format("{} probe site{}", l.dose, l.dose == 1 ? "" : "s");
-  return l.label;
+  const std::string noun = plan.spec.dose_noun();
+  if (noun.empty()) return l.label;
+  return fmt::format("{} {}{}", l.dose, noun, l.dose == 1 ? "" : "s");
 }
 
 // The A/A control's bound on this metric: the noise a verdict was judged against.

@@ -103,11 +103,13 @@ TEST_CASE("layering: the backend is decided in run/backend.cpp alone") {
       "record/request.h",     // the request's default, native
       "record/request.cpp",   // the name in the journal, and back
       "job/sweep_setup.h",    // the sweep request's default, native
-      "cli/sim_backend.cpp",  // `events --backend sim` lists the simulated catalog, and
-                              // `demo` leaves its counters to it: they measure nothing
+      "cli/cmd_events.cpp",   // `events --backend sim` lists the simulated catalog: it
+                              // measures nothing
       "cli/options.h",        // the option's default, native
       "cli/options.cpp",      // --sim-cache goes with --backend sim only
-      "cli/cmd_demo.cpp",     // the demo's layout part is the simulator's by design
+      "job/demo_job.h",       // the user's backend as the demo reads it, native unless given
+      "job/demo_job.cpp",     // the demo's layout part is the simulator's by design, and
+                              // it leaves its counters to it
   };
   // A comparison with a backend's name, or a branch on its enum.
   const std::regex decides(R"re(BackendKind::(native|sim)|backend\s*==\s*"(sim|native)")re");
@@ -183,9 +185,7 @@ TEST_CASE("layering: cli/ chooses no backend and runs no session or manifest of 
 TEST_CASE("layering: mode, backend and observer are not compared as strings outside the parser and the journal reader") {
   const std::set<std::string> spellers = {"cli/options.cpp", "record/request.cpp", "record/journal_reader.cpp",
                                           "plan/plan.h", "plan/plan.cpp", "observe/observer.cpp", "run/backend.cpp"};
-  const std::map<std::string, std::string> known = {
-      {"report/check_report.cpp", "names each observer's dose from PlanSpec::observer, a name (not yet an enum)"},
-  };
+  const std::map<std::string, std::string> known = {};
   // `mode`, `backend`, `observer` (a field or variable, any prefix) compared with or
   // assigned a string literal.
   const std::regex names_compared(
@@ -324,10 +324,12 @@ TEST_CASE("layering: no function is longer than 60 lines, but the named few") {
 // cli/ parses, prints and exits: its files (.cpp and .h) hold under kCliLines lines.
 // The goal is 2,000 (docs/design.md, "Where the code strays"); the ceiling is where
 // cli/ stood once the sweeps' set-up, the reports' analysis, the shards, Slurm, the
-// resume checks, the check's session, the journals' creation and the value ranges
-// moved to job/ (2,429 lines), with a little room, and it only comes down.
+// resume checks, the check's session, the journals' creation, the value ranges, the
+// request's combination rules, the demo's parts, the certificate's input, a sweep's
+// resume and compare's variants moved to job/ (2,227 lines), with a little room, and
+// it only comes down.
 TEST_CASE("layering: cli/ stays small") {
-  constexpr std::size_t kCliLines = 2500;
+  constexpr std::size_t kCliLines = 2250;
   std::size_t lines = 0;
   for_each_line([&](const std::string& rel, std::size_t, const std::string&) {
     if (in_cli(rel)) ++lines;

@@ -1,12 +1,8 @@
-#include "cli/sim_backend.h"
+#include "job/sim_catalog.h"
 
-#include <fmt/core.h>
-
-#include "util/error.h"
+#include "observe/sim.h"
 
 namespace obscheck {
-
-bool sim_backend(const Options& o) { return o.backend == BackendKind::sim; }
 
 std::vector<CatalogEntry> sim_catalog() {
   std::vector<CatalogEntry> out;

@@ -1,0 +1,93 @@
+#include "job/demo_job.h"
+
+#include <algorithm>
+
+#include "events/event.h"
+#include "host/install_paths.h"
+#include "launch/launcher.h"
+#include "observe/sim.h"
+#include "util/error.h"
+
+namespace obscheck {
+namespace {
+
+// The demo is the sequential check with a shorter budget: it stops as soon as every
+// verdict is decided, and after 20 s of runs at the latest (about 300 blocks of its 22
+// configurations), long enough for the verdicts a quiet machine can reach, short
+// enough for a first look at the tool.
+constexpr double kDemoSeconds = 20;
+// compute 300 runs for about 2 ms: short enough that a block of 22 configurations
+// takes well under a second.
+constexpr const char* kDemoScale = "300";
+constexpr const char* kDemoHtml = "obscheck-demo.html";
+// The demo's counters where kernel counting is not allowed: the check's default
+// software events without the TSC (the TSC comes from the msr PMU, which only counts
+// all levels).
+constexpr const char* kDemoUserCounters = "task-clock,page-faults,ctx-switches";
+// The second part: the paper's layout effect on the simulated PMU (experiments/
+// fig12-padding does the same). The `layout` workload's two half-cache buffers in a
+// direct-mapped L1d miss by how far their sets overlap, so the counter list's bytes in
+// the environment move l1d whenever they move the stack by a cache line.
+constexpr const char* kLayoutHtml = "obscheck-demo-layout.html";
+constexpr const char* kLayoutCounters = "l1d,instructions,branch-misses,cycles";
+constexpr const char* kLayoutCache = "D1=2048,1,32";
+// The environment is padded to this before the list is added (more when the user's is
+// larger), so that the user's own environment's size does not decide the result.
+constexpr std::size_t kLayoutEnvPad = 8192;
+
+}  // namespace
+
+DemoPart demo_first_part(const DemoAsk& ask) {
+  DemoPart p;
+  p.target = ask.target.empty() ? std::vector<std::string>{bundled_workload("compute"), kDemoScale} : ask.target;
+  if (!ask.time_budget_given) p.time_budget = kDemoSeconds;
+  p.mode = ask.mode == CountingMode::external ? CountingMode::inprocess : ask.mode;
+  // Where this user may not count the kernel (a student at perf_event_paranoid 2), the
+  // demo counts the software events alone, user level only, and says so.
+  const HostPerfFacts host = read_host_perf_facts();
+  p.user_only = ask.counters.empty() && ask.backend != BackendKind::sim && !kernel_counting_allowed(host);
+  p.paranoid = host.paranoid;
+  if (p.user_only) p.counters = kDemoUserCounters;
+  // The demo leaves its figures behind as one page a browser opens without a network.
+  p.html = ask.html.empty() ? kDemoHtml : ask.html;
+  return p;
+}
+
+bool demo_runs_layout_part(const DemoAsk& ask) {
+  return ask.target.empty() && ask.counters.empty() && ask.backend != BackendKind::sim && !ask.json_or_csv;
+}
+
+bool demo_can_simulate() {
+  try {
+    find_valgrind();
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+DemoPart demo_layout_part(std::uint64_t seed) {
+  DemoPart p;
+  p.backend = BackendKind::sim;
+  p.sim_cache = kLayoutCache;
+  p.mode = CountingMode::inprocess;
+  p.counters = kLayoutCounters;
+  const std::size_t have = EnvBlock::for_target().size_bytes();
+  p.env_pad = std::max(kLayoutEnvPad, (have / 4096 + 2) * 4096);
+  p.target = {bundled_workload("layout"), "2000", "1024"};
+  p.seed = seed;
+  p.html = kLayoutHtml;
+  p.summary_only = true;
+  p.fail_on = {kDemoLayoutFinding};
+  return p;
+}
+
+bool demo_part_finished(int code) {
+  return code == static_cast<int>(ExitCode::ok) || code == static_cast<int>(ExitCode::findings);
+}
+
+int demo_first_part_code(const DemoAsk& ask, int check_code) {
+  return ask.fail_on_given ? check_code : static_cast<int>(ExitCode::ok);
+}
+
+}  // namespace obscheck
