@@ -1,6 +1,8 @@
 #include "stats/bootstrap.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -49,27 +51,40 @@ double sorted_median_without(const std::vector<double>& s, std::size_t skip) {
   return at(n / 2 - 1) + (at(n / 2) - at(n / 2 - 1)) / 2.0;
 }
 
-// One bootstrap replicate of the median of sorted data s, drawn through the order
-// statistics of uniform indices (see the header).
-double resampled_median(const std::vector<double>& s, Rng& rng) {
-  const std::size_t n = s.size();
-  const double nd = static_cast<double>(n);
-  auto pick = [&](double u) {
-    const double j = std::ceil(nd * u);
-    const auto idx = static_cast<std::size_t>(std::clamp(j, 1.0, nd)) - 1;
-    return s[idx];
-  };
-  if (n % 2 == 1) {
-    const double k = static_cast<double>((n + 1) / 2);
-    return pick(rng.beta(k, nd - k + 1.0));
+// Bootstrap replicates of the median of sorted data s, drawn through the order
+// statistics of uniform indices (see the header). What every replicate shares (the
+// Beta shapes' constants, the exponent of the second order statistic) is computed
+// once: the arithmetic of each draw is unchanged, so are its bits.
+class MedianResampler {
+ public:
+  explicit MedianResampler(const std::vector<double>& s)
+      : s_(s), nd_(static_cast<double>(s.size())), odd_(s.size() % 2 == 1), k_(kth(s.size())),
+        a_(k_), b_(nd_ - k_ + 1.0), rest_exponent_(odd_ ? 0.0 : 1.0 / (nd_ - k_)) {}
+
+  double operator()(Rng& rng) const {
+    if (odd_) return pick(rng.beta(a_, b_));
+    const double u1 = rng.beta(a_, b_);
+    // The minimum of the n - k uniforms above u1: u1 + (1 - u1) Beta(1, n - k).
+    const double u2 = u1 + (1.0 - u1) * (1.0 - std::pow(rng.uniform_open(), rest_exponent_));
+    const double a = pick(u1), b = pick(u2);
+    return a + (b - a) / 2.0;
   }
-  const double k = static_cast<double>(n / 2);
-  const double u1 = rng.beta(k, nd - k + 1.0);
-  // The minimum of the n - k uniforms above u1: u1 + (1 - u1) Beta(1, n - k).
-  const double u2 = u1 + (1.0 - u1) * (1.0 - std::pow(rng.uniform_open(), 1.0 / (nd - k)));
-  const double a = pick(u1), b = pick(u2);
-  return a + (b - a) / 2.0;
-}
+
+ private:
+  // The order statistic drawn first: the middle one (odd n) or the lower middle one.
+  static double kth(std::size_t n) { return static_cast<double>(n % 2 == 1 ? (n + 1) / 2 : n / 2); }
+  double pick(double u) const {
+    const double j = std::ceil(nd_ * u);
+    const auto idx = static_cast<std::size_t>(std::clamp(j, 1.0, nd_)) - 1;
+    return s_[idx];
+  }
+  const std::vector<double>& s_;
+  double nd_;
+  bool odd_;
+  double k_;
+  Rng::GammaShape a_, b_;
+  double rest_exponent_;
+};
 
 double resampled_mean(std::span<const double> x, Rng& rng) {
   double s = 0.0;
@@ -308,11 +323,26 @@ BootstrapResult bootstrap(std::span<const double> x, Statistic statistic,
   } else {
     std::sort(data.begin(), data.end());
     estimate = sorted_median_without(data, data.size());
-    for (double& r : reps) r = resampled_median(data, rng);
+    const MedianResampler resampled_median(data);
+    for (double& r : reps) r = resampled_median(rng);
   }
   std::vector<double> u;
   append_influence(jackknife(data, statistic), u);
   return finish(estimate, reps, acceleration(u), options.level);
+}
+
+Interval bootstrap_median_percentile(std::span<const double> x, const BootstrapOptions& options) {
+  require_sample(x, 2, "bootstrap_median_percentile");
+  check_options(options, "bootstrap_median_percentile");
+  const auto data = sorted_copy(x, "bootstrap_median_percentile");
+  const auto bits = [](double v) { return std::bit_cast<std::uint64_t>(v); };
+  if (std::all_of(data.begin(), data.end(), [&](double v) { return bits(v) == bits(data.front()); }))
+    return {data.front(), data.front()};
+  Rng rng(options.seed);
+  std::vector<double> reps(options.resamples);
+  const MedianResampler resampled_median(data);
+  for (double& r : reps) r = resampled_median(rng);
+  return replicate_interval(reps, options.level);
 }
 
 BootstrapResult bootstrap_ratio_of_medians(std::span<const double> numerator,
@@ -332,9 +362,10 @@ BootstrapResult bootstrap_ratio_of_medians(std::span<const double> numerator,
   }
   Rng rng(options.seed);
   std::vector<double> reps(options.resamples);
+  const MedianResampler resampled_a(a), resampled_b(b);
   for (double& r : reps) {
-    const double na = resampled_median(a, rng);
-    const double nb = resampled_median(b, rng);
+    const double na = resampled_a(rng);
+    const double nb = resampled_b(rng);
     // A resampled denominator median can only be one of the (positive-median) sample's
     // central values; guard anyway so a zero never yields inf.
     r = nb > 0.0 ? na / nb : ma / mb;

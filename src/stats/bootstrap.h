@@ -57,6 +57,13 @@ struct BootstrapResult {
 BootstrapResult bootstrap(std::span<const double> x, Statistic statistic,
                           const BootstrapOptions& options = {});
 
+// The percentile interval of bootstrap(x, Statistic::median, options) alone: the same
+// replicates from the same seed, hence the same interval, without what only the other
+// fields need (the jackknife, the BCa limits, a sort of the replicates: two selections
+// find the quantiles). All values bit-for-bit equal -> [v, v] without drawing (every
+// replicate would be v). NaN/inf input -> std::invalid_argument. n >= 2.
+Interval bootstrap_median_percentile(std::span<const double> x, const BootstrapOptions& options = {});
+
 // Two independent samples, statistic median(numerator) / median(denominator), each
 // sample resampled separately. Both n >= 2 and both medians must be > 0 (a ratio of
 // durations or counts). BCa acceleration uses the two-sample jackknife of Efron &

@@ -122,7 +122,7 @@ Summary summarize(std::span<const double> x, const SummaryOptions& options) {
     s.stddev = stddev(x);
     if (s.mean != 0.0) s.cv = *s.stddev / std::fabs(s.mean);
     BootstrapOptions bo{options.resamples, options.level, options.seed};
-    s.median_ci = bootstrap(sorted, Statistic::median, bo).percentile;
+    s.median_ci = bootstrap_median_percentile(sorted, bo);
     s.resamples = options.resamples;
   }
   const auto rep = label_outliers(x);
