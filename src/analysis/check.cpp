@@ -4,16 +4,19 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string_view>
+#include <thread>
 #include <tuple>
 #include <utility>
 
 #include "analysis/host_load.h"
-#include "analysis/parallel.h"
 #include "stats/changepoint.h"
 #include "stats/descriptive.h"
 #include "stats/hypothesis.h"
@@ -204,6 +207,38 @@ Series pair_series(const std::vector<double>* column, const BlockRows& b, std::s
 
 // Below this many comparisons per thread, starting a thread costs more than it saves.
 constexpr std::size_t kMinComparisonsPerThread = 16;
+
+// Calls body(i) for i in [0, count), spread over up to `threads` threads (0: one per
+// hardware thread). The first exception thrown by any call is rethrown here, after
+// every thread has finished.
+template <typename Body>
+void for_each_index(std::size_t count, std::size_t threads, const Body& body) {
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = std::min(threads, count / kMinComparisonsPerThread);
+  if (threads <= 1) {
+    for (std::size_t i = 0; i < count; ++i) body(i);
+    return;
+  }
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_lock;
+  const auto work = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < count;) {
+      try {
+        body(i);
+      } catch (...) {
+        const std::lock_guard<std::mutex> hold(failure_lock);
+        if (!failure) failure = std::current_exception();
+        next = count;  // the others stop after their current comparison
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
 
 // The finest step the values show: the smallest positive gap between two distinct
 // values (a clock's tick, a count's one event), at least `floor`.
@@ -800,7 +835,7 @@ std::vector<Series> compute_comparisons(const RunTable& t, const BlockRows& bloc
   std::vector<Scale> scales;
   for (const MetricInfo& m : f.metrics) scales.push_back(scale_of(m, column_of(m, t), blocks));
   std::vector<Series> series(f.comparisons.size());
-  for_each_index(f.comparisons.size(), o.threads, kMinComparisonsPerThread, [&](std::size_t i) {
+  for_each_index(f.comparisons.size(), o.threads, [&](std::size_t i) {
     Comparison& c = f.comparisons[i];
     const MetricInfo& m = f.metrics[c.metric];
     Series& s = series[i];
@@ -810,7 +845,7 @@ std::vector<Series> compute_comparisons(const RunTable& t, const BlockRows& bloc
     std::vector<double>().swap(s.y);
   });
   const std::vector<double> floors = pooled_spreads(series, f);
-  for_each_index(f.comparisons.size(), o.threads, kMinComparisonsPerThread, [&](std::size_t i) {
+  for_each_index(f.comparisons.size(), o.threads, [&](std::size_t i) {
     Comparison& c = f.comparisons[i];
     Series& s = series[i];
     infer(c, s, o.alpha, floors[c.metric], o.fixed_design, kPredictionCap);

@@ -8,7 +8,6 @@
 #include <limits>
 #include <map>
 
-#include "analysis/parallel.h"
 #include "record/run_table.h"
 #include "stats/pipeline.h"
 
@@ -48,20 +47,6 @@ MetricSummary summarize_metric(MetricSeries series, std::uint64_t seed, double l
   m.mild_outliers = s.outliers_mild;
   m.severe_outliers = s.outliers_severe;
   return m;
-}
-
-namespace {
-// Metrics per thread at least: a thread's start is tens of microseconds, one metric's
-// bootstrap hundreds.
-constexpr std::size_t kMinMetricsPerThread = 2;
-}  // namespace
-
-std::vector<MetricSummary> summarize_metrics(std::vector<MetricSeries> series, std::uint64_t seed,
-                                             std::size_t threads) {
-  std::vector<MetricSummary> out(series.size());
-  for_each_index(series.size(), threads, kMinMetricsPerThread,
-                 [&](std::size_t i) { out[i] = summarize_metric(std::move(series[i]), seed); });
-  return out;
 }
 
 std::vector<MetricSeries> measure_series(const std::vector<RunRecord>& runs) {

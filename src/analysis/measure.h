@@ -51,13 +51,6 @@ inline constexpr int kMeasureBootstrapResamples = 10000;
 // that value with an empty (NaN) interval.
 MetricSummary summarize_metric(MetricSeries series, std::uint64_t seed, double level = 0.95);
 
-// summarize_metric of each series, in order, spread over up to `threads` threads (0:
-// one per hardware thread): each metric's 10,000 median replicates cost about the same
-// whatever the number of runs, half a millisecond here, and the metrics are
-// independent. The summaries are those of the one-thread loop, bit for bit.
-std::vector<MetricSummary> summarize_metrics(std::vector<MetricSeries> series, std::uint64_t seed,
-                                             std::size_t threads = 0);
-
 // One series per metric over the measured runs (warm-ups skipped): the counters in the
 // order they first appear, then the driver's metrics (record/run_table.h).
 std::vector<MetricSeries> measure_series(const std::vector<RunRecord>& runs);

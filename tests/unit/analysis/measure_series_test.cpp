@@ -2,7 +2,6 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
-#include <string>
 #include <vector>
 
 #include "analysis/measure.h"
@@ -58,27 +57,4 @@ TEST_CASE("measure_series: a run whose count is a fault is named, with its run")
   REQUIRE_FALSE(series.empty());
   CHECK(series.front().faults ==
         std::vector<std::string>{"cycles reads 0 although it ran 1000 ns: the PMU did not count it (run 7)"});
-}
-
-TEST_CASE("summarize_metrics: on threads, the one-thread summaries bit for bit, in order") {
-  std::vector<MetricSeries> series;
-  for (int m = 0; m < 7; ++m) {
-    MetricSeries s{"metric" + std::to_string(m), "ns"};
-    for (int i = 0; i < 41 + m; ++i) s.values.push_back(static_cast<double>((i * 7919 + m * 104729) % 97) + 0.5 * m);
-    series.push_back(s);
-  }
-  const std::uint64_t seed = 12345;
-  for (std::size_t threads : {1u, 2u, 3u, 8u}) {
-    const std::vector<MetricSummary> got = summarize_metrics(series, seed, threads);
-    REQUIRE(got.size() == series.size());
-    for (std::size_t i = 0; i < series.size(); ++i) {
-      const MetricSummary want = summarize_metric(series[i], seed);
-      CHECK(got[i].series.name == series[i].name);
-      CHECK(got[i].median == want.median);
-      CHECK(got[i].ci_lo == want.ci_lo);
-      CHECK(got[i].ci_hi == want.ci_hi);
-      CHECK(got[i].sd == want.sd);
-    }
-  }
-  CHECK(summarize_metrics({}, seed, 2).empty());
 }
