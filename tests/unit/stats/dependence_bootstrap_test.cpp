@@ -298,9 +298,20 @@ TEST_CASE("median percentile bootstrap: bit-for-bit the full bootstrap's percent
         const Interval full = bootstrap(set, Statistic::median, o).percentile;
         CHECK(fast.lo == full.lo);
         CHECK(fast.hi == full.hi);
+        const MedianResampleTable table(n, o);  // the draws of every sample of n values
+        CHECK(table.serves(n, o));
+        const Interval shared = bootstrap_median_percentile(set, o.level, table);
+        CHECK(shared.lo == full.lo);
+        CHECK(shared.hi == full.hi);
       }
   }
   CHECK_THROWS_AS(bootstrap_median_percentile(std::vector<double>{1.0}), std::invalid_argument);
   CHECK_THROWS_AS(bootstrap_median_percentile(std::vector<double>{1.0, std::nan("")}), std::invalid_argument);
   CHECK_THROWS_AS(bootstrap_median_percentile(std::vector<double>{1.0, 2.0}, {0, 0.95, 1}), std::invalid_argument);
+  const MedianResampleTable three(3, {100, 0.95, 1});
+  CHECK_FALSE(three.serves(4, {100, 0.95, 1}));
+  CHECK_FALSE(three.serves(3, {100, 0.95, 2}));
+  CHECK_FALSE(three.serves(3, {99, 0.95, 1}));
+  CHECK_THROWS_AS(bootstrap_median_percentile(std::vector<double>{1.0, 2.0}, 0.95, three), std::invalid_argument);
+  CHECK_THROWS_AS(MedianResampleTable(1, {100, 0.95, 1}), std::invalid_argument);
 }
