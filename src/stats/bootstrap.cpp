@@ -63,7 +63,7 @@ class MedianPositionDrawer {
 
   MedianPositions operator()(Rng& rng) const {
     if (odd_) {
-      const std::uint32_t i = position(rng.beta(a_, b_));
+      const std::size_t i = position(rng.beta(a_, b_));
       return {i, i};
     }
     const double u1 = rng.beta(a_, b_);
@@ -76,9 +76,9 @@ class MedianPositionDrawer {
  private:
   // The order statistic drawn first: the middle one (odd n) or the lower middle one.
   static double kth(std::size_t n) { return static_cast<double>(n % 2 == 1 ? (n + 1) / 2 : n / 2); }
-  std::uint32_t position(double u) const {
+  std::size_t position(double u) const {
     const double j = std::ceil(nd_ * u);
-    return static_cast<std::uint32_t>(std::clamp(j, 1.0, nd_)) - 1;
+    return static_cast<std::size_t>(std::clamp(j, 1.0, nd_)) - 1;
   }
   double nd_;
   bool odd_;
@@ -367,8 +367,7 @@ std::optional<std::vector<double>> varying_sorted(std::span<const double> x, con
 
 MedianResampleTable::MedianResampleTable(std::size_t n, const BootstrapOptions& options) : n_(n), options_(options) {
   const char* where = "MedianResampleTable";
-  if (n < 2 || n > std::numeric_limits<std::uint32_t>::max())
-    throw std::invalid_argument(std::string(where) + ": n must be in [2, 2^32), got " + std::to_string(n));
+  if (n < 2) throw std::invalid_argument(std::string(where) + ": n must be at least 2, got " + std::to_string(n));
   check_options(options, where);
   Rng rng(options.seed);
   const MedianPositionDrawer draw(n);

@@ -60,13 +60,13 @@ BootstrapResult bootstrap(std::span<const double> x, Statistic statistic,
 // The sorted positions one median replicate takes: lo alone for odd n, lo and hi
 // (lo <= hi) for even n, whose midpoint is the replicate.
 struct MedianPositions {
-  std::uint32_t lo, hi;
+  std::size_t lo, hi;
 };
 
 // The positions of all B replicates of a median bootstrap of n values. They depend on n,
 // B and the seed alone, not on the values: one table, drawn once, serves every sample
-// of n values (a measure's metrics all have one value per run). 8 bytes a replicate.
-// 2 <= n < 2^32; options as bootstrap()'s (the level is not used here).
+// of n values (a measure's metrics all have one value per run). 16 bytes a replicate.
+// n >= 2; options as bootstrap()'s (the level is not used here).
 class MedianResampleTable {
  public:
   MedianResampleTable(std::size_t n, const BootstrapOptions& options);
