@@ -189,6 +189,14 @@ BlockRows index_runs(const Plan& plan, const RunTable& t, Findings& f) {
 
 Series pair_series(const std::vector<double>* column, const BlockRows& b, std::size_t config, std::size_t base) {
   Series s;
+  // At most one pair a block: reserved, the kept vectors carry no growth slack (and
+  // are fitted below where a configuration ran in fewer blocks).
+  s.joint.reserve(b.blocks.size());
+  if (column) {
+    s.blocks.reserve(b.blocks.size());
+    s.x.reserve(b.blocks.size());
+    s.y.reserve(b.blocks.size());
+  }
   for (std::size_t k = 0; k < b.blocks.size(); ++k) {
     const std::size_t rx = b.rows[k][config], ry = b.rows[k][base];
     if (rx == kNone || ry == kNone) continue;
@@ -200,6 +208,8 @@ Series pair_series(const std::vector<double>* column, const BlockRows& b, std::s
     s.x.push_back(vx);
     s.y.push_back(vy);
   }
+  s.joint.shrink_to_fit();
+  s.blocks.shrink_to_fit();
   return s;
 }
 
@@ -843,17 +853,17 @@ std::vector<Series> compute_comparisons(const RunTable& t, const BlockRows& bloc
     fill_differences(c, s, m, scales[c.metric], o.margin);
     std::vector<double>().swap(s.x);
     std::vector<double>().swap(s.y);
+    // What no later pass reads goes now, before every comparison's pairs are held at
+    // once: infer() reads d alone.
+    if (m.driver) std::vector<std::uint32_t>().swap(s.joint);
+    if (!(c.aa || c.layout == Layout::held)) std::vector<std::uint32_t>().swap(s.blocks);
   });
   const std::vector<double> floors = pooled_spreads(series, f);
   for_each_index(f.comparisons.size(), o.threads, [&](std::size_t i) {
     Comparison& c = f.comparisons[i];
     Series& s = series[i];
     infer(c, s, o.alpha, floors[c.metric], o.fixed_design, kPredictionCap);
-    if (f.metrics[c.metric].driver) std::vector<std::uint32_t>().swap(s.joint);
-    if (!(c.aa || c.layout == Layout::held)) {
-      std::vector<double>().swap(s.d);
-      std::vector<std::uint32_t>().swap(s.blocks);
-    }
+    if (!(c.aa || c.layout == Layout::held)) std::vector<double>().swap(s.d);
   });
   return series;
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <map>
 
@@ -13,7 +14,8 @@
 
 namespace obscheck {
 
-MetricSummary summarize_metric(MetricSeries series, std::uint64_t seed, double level) {
+MetricSummary summarize_metric(MetricSeries series, std::uint64_t seed, double level,
+                               const stats::MedianResampleTable* table) {
   MetricSummary m;
   const double nan = std::numeric_limits<double>::quiet_NaN();
   m.mean = m.median = m.min = m.q1 = m.q3 = m.max = m.mad = m.cv = m.sd = m.ci_lo = m.ci_hi = nan;
@@ -28,7 +30,7 @@ MetricSummary summarize_metric(MetricSeries series, std::uint64_t seed, double l
   m.series = std::move(series);
   if (finite.empty()) return m;
 
-  const stats::Summary s = stats::summarize(finite, {level, kMeasureBootstrapResamples, seed});
+  const stats::Summary s = stats::summarize(finite, {level, kMeasureBootstrapResamples, seed}, table);
   m.mean = s.mean;
   m.median = s.median;
   m.min = s.five.min;
@@ -47,6 +49,23 @@ MetricSummary summarize_metric(MetricSeries series, std::uint64_t seed, double l
   m.mild_outliers = s.outliers_mild;
   m.severe_outliers = s.outliers_severe;
   return m;
+}
+
+std::vector<MetricSummary> summarize_metrics(std::vector<MetricSeries> series, std::uint64_t seed, double level) {
+  const stats::BootstrapOptions draws{kMeasureBootstrapResamples, level, seed};
+  std::map<std::size_t, stats::MedianResampleTable> tables;  // by count of finite values
+  std::vector<MetricSummary> out;
+  out.reserve(series.size());
+  for (MetricSeries& s : series) {
+    std::vector<double> finite;
+    std::copy_if(s.values.begin(), s.values.end(), std::back_inserter(finite), [](double v) { return std::isfinite(v); });
+    // A series of one value is summarised without draws: no table is drawn for it.
+    const bool varies = std::adjacent_find(finite.begin(), finite.end(), std::not_equal_to<>()) != finite.end();
+    const stats::MedianResampleTable* table = nullptr;
+    if (varies) table = &tables.try_emplace(finite.size(), finite.size(), draws).first->second;
+    out.push_back(summarize_metric(std::move(s), seed, level, table));
+  }
+  return out;
 }
 
 std::vector<MetricSeries> measure_series(const std::vector<RunRecord>& runs) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "record/run_record.h"
+#include "stats/bootstrap.h"
 
 namespace obscheck {
 
@@ -49,7 +50,17 @@ inline constexpr int kMeasureBootstrapResamples = 10000;
 
 // Pure: the seed makes the bootstrap reproducible. n == 0 gives NaNs; n == 1 gives
 // that value with an empty (NaN) interval.
-MetricSummary summarize_metric(MetricSeries series, std::uint64_t seed, double level = 0.95);
+// `table`, when it serves the series' count of finite values, gives the median's CI
+// without drawing (stats/pipeline.h summarize): the same summary.
+MetricSummary summarize_metric(MetricSeries series, std::uint64_t seed, double level = 0.95,
+                               const stats::MedianResampleTable* table = nullptr);
+
+// summarize_metric of each series, in order, with one table of bootstrap draws for all
+// the series of one length: a measure's metrics have one value per run, so their ten
+// bootstraps share one set of draws (the draws depend on the length and the seed, not
+// on the values). The summaries are those of summarize_metric alone, bit for bit.
+std::vector<MetricSummary> summarize_metrics(std::vector<MetricSeries> series, std::uint64_t seed,
+                                             double level = 0.95);
 
 // One series per metric over the measured runs (warm-ups skipped): the counters in the
 // order they first appear, then the driver's metrics (record/run_table.h).

@@ -60,7 +60,7 @@ MeasureOutcome measure_outcome(const CheckRequest& r, const Backend& backend, co
   f.notes = backend_notes;
   if (!backend.times_the_program())
     for (std::string& n : keep_simulated(series, sim_events)) f.notes.push_back(std::move(n));
-  for (MetricSeries& s : series) f.metrics.push_back(summarize_metric(std::move(s), r.seed));
+  f.metrics = summarize_metrics(std::move(series), r.seed);
   if (!runs.empty() && !runs.back().exit.ok() && !r.ignore_failure)
     out.failure = measure_failure(runs.back().exit, static_cast<int>(runs.back().index), r.warmup, r.warmup + r.runs,
                                   r.launch.timeout_s);

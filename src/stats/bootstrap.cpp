@@ -1,6 +1,8 @@
 #include "stats/bootstrap.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -49,27 +51,60 @@ double sorted_median_without(const std::vector<double>& s, std::size_t skip) {
   return at(n / 2 - 1) + (at(n / 2) - at(n / 2 - 1)) / 2.0;
 }
 
-// One bootstrap replicate of the median of sorted data s, drawn through the order
-// statistics of uniform indices (see the header).
-double resampled_median(const std::vector<double>& s, Rng& rng) {
-  const std::size_t n = s.size();
-  const double nd = static_cast<double>(n);
-  auto pick = [&](double u) {
-    const double j = std::ceil(nd * u);
-    const auto idx = static_cast<std::size_t>(std::clamp(j, 1.0, nd)) - 1;
-    return s[idx];
-  };
-  if (n % 2 == 1) {
-    const double k = static_cast<double>((n + 1) / 2);
-    return pick(rng.beta(k, nd - k + 1.0));
+// The sorted positions of bootstrap replicates of the median of n values, drawn through
+// the order statistics of uniform indices (see the header). What every replicate shares
+// (the Beta shapes' constants, the exponent of the second order statistic) is computed
+// once: the arithmetic of each draw is unchanged, so are its bits.
+class MedianPositionDrawer {
+ public:
+  explicit MedianPositionDrawer(std::size_t n)
+      : nd_(static_cast<double>(n)), odd_(n % 2 == 1), k_(kth(n)), a_(k_), b_(nd_ - k_ + 1.0),
+        rest_exponent_(odd_ ? 0.0 : 1.0 / (nd_ - k_)) {}
+
+  MedianPositions operator()(Rng& rng) const {
+    if (odd_) {
+      const std::size_t i = position(rng.beta(a_, b_));
+      return {i, i};
+    }
+    const double u1 = rng.beta(a_, b_);
+    // The minimum of the n - k uniforms above u1: u1 + (1 - u1) Beta(1, n - k).
+    const double u2 = u1 + (1.0 - u1) * (1.0 - std::pow(rng.uniform_open(), rest_exponent_));
+    return {position(u1), position(u2)};
   }
-  const double k = static_cast<double>(n / 2);
-  const double u1 = rng.beta(k, nd - k + 1.0);
-  // The minimum of the n - k uniforms above u1: u1 + (1 - u1) Beta(1, n - k).
-  const double u2 = u1 + (1.0 - u1) * (1.0 - std::pow(rng.uniform_open(), 1.0 / (nd - k)));
-  const double a = pick(u1), b = pick(u2);
+  bool odd() const { return odd_; }
+
+ private:
+  // The order statistic drawn first: the middle one (odd n) or the lower middle one.
+  static double kth(std::size_t n) { return static_cast<double>(n % 2 == 1 ? (n + 1) / 2 : n / 2); }
+  std::size_t position(double u) const {
+    const double j = std::ceil(nd_ * u);
+    return static_cast<std::size_t>(std::clamp(j, 1.0, nd_)) - 1;
+  }
+  double nd_;
+  bool odd_;
+  double k_;
+  Rng::GammaShape a_, b_;
+  double rest_exponent_;
+};
+
+// The replicate a draw's positions give on sorted data s: the value there (odd n) or the
+// midpoint of the two.
+double median_at(const std::vector<double>& s, bool odd, MedianPositions p) {
+  if (odd) return s[p.lo];
+  const double a = s[p.lo], b = s[p.hi];
   return a + (b - a) / 2.0;
 }
+
+// Bootstrap replicates of the median of sorted data s, one per call.
+class MedianResampler {
+ public:
+  explicit MedianResampler(const std::vector<double>& s) : s_(s), draw_(s.size()) {}
+  double operator()(Rng& rng) const { return median_at(s_, draw_.odd(), draw_(rng)); }
+
+ private:
+  const std::vector<double>& s_;
+  MedianPositionDrawer draw_;
+};
 
 double resampled_mean(std::span<const double> x, Rng& rng) {
   double s = 0.0;
@@ -308,11 +343,69 @@ BootstrapResult bootstrap(std::span<const double> x, Statistic statistic,
   } else {
     std::sort(data.begin(), data.end());
     estimate = sorted_median_without(data, data.size());
-    for (double& r : reps) r = resampled_median(data, rng);
+    const MedianResampler resampled_median(data);
+    for (double& r : reps) r = resampled_median(rng);
   }
   std::vector<double> u;
   append_influence(jackknife(data, statistic), u);
   return finish(estimate, reps, acceleration(u), options.level);
+}
+
+namespace {
+
+// The sorted copy of x, or nothing when all its values are bit-for-bit equal: then every
+// replicate is that value and no draw is needed.
+std::optional<std::vector<double>> varying_sorted(std::span<const double> x, const char* where) {
+  auto data = sorted_copy(x, where);
+  const auto bits = [](double v) { return std::bit_cast<std::uint64_t>(v); };
+  if (std::all_of(data.begin(), data.end(), [&](double v) { return bits(v) == bits(data.front()); }))
+    return std::nullopt;
+  return data;
+}
+
+}  // namespace
+
+MedianResampleTable::MedianResampleTable(std::size_t n, const BootstrapOptions& options) : n_(n), options_(options) {
+  const char* where = "MedianResampleTable";
+  if (n < 2) throw std::invalid_argument(std::string(where) + ": n must be at least 2, got " + std::to_string(n));
+  check_options(options, where);
+  Rng rng(options.seed);
+  const MedianPositionDrawer draw(n);
+  positions_.resize(options.resamples);
+  for (MedianPositions& p : positions_) p = draw(rng);
+}
+
+bool MedianResampleTable::serves(std::size_t n, const BootstrapOptions& o) const {
+  return n == n_ && o.resamples == options_.resamples && o.seed == options_.seed;
+}
+
+Interval bootstrap_median_percentile(std::span<const double> x, const BootstrapOptions& options) {
+  const char* where = "bootstrap_median_percentile";
+  require_sample(x, 2, where);
+  check_options(options, where);
+  const auto data = varying_sorted(x, where);
+  if (!data) return {x.front(), x.front()};
+  Rng rng(options.seed);
+  std::vector<double> reps(options.resamples);
+  const MedianResampler resampled_median(*data);
+  for (double& r : reps) r = resampled_median(rng);
+  return replicate_interval(reps, options.level);
+}
+
+Interval bootstrap_median_percentile(std::span<const double> x, double level, const MedianResampleTable& table) {
+  const char* where = "bootstrap_median_percentile";
+  require_sample(x, 2, where);
+  require_level(level, where);
+  if (x.size() != table.n())
+    throw std::invalid_argument(std::string(where) + ": the table is for " + std::to_string(table.n()) +
+                                " values, the sample has " + std::to_string(x.size()));
+  const auto data = varying_sorted(x, where);
+  if (!data) return {x.front(), x.front()};
+  const bool odd = x.size() % 2 == 1;
+  std::vector<double> reps;
+  reps.reserve(table.positions_.size());
+  for (const MedianPositions& p : table.positions_) reps.push_back(median_at(*data, odd, p));
+  return replicate_interval(reps, level);
 }
 
 BootstrapResult bootstrap_ratio_of_medians(std::span<const double> numerator,
@@ -332,9 +425,10 @@ BootstrapResult bootstrap_ratio_of_medians(std::span<const double> numerator,
   }
   Rng rng(options.seed);
   std::vector<double> reps(options.resamples);
+  const MedianResampler resampled_a(a), resampled_b(b);
   for (double& r : reps) {
-    const double na = resampled_median(a, rng);
-    const double nb = resampled_median(b, rng);
+    const double na = resampled_a(rng);
+    const double nb = resampled_b(rng);
     // A resampled denominator median can only be one of the (positive-median) sample's
     // central values; guard anyway so a zero never yields inf.
     r = nb > 0.0 ? na / nb : ma / mb;

@@ -57,6 +57,42 @@ struct BootstrapResult {
 BootstrapResult bootstrap(std::span<const double> x, Statistic statistic,
                           const BootstrapOptions& options = {});
 
+// The sorted positions one median replicate takes: lo alone for odd n, lo and hi
+// (lo <= hi) for even n, whose midpoint is the replicate.
+struct MedianPositions {
+  std::size_t lo, hi;
+};
+
+// The positions of all B replicates of a median bootstrap of n values. They depend on n,
+// B and the seed alone, not on the values: one table, drawn once, serves every sample
+// of n values (a measure's metrics all have one value per run). 16 bytes a replicate.
+// n >= 2; options as bootstrap()'s (the level is not used here).
+class MedianResampleTable {
+ public:
+  MedianResampleTable(std::size_t n, const BootstrapOptions& options);
+  std::size_t n() const { return n_; }
+  // Whether this table holds the draws of a bootstrap of n values with these options.
+  bool serves(std::size_t n, const BootstrapOptions& options) const;
+
+ private:
+  friend Interval bootstrap_median_percentile(std::span<const double>, double, const MedianResampleTable&);
+  std::size_t n_;
+  BootstrapOptions options_;
+  std::vector<MedianPositions> positions_;
+};
+
+// The percentile interval of bootstrap(x, Statistic::median, options) alone: the same
+// replicates from the same seed, hence the same interval, without what only the other
+// fields need (the jackknife, the BCa limits, a sort of the replicates: two selections
+// find the quantiles). All values bit-for-bit equal -> [v, v] without drawing (every
+// replicate would be v). NaN/inf input -> std::invalid_argument. n >= 2.
+Interval bootstrap_median_percentile(std::span<const double> x, const BootstrapOptions& options = {});
+
+// The same from a table drawn for x.size() values with options of this seed and number
+// of resamples: the same interval, without drawing. x.size() != table.n() ->
+// std::invalid_argument.
+Interval bootstrap_median_percentile(std::span<const double> x, double level, const MedianResampleTable& table);
+
 // Two independent samples, statistic median(numerator) / median(denominator), each
 // sample resampled separately. Both n >= 2 and both medians must be > 0 (a ratio of
 // durations or counts). BCa acceleration uses the two-sample jackknife of Efron &

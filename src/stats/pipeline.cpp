@@ -104,7 +104,7 @@ PairedEffect paired_log_effect(std::span<const double> config, std::span<const d
   return r;
 }
 
-Summary summarize(std::span<const double> x, const SummaryOptions& options) {
+Summary summarize(std::span<const double> x, const SummaryOptions& options, const MedianResampleTable* table) {
   require_sample(x, 1, "summarize");
   require_level(options.level, "summarize");
   const auto sorted = sorted_copy(x, "summarize");
@@ -122,7 +122,9 @@ Summary summarize(std::span<const double> x, const SummaryOptions& options) {
     s.stddev = stddev(x);
     if (s.mean != 0.0) s.cv = *s.stddev / std::fabs(s.mean);
     BootstrapOptions bo{options.resamples, options.level, options.seed};
-    s.median_ci = bootstrap(sorted, Statistic::median, bo).percentile;
+    s.median_ci = table != nullptr && table->serves(sorted.size(), bo)
+                      ? bootstrap_median_percentile(sorted, options.level, *table)
+                      : bootstrap_median_percentile(sorted, bo);
     s.resamples = options.resamples;
   }
   const auto rep = label_outliers(x);

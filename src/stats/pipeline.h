@@ -102,7 +102,10 @@ struct Summary {
 
 // One series, e.g. wall times of the runs of one configuration. n >= 1; NaN/inf ->
 // std::invalid_argument. The median CI costs O(1) per resample (see bootstrap.h), so
-// 10,000 resamples are cheap even for n = 10^6. O(n log n) for the sort.
-Summary summarize(std::span<const double> x, const SummaryOptions& options = {});
+// 10,000 resamples are cheap even for n = 10^6. O(n log n) for the sort. A `table` that
+// serves n values with these options' seed and resamples gives the median CI without
+// drawing (the same interval); any other table, or none, and the draws are made here.
+Summary summarize(std::span<const double> x, const SummaryOptions& options = {},
+                  const MedianResampleTable* table = nullptr);
 
 }  // namespace obscheck::stats

@@ -79,27 +79,44 @@ class Rng {
     return u * f;
   }
 
+  // Marsaglia & Tsang's constants for one shape >= 1, computed once where many draws
+  // share a shape (the median bootstrap's two Beta parameters): the draws are the
+  // same as gamma(shape)'s, bit for bit.
+  struct GammaShape {
+    double d, c;
+    explicit GammaShape(double shape) : d(shape - 1.0 / 3.0), c(1.0 / std::sqrt(9.0 * (shape - 1.0 / 3.0))) {}
+  };
+
   // Gamma(shape, 1) by Marsaglia & Tsang (2000); shape < 1 via the boost
   // Gamma(shape) = Gamma(shape + 1) * U^(1/shape).
   double gamma(double shape) {
     if (shape < 1.0) return gamma(shape + 1.0) * std::pow(uniform_open(), 1.0 / shape);
-    const double d = shape - 1.0 / 3.0;
-    const double c = 1.0 / std::sqrt(9.0 * d);
+    return gamma(GammaShape(shape));
+  }
+
+  double gamma(const GammaShape& g) {
     for (;;) {
       double x, v;
       do {
         x = normal();
-        v = 1.0 + c * x;
+        v = 1.0 + g.c * x;
       } while (v <= 0.0);
       v = v * v * v;
       const double u = uniform_open();
-      if (u < 1.0 - 0.0331 * x * x * x * x) return d * v;
-      if (std::log(u) < 0.5 * x * x + d * (1.0 - v + std::log(v))) return d * v;
+      if (u < 1.0 - 0.0331 * x * x * x * x) return g.d * v;
+      if (std::log(u) < 0.5 * x * x + g.d * (1.0 - v + std::log(v))) return g.d * v;
     }
   }
 
   // Beta(a, b) as X / (X + Y) with X ~ Gamma(a), Y ~ Gamma(b).
   double beta(double a, double b) {
+    const double x = gamma(a);
+    const double y = gamma(b);
+    return x / (x + y);
+  }
+
+  // The same for shapes >= 1 whose constants are already computed.
+  double beta(const GammaShape& a, const GammaShape& b) {
     const double x = gamma(a);
     const double y = gamma(b);
     return x / (x + y);

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "analysis/measure.h"
@@ -57,4 +58,29 @@ TEST_CASE("measure_series: a run whose count is a fault is named, with its run")
   REQUIRE_FALSE(series.empty());
   CHECK(series.front().faults ==
         std::vector<std::string>{"cycles reads 0 although it ran 1000 ns: the PMU did not count it (run 7)"});
+}
+
+TEST_CASE("summarize_metrics: one table of draws per length, the summaries of summarize_metric bit for bit") {
+  std::vector<MetricSeries> series;
+  for (int m = 0; m < 6; ++m) {
+    MetricSeries s{"metric" + std::to_string(m), "ns"};
+    for (int i = 0; i < 40; ++i) s.values.push_back(static_cast<double>((i * 7919 + m * 104729) % 97) + 0.5 * m);
+    series.push_back(s);
+  }
+  series[3].values[5] = std::nan("");                 // one run without a value: 39 values
+  series[4].values.assign(40, 47.0);                   // constant: no draws
+  series[5].values.resize(41, 3.0);                    // another length
+  const std::uint64_t seed = 12345;
+  const std::vector<MetricSummary> got = summarize_metrics(series, seed);
+  REQUIRE(got.size() == series.size());
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    const MetricSummary want = summarize_metric(series[i], seed);
+    CHECK(got[i].series.name == series[i].name);
+    CHECK(got[i].n == want.n);
+    CHECK(got[i].median == want.median);
+    CHECK(got[i].ci_lo == want.ci_lo);
+    CHECK(got[i].ci_hi == want.ci_hi);
+    CHECK(got[i].ci_method == want.ci_method);
+  }
+  CHECK(summarize_metrics({}, seed).empty());
 }

@@ -279,3 +279,39 @@ TEST_CASE("percentile interval: the definition-7 quantiles of the sorted replica
       }
   }
 }
+
+TEST_CASE("median percentile bootstrap: bit-for-bit the full bootstrap's percentile interval") {
+  // summarize() takes this shortcut; it must not move a single reported limit.
+  Rng rng(37);
+  for (std::size_t n : {2u, 3u, 8u, 299u, 300u}) {
+    std::vector<std::vector<double>> sets(4, std::vector<double>(n));
+    for (std::size_t i = 0; i < n; ++i) {
+      sets[0][i] = std::exp(rng.normal());               // skewed, like durations
+      sets[1][i] = 47.0 + static_cast<double>(rng.index(2));  // page-faults: two values
+      sets[2][i] = i == 0 ? 1.0 : 0.0;                   // one run differs
+      sets[3][i] = 5.0;                                   // all equal: no draws
+    }
+    for (const auto& set : sets)
+      for (BootstrapOptions o : {BootstrapOptions{10000, 0.95, 7}, BootstrapOptions{999, 0.9, 1},
+                                 BootstrapOptions{1, 0.95, 3}}) {
+        const Interval fast = bootstrap_median_percentile(set, o);
+        const Interval full = bootstrap(set, Statistic::median, o).percentile;
+        CHECK(fast.lo == full.lo);
+        CHECK(fast.hi == full.hi);
+        const MedianResampleTable table(n, o);  // the draws of every sample of n values
+        CHECK(table.serves(n, o));
+        const Interval shared = bootstrap_median_percentile(set, o.level, table);
+        CHECK(shared.lo == full.lo);
+        CHECK(shared.hi == full.hi);
+      }
+  }
+  CHECK_THROWS_AS(bootstrap_median_percentile(std::vector<double>{1.0}), std::invalid_argument);
+  CHECK_THROWS_AS(bootstrap_median_percentile(std::vector<double>{1.0, std::nan("")}), std::invalid_argument);
+  CHECK_THROWS_AS(bootstrap_median_percentile(std::vector<double>{1.0, 2.0}, {0, 0.95, 1}), std::invalid_argument);
+  const MedianResampleTable three(3, {100, 0.95, 1});
+  CHECK_FALSE(three.serves(4, {100, 0.95, 1}));
+  CHECK_FALSE(three.serves(3, {100, 0.95, 2}));
+  CHECK_FALSE(three.serves(3, {99, 0.95, 1}));
+  CHECK_THROWS_AS(bootstrap_median_percentile(std::vector<double>{1.0, 2.0}, 0.95, three), std::invalid_argument);
+  CHECK_THROWS_AS(MedianResampleTable(1, {100, 0.95, 1}), std::invalid_argument);
+}
