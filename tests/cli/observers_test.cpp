@@ -106,7 +106,9 @@ TEST_CASE("observers: breakpoints count exactly, and a fifth is explained") {
   CHECK_THAT(five.err, Catch::Contains("4 debug registers"));
 }
 
-TEST_CASE("observers: sampling at 10 kHz takes about frequency × task-clock samples") {
+// [serial]: the samples a timer takes fall behind its rate when the machine is loaded
+// (228 of 295 seen beside two compilers): run alone, as the other rate checks are.
+TEST_CASE("observers: sampling at 10 kHz takes about frequency × task-clock samples", "[serial]") {
   const std::string journal = tmp_path("sampling.jsonl");
   auto r = run_cli({"--json", "--sample-freq", "0,10000", "--counters", "task-clock", "--runs", "3", "--journal",
                     journal, "--", workload("compute"), "3000"});
