@@ -45,7 +45,7 @@ int cmd_run(const Options& o) {
     Options resume = o;
     resume.command = Command::check;
     resume.resume = path;
-    resume.time_budget = 0;
+    resume.request.time_budget = 0;
     resume.given.clear();  // the plan, not this command line, says how the shard runs
     return cmd_resume(resume);
   }

@@ -30,7 +30,7 @@ void print_check(const Options& o, const Plan& plan, const Findings& findings, c
 
 // What this command line changes in the check's analysis.
 ReportAsk report_ask(const Options& o) {
-  return {o.margin_given ? std::optional<double>(o.margin) : std::nullopt, o.allow_multiplex};
+  return {o.margin_given ? std::optional<double>(o.request.margin) : std::nullopt, o.request.allow_multiplex};
 }
 
 // Prints a check's report and returns its exit code.
@@ -104,7 +104,7 @@ int report_merged(const Options& o) {
   if (!o.svg_dir.empty())
     throw Error(ErrorKind::usage, "--svg is for one check's journal; the merged report's figures are in --html FILE");
   MergedShards m = merge_shards(o.report_files);
-  const HostsFindings f = analyse_merged(m, o.margin_given ? std::optional(o.margin) : std::nullopt, o.allow_multiplex);
+  const HostsFindings f = analyse_merged(m, o.margin_given ? std::optional(o.request.margin) : std::nullopt, o.request.allow_multiplex);
   emit(o, o.json ? hosts_json(m.plan, f, m.ctx) : hosts_text(m.plan, f, m.ctx));
   if (!o.html.empty()) {
     write_file_safely(o.html, hosts_html(m.plan, f, m.ctx));

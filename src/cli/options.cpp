@@ -56,13 +56,13 @@ const char* kUsage[] = {
 po::options_description target_options(Options& o) {
   po::options_description d("Measurement context (held constant across runs)");
   d.add_options()
-      ("aslr", po::bool_switch(&o.aslr), "leave address-space randomisation on (default: off for the target)")
-      ("cpu", po::value(&o.cpu), "pin the target to CPU N")
+      ("aslr", po::bool_switch(&o.request.launch.aslr), "leave address-space randomisation on (default: off for the target)")
+      ("cpu", po::value(&o.request.launch.cpu), "pin the target to CPU N")
       ("env-pad", po::value<std::string>(), "pad the target's environment to exactly BYTES with one variable")
-      ("timeout", po::value(&o.timeout_s), "kill the target's process group after SECONDS")
-      ("show-output", po::bool_switch(&o.show_output), "let the target write to the terminal (default: captured and digested)")
-      ("run-as", po::value(&o.run_as), "run the target as USER (uid, gid, groups), set after the observers are attached; needs root")
-      ("ignore-failure,i", po::bool_switch(&o.ignore_failure), "keep going when the target exits non-zero or is killed");
+      ("timeout", po::value(&o.request.launch.timeout_s), "kill the target's process group after SECONDS")
+      ("show-output", po::bool_switch(&o.request.launch.show_output), "let the target write to the terminal (default: captured and digested)")
+      ("run-as", po::value(&o.request.launch.run_as), "run the target as USER (uid, gid, groups), set after the observers are attached; needs root")
+      ("ignore-failure,i", po::bool_switch(&o.request.ignore_failure), "keep going when the target exits non-zero or is killed");
   return d;
 }
 
@@ -71,9 +71,9 @@ po::options_description counting_options(Options& o, int default_runs) {
   d.add_options()
       ("counters,e", po::value(&o.counters), "events to count: comma list, {a,b} groups (see obscheck events)")
       ("events", po::value<std::string>(), "alias of --counters")
-      ("runs,r", po::value(&o.runs), default_runs > 0 ? ("measured runs (default " + std::to_string(default_runs) + ")").c_str()
+      ("runs,r", po::value(&o.request.runs), default_runs > 0 ? ("measured runs (default " + std::to_string(default_runs) + ")").c_str()
                                                     : "measured blocks (default: sequential, see --max-runs)")
-      ("warmup,w", po::value(&o.warmup), "warm-up runs, not analysed (default 1)");
+      ("warmup,w", po::value(&o.request.warmup), "warm-up runs, not analysed (default 1)");
   return d;
 }
 
@@ -82,7 +82,7 @@ po::options_description backend_options(Options& o) {
   po::options_description d("Backend");
   d.add_options()
       ("backend", po::value<std::string>(), "native (perf_event on this host, default) | sim (valgrind cachegrind: a simulated PMU, deterministic)")
-      ("sim-cache", po::value(&o.sim_cache), "--backend sim geometry: D1=SIZE,ASSOC,LINE[,I1=...][,LL=...] (default: this host's caches)");
+      ("sim-cache", po::value(&o.request.sim_cache), "--backend sim geometry: D1=SIZE,ASSOC,LINE[,I1=...][,LL=...] (default: this host's caches)");
   return d;
 }
 
@@ -100,17 +100,17 @@ po::options_description check_options(Options& o) {
   po::options_description d("The check (sweep of observation doses)");
   d.add_options()
       ("mode", po::value<std::string>(), "external (driver opens the counters, default) | inprocess (preloaded library, the paper's setup)")
-      ("margin", po::value(&o.margin), "ε: \"not perturbed\" means within ±ε (default 0.01 = 1%)")
-      ("max-runs", po::value(&o.max_runs), "stop after this many measured blocks at the latest (default 2000)")
+      ("margin", po::value(&o.request.margin), "ε: \"not perturbed\" means within ±ε (default 0.01 = 1%)")
+      ("max-runs", po::value(&o.request.max_runs), "stop after this many measured blocks at the latest (default 2000)")
       ("time-budget", po::value<std::string>(), "stop at the first look after SECONDS of runs (default 60; 0: no limit; auto: sized after the warm-up to show ±margin, 10..600 s)")
       ("decide-all", po::bool_switch(&o.decide_all), "run until every metric's verdict is decided, the rusage metrics too (default: the counters named and wall time)")
       ("seed", po::value<std::string>(), "seed for the run order, 0..2^64-1 (default: drawn and recorded)")
       ("leftovers", po::value(&o.leftovers), "processes a run leaves running: kill (kill them and mark the run, default) | fail (also fail the run)")
-      ("allow-missing", po::bool_switch(&o.allow_missing), "drop counters this host cannot count (with a warning)")
-      ("allow-multiplex", po::bool_switch(&o.allow_multiplex), "compare a multiplexed counter's scaled values (verdict labelled scaled) instead of calling it incomparable")
+      ("allow-missing", po::bool_switch(&o.request.allow_missing), "drop counters this host cannot count (with a warning)")
+      ("allow-multiplex", po::bool_switch(&o.request.allow_multiplex), "compare a multiplexed counter's scaled values (verdict labelled scaled) instead of calling it incomparable")
       ("journal", po::value(&o.journal), "journal FILE (default: a new file in the current directory)")
       ("resume", po::value(&o.resume), "continue the interrupted check recorded in FILE")
-      ("keep-output-head", po::bool_switch(&o.keep_output_head), "keep the first line of the target's output (up to 200 bytes) in the journal; default: only its digest and size")
+      ("keep-output-head", po::bool_switch(&o.request.launch.keep_output_head), "keep the first line of the target's output (up to 200 bytes) in the journal; default: only its digest and size")
       ("csv", po::bool_switch(&o.csv), "write CSV")
       ("html", po::value(&o.html), "also write the report with its figures as one self-contained HTML FILE")
       ("fail-on", po::value<std::string>(), "exit 1 when a verdict is one of LIST: perturbed,layout,incomparable,inconclusive or none (default perturbed,layout,incomparable)")
@@ -125,12 +125,12 @@ po::options_description observer_options(Options& o) {
   d.add_options()
       ("probes", po::value(&o.probes), "uprobes on SYM[,SYM...] (or LIB:SYM, or auto:N); dose = 0..N probes")
       ("breakpoints", po::value(&o.breakpoints), "hardware execution breakpoints on SYM[,...]; dose = 0..N")
-      ("sample-freq", po::value(&o.sample_freq), "sampling frequencies in Hz, e.g. 0,100,1000,10000")
-      ("sample-event", po::value(&o.sample_event), "the sampled event (default: cycles with a PMU, else cpu-clock)")
-      ("observer-cmd", po::value(&o.observer_cmd), "wrap the target in this profiler command; {level} is replaced (does tool X perturb my program: 'perf stat -x, -o /dev/null -e task-clock --' --levels 0,1); the target's own metrics are compared, the profiler's cost is reported")
-      ("levels", po::value(&o.levels), "--observer-cmd levels, e.g. 0,99,999,9999 (0 = not wrapped)")
-      ("build", po::value(&o.build), "build one variant per dose: a command with {mask} and {out} (compile-time probes)")
-      ("probe-sites", po::value(&o.probe_sites), "--build doses 0..N probe sites (default 8)");
+      ("sample-freq", po::value(&o.request.observer.frequencies), "sampling frequencies in Hz, e.g. 0,100,1000,10000")
+      ("sample-event", po::value(&o.request.observer.sample_event), "the sampled event (default: cycles with a PMU, else cpu-clock)")
+      ("observer-cmd", po::value(&o.request.observer.command), "wrap the target in this profiler command; {level} is replaced (does tool X perturb my program: 'perf stat -x, -o /dev/null -e task-clock --' --levels 0,1); the target's own metrics are compared, the profiler's cost is reported")
+      ("levels", po::value(&o.request.observer.levels), "--observer-cmd levels, e.g. 0,99,999,9999 (0 = not wrapped)")
+      ("build", po::value(&o.request.observer.build), "build one variant per dose: a command with {mask} and {out} (compile-time probes)")
+      ("probe-sites", po::value(&o.request.observer.probe_sites), "--build doses 0..N probe sites (default 8)");
   return d;
 }
 
@@ -145,7 +145,7 @@ po::options_description context_options(Options& o, bool compare) {
       ("link-orders", po::value(&o.link_orders), "number of link orders: the given one plus seeded random permutations")
       ("contexts", po::value(&o.contexts), "measure a seeded random sample of N contexts (default: all)")
       ("metric", po::value(&o.metric), "the metric the analysis is on (default: the first counter)")
-      ("allow-multiplex", po::bool_switch(&o.allow_multiplex), "analyse a multiplexed counter's scaled values (labelled scaled) instead of calling the metric incomparable")
+      ("allow-multiplex", po::bool_switch(&o.request.allow_multiplex), "analyse a multiplexed counter's scaled values (labelled scaled) instead of calling the metric incomparable")
       ("confidence", po::value(&o.confidence), "confidence level of intervals and tests (default 0.95)")
       ("seed", po::value<std::string>(), "seed for the context order and sample (default: drawn and reported)")
       ("csv", po::bool_switch(&o.csv), "write CSV, one row per run")
@@ -155,7 +155,7 @@ po::options_description context_options(Options& o, bool compare) {
       ("export-csv", po::value(&o.export_csv), "also write every run as CSV to FILE (as --csv prints it)");
   if (compare)
     d.add_options()
-        ("margin", po::value(&o.margin), "ε: \"no significant difference\" is backed by equivalence within ±ε (default 0.01)")
+        ("margin", po::value(&o.request.margin), "ε: \"no significant difference\" is backed by equivalence within ±ε (default 0.01)")
         ("aa", po::bool_switch(&o.aa), "also compare the baseline against itself in the same contexts, reported first")
         ("allow-output-diff", po::bool_switch(&o.allow_output_diff), "compare the variants even where their outputs differ (they legitimately do: other options, other data); without it such contexts are incomparable")
         ("fail-on", po::value<std::string>(), "exit 1 when the outcome is one of LIST: worse,better,incomparable,aa or none (default incomparable,aa)");
@@ -180,9 +180,9 @@ po::options_description measure_options(Options& o) {
 // report's own options.
 po::options_description report_options(Options& o) {
   po::options_description d("Report");
-  d.add_options()("csv", po::bool_switch(&o.csv), "write CSV")("margin", po::value(&o.margin), "re-judge with this ε")
+  d.add_options()("csv", po::bool_switch(&o.csv), "write CSV")("margin", po::value(&o.request.margin), "re-judge with this ε")
       ("markdown", po::bool_switch(&o.markdown), "write the verdict table as Markdown, for an issue or a lab report")
-      ("allow-multiplex", po::bool_switch(&o.allow_multiplex), "re-judge comparing multiplexed counters' scaled values (verdicts labelled scaled)")
+      ("allow-multiplex", po::bool_switch(&o.request.allow_multiplex), "re-judge comparing multiplexed counters' scaled values (verdicts labelled scaled)")
       ("fail-on", po::value<std::string>(), "exit 1 when a verdict is one of LIST, as the check (default perturbed,layout,incomparable)")
       ("verbose,v", po::bool_switch(&o.verbose), "show every metric's rows and plots")
       ("html", po::value(&o.html), "also write the report with its figures as one self-contained HTML FILE")
@@ -237,8 +237,8 @@ po::options_description sweep_journal_options(Options& o) {
 po::options_description fidelity_options(Options& o) {
   po::options_description d("Profile fidelity (fidelity)");
   d.add_options()
-      ("sample-freq", po::value(&o.sample_freq), "perf record's sampling frequencies in Hz, one profile each (default 99,999)")
-      ("sample-event", po::value(&o.sample_event), "the sampled event (default cpu-clock, a software event any host has)")
+      ("sample-freq", po::value(&o.request.observer.frequencies), "perf record's sampling frequencies in Hz, one profile each (default 99,999)")
+      ("sample-event", po::value(&o.request.observer.sample_event), "the sampled event (default cpu-clock, a software event any host has)")
       ("tolerance", po::value(&o.tolerance), "a function's share may differ from the reference's by this much (default 0.05: five share points)")
       ("top", po::value(&o.top), "the hot list: this many functions with the largest shares (default 5)")
       ("confidence", po::value(&o.confidence), "confidence level of the whole table of intervals (default 0.95)");
@@ -379,21 +379,21 @@ void validate(const po::variables_map& vm, const Options& o) {
   const auto given = [&](const char* name) { return vm.count(name) > 0; };
   const auto when = [&](const char* name, auto value) { return given(name) ? std::optional(value) : std::nullopt; };
   AskedValues v;
-  v.runs = when("runs", o.runs);
-  v.max_runs = when("max-runs", o.max_runs);
-  v.warmup = o.warmup;
+  v.runs = when("runs", o.request.runs);
+  v.max_runs = when("max-runs", o.request.max_runs);
+  v.warmup = o.request.warmup;
   v.warmup_given = given("warmup");
   v.link_orders = when("link-orders", o.link_orders);
   v.contexts = when("contexts", o.contexts);
-  v.cpu = when("cpu", o.cpu);
-  v.levels = when("levels", o.levels);
-  v.timeout_s = when("timeout", o.timeout_s);
-  v.margin = o.margin;
-  v.time_budget = o.time_budget;
+  v.cpu = when("cpu", o.request.launch.cpu);
+  v.levels = when("levels", o.request.observer.levels);
+  v.timeout_s = when("timeout", o.request.launch.timeout_s);
+  v.margin = o.request.margin;
+  v.time_budget = o.request.time_budget;
   v.confidence = o.confidence;
   for (const char* name : {"counters", "events"})
     if (given(name)) v.event_lists.emplace_back(name, o.counters);
-  if (given("sample-event")) v.event_lists.emplace_back("sample-event", o.sample_event);
+  if (given("sample-event")) v.event_lists.emplace_back("sample-event", o.request.observer.sample_event);
   v.leftovers = o.leftovers;
   check_asked_values(v);
 }
@@ -484,8 +484,8 @@ void take_mode_and_backend(const po::variables_map& vm, Options& o) {
   if (backend != "native" && backend != "sim")
     throw Error(ErrorKind::usage, "--backend must be native or sim, not '" + backend + "'",
                 "sim runs the target under valgrind's cachegrind: a simulated PMU for hosts without one");
-  o.mode = counting_mode_from_string(mode);
-  o.backend = backend_from_string(backend);
+  o.request.mode = counting_mode_from_string(mode);
+  o.request.backend = backend_from_string(backend);
 }
 
 // What to count, how often, and the analysis' knobs.
@@ -495,26 +495,27 @@ void take_counting(const po::variables_map& vm, Options& o) {
     o.counters = vm["events"].as<std::string>();
   }
   o.runs_given = vm.count("runs") > 0;
-  o.warmup_given = vm.count("warmup") > 0;
+  o.request.warmup_given = vm.count("warmup") > 0;
   if (vm.count("time-budget")) {
     const std::string budget = vm["time-budget"].as<std::string>();
     o.time_budget_auto = budget == "auto";
-    if (!o.time_budget_auto) o.time_budget = parse_seconds("--time-budget", budget);
+    if (!o.time_budget_auto) o.request.time_budget = parse_seconds("--time-budget", budget);
   }
   if (vm.count("seed")) {
-    o.seed = parse_whole_number("seed", vm["seed"].as<std::string>());
-    o.seed_given = true;
+    o.request.seed = parse_whole_number("seed", vm["seed"].as<std::string>());
+    o.request.seed_given = true;
   }
   take_mode_and_backend(vm, o);
   o.margin_given = vm.count("margin") > 0;
-  check_asked_observer({o.probes, o.breakpoints, o.sample_freq, o.observer_cmd, o.levels, o.build,
-                        vm.count("observer-cmd") > 0, o.probe_sites});
+  const ObserverRequest& r = o.request.observer;
+  check_asked_observer(
+      {o.probes, o.breakpoints, r.frequencies, r.command, r.levels, r.build, vm.count("observer-cmd") > 0, r.probe_sites});
 }
 
 // How the target is started, where the report goes, and the hosts' options.
 void take_launch_and_files(const po::variables_map& vm, Options& o) {
-  if (vm.count("env-pad")) o.env_pad = parse_whole_number("env-pad", vm["env-pad"].as<std::string>());
-  if (vm.count("run-as") && o.run_as.empty()) throw Error(ErrorKind::usage, "--run-as needs a user name");
+  if (vm.count("env-pad")) o.request.launch.env_pad = parse_whole_number("env-pad", vm["env-pad"].as<std::string>());
+  if (vm.count("run-as") && o.request.launch.run_as.empty()) throw Error(ErrorKind::usage, "--run-as needs a user name");
   if (vm.count("field-separator") && o.field_separator.empty())
     throw Error(ErrorKind::usage, "-x needs a separator", "e.g. -x, or -x ';'");
   if (o.color_when != "auto" && o.color_when != "always" && o.color_when != "never")
@@ -536,8 +537,8 @@ void take_launch_and_files(const po::variables_map& vm, Options& o) {
 
 // Options that exclude one another, or only go with another.
 void check_combinations(Options& o) {
-  if (o.command == Command::measure && o.runs == 0) o.runs = kDefaultMeasureRuns;
-  if (!o.sim_cache.empty() && o.backend != BackendKind::sim)
+  if (o.command == Command::measure && o.request.runs == 0) o.request.runs = kDefaultMeasureRuns;
+  if (!o.request.sim_cache.empty() && o.request.backend != BackendKind::sim)
     throw Error(ErrorKind::usage, "--sim-cache goes with --backend sim");
   if (o.json && o.csv) throw Error(ErrorKind::usage, "--json and --csv: choose one");
   if (o.markdown && (o.json || o.csv)) throw Error(ErrorKind::usage, "--markdown, --json and --csv: choose one");
@@ -547,7 +548,7 @@ void check_combinations(Options& o) {
 
 // What each command cannot do without.
 void check_command_needs(Options& o, bool takes_target) {
-  if (takes_target && o.target.empty() && o.resume.empty() && o.build.empty())
+  if (takes_target && o.target.empty() && o.resume.empty() && o.request.observer.build.empty())
     throw Error(ErrorKind::usage, std::string("obscheck ") + command_name(o.command) + ": no program to run",
                 "usage: obscheck " + std::string(o.command == Command::measure ? "measure " : o.command == Command::fidelity ? "fidelity " : "") +
                     "[options] [--] PROG [ARGS...]");

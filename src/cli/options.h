@@ -17,36 +17,22 @@ struct Options {
   Command command = Command::check;
   std::vector<std::string> target;  // PROG ARGS... (argv[0] = PROG as written)
 
-  // What to count and how often.
+  // What to count and how often, the analysis' knobs, how the target starts and the
+  // observer's knobs, typed as the check's request (record/request.h) and stored there
+  // as they are read: -r, -w, --max-runs, --time-budget, --seed, --mode, --margin,
+  // --allow-missing, --allow-multiplex, -i, --backend, --sim-cache; launch: --aslr, --cpu,
+  // --env-pad, --timeout, --show-output, --run-as, --keep-output-head; observer:
+  // --sample-freq and --sample-event (fidelity's too), --observer-cmd, --levels, --build,
+  // --probe-sites. The counters, leftovers, the observer's kind and the target's argv are
+  // set from the fields below (cli/request_from.h). Measure, bias, compare and report
+  // read the fields they share with the check from it too.
+  CheckRequest request;
   std::string counters;             // -e/--counters/--events
-  int runs = 0;                     // -r/--runs: 0 = the command's default
-  int warmup = 1;                   // -w/--warmup
-  bool warmup_given = false;        // -w given (--backend sim runs none by default)
   bool runs_given = false;          // -r given (measure --backend sim runs two by default)
-  int max_runs = 0;                 // --max-runs (check): cap on measured blocks
-  double time_budget = 60;          // --time-budget (check): seconds of runs, then the sweep stops at a look; 0: none
   bool time_budget_auto = false;    // --time-budget auto: sized after the warm-up (cli/cmd_check.cpp)
   bool decide_all = false;          // --decide-all: stop only when every metric is decided
-  std::uint64_t seed = 0;           // --seed; 0 = draw one (and record it)
-  bool seed_given = false;
-  CountingMode mode = CountingMode::external;  // --mode external|inprocess
-  double margin = 0.01;             // --margin ε for "not perturbed within ±ε"
   bool margin_given = false;        // report: re-judge with a new ε, else the journal's
-  bool allow_missing = false;       // --allow-missing
-  bool allow_multiplex = false;     // --allow-multiplex: compare multiplexed counters' scaled values
-  bool ignore_failure = false;      // -i/--ignore-failure
   std::string leftovers = "kill";   // --leftovers kill|fail: processes a run leaves behind
-  BackendKind backend = BackendKind::native;    // --backend native|sim (sim: cachegrind, the simulated PMU)
-  std::string sim_cache;            // --sim-cache D1=SIZE,ASSOC,LINE[,LL=...] (default: the host's geometry)
-
-  // How the target is started (the held-constant measurement context).
-  bool aslr = false;                // --aslr: leave ASLR on
-  int cpu = -1;                     // --cpu N
-  std::optional<std::size_t> env_pad;  // --env-pad BYTES
-  double timeout_s = 0;             // --timeout SECONDS
-  bool show_output = false;         // --show-output: target's stdout/stderr pass through
-  std::string run_as;               // --run-as USER: the target (only) runs as USER
-  bool keep_output_head = false;    // --keep-output-head: the journal keeps the first line of output
 
   // Output.
   bool json = false;                // --json: machine-readable on stdout (or -o)
@@ -72,12 +58,6 @@ struct Options {
   // The observer the check doses (one at a time; default: the counters themselves).
   std::string probes;               // --probes SYM[,SYM...] | auto:N  (uprobes)
   std::string breakpoints;          // --breakpoints SYM[,...]          (hardware breakpoints)
-  std::string sample_freq;          // --sample-freq 0,100,1000,10000   (Hz)
-  std::string sample_event;         // --sample-event EV (default cpu-clock, cycles with a PMU)
-  std::string observer_cmd;         // --observer-cmd 'perf record -F {level} -o /dev/null --'
-  std::string levels;               // --levels 0,99,999 (profiler command levels; 0 = bare)
-  std::string build;                // --build 'cc -O2 -DOBS_PROBES={mask} prog.c -o {out}'
-  int probe_sites = 8;              // --probe-sites N: build doses 0..N
 
   // bias / compare: measurement contexts (Mytkowicz et al., "Observer Effect and Measurement Bias in Performance Analysis" §4.2, §5.2)
   std::string env_sizes;            // --env-sizes FROM:TO:STEP or a,b,c (the dummy variable's value bytes)
