@@ -5,8 +5,6 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "cli/request_from.h"
-#include "job/check_setup.h"
 #include "cli/commands.h"
 #include "analysis/summary.h"
 #include "run/signals.h"
@@ -38,8 +36,6 @@ void emit(const Options& o, const std::string& bytes) {
   // half a report.
   write_file_safely(o.output, bytes);
 }
-
-LaunchSpec launch_spec_from(const Options& o) { return launch_spec_for(launch_request_from(o)); }
 
 void warn_if_target_runs_as_root(const Options& o) {
   const bool runs_target = o.command == Command::check || o.command == Command::measure || o.command == Command::demo ||
