@@ -378,23 +378,16 @@ void split_target(const std::vector<std::string>& words, const po::options_descr
 void validate(const po::variables_map& vm, const Options& o) {
   const auto given = [&](const char* name) { return vm.count(name) > 0; };
   const auto when = [&](const char* name, auto value) { return given(name) ? std::optional(value) : std::nullopt; };
-  AskedValues v;
-  v.runs = when("runs", o.request.runs);
-  v.max_runs = when("max-runs", o.request.max_runs);
-  v.warmup = o.request.warmup;
-  v.warmup_given = given("warmup");
-  v.link_orders = when("link-orders", o.link_orders);
-  v.contexts = when("contexts", o.contexts);
-  v.cpu = when("cpu", o.request.launch.cpu);
-  v.levels = when("levels", o.request.observer.levels);
-  v.timeout_s = when("timeout", o.request.launch.timeout_s);
-  v.margin = o.request.margin;
-  v.time_budget = o.request.time_budget;
-  v.confidence = o.confidence;
+  const CheckRequest& r = o.request;
+  AskedValues v{.runs = when("runs", r.runs), .max_runs = when("max-runs", r.max_runs), .warmup = r.warmup,
+                .warmup_given = given("warmup"), .link_orders = when("link-orders", o.link_orders),
+                .contexts = when("contexts", o.contexts), .cpu = when("cpu", r.launch.cpu),
+                .levels = when("levels", r.observer.levels), .timeout_s = when("timeout", r.launch.timeout_s),
+                .margin = r.margin, .time_budget = r.time_budget, .confidence = o.confidence, .event_lists = {},
+                .leftovers = o.leftovers};
   for (const char* name : {"counters", "events"})
     if (given(name)) v.event_lists.emplace_back(name, o.counters);
-  if (given("sample-event")) v.event_lists.emplace_back("sample-event", o.request.observer.sample_event);
-  v.leftovers = o.leftovers;
+  if (given("sample-event")) v.event_lists.emplace_back("sample-event", r.observer.sample_event);
   check_asked_values(v);
 }
 

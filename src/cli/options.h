@@ -17,15 +17,10 @@ struct Options {
   Command command = Command::check;
   std::vector<std::string> target;  // PROG ARGS... (argv[0] = PROG as written)
 
-  // What to count and how often, the analysis' knobs, how the target starts and the
-  // observer's knobs, typed as the check's request (record/request.h) and stored there
-  // as they are read: -r, -w, --max-runs, --time-budget, --seed, --mode, --margin,
-  // --allow-missing, --allow-multiplex, -i, --backend, --sim-cache; launch: --aslr, --cpu,
-  // --env-pad, --timeout, --show-output, --run-as, --keep-output-head; observer:
-  // --sample-freq and --sample-event (fidelity's too), --observer-cmd, --levels, --build,
-  // --probe-sites. The counters, leftovers, the observer's kind and the target's argv are
-  // set from the fields below (cli/request_from.h). Measure, bias, compare and report
-  // read the fields they share with the check from it too.
+  // How often, the analysis' knobs, how the target starts (launch) and the observer's
+  // knobs, typed as the check's request (record/request.h) as they are read; every
+  // command reads these there. Its counters, leftovers, observer kind and argv are set
+  // from the fields below (cli/request_from.h).
   CheckRequest request;
   std::string counters;             // -e/--counters/--events
   bool runs_given = false;          // -r given (measure --backend sim runs two by default)
