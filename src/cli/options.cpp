@@ -53,9 +53,19 @@ const char* kUsage[] = {
     "       obscheck completion bash|zsh                  the shell completion script",
 };
 
+// A titled group of options, declared as po's add_options() declares them:
+// OptionGroup("Title")("name", value, "what")...
+struct OptionGroup : po::options_description {
+  explicit OptionGroup(const std::string& title) : po::options_description(title) {}
+  template <class... Args>
+  OptionGroup& operator()(Args&&... args) {
+    add_options()(std::forward<Args>(args)...);
+    return *this;
+  }
+};
+
 po::options_description target_options(Options& o) {
-  po::options_description d("Measurement context (held constant across runs)");
-  d.add_options()
+  return OptionGroup("Measurement context (held constant across runs)")
       ("aslr", po::bool_switch(&o.request.launch.aslr), "leave address-space randomisation on (default: off for the target)")
       ("cpu", po::value(&o.request.launch.cpu), "pin the target to CPU N")
       ("env-pad", po::value<std::string>(), "pad the target's environment to exactly BYTES with one variable")
@@ -63,42 +73,34 @@ po::options_description target_options(Options& o) {
       ("show-output", po::bool_switch(&o.request.launch.show_output), "let the target write to the terminal (default: captured and digested)")
       ("run-as", po::value(&o.request.launch.run_as), "run the target as USER (uid, gid, groups), set after the observers are attached; needs root")
       ("ignore-failure,i", po::bool_switch(&o.request.ignore_failure), "keep going when the target exits non-zero or is killed");
-  return d;
 }
 
 po::options_description counting_options(Options& o, int default_runs) {
-  po::options_description d("Counting");
-  d.add_options()
+  return OptionGroup("Counting")
       ("counters,e", po::value(&o.counters), "events to count: comma list, {a,b} groups (see obscheck events)")
       ("events", po::value<std::string>(), "alias of --counters")
       ("runs,r", po::value(&o.request.runs), default_runs > 0 ? ("measured runs (default " + std::to_string(default_runs) + ")").c_str()
                                                     : "measured blocks (default: sequential, see --max-runs)")
       ("warmup,w", po::value(&o.request.warmup), "warm-up runs, not analysed (default 1)");
-  return d;
 }
 
 // Where the counts come from: the host's perf_event (native) or a simulated PMU.
 po::options_description backend_options(Options& o) {
-  po::options_description d("Backend");
-  d.add_options()
+  return OptionGroup("Backend")
       ("backend", po::value<std::string>(), "native (perf_event on this host, default) | sim (valgrind cachegrind: a simulated PMU, deterministic)")
       ("sim-cache", po::value(&o.request.sim_cache), "--backend sim geometry: D1=SIZE,ASSOC,LINE[,I1=...][,LL=...] (default: this host's caches)");
-  return d;
 }
 
 po::options_description output_options(Options& o) {
-  po::options_description d("Output");
-  d.add_options()
+  return OptionGroup("Output")
       ("json", po::bool_switch(&o.json), "write JSON instead of text (measure and bias: every run's values; a check: the findings, its runs are in the journal)")
       ("output,o", po::value(&o.output), "write the report to FILE instead of stdout")
       ("color", po::value(&o.color_when), "colour the text: auto (a terminal without NO_COLOR, default) | always | never")
       ("help,h", "this help");
-  return d;
 }
 
 po::options_description check_options(Options& o) {
-  po::options_description d("The check (sweep of observation doses)");
-  d.add_options()
+  return OptionGroup("The check (sweep of observation doses)")
       ("mode", po::value<std::string>(), "external (driver opens the counters, default) | inprocess (preloaded library, the paper's setup)")
       ("margin", po::value(&o.request.margin), "ε: \"not perturbed\" means within ±ε (default 0.01 = 1%)")
       ("max-runs", po::value(&o.request.max_runs), "stop after this many measured blocks at the latest (default 2000)")
@@ -115,14 +117,12 @@ po::options_description check_options(Options& o) {
       ("html", po::value(&o.html), "also write the report with its figures as one self-contained HTML FILE")
       ("fail-on", po::value<std::string>(), "exit 1 when a verdict is one of LIST: perturbed,layout,incomparable,inconclusive or none (default perturbed,layout,incomparable)")
       ("verbose,v", po::bool_switch(&o.verbose), "show every metric's rows and plots, also those with nothing to act on");
-  return d;
 }
 
 // The observers other than the counters (docs/design.md: observe/). The
 // counters named with --counters are then the metrics, counted at every dose.
 po::options_description observer_options(Options& o) {
-  po::options_description d("Observers (dose something other than the counter list)");
-  d.add_options()
+  return OptionGroup("Observers (dose something other than the counter list)")
       ("probes", po::value(&o.probes), "uprobes on SYM[,SYM...] (or LIB:SYM, or auto:N); dose = 0..N probes")
       ("breakpoints", po::value(&o.breakpoints), "hardware execution breakpoints on SYM[,...]; dose = 0..N")
       ("sample-freq", po::value(&o.request.observer.frequencies), "sampling frequencies in Hz, e.g. 0,100,1000,10000")
@@ -131,14 +131,12 @@ po::options_description observer_options(Options& o) {
       ("levels", po::value(&o.request.observer.levels), "--observer-cmd levels, e.g. 0,99,999,9999 (0 = not wrapped)")
       ("build", po::value(&o.request.observer.build), "build one variant per dose: a command with {mask} and {out} (compile-time probes)")
       ("probe-sites", po::value(&o.request.observer.probe_sites), "--build doses 0..N probe sites (default 8)");
-  return d;
 }
 
 // bias / compare: the measurement contexts to sweep (Mytkowicz et al., "Observer Effect and Measurement Bias in Performance Analysis" §4.2, §5.2).
 po::options_description context_options(Options& o, bool compare) {
-  po::options_description d("Measurement contexts (bias / compare)");
-  d.add_options()
-      ("env-sizes", po::value(&o.env_sizes), "environment contexts: bytes of a dummy variable's value, FROM:TO:STEP or a,b,c (default 2:8192:390, the paper's)")
+  OptionGroup d("Measurement contexts (bias / compare)");
+  d("env-sizes", po::value(&o.env_sizes), "environment contexts: bytes of a dummy variable's value, FROM:TO:STEP or a,b,c (default 2:8192:390, the paper's)")
       ("argv0-pads", po::value(&o.argv0_pads), "argv[0] contexts: extra bytes in argv[0], FROM:TO:STEP or a,b,c")
       ("link", po::value(&o.link_command), "link-order contexts: link command template with {objects} and {out} (run without a shell)")
       ("objects", po::value(&o.link_objects), "object files for --link, comma-separated, in their usual order")
@@ -154,33 +152,28 @@ po::options_description context_options(Options& o, bool compare) {
       ("export-json", po::value(&o.export_json), "also write the report as JSON to FILE (as --json prints it)")
       ("export-csv", po::value(&o.export_csv), "also write every run as CSV to FILE (as --csv prints it)");
   if (compare)
-    d.add_options()
-        ("margin", po::value(&o.request.margin), "ε: \"no significant difference\" is backed by equivalence within ±ε (default 0.01)")
+    d("margin", po::value(&o.request.margin), "ε: \"no significant difference\" is backed by equivalence within ±ε (default 0.01)")
         ("aa", po::bool_switch(&o.aa), "also compare the baseline against itself in the same contexts, reported first")
         ("allow-output-diff", po::bool_switch(&o.allow_output_diff), "compare the variants even where their outputs differ (they legitimately do: other options, other data); without it such contexts are incomparable")
         ("fail-on", po::value<std::string>(), "exit 1 when the outcome is one of LIST: worse,better,incomparable,aa or none (default incomparable,aa)");
   else
-    d.add_options()
-        ("fail-on", po::value<std::string>(), "exit 1 when one of LIST is found: bias,failed,incomparable or none (default bias,failed,incomparable)");
+    d("fail-on", po::value<std::string>(), "exit 1 when one of LIST is found: bias,failed,incomparable or none (default bias,failed,incomparable)");
   return d;
 }
 
 // measure's own options: its output layouts and its journal.
 po::options_description measure_options(Options& o) {
-  po::options_description d("Measure output");
-  d.add_options()
+  return OptionGroup("Measure output")
       ("field-separator,x", po::value(&o.field_separator), "perf stat's layout, fields separated by SEP (e.g. -x,)")
       ("csv", po::bool_switch(&o.csv), "write CSV, one row per metric with every summary value")
       ("markdown", po::bool_switch(&o.markdown), "write the table as Markdown")
       ("journal", po::value(&o.journal), "also record every run in journal FILE (obscheck report FILE prints this report again)")
       ("resume", po::value(&o.resume), "continue the interrupted measure recorded in FILE");
-  return d;
 }
 
 // report's own options.
 po::options_description report_options(Options& o) {
-  po::options_description d("Report");
-  d.add_options()("csv", po::bool_switch(&o.csv), "write CSV")("margin", po::value(&o.request.margin), "re-judge with this ε")
+  return OptionGroup("Report")("csv", po::bool_switch(&o.csv), "write CSV")("margin", po::value(&o.request.margin), "re-judge with this ε")
       ("markdown", po::bool_switch(&o.markdown), "write the verdict table as Markdown, for an issue or a lab report")
       ("allow-multiplex", po::bool_switch(&o.request.allow_multiplex), "re-judge comparing multiplexed counters' scaled values (verdicts labelled scaled)")
       ("fail-on", po::value<std::string>(), "exit 1 when a verdict is one of LIST, as the check (default perturbed,layout,incomparable)")
@@ -189,30 +182,24 @@ po::options_description report_options(Options& o) {
       ("svg", po::value(&o.svg_dir), "also write every figure as an SVG file into DIR")
       ("certificate", po::bool_switch(&o.certificate), "a profiler command's check as a certificate for a methods section or a CI gate: the command, the doses, each metric's bound or effect per dose, the sampling rate achieved and the kernel's throttling, the host (text; --json, --html FILE)")
       ("allow-output-diff", po::bool_switch(&o.allow_output_diff), "a compare journal: compare the variants even where their outputs differ");
-  return d;
 }
 
 // plan's, run's and slurm's own options (many hosts).
 po::options_description plan_options(Options& o) {
-  po::options_description d("Plan");
-  d.add_options()("output,o", po::value(&o.output), "write the plan to FILE (default obscheck-plan.json)")
+  return OptionGroup("Plan")("output,o", po::value(&o.output), "write the plan to FILE (default obscheck-plan.json)")
       ("help,h", "this help");
-  return d;
 }
 
 po::options_description run_options(Options& o) {
-  po::options_description d("Run a shard");
-  d.add_options()("plan", po::value(&o.plan_file), "the plan FILE written by obscheck plan")
+  return OptionGroup("Run a shard")("plan", po::value(&o.plan_file), "the plan FILE written by obscheck plan")
       ("shard", po::value<std::string>(), "I/N: run shard I of N (I defaults to $SLURM_ARRAY_TASK_ID)")
       ("journal", po::value(&o.journal), "journal FILE (default: PLAN's name with .shard-I-of-N.jsonl); an existing one of this shard is resumed")
       ("time-budget", po::value<std::string>(), "ignored: a plan runs its blocks")
       ("fail-on", po::value<std::string>(), "exit 1 when a verdict is one of LIST, as the check (default perturbed,layout,incomparable)");
-  return d;
 }
 
 po::options_description slurm_options(Options& o) {
-  po::options_description d("Slurm (everything after -- is the check: [options] PROG [ARGS...])");
-  d.add_options()("shards", po::value(&o.shards), "array tasks, one shard of the plan each (default 4)")
+  return OptionGroup("Slurm (everything after -- is the check: [options] PROG [ARGS...])")("shards", po::value(&o.shards), "array tasks, one shard of the plan each (default 4)")
       ("nodes", po::value<int>(), "alias of --shards: one node per shard")
       ("partition", po::value(&o.partition), "sbatch --partition")
       ("time", po::value(&o.slurm_time), "sbatch --time for each shard, e.g. 30:00")
@@ -221,28 +208,23 @@ po::options_description slurm_options(Options& o) {
       ("dir", po::value(&o.dir), "directory for the plan, the scripts, the journals and the report (default obscheck-slurm-TIME)")
       ("submit", po::bool_switch(&o.submit), "submit with sbatch: the array, then the merge once every shard succeeded")
       ("help,h", "this help");
-  return d;
 }
 
 // bias's and compare's journal.
 po::options_description sweep_journal_options(Options& o) {
-  po::options_description d("Journal");
-  d.add_options()
+  return OptionGroup("Journal")
       ("journal", po::value(&o.journal), "also record every run in journal FILE (obscheck report FILE prints this report again)")
       ("resume", po::value(&o.resume), "continue the interrupted sweep recorded in FILE");
-  return d;
 }
 
 // fidelity: the doses, the event and how close a profile must come to the reference.
 po::options_description fidelity_options(Options& o) {
-  po::options_description d("Profile fidelity (fidelity)");
-  d.add_options()
+  return OptionGroup("Profile fidelity (fidelity)")
       ("sample-freq", po::value(&o.request.observer.frequencies), "perf record's sampling frequencies in Hz, one profile each (default 99,999)")
       ("sample-event", po::value(&o.request.observer.sample_event), "the sampled event (default cpu-clock, a software event any host has)")
       ("tolerance", po::value(&o.tolerance), "a function's share may differ from the reference's by this much (default 0.05: five share points)")
       ("top", po::value(&o.top), "the hot list: this many functions with the largest shares (default 5)")
       ("confidence", po::value(&o.confidence), "confidence level of the whole table of intervals (default 0.95)");
-  return d;
 }
 
 // Command c's options, each stored into its member of `o` as the words are parsed
@@ -259,14 +241,12 @@ po::options_description options_for(Command c, Options& o) {
       all.add(counting_options(o, 0)).add(check_options(o)).add(observer_options(o)).add(backend_options(o))
           .add(target_options(o)).add(output_options(o));
       break;
-    case Command::events: {
-      po::options_description d("Events");
-      d.add_options()("all", po::bool_switch(&o.all), "every event of every PMU, not only obscheck's names")
-          ("encode", po::value(&o.encode), "show the perf_event_attr each event of LIST is programmed with, "
-                                               "its group and what it resolved through (as perf stat -vv shows it)");
-      all.add(d).add(backend_options(o)).add(output_options(o));
+    case Command::events:
+      all.add(OptionGroup("Events")("all", po::bool_switch(&o.all), "every event of every PMU, not only obscheck's names")
+              ("encode", po::value(&o.encode), "show the perf_event_attr each event of LIST is programmed with, "
+                                               "its group and what it resolved through (as perf stat -vv shows it)"))
+          .add(backend_options(o)).add(output_options(o));
       break;
-    }
     case Command::report:
       all.add(report_options(o)).add(output_options(o));
       break;
