@@ -199,14 +199,14 @@ po::options_description run_options(Options& o) {
 }
 
 po::options_description slurm_options(Options& o) {
-  return OptionGroup("Slurm (everything after -- is the check: [options] PROG [ARGS...])")("shards", po::value(&o.shards), "array tasks, one shard of the plan each (default 4)")
+  return OptionGroup("Slurm (everything after -- is the check: [options] PROG [ARGS...])")("shards", po::value(&o.slurm.shards), "array tasks, one shard of the plan each (default 4)")
       ("nodes", po::value<int>(), "alias of --shards: one node per shard")
-      ("partition", po::value(&o.partition), "sbatch --partition")
-      ("time", po::value(&o.slurm_time), "sbatch --time for each shard, e.g. 30:00")
-      ("array-parallelism", po::value(&o.array_parallelism), "at most K shards at once (the %K of sbatch's array range 0-N%K)")
+      ("partition", po::value(&o.slurm.partition), "sbatch --partition")
+      ("time", po::value(&o.slurm.time), "sbatch --time for each shard, e.g. 30:00")
+      ("array-parallelism", po::value(&o.slurm.array_parallelism), "at most K shards at once (the %K of sbatch's array range 0-N%K)")
       ("shared", po::bool_switch(), "let other jobs share a shard's node (default: a node to itself, sbatch's exclusive)")
-      ("dir", po::value(&o.dir), "directory for the plan, the scripts, the journals and the report (default obscheck-slurm-TIME)")
-      ("submit", po::bool_switch(&o.submit), "submit with sbatch: the array, then the merge once every shard succeeded")
+      ("dir", po::value(&o.slurm.dir), "directory for the plan, the scripts, the journals and the report (default obscheck-slurm-TIME)")
+      ("submit", po::bool_switch(&o.slurm.submit), "submit with sbatch: the array, then the merge once every shard succeeded")
       ("help,h", "this help");
 }
 
@@ -289,13 +289,9 @@ std::vector<CommandOptions> option_table() {
     Options unread;
     const po::options_description desc = options_for(cmd, unread);
     for (const auto& opt : desc.options()) {
-      OptionInfo info;
-      info.long_name = opt->long_name();
       const std::string shown = opt->canonical_display_name(po::command_line_style::allow_dash_for_short);
-      if (shown.size() == 2 && shown[0] == '-') info.short_name = shown.substr(1);
-      info.takes_value = opt->semantic()->max_tokens() > 0;
-      info.description = opt->description();
-      c.options.push_back(std::move(info));
+      c.options.push_back({opt->long_name(), shown.size() == 2 && shown[0] == '-' ? shown.substr(1) : "",
+                           opt->semantic()->max_tokens() > 0, opt->description()});
     }
     table.push_back(std::move(c));
   }
@@ -497,9 +493,9 @@ void take_launch_and_files(const po::variables_map& vm, Options& o) {
   if (vm.count("shard")) parse_shard(vm["shard"].as<std::string>(), o);
   if (vm.count("nodes")) {
     if (vm.count("shards")) throw Error(ErrorKind::usage, "--shards and --nodes are the same option: give one");
-    o.shards = vm["nodes"].as<int>();
+    o.slurm.shards = vm["nodes"].as<int>();
   }
-  if (vm.count("shared")) o.exclusive = !vm["shared"].as<bool>();
+  if (vm.count("shared")) o.slurm.exclusive = !vm["shared"].as<bool>();
   check_fidelity_bounds(o.tolerance, o.top);
   if (vm.count("fail-on"))
     o.fail_on = fail_on_outcomes(o.command == Command::compare ? FailOnOf::compare
@@ -537,7 +533,7 @@ void check_command_needs(Options& o, bool takes_target) {
                   "usage: obscheck slurm [--shards N] [--submit] -- [check options] PROG [ARGS...]");
     const bool given = std::find(o.given.begin(), o.given.end(), "shards") != o.given.end() ||
                        std::find(o.given.begin(), o.given.end(), "nodes") != o.given.end();
-    o.shards = slurm_shards(given ? std::optional(o.shards) : std::nullopt, o.array_parallelism);
+    o.slurm.shards = slurm_shards(given ? std::optional(o.slurm.shards) : std::nullopt, o.slurm.array_parallelism);
   }
   if (o.command == Command::report && o.report_file.empty())
     throw Error(ErrorKind::usage, "obscheck report: which journal?", "usage: obscheck report FILE");

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "job/slurm_job.h"
 #include "plan/plan.h"
 #include "record/request.h"
 
@@ -75,13 +76,7 @@ struct Options {
   std::string plan_file;            // plan -o FILE is the output; run --plan FILE
   std::size_t shard_index = 0;      // run --shard I/N (I defaults to $SLURM_ARRAY_TASK_ID)
   std::size_t shard_count = 0;      // 0: not given
-  std::string partition;            // slurm --partition P
-  std::string slurm_time;           // slurm --time T (sbatch's format, e.g. 30:00)
-  int shards = 0;                   // slurm --shards N (alias --nodes): array tasks, one host each
-  int array_parallelism = 0;        // slurm --array-parallelism K: at most K tasks at once (0: no limit)
-  bool exclusive = true;            // slurm: each task has its node to itself (--shared turns it off)
-  bool submit = false;              // slurm --submit: call sbatch
-  std::string dir;                  // slurm --dir DIR: where the plan, scripts and journals go
+  SlurmRequest slurm;               // slurm's own options (job/slurm_job.h), as given
   std::vector<std::string> check_args;  // slurm: everything after --: [check options] PROG ARGS
 
   // --fail-on LIST: which outcomes make the command exit 1 (cli/commands.h
