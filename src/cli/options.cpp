@@ -136,13 +136,13 @@ po::options_description observer_options(Options& o) {
 // bias / compare: the measurement contexts to sweep (Mytkowicz et al., "Observer Effect and Measurement Bias in Performance Analysis" §4.2, §5.2).
 po::options_description context_options(Options& o, bool compare) {
   OptionGroup d("Measurement contexts (bias / compare)");
-  d("env-sizes", po::value(&o.env_sizes), "environment contexts: bytes of a dummy variable's value, FROM:TO:STEP or a,b,c (default 2:8192:390, the paper's)")
-      ("argv0-pads", po::value(&o.argv0_pads), "argv[0] contexts: extra bytes in argv[0], FROM:TO:STEP or a,b,c")
-      ("link", po::value(&o.link_command), "link-order contexts: link command template with {objects} and {out} (run without a shell)")
-      ("objects", po::value(&o.link_objects), "object files for --link, comma-separated, in their usual order")
-      ("link-orders", po::value(&o.link_orders), "number of link orders: the given one plus seeded random permutations")
-      ("contexts", po::value(&o.contexts), "measure a seeded random sample of N contexts (default: all)")
-      ("metric", po::value(&o.metric), "the metric the analysis is on (default: the first counter)")
+  d("env-sizes", po::value(&o.sweep.env_sizes), "environment contexts: bytes of a dummy variable's value, FROM:TO:STEP or a,b,c (default 2:8192:390, the paper's)")
+      ("argv0-pads", po::value(&o.sweep.argv0_pads), "argv[0] contexts: extra bytes in argv[0], FROM:TO:STEP or a,b,c")
+      ("link", po::value(&o.sweep.link_command), "link-order contexts: link command template with {objects} and {out} (run without a shell)")
+      ("objects", po::value(&o.sweep.link_objects), "object files for --link, comma-separated, in their usual order")
+      ("link-orders", po::value(&o.sweep.link_orders), "number of link orders: the given one plus seeded random permutations")
+      ("contexts", po::value(&o.sweep.contexts), "measure a seeded random sample of N contexts (default: all)")
+      ("metric", po::value(&o.sweep.metric), "the metric the analysis is on (default: the first counter)")
       ("allow-multiplex", po::bool_switch(&o.request.allow_multiplex), "analyse a multiplexed counter's scaled values (labelled scaled) instead of calling the metric incomparable")
       ("confidence", po::value(&o.confidence), "confidence level of intervals and tests (default 0.95)")
       ("seed", po::value<std::string>(), "seed for the context order and sample (default: drawn and reported)")
@@ -356,8 +356,8 @@ void validate(const po::variables_map& vm, const Options& o) {
   const auto when = [&](const char* name, auto value) { return given(name) ? std::optional(value) : std::nullopt; };
   const CheckRequest& r = o.request;
   AskedValues v{.runs = when("runs", r.runs), .max_runs = when("max-runs", r.max_runs), .warmup = r.warmup,
-                .warmup_given = given("warmup"), .link_orders = when("link-orders", o.link_orders),
-                .contexts = when("contexts", o.contexts), .cpu = when("cpu", r.launch.cpu),
+                .warmup_given = given("warmup"), .link_orders = when("link-orders", o.sweep.link_orders),
+                .contexts = when("contexts", o.sweep.contexts), .cpu = when("cpu", r.launch.cpu),
                 .levels = when("levels", r.observer.levels), .timeout_s = when("timeout", r.launch.timeout_s),
                 .margin = r.margin, .time_budget = r.time_budget, .confidence = o.confidence, .event_lists = {},
                 .leftovers = o.leftovers};

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "job/slurm_job.h"
+#include "job/sweep_setup.h"
 #include "plan/plan.h"
 #include "record/request.h"
 
@@ -56,13 +57,9 @@ struct Options {
   std::string breakpoints;          // --breakpoints SYM[,...]          (hardware breakpoints)
 
   // bias / compare: measurement contexts (Mytkowicz et al., "Observer Effect and Measurement Bias in Performance Analysis" §4.2, §5.2)
-  std::string env_sizes;            // --env-sizes FROM:TO:STEP or a,b,c (the dummy variable's value bytes)
-  std::string argv0_pads;           // --argv0-pads FROM:TO:STEP or a,b,c (extra bytes in argv[0])
-  std::string link_command;         // --link 'CMD ... {objects} ... -o {out}'
-  std::string link_objects;         // --objects a.o,b.o,...
-  int link_orders = 0;              // --link-orders N (0: no link-order contexts)
-  int contexts = 0;                 // --contexts N: a seeded sample of N contexts (0: all)
-  std::string metric;               // --metric NAME (default: the first counter)
+  // and the metric, stored in the sweep's request (job/sweep_setup.h) as they are read;
+  // its other fields are set from `request` (cli/request_from.h sweep_request_from).
+  SweepRequest sweep;
   double confidence = 0.95;         // --confidence LEVEL of the intervals and tests
   bool aa = false;                  // compare --aa: the baseline against itself, first
   bool allow_output_diff = false;   // compare: variants whose outputs differ are compared anyway

@@ -1,5 +1,7 @@
 #include "cli/request_from.h"
 
+#include <tuple>
+
 #include "events/event.h"
 #include "job/check_setup.h"
 
@@ -29,12 +31,12 @@ LaunchRequest launch_request_from(const Options& o) {
 }
 
 SweepRequest sweep_request_from(const Options& o) {
+  SweepRequest s = o.sweep;
   const CheckRequest& c = o.request;
-  return {.counters = o.counters, .metric = o.metric, .runs = c.runs, .warmup = c.warmup,
-          .warmup_given = c.warmup_given, .seed = c.seed, .seed_given = c.seed_given, .backend = c.backend,
-          .sim_cache = c.sim_cache, .confidence = o.confidence, .env_sizes = o.env_sizes,
-          .argv0_pads = o.argv0_pads, .link_command = o.link_command, .link_objects = o.link_objects,
-          .link_orders = o.link_orders, .contexts = o.contexts, .launch = launch_request_from(o)};
+  std::tie(s.counters, s.runs, s.warmup, s.warmup_given, s.seed, s.seed_given, s.backend, s.sim_cache, s.confidence) =
+      std::tie(o.counters, c.runs, c.warmup, c.warmup_given, c.seed, c.seed_given, c.backend, c.sim_cache, o.confidence);
+  s.launch = launch_request_from(o);
+  return s;
 }
 
 CheckRequest asked_check_request(const Options& o) {
