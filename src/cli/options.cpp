@@ -367,11 +367,6 @@ void validate(const po::variables_map& vm, const Options& o) {
   check_asked_values(v);
 }
 
-template <class T>
-void take(const po::variables_map& vm, const char* name, T& out) {
-  if (vm.count(name)) out = vm[name].as<T>();
-}
-
 // --shard I/N, or N alone with $SLURM_ARRAY_TASK_ID as I (a Slurm array task).
 void parse_shard(const std::string& text, Options& o) {
   const std::size_t slash = text.find('/');
@@ -445,9 +440,8 @@ po::variables_map store_options(const std::vector<std::string>& ours, const po::
 // twin, and the switches that say the opposite of their member.
 // --mode and --backend, read once into their enums.
 void take_mode_and_backend(const po::variables_map& vm, Options& o) {
-  std::string mode = "external", backend = "native";
-  take(vm, "mode", mode);
-  take(vm, "backend", backend);
+  const std::string mode = vm.count("mode") ? vm["mode"].as<std::string>() : "external";
+  const std::string backend = vm.count("backend") ? vm["backend"].as<std::string>() : "native";
   if (mode != "external" && mode != "inprocess")
     throw Error(ErrorKind::usage, "--mode must be external or inprocess, not '" + mode + "'");
   if (backend != "native" && backend != "sim")
