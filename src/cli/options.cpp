@@ -415,10 +415,8 @@ po::variables_map store_options(const std::vector<std::string>& ours, const po::
   po::positional_options_description positional;
   if (command == Command::report) positional.add("journal-file", -1);
   if (command == Command::completion) positional.add("shell", 1);
-  po::options_description hidden;
-  hidden.add_options()("journal-file", po::value(&o.report_files))("shell", po::value(&o.shell));
-  po::options_description parse_desc;
-  parse_desc.add(desc).add(hidden);
+  po::options_description parse_desc;  // desc, and the positional words' hidden options
+  parse_desc.add(desc).add(OptionGroup("")("journal-file", po::value(&o.report_files))("shell", po::value(&o.shell)));
   try {
     po::store(po::command_line_parser(ours)
                   .options(parse_desc)
