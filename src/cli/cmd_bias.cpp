@@ -19,7 +19,7 @@ SweepJob bias_job(const Options& o) {
 
 int finish_bias(const Options& o, SweepReport report, const SweepBrief& brief, bool interrupted, bool live) {
   // The journal's choice, or report FILE --allow-multiplex re-judging it.
-  report.allow_multiplex = report.allow_multiplex || o.allow_multiplex;
+  report.allow_multiplex = report.allow_multiplex || o.request.allow_multiplex;
   const std::vector<std::string> found = judge_bias(report, brief, interrupted);
   emit(o, o.json ? sweep_json(report) : o.csv ? sweep_csv(report) : bias_text(report, o.color));
   write_sweep_files(o, report, brief.host);

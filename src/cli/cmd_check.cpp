@@ -74,8 +74,8 @@ int cmd_resume(const Options& o) {
     refuse_changed_options(o.given, asked_check_request(o), m);
   CheckResumeAsk ask;
   const auto given = [&o](const char* name) { return std::find(o.given.begin(), o.given.end(), name) != o.given.end(); };
-  if (given("time-budget") && !o.time_budget_auto) ask.time_budget = o.time_budget;
-  if (given("max-runs")) ask.max_runs = o.max_runs;
+  if (given("time-budget") && !o.time_budget_auto) ask.time_budget = o.request.time_budget;
+  if (given("max-runs")) ask.max_runs = o.request.max_runs;
   ResumedCheck c = resume_check(o.resume, ask);
   if (c.complete) return report_complete_journal(o, c.journal.data);
   if (!c.notice.empty()) fmt::print(stderr, "obscheck: {}\n", c.notice);

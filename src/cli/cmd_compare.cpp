@@ -19,7 +19,7 @@ SweepJob compare_job(const Options& o) {
 
 int finish_compare(const Options& o, SweepReport report, const SweepBrief& brief, bool interrupted, bool live) {
   // The journal's choice, or report FILE --allow-multiplex re-judging it.
-  report.allow_multiplex = report.allow_multiplex || o.allow_multiplex;
+  report.allow_multiplex = report.allow_multiplex || o.request.allow_multiplex;
   const std::vector<std::string> found = judge_compare(report, brief, o.allow_output_diff);
   emit(o, o.json ? sweep_json(report) : o.csv ? sweep_csv(report) : compare_text(report, o.color));
   write_sweep_files(o, report, brief.host);

@@ -13,7 +13,7 @@ namespace {
 
 DemoAsk demo_ask(const Options& o) {
   const bool budget = std::find(o.given.begin(), o.given.end(), "time-budget") != o.given.end();
-  return {o.target, o.counters, o.mode, o.backend, budget, o.html, o.json || o.csv, !o.fail_on.empty()};
+  return {o.target, o.counters, o.request.mode, o.request.backend, budget, o.html, o.json || o.csv, !o.fail_on.empty()};
 }
 
 // The check the part asks for: the user's options with the part's own. A part's exit
@@ -23,17 +23,17 @@ Options part_options(const Options& given, const DemoPart& p) {
   o.command = Command::check;
   o.demo_part = true;
   o.target = p.target;
-  o.mode = p.mode;
+  o.request.mode = p.mode;
   o.html = p.html;
   o.summary_only = p.summary_only;
   if (!p.counters.empty()) o.counters = p.counters;
-  if (p.backend) o.backend = *p.backend;
-  if (!p.sim_cache.empty()) o.sim_cache = p.sim_cache;
-  if (p.env_pad) o.env_pad = p.env_pad;
-  if (p.time_budget) o.time_budget = *p.time_budget;
+  if (p.backend) o.request.backend = *p.backend;
+  if (!p.sim_cache.empty()) o.request.sim_cache = p.sim_cache;
+  if (p.env_pad) o.request.launch.env_pad = p.env_pad;
+  if (p.time_budget) o.request.time_budget = *p.time_budget;
   if (p.seed) {
-    o.seed = *p.seed;
-    o.seed_given = true;
+    o.request.seed = *p.seed;
+    o.request.seed_given = true;
   }
   if (!p.fail_on.empty()) o.fail_on = p.fail_on;
   return o;
@@ -59,7 +59,7 @@ int second_part_code(const Options& given, const Options& first, int native) {
                        "sudo apt-get install valgrind (exit {})\n", static_cast<int>(ExitCode::host));
     return static_cast<int>(ExitCode::host);
   }
-  const int layout = layout_part(given, first.seed_given ? first.seed : 1);
+  const int layout = layout_part(given, first.request.seed_given ? first.request.seed : 1);
   if (!demo_part_finished(layout)) return layout;  // interrupted
   if (layout != static_cast<int>(ExitCode::findings)) {
     fmt::print(stderr, "\nobscheck demo: the layout effect did not appear (no metric explained by layout); exit {}\n",

@@ -15,12 +15,12 @@ int cmd_events(const Options& o) {
     emit(o, o.json ? events_encode_json(o.encode, set) : events_encode_text(set));
     return 0;
   }
-  if (o.backend == BackendKind::sim) {
+  if (o.request.backend == BackendKind::sim) {
     // The catalog does not depend on the host; the geometry a check would use does.
     const auto catalog = sim_catalog();
     std::vector<std::string> notes;
     try {
-      const std::shared_ptr<const Backend> backend = job_backend(to_string(o.backend), o.sim_cache);
+      const std::shared_ptr<const Backend> backend = job_backend(to_string(o.request.backend), o.request.sim_cache);
       backend->require_here();
       const SimGeometry g = *backend->geometry();
       notes.push_back("geometry a check would simulate here: " + format_sim_geometry(g) + " (" + g.source + ")");

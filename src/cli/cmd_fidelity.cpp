@@ -11,7 +11,7 @@
 namespace obscheck {
 
 int cmd_fidelity(const Options& o) {
-  const FidelityRequest request{o.target, o.sample_freq, o.sample_event, o.tolerance, static_cast<std::size_t>(o.top),
+  const FidelityRequest request{o.target, o.request.observer.frequencies, o.request.observer.sample_event, o.tolerance, static_cast<std::size_t>(o.top),
                                 o.confidence};
   const FidelityOutcome f = run_fidelity(request, [&o](const std::string& what) {
     if (o.progress) fmt::print(stderr, "obscheck fidelity: {}\n", what);

@@ -15,15 +15,10 @@ namespace obscheck {
 
 PlanFile make_plan_file(const Options& o) { return plan_file_for(check_request_from(o)); }
 
-PlanFile write_plan(const Options& o, const std::string& path) {
-  PlanFile f = make_plan_file(o);
-  write_plan_file(f, path);
-  return f;
-}
-
 int cmd_plan(const Options& o) {
   const std::string path = o.output.empty() ? "obscheck-plan.json" : o.output;
-  const PlanFile f = write_plan(o, path);
+  const PlanFile f = make_plan_file(o);
+  write_plan_file(f, path);  // refuses an existing file
   for (const std::string& n : f.notes) fmt::print(stderr, "obscheck: note: {}\n", n);
   const Plan plan = plan_from_json(f.plan);
   fmt::print("plan {} written to {}: {} configurations, {} blocks of {}\n", f.digest.substr(0, 12), path,
@@ -45,7 +40,7 @@ int cmd_run(const Options& o) {
     Options resume = o;
     resume.command = Command::check;
     resume.resume = path;
-    resume.time_budget = 0;
+    resume.request.time_budget = 0;
     resume.given.clear();  // the plan, not this command line, says how the shard runs
     return cmd_resume(resume);
   }

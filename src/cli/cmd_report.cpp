@@ -15,7 +15,6 @@
 #include "record/journal_reader.h"
 #include "report/certificate.h"
 #include "report/check_report.h"
-#include "util/safe_write.h"
 #include "util/error.h"
 
 namespace obscheck {
@@ -30,7 +29,7 @@ void print_check(const Options& o, const Plan& plan, const Findings& findings, c
 
 // What this command line changes in the check's analysis.
 ReportAsk report_ask(const Options& o) {
-  return {o.margin_given ? std::optional<double>(o.margin) : std::nullopt, o.allow_multiplex};
+  return {o.margin_given ? std::optional<double>(o.request.margin) : std::nullopt, o.request.allow_multiplex};
 }
 
 // Prints a check's report and returns its exit code.
@@ -53,10 +52,7 @@ int report_certificate(const Options& o) {
   c.report.ctx.exit_code = check_exit_code(o, plan, findings);
   const nlohmann::json cert = certificate_json(plan, findings, c.report.ctx, c.input);
   emit(o, o.json ? cert.dump(2) + "\n" : certificate_text(cert));
-  if (!o.html.empty()) {
-    write_file_safely(o.html, certificate_html(plan, findings, cert));
-    fmt::print(stderr, "obscheck: wrote {}\n", o.html);
-  }
+  if (!o.html.empty()) write_and_say(o.html, certificate_html(plan, findings, cert));
   return c.report.ctx.exit_code;
 }
 
@@ -104,12 +100,9 @@ int report_merged(const Options& o) {
   if (!o.svg_dir.empty())
     throw Error(ErrorKind::usage, "--svg is for one check's journal; the merged report's figures are in --html FILE");
   MergedShards m = merge_shards(o.report_files);
-  const HostsFindings f = analyse_merged(m, o.margin_given ? std::optional(o.margin) : std::nullopt, o.allow_multiplex);
+  const HostsFindings f = analyse_merged(m, o.margin_given ? std::optional(o.request.margin) : std::nullopt, o.request.allow_multiplex);
   emit(o, o.json ? hosts_json(m.plan, f, m.ctx) : hosts_text(m.plan, f, m.ctx));
-  if (!o.html.empty()) {
-    write_file_safely(o.html, hosts_html(m.plan, f, m.ctx));
-    fmt::print(stderr, "obscheck: wrote {}\n", o.html);
-  }
+  if (!o.html.empty()) write_and_say(o.html, hosts_html(m.plan, f, m.ctx));
   return findings_exit_code(o, merged_outcomes(f), kCheckFailOn);
 }
 

@@ -15,14 +15,14 @@ int cmd_slurm(const Options& o) {
   const Parsed check = parse_command_line(static_cast<int>(argv.size()), argv.data());
   if (check.options.command != Command::plan)
     throw Error(ErrorKind::usage, "obscheck slurm: the check after -- asks for help, not a check");
-  const SlurmRequest r{o.partition, o.slurm_time, o.shards, o.array_parallelism, o.exclusive, o.submit, o.dir};
+  const SlurmRequest& r = o.slurm;
   const std::string sbatch = slurm_preflight(r);
   // The plan first: a check that cannot be planned leaves no directory behind.
   const PlanFile plan = make_plan_file(check.options);
   const SlurmJob job = write_slurm_job(r, sbatch, plan, [&](const SlurmJob& j) {
     fmt::print("plan {} and its scripts written to {}: {} shards of {} blocks\n", plan.digest.substr(0, 12),
-               j.dir.string(), o.shards, j.blocks);
-    if (!o.submit) fmt::print("submit with:  sh {}/submit.sh\n", j.quoted_dir);
+               j.dir.string(), o.slurm.shards, j.blocks);
+    if (!o.slurm.submit) fmt::print("submit with:  sh {}/submit.sh\n", j.quoted_dir);
   });
   if (!job.merge_id) return 0;
   fmt::print("submitted: shards job {} (array {}), merge job {}\n", *job.array_id, job.array, *job.merge_id);

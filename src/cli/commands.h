@@ -8,7 +8,6 @@
 
 #include "cli/options.h"
 #include "job/check_setup.h"
-#include "launch/launcher.h"
 
 namespace obscheck {
 
@@ -37,10 +36,8 @@ int cmd_fidelity(const Options& o); // a sampling profile against an exact refer
 // as a factor (cli/cmd_report.cpp, over job/shard_merge.h).
 int report_merged(const Options& o);
 
-// Writes the plan `o` asks for to `path` (refusing an existing file); cli/cmd_plan.cpp.
+// The plan `o` asks for, not written (cli/cmd_plan.cpp).
 struct PlanFile;
-PlanFile write_plan(const Options& o, const std::string& path);
-// The plan `o` asks for, not written.
 PlanFile make_plan_file(const Options& o);
 
 // The exit code of a sweep stopped by a signal: 128 + its number, as a shell reports
@@ -64,10 +61,6 @@ int check_exit_code(const Options& o, const Plan& plan, const Findings& f);
 // Writes a finished report to -o FILE (util/safe_write.h: a fresh file renamed over
 // FILE, never through a planted name or link) or stdout.
 void emit(const Options& o, const std::string& bytes);
-
-// The launch spec every measuring command shares: resolved target, exact
-// environment (padded with --env-pad), ASLR, CPU, timeout, stdio, --run-as.
-LaunchSpec launch_spec_from(const Options& o);
 
 // Runs a prepared check's session (new, or resumed with its journalled runs in `s`)
 // to its end, prints the report and returns the exit code (cli/cmd_check.cpp).

@@ -5,8 +5,6 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "cli/request_from.h"
-#include "job/check_setup.h"
 #include "cli/commands.h"
 #include "analysis/summary.h"
 #include "run/signals.h"
@@ -39,13 +37,11 @@ void emit(const Options& o, const std::string& bytes) {
   write_file_safely(o.output, bytes);
 }
 
-LaunchSpec launch_spec_from(const Options& o) { return launch_spec_for(launch_request_from(o)); }
-
 void warn_if_target_runs_as_root(const Options& o) {
   const bool runs_target = o.command == Command::check || o.command == Command::measure || o.command == Command::demo ||
                            o.command == Command::bias || o.command == Command::compare;
   // A resumed check runs as its journal says: the warning was given when it started.
-  if (!runs_target || !o.run_as.empty() || !o.resume.empty() || ::geteuid() != 0) return;
+  if (!runs_target || !o.request.launch.run_as.empty() || !o.resume.empty() || ::geteuid() != 0) return;
   const char* sudo_user = std::getenv("SUDO_USER");
   if (sudo_user == nullptr || *sudo_user == '\0') return;
   fmt::print(stderr,

@@ -18,15 +18,21 @@ std::string option_words(const CommandOptions& c) {
   return words;
 }
 
+// The commands' names, joined by `sep`.
+std::string command_names(const std::string& sep) {
+  std::string names;
+  for (const CommandOptions& c : option_table()) names += (names.empty() ? "" : sep) + c.command;
+  return names;
+}
+
 // The options whose value is a file or a directory (completed as paths).
 bool takes_path(const std::string& name) {
   return name == "output" || name == "journal" || name == "resume" || name == "html" || name == "svg";
 }
 
 std::string bash_script() {
-  std::string commands, cases, with_value;
+  std::string cases, with_value;
   for (const CommandOptions& c : option_table()) {
-    commands += (commands.empty() ? "" : " ") + c.command;
     cases += fmt::format("    {}) opts=\"{}\" ;;\n", c.command, option_words(c));
     for (const OptionInfo& o : c.options)
       if (o.takes_value && with_value.find(" --" + o.long_name + " ") == std::string::npos)
@@ -67,12 +73,8 @@ std::string bash_script() {
       "  fi\n"
       "}}\n"
       "complete -o default -F _obscheck obscheck\n",
-      [&] {
-        std::string alt;
-        for (const CommandOptions& c : option_table()) alt += (alt.empty() ? "" : "|") + c.command;
-        return alt;
-      }(),
-      with_value, cases, commands);
+      command_names("|"),
+      with_value, cases, command_names(" "));
 }
 
 // One zsh _arguments spec per option: '--name[description]' (':value:' when it takes
@@ -95,9 +97,8 @@ std::string zsh_spec(const OptionInfo& o) {
 }
 
 std::string zsh_script() {
-  std::string commands, cases;
+  std::string cases;
   for (const CommandOptions& c : option_table()) {
-    commands += " '" + c.command + "'";
     std::string specs;
     for (const OptionInfo& o : c.options) specs += " \\\n        " + zsh_spec(o);
     cases += fmt::format("    {})\n      _arguments -s{} \\\n        '*::program:_normal'\n      ;;\n", c.command, specs);
@@ -120,12 +121,8 @@ std::string zsh_script() {
       "  esac\n"
       "}}\n"
       "_obscheck \"$@\"\n",
-      [&] {
-        std::string alt;
-        for (const CommandOptions& c : option_table()) alt += (alt.empty() ? "" : "|") + c.command;
-        return alt;
-      }(),
-      commands.substr(1), cases);
+      command_names("|"),
+      "'" + command_names("' '") + "'", cases);
 }
 
 }  // namespace

@@ -22,10 +22,7 @@ using Figures = std::vector<std::pair<std::string, std::string>>;  // file name,
 // Builds only what is asked for: a page or figures nobody wants are never rendered.
 void write_page_files(const Options& o, const std::function<std::string()>& page,
                       const std::function<Figures()>& figures) {
-  if (!o.html.empty()) {
-    write_file_safely(o.html, page());
-    fmt::print(stderr, "obscheck: wrote {}\n", o.html);
-  }
+  if (!o.html.empty()) write_and_say(o.html, page());
   if (!o.svg_dir.empty()) {
     // Opened once, never through a link at DIR itself; each figure goes in by its own
     // safe write, so a link planted at a figure's name is replaced, not followed.
@@ -46,6 +43,11 @@ SweepPageContext page_context(const std::optional<HostInfo>& recorded) {
 
 }  // namespace
 
+void write_and_say(const std::string& file, const std::string& bytes) {
+  write_file_safely(file, bytes);
+  fmt::print(stderr, "obscheck: wrote {}\n", file);
+}
+
 void write_report_files(const Options& o, const Plan& plan, const Findings& f, const CheckContext& ctx,
                         const std::vector<RunRecord>& runs) {
   write_page_files(o, [&] { return check_html(plan, f, ctx, runs); }, [&] { return check_svgs(plan, f, runs); });
@@ -54,12 +56,8 @@ void write_report_files(const Options& o, const Plan& plan, const Findings& f, c
 void write_sweep_files(const Options& o, const SweepReport& r, const std::optional<HostInfo>& host) {
   write_page_files(o, [&] { return sweep_html(r, page_context(host)); }, [&] { return sweep_svgs(r); });
   // As hyperfine's --export-json: the machine-readable report beside the terminal's.
-  for (const auto& [file, bytes] : {std::pair{o.export_json, std::function<std::string()>([&] { return sweep_json(r); })},
-                                    {o.export_csv, std::function<std::string()>([&] { return sweep_csv(r); })}}) {
-    if (file.empty()) continue;
-    write_file_safely(file, bytes());
-    fmt::print(stderr, "obscheck: wrote {}\n", file);
-  }
+  if (!o.export_json.empty()) write_and_say(o.export_json, sweep_json(r));
+  if (!o.export_csv.empty()) write_and_say(o.export_csv, sweep_csv(r));
 }
 
 }  // namespace obscheck

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "analysis/findings.h"
@@ -23,6 +24,10 @@ namespace obscheck {
 // directory that could not be written.
 void write_report_files(const Options& o, const Plan& plan, const Findings& f, const CheckContext& ctx,
                         const std::vector<RunRecord>& runs);
+
+// Writes `bytes` to `file` (util/safe_write.h: a fresh file renamed over it) and says
+// so on stderr. Throws Error(io) naming the file.
+void write_and_say(const std::string& file, const std::string& bytes);
 
 // The same for bias and compare, and --export-json / --export-csv FILE (the JSON report
 // and the runs as CSV, beside what the terminal shows). The page's host section is

@@ -53,241 +53,223 @@ const char* kUsage[] = {
     "       obscheck completion bash|zsh                  the shell completion script",
 };
 
-po::options_description target_options() {
-  po::options_description d("Measurement context (held constant across runs)");
-  d.add_options()
-      ("aslr", po::bool_switch(), "leave address-space randomisation on (default: off for the target)")
-      ("cpu", po::value<int>(), "pin the target to CPU N")
+// A titled group of options, declared as po's add_options() declares them:
+// OptionGroup("Title")("name", value, "what")...
+struct OptionGroup : po::options_description {
+  explicit OptionGroup(const std::string& title) : po::options_description(title) {}
+  template <class... Args>
+  OptionGroup& operator()(Args&&... args) {
+    add_options()(std::forward<Args>(args)...);
+    return *this;
+  }
+};
+
+po::options_description target_options(Options& o) {
+  return OptionGroup("Measurement context (held constant across runs)")
+      ("aslr", po::bool_switch(&o.request.launch.aslr), "leave address-space randomisation on (default: off for the target)")
+      ("cpu", po::value(&o.request.launch.cpu), "pin the target to CPU N")
       ("env-pad", po::value<std::string>(), "pad the target's environment to exactly BYTES with one variable")
-      ("timeout", po::value<double>(), "kill the target's process group after SECONDS")
-      ("show-output", po::bool_switch(), "let the target write to the terminal (default: captured and digested)")
-      ("run-as", po::value<std::string>(), "run the target as USER (uid, gid, groups), set after the observers are attached; needs root")
-      ("ignore-failure,i", po::bool_switch(), "keep going when the target exits non-zero or is killed");
-  return d;
+      ("timeout", po::value(&o.request.launch.timeout_s), "kill the target's process group after SECONDS")
+      ("show-output", po::bool_switch(&o.request.launch.show_output), "let the target write to the terminal (default: captured and digested)")
+      ("run-as", po::value(&o.request.launch.run_as), "run the target as USER (uid, gid, groups), set after the observers are attached; needs root")
+      ("ignore-failure,i", po::bool_switch(&o.request.ignore_failure), "keep going when the target exits non-zero or is killed");
 }
 
-po::options_description counting_options(int default_runs) {
-  po::options_description d("Counting");
-  d.add_options()
-      ("counters,e", po::value<std::string>(), "events to count: comma list, {a,b} groups (see obscheck events)")
+po::options_description counting_options(Options& o, int default_runs) {
+  return OptionGroup("Counting")
+      ("counters,e", po::value(&o.counters), "events to count: comma list, {a,b} groups (see obscheck events)")
       ("events", po::value<std::string>(), "alias of --counters")
-      ("runs,r", po::value<int>(), default_runs > 0 ? ("measured runs (default " + std::to_string(default_runs) + ")").c_str()
+      ("runs,r", po::value(&o.request.runs), default_runs > 0 ? ("measured runs (default " + std::to_string(default_runs) + ")").c_str()
                                                     : "measured blocks (default: sequential, see --max-runs)")
-      ("warmup,w", po::value<int>(), "warm-up runs, not analysed (default 1)");
-  return d;
+      ("warmup,w", po::value(&o.request.warmup), "warm-up runs, not analysed (default 1)");
 }
 
 // Where the counts come from: the host's perf_event (native) or a simulated PMU.
-po::options_description backend_options() {
-  po::options_description d("Backend");
-  d.add_options()
+po::options_description backend_options(Options& o) {
+  return OptionGroup("Backend")
       ("backend", po::value<std::string>(), "native (perf_event on this host, default) | sim (valgrind cachegrind: a simulated PMU, deterministic)")
-      ("sim-cache", po::value<std::string>(), "--backend sim geometry: D1=SIZE,ASSOC,LINE[,I1=...][,LL=...] (default: this host's caches)");
-  return d;
+      ("sim-cache", po::value(&o.request.sim_cache), "--backend sim geometry: D1=SIZE,ASSOC,LINE[,I1=...][,LL=...] (default: this host's caches)");
 }
 
-po::options_description output_options() {
-  po::options_description d("Output");
-  d.add_options()
-      ("json", po::bool_switch(), "write JSON instead of text (measure and bias: every run's values; a check: the findings, its runs are in the journal)")
-      ("output,o", po::value<std::string>(), "write the report to FILE instead of stdout")
-      ("color", po::value<std::string>(), "colour the text: auto (a terminal without NO_COLOR, default) | always | never")
+po::options_description output_options(Options& o) {
+  return OptionGroup("Output")
+      ("json", po::bool_switch(&o.json), "write JSON instead of text (measure and bias: every run's values; a check: the findings, its runs are in the journal)")
+      ("output,o", po::value(&o.output), "write the report to FILE instead of stdout")
+      ("color", po::value(&o.color_when), "colour the text: auto (a terminal without NO_COLOR, default) | always | never")
       ("help,h", "this help");
-  return d;
 }
 
-po::options_description check_options() {
-  po::options_description d("The check (sweep of observation doses)");
-  d.add_options()
+po::options_description check_options(Options& o) {
+  return OptionGroup("The check (sweep of observation doses)")
       ("mode", po::value<std::string>(), "external (driver opens the counters, default) | inprocess (preloaded library, the paper's setup)")
-      ("margin", po::value<double>(), "ε: \"not perturbed\" means within ±ε (default 0.01 = 1%)")
-      ("max-runs", po::value<int>(), "stop after this many measured blocks at the latest (default 2000)")
+      ("margin", po::value(&o.request.margin), "ε: \"not perturbed\" means within ±ε (default 0.01 = 1%)")
+      ("max-runs", po::value(&o.request.max_runs), "stop after this many measured blocks at the latest (default 2000)")
       ("time-budget", po::value<std::string>(), "stop at the first look after SECONDS of runs (default 60; 0: no limit; auto: sized after the warm-up to show ±margin, 10..600 s)")
-      ("decide-all", po::bool_switch(), "run until every metric's verdict is decided, the rusage metrics too (default: the counters named and wall time)")
+      ("decide-all", po::bool_switch(&o.decide_all), "run until every metric's verdict is decided, the rusage metrics too (default: the counters named and wall time)")
       ("seed", po::value<std::string>(), "seed for the run order, 0..2^64-1 (default: drawn and recorded)")
-      ("leftovers", po::value<std::string>(), "processes a run leaves running: kill (kill them and mark the run, default) | fail (also fail the run)")
-      ("allow-missing", po::bool_switch(), "drop counters this host cannot count (with a warning)")
-      ("allow-multiplex", po::bool_switch(), "compare a multiplexed counter's scaled values (verdict labelled scaled) instead of calling it incomparable")
-      ("journal", po::value<std::string>(), "journal FILE (default: a new file in the current directory)")
-      ("resume", po::value<std::string>(), "continue the interrupted check recorded in FILE")
-      ("keep-output-head", po::bool_switch(), "keep the first line of the target's output (up to 200 bytes) in the journal; default: only its digest and size")
-      ("csv", po::bool_switch(), "write CSV")
-      ("html", po::value<std::string>(), "also write the report with its figures as one self-contained HTML FILE")
+      ("leftovers", po::value(&o.leftovers), "processes a run leaves running: kill (kill them and mark the run, default) | fail (also fail the run)")
+      ("allow-missing", po::bool_switch(&o.request.allow_missing), "drop counters this host cannot count (with a warning)")
+      ("allow-multiplex", po::bool_switch(&o.request.allow_multiplex), "compare a multiplexed counter's scaled values (verdict labelled scaled) instead of calling it incomparable")
+      ("journal", po::value(&o.journal), "journal FILE (default: a new file in the current directory)")
+      ("resume", po::value(&o.resume), "continue the interrupted check recorded in FILE")
+      ("keep-output-head", po::bool_switch(&o.request.launch.keep_output_head), "keep the first line of the target's output (up to 200 bytes) in the journal; default: only its digest and size")
+      ("csv", po::bool_switch(&o.csv), "write CSV")
+      ("html", po::value(&o.html), "also write the report with its figures as one self-contained HTML FILE")
       ("fail-on", po::value<std::string>(), "exit 1 when a verdict is one of LIST: perturbed,layout,incomparable,inconclusive or none (default perturbed,layout,incomparable)")
-      ("verbose,v", po::bool_switch(), "show every metric's rows and plots, also those with nothing to act on");
-  return d;
+      ("verbose,v", po::bool_switch(&o.verbose), "show every metric's rows and plots, also those with nothing to act on");
 }
 
 // The observers other than the counters (docs/design.md: observe/). The
 // counters named with --counters are then the metrics, counted at every dose.
-po::options_description observer_options() {
-  po::options_description d("Observers (dose something other than the counter list)");
-  d.add_options()
-      ("probes", po::value<std::string>(), "uprobes on SYM[,SYM...] (or LIB:SYM, or auto:N); dose = 0..N probes")
-      ("breakpoints", po::value<std::string>(), "hardware execution breakpoints on SYM[,...]; dose = 0..N")
-      ("sample-freq", po::value<std::string>(), "sampling frequencies in Hz, e.g. 0,100,1000,10000")
-      ("sample-event", po::value<std::string>(), "the sampled event (default: cycles with a PMU, else cpu-clock)")
-      ("observer-cmd", po::value<std::string>(), "wrap the target in this profiler command; {level} is replaced (does tool X perturb my program: 'perf stat -x, -o /dev/null -e task-clock --' --levels 0,1); the target's own metrics are compared, the profiler's cost is reported")
-      ("levels", po::value<std::string>(), "--observer-cmd levels, e.g. 0,99,999,9999 (0 = not wrapped)")
-      ("build", po::value<std::string>(), "build one variant per dose: a command with {mask} and {out} (compile-time probes)")
-      ("probe-sites", po::value<int>(), "--build doses 0..N probe sites (default 8)");
-  return d;
+po::options_description observer_options(Options& o) {
+  return OptionGroup("Observers (dose something other than the counter list)")
+      ("probes", po::value(&o.probes), "uprobes on SYM[,SYM...] (or LIB:SYM, or auto:N); dose = 0..N probes")
+      ("breakpoints", po::value(&o.breakpoints), "hardware execution breakpoints on SYM[,...]; dose = 0..N")
+      ("sample-freq", po::value(&o.request.observer.frequencies), "sampling frequencies in Hz, e.g. 0,100,1000,10000")
+      ("sample-event", po::value(&o.request.observer.sample_event), "the sampled event (default: cycles with a PMU, else cpu-clock)")
+      ("observer-cmd", po::value(&o.request.observer.command), "wrap the target in this profiler command; {level} is replaced (does tool X perturb my program: 'perf stat -x, -o /dev/null -e task-clock --' --levels 0,1); the target's own metrics are compared, the profiler's cost is reported")
+      ("levels", po::value(&o.request.observer.levels), "--observer-cmd levels, e.g. 0,99,999,9999 (0 = not wrapped)")
+      ("build", po::value(&o.request.observer.build), "build one variant per dose: a command with {mask} and {out} (compile-time probes)")
+      ("probe-sites", po::value(&o.request.observer.probe_sites), "--build doses 0..N probe sites (default 8)");
 }
 
 // bias / compare: the measurement contexts to sweep (Mytkowicz et al., "Observer Effect and Measurement Bias in Performance Analysis" §4.2, §5.2).
-po::options_description context_options(bool compare) {
-  po::options_description d("Measurement contexts (bias / compare)");
-  d.add_options()
-      ("env-sizes", po::value<std::string>(), "environment contexts: bytes of a dummy variable's value, FROM:TO:STEP or a,b,c (default 2:8192:390, the paper's)")
-      ("argv0-pads", po::value<std::string>(), "argv[0] contexts: extra bytes in argv[0], FROM:TO:STEP or a,b,c")
-      ("link", po::value<std::string>(), "link-order contexts: link command template with {objects} and {out} (run without a shell)")
-      ("objects", po::value<std::string>(), "object files for --link, comma-separated, in their usual order")
-      ("link-orders", po::value<int>(), "number of link orders: the given one plus seeded random permutations")
-      ("contexts", po::value<int>(), "measure a seeded random sample of N contexts (default: all)")
-      ("metric", po::value<std::string>(), "the metric the analysis is on (default: the first counter)")
-      ("allow-multiplex", po::bool_switch(), "analyse a multiplexed counter's scaled values (labelled scaled) instead of calling the metric incomparable")
-      ("confidence", po::value<double>(), "confidence level of intervals and tests (default 0.95)")
+po::options_description context_options(Options& o, bool compare) {
+  OptionGroup d("Measurement contexts (bias / compare)");
+  d("env-sizes", po::value(&o.sweep.env_sizes), "environment contexts: bytes of a dummy variable's value, FROM:TO:STEP or a,b,c (default 2:8192:390, the paper's)")
+      ("argv0-pads", po::value(&o.sweep.argv0_pads), "argv[0] contexts: extra bytes in argv[0], FROM:TO:STEP or a,b,c")
+      ("link", po::value(&o.sweep.link_command), "link-order contexts: link command template with {objects} and {out} (run without a shell)")
+      ("objects", po::value(&o.sweep.link_objects), "object files for --link, comma-separated, in their usual order")
+      ("link-orders", po::value(&o.sweep.link_orders), "number of link orders: the given one plus seeded random permutations")
+      ("contexts", po::value(&o.sweep.contexts), "measure a seeded random sample of N contexts (default: all)")
+      ("metric", po::value(&o.sweep.metric), "the metric the analysis is on (default: the first counter)")
+      ("allow-multiplex", po::bool_switch(&o.request.allow_multiplex), "analyse a multiplexed counter's scaled values (labelled scaled) instead of calling the metric incomparable")
+      ("confidence", po::value(&o.confidence), "confidence level of intervals and tests (default 0.95)")
       ("seed", po::value<std::string>(), "seed for the context order and sample (default: drawn and reported)")
-      ("csv", po::bool_switch(), "write CSV, one row per run")
-      ("html", po::value<std::string>(), "also write the report with its figures as one self-contained HTML FILE")
-      ("svg", po::value<std::string>(), "also write every figure as an SVG file into DIR")
-      ("export-json", po::value<std::string>(), "also write the report as JSON to FILE (as --json prints it)")
-      ("export-csv", po::value<std::string>(), "also write every run as CSV to FILE (as --csv prints it)");
+      ("csv", po::bool_switch(&o.csv), "write CSV, one row per run")
+      ("html", po::value(&o.html), "also write the report with its figures as one self-contained HTML FILE")
+      ("svg", po::value(&o.svg_dir), "also write every figure as an SVG file into DIR")
+      ("export-json", po::value(&o.export_json), "also write the report as JSON to FILE (as --json prints it)")
+      ("export-csv", po::value(&o.export_csv), "also write every run as CSV to FILE (as --csv prints it)");
   if (compare)
-    d.add_options()
-        ("margin", po::value<double>(), "ε: \"no significant difference\" is backed by equivalence within ±ε (default 0.01)")
-        ("aa", po::bool_switch(), "also compare the baseline against itself in the same contexts, reported first")
-        ("allow-output-diff", po::bool_switch(), "compare the variants even where their outputs differ (they legitimately do: other options, other data); without it such contexts are incomparable")
+    d("margin", po::value(&o.request.margin), "ε: \"no significant difference\" is backed by equivalence within ±ε (default 0.01)")
+        ("aa", po::bool_switch(&o.aa), "also compare the baseline against itself in the same contexts, reported first")
+        ("allow-output-diff", po::bool_switch(&o.allow_output_diff), "compare the variants even where their outputs differ (they legitimately do: other options, other data); without it such contexts are incomparable")
         ("fail-on", po::value<std::string>(), "exit 1 when the outcome is one of LIST: worse,better,incomparable,aa or none (default incomparable,aa)");
   else
-    d.add_options()
-        ("fail-on", po::value<std::string>(), "exit 1 when one of LIST is found: bias,failed,incomparable or none (default bias,failed,incomparable)");
+    d("fail-on", po::value<std::string>(), "exit 1 when one of LIST is found: bias,failed,incomparable or none (default bias,failed,incomparable)");
   return d;
 }
 
 // measure's own options: its output layouts and its journal.
-po::options_description measure_options() {
-  po::options_description d("Measure output");
-  d.add_options()
-      ("field-separator,x", po::value<std::string>(), "perf stat's layout, fields separated by SEP (e.g. -x,)")
-      ("csv", po::bool_switch(), "write CSV, one row per metric with every summary value")
-      ("markdown", po::bool_switch(), "write the table as Markdown")
-      ("journal", po::value<std::string>(), "also record every run in journal FILE (obscheck report FILE prints this report again)")
-      ("resume", po::value<std::string>(), "continue the interrupted measure recorded in FILE");
-  return d;
+po::options_description measure_options(Options& o) {
+  return OptionGroup("Measure output")
+      ("field-separator,x", po::value(&o.field_separator), "perf stat's layout, fields separated by SEP (e.g. -x,)")
+      ("csv", po::bool_switch(&o.csv), "write CSV, one row per metric with every summary value")
+      ("markdown", po::bool_switch(&o.markdown), "write the table as Markdown")
+      ("journal", po::value(&o.journal), "also record every run in journal FILE (obscheck report FILE prints this report again)")
+      ("resume", po::value(&o.resume), "continue the interrupted measure recorded in FILE");
 }
 
 // report's own options.
-po::options_description report_options() {
-  po::options_description d("Report");
-  d.add_options()("csv", po::bool_switch(), "write CSV")("margin", po::value<double>(), "re-judge with this ε")
-      ("markdown", po::bool_switch(), "write the verdict table as Markdown, for an issue or a lab report")
-      ("allow-multiplex", po::bool_switch(), "re-judge comparing multiplexed counters' scaled values (verdicts labelled scaled)")
+po::options_description report_options(Options& o) {
+  return OptionGroup("Report")("csv", po::bool_switch(&o.csv), "write CSV")("margin", po::value(&o.request.margin), "re-judge with this ε")
+      ("markdown", po::bool_switch(&o.markdown), "write the verdict table as Markdown, for an issue or a lab report")
+      ("allow-multiplex", po::bool_switch(&o.request.allow_multiplex), "re-judge comparing multiplexed counters' scaled values (verdicts labelled scaled)")
       ("fail-on", po::value<std::string>(), "exit 1 when a verdict is one of LIST, as the check (default perturbed,layout,incomparable)")
-      ("verbose,v", po::bool_switch(), "show every metric's rows and plots")
-      ("html", po::value<std::string>(), "also write the report with its figures as one self-contained HTML FILE")
-      ("svg", po::value<std::string>(), "also write every figure as an SVG file into DIR")
-      ("certificate", po::bool_switch(), "a profiler command's check as a certificate for a methods section or a CI gate: the command, the doses, each metric's bound or effect per dose, the sampling rate achieved and the kernel's throttling, the host (text; --json, --html FILE)")
-      ("allow-output-diff", po::bool_switch(), "a compare journal: compare the variants even where their outputs differ");
-  return d;
+      ("verbose,v", po::bool_switch(&o.verbose), "show every metric's rows and plots")
+      ("html", po::value(&o.html), "also write the report with its figures as one self-contained HTML FILE")
+      ("svg", po::value(&o.svg_dir), "also write every figure as an SVG file into DIR")
+      ("certificate", po::bool_switch(&o.certificate), "a profiler command's check as a certificate for a methods section or a CI gate: the command, the doses, each metric's bound or effect per dose, the sampling rate achieved and the kernel's throttling, the host (text; --json, --html FILE)")
+      ("allow-output-diff", po::bool_switch(&o.allow_output_diff), "a compare journal: compare the variants even where their outputs differ");
 }
 
 // plan's, run's and slurm's own options (many hosts).
-po::options_description plan_options() {
-  po::options_description d("Plan");
-  d.add_options()("output,o", po::value<std::string>(), "write the plan to FILE (default obscheck-plan.json)")
+po::options_description plan_options(Options& o) {
+  return OptionGroup("Plan")("output,o", po::value(&o.output), "write the plan to FILE (default obscheck-plan.json)")
       ("help,h", "this help");
-  return d;
 }
 
-po::options_description run_options() {
-  po::options_description d("Run a shard");
-  d.add_options()("plan", po::value<std::string>(), "the plan FILE written by obscheck plan")
+po::options_description run_options(Options& o) {
+  return OptionGroup("Run a shard")("plan", po::value(&o.plan_file), "the plan FILE written by obscheck plan")
       ("shard", po::value<std::string>(), "I/N: run shard I of N (I defaults to $SLURM_ARRAY_TASK_ID)")
-      ("journal", po::value<std::string>(), "journal FILE (default: PLAN's name with .shard-I-of-N.jsonl); an existing one of this shard is resumed")
+      ("journal", po::value(&o.journal), "journal FILE (default: PLAN's name with .shard-I-of-N.jsonl); an existing one of this shard is resumed")
       ("time-budget", po::value<std::string>(), "ignored: a plan runs its blocks")
       ("fail-on", po::value<std::string>(), "exit 1 when a verdict is one of LIST, as the check (default perturbed,layout,incomparable)");
-  return d;
 }
 
-po::options_description slurm_options() {
-  po::options_description d("Slurm (everything after -- is the check: [options] PROG [ARGS...])");
-  d.add_options()("shards", po::value<int>(), "array tasks, one shard of the plan each (default 4)")
+po::options_description slurm_options(Options& o) {
+  return OptionGroup("Slurm (everything after -- is the check: [options] PROG [ARGS...])")("shards", po::value(&o.slurm.shards), "array tasks, one shard of the plan each (default 4)")
       ("nodes", po::value<int>(), "alias of --shards: one node per shard")
-      ("partition", po::value<std::string>(), "sbatch --partition")
-      ("time", po::value<std::string>(), "sbatch --time for each shard, e.g. 30:00")
-      ("array-parallelism", po::value<int>(), "at most K shards at once (the %K of sbatch's array range 0-N%K)")
+      ("partition", po::value(&o.slurm.partition), "sbatch --partition")
+      ("time", po::value(&o.slurm.time), "sbatch --time for each shard, e.g. 30:00")
+      ("array-parallelism", po::value(&o.slurm.array_parallelism), "at most K shards at once (the %K of sbatch's array range 0-N%K)")
       ("shared", po::bool_switch(), "let other jobs share a shard's node (default: a node to itself, sbatch's exclusive)")
-      ("dir", po::value<std::string>(), "directory for the plan, the scripts, the journals and the report (default obscheck-slurm-TIME)")
-      ("submit", po::bool_switch(), "submit with sbatch: the array, then the merge once every shard succeeded")
+      ("dir", po::value(&o.slurm.dir), "directory for the plan, the scripts, the journals and the report (default obscheck-slurm-TIME)")
+      ("submit", po::bool_switch(&o.slurm.submit), "submit with sbatch: the array, then the merge once every shard succeeded")
       ("help,h", "this help");
-  return d;
 }
 
 // bias's and compare's journal.
-po::options_description sweep_journal_options() {
-  po::options_description d("Journal");
-  d.add_options()
-      ("journal", po::value<std::string>(), "also record every run in journal FILE (obscheck report FILE prints this report again)")
-      ("resume", po::value<std::string>(), "continue the interrupted sweep recorded in FILE");
-  return d;
+po::options_description sweep_journal_options(Options& o) {
+  return OptionGroup("Journal")
+      ("journal", po::value(&o.journal), "also record every run in journal FILE (obscheck report FILE prints this report again)")
+      ("resume", po::value(&o.resume), "continue the interrupted sweep recorded in FILE");
 }
 
 // fidelity: the doses, the event and how close a profile must come to the reference.
-po::options_description fidelity_options() {
-  po::options_description d("Profile fidelity (fidelity)");
-  d.add_options()
-      ("sample-freq", po::value<std::string>(), "perf record's sampling frequencies in Hz, one profile each (default 99,999)")
-      ("sample-event", po::value<std::string>(), "the sampled event (default cpu-clock, a software event any host has)")
-      ("tolerance", po::value<double>(), "a function's share may differ from the reference's by this much (default 0.05: five share points)")
-      ("top", po::value<int>(), "the hot list: this many functions with the largest shares (default 5)")
-      ("confidence", po::value<double>(), "confidence level of the whole table of intervals (default 0.95)");
-  return d;
+po::options_description fidelity_options(Options& o) {
+  return OptionGroup("Profile fidelity (fidelity)")
+      ("sample-freq", po::value(&o.request.observer.frequencies), "perf record's sampling frequencies in Hz, one profile each (default 99,999)")
+      ("sample-event", po::value(&o.request.observer.sample_event), "the sampled event (default cpu-clock, a software event any host has)")
+      ("tolerance", po::value(&o.tolerance), "a function's share may differ from the reference's by this much (default 0.05: five share points)")
+      ("top", po::value(&o.top), "the hot list: this many functions with the largest shares (default 5)")
+      ("confidence", po::value(&o.confidence), "confidence level of the whole table of intervals (default 0.95)");
 }
 
-po::options_description options_for(Command c) {
+// Command c's options, each stored into its member of `o` as the words are parsed
+// (po::notify); the few stored otherwise are read by the take_* below.
+po::options_description options_for(Command c, Options& o) {
   po::options_description all;
   switch (c) {
     case Command::measure:
-      all.add(counting_options(kDefaultMeasureRuns)).add(backend_options()).add(target_options()).add(measure_options())
-          .add(output_options());
+      all.add(counting_options(o, kDefaultMeasureRuns)).add(backend_options(o)).add(target_options(o)).add(measure_options(o))
+          .add(output_options(o));
       break;
     case Command::check:
     case Command::demo:
-      all.add(counting_options(0)).add(check_options()).add(observer_options()).add(backend_options())
-          .add(target_options()).add(output_options());
+      all.add(counting_options(o, 0)).add(check_options(o)).add(observer_options(o)).add(backend_options(o))
+          .add(target_options(o)).add(output_options(o));
       break;
-    case Command::events: {
-      po::options_description d("Events");
-      d.add_options()("all", po::bool_switch(), "every event of every PMU, not only obscheck's names")
-          ("encode", po::value<std::string>(), "show the perf_event_attr each event of LIST is programmed with, "
-                                               "its group and what it resolved through (as perf stat -vv shows it)");
-      all.add(d).add(backend_options()).add(output_options());
+    case Command::events:
+      all.add(OptionGroup("Events")("all", po::bool_switch(&o.all), "every event of every PMU, not only obscheck's names")
+              ("encode", po::value(&o.encode), "show the perf_event_attr each event of LIST is programmed with, "
+                                               "its group and what it resolved through (as perf stat -vv shows it)"))
+          .add(backend_options(o)).add(output_options(o));
       break;
-    }
     case Command::report:
-      all.add(report_options()).add(output_options());
+      all.add(report_options(o)).add(output_options(o));
       break;
     case Command::plan:
-      all.add(counting_options(0)).add(check_options()).add(observer_options()).add(backend_options())
-          .add(target_options()).add(plan_options());
+      all.add(counting_options(o, 0)).add(check_options(o)).add(observer_options(o)).add(backend_options(o))
+          .add(target_options(o)).add(plan_options(o));
       break;
     case Command::run:
-      all.add(run_options()).add(output_options());
+      all.add(run_options(o)).add(output_options(o));
       break;
     case Command::slurm:
-      all.add(slurm_options());
+      all.add(slurm_options(o));
       break;
     case Command::fidelity:
-      all.add(fidelity_options()).add(output_options());
+      all.add(fidelity_options(o)).add(output_options(o));
       break;
     case Command::bias:
     case Command::compare:
-      all.add(counting_options(5)).add(context_options(c == Command::compare)).add(backend_options())
-          .add(target_options()).add(sweep_journal_options()).add(output_options());
+      all.add(counting_options(o, 5)).add(context_options(o, c == Command::compare)).add(backend_options(o))
+          .add(target_options(o)).add(sweep_journal_options(o)).add(output_options(o));
       break;
     default:
-      all.add(output_options());
+      all.add(output_options(o));
   }
   return all;
 }
@@ -304,15 +286,12 @@ std::vector<CommandOptions> option_table() {
   std::vector<CommandOptions> table;
   for (const auto& [name, cmd] : kCommands) {
     CommandOptions c{name, {}};
-    const po::options_description desc = options_for(cmd);
+    Options unread;
+    const po::options_description desc = options_for(cmd, unread);
     for (const auto& opt : desc.options()) {
-      OptionInfo info;
-      info.long_name = opt->long_name();
       const std::string shown = opt->canonical_display_name(po::command_line_style::allow_dash_for_short);
-      if (shown.size() == 2 && shown[0] == '-') info.short_name = shown.substr(1);
-      info.takes_value = opt->semantic()->max_tokens() > 0;
-      info.description = opt->description();
-      c.options.push_back(std::move(info));
+      c.options.push_back({opt->long_name(), shown.size() == 2 && shown[0] == '-' ? shown.substr(1) : "",
+                           opt->semantic()->max_tokens() > 0, opt->description()});
     }
     table.push_back(std::move(c));
   }
@@ -324,7 +303,8 @@ namespace {
 std::string help_for(Command c) {
   std::ostringstream out;
   for (const char* line : kUsage) out << line << '\n';
-  out << '\n' << options_for(c);
+  Options unread;
+  out << '\n' << options_for(c, unread);
   if (c == Command::check || c == Command::measure || c == Command::bias || c == Command::compare)
     out << "\nEverything after PROG (or after --) is passed to PROG untouched. PROG is never run\n"
            "through a shell.\n";
@@ -374,29 +354,17 @@ void split_target(const std::vector<std::string>& words, const po::options_descr
 void validate(const po::variables_map& vm, const Options& o) {
   const auto given = [&](const char* name) { return vm.count(name) > 0; };
   const auto when = [&](const char* name, auto value) { return given(name) ? std::optional(value) : std::nullopt; };
-  AskedValues v;
-  v.runs = when("runs", o.runs);
-  v.max_runs = when("max-runs", o.max_runs);
-  v.warmup = o.warmup;
-  v.warmup_given = given("warmup");
-  v.link_orders = when("link-orders", o.link_orders);
-  v.contexts = when("contexts", o.contexts);
-  v.cpu = when("cpu", o.cpu);
-  v.levels = when("levels", o.levels);
-  v.timeout_s = when("timeout", o.timeout_s);
-  v.margin = o.margin;
-  v.time_budget = o.time_budget;
-  v.confidence = o.confidence;
+  const CheckRequest& r = o.request;
+  AskedValues v{.runs = when("runs", r.runs), .max_runs = when("max-runs", r.max_runs), .warmup = r.warmup,
+                .warmup_given = given("warmup"), .link_orders = when("link-orders", o.sweep.link_orders),
+                .contexts = when("contexts", o.sweep.contexts), .cpu = when("cpu", r.launch.cpu),
+                .levels = when("levels", r.observer.levels), .timeout_s = when("timeout", r.launch.timeout_s),
+                .margin = r.margin, .time_budget = r.time_budget, .confidence = o.confidence, .event_lists = {},
+                .leftovers = o.leftovers};
   for (const char* name : {"counters", "events"})
     if (given(name)) v.event_lists.emplace_back(name, o.counters);
-  if (given("sample-event")) v.event_lists.emplace_back("sample-event", o.sample_event);
-  v.leftovers = o.leftovers;
+  if (given("sample-event")) v.event_lists.emplace_back("sample-event", r.observer.sample_event);
   check_asked_values(v);
-}
-
-template <class T>
-void take(const po::variables_map& vm, const char* name, T& out) {
-  if (vm.count(name)) out = vm[name].as<T>();
 }
 
 // --shard I/N, or N alone with $SLURM_ARRAY_TASK_ID as I (a Slurm array task).
@@ -441,15 +409,14 @@ void split_words(const std::vector<std::string>& words, const po::options_descri
 
 // boost::program_options over our words; its errors become usage errors naming the command.
 po::variables_map store_options(const std::vector<std::string>& ours, const po::options_description& desc,
-                                Command command) {
+                                Options& o) {
+  const Command command = o.command;
   po::variables_map vm;
   po::positional_options_description positional;
   if (command == Command::report) positional.add("journal-file", -1);
   if (command == Command::completion) positional.add("shell", 1);
-  po::options_description hidden;
-  hidden.add_options()("journal-file", po::value<std::vector<std::string>>())("shell", po::value<std::string>());
-  po::options_description parse_desc;
-  parse_desc.add(desc).add(hidden);
+  po::options_description parse_desc;  // desc, and the positional words' hidden options
+  parse_desc.add(desc).add(OptionGroup("")("journal-file", po::value(&o.report_files))("shell", po::value(&o.shell)));
   try {
     po::store(po::command_line_parser(ours)
                   .options(parse_desc)
@@ -466,127 +433,62 @@ po::variables_map store_options(const std::vector<std::string>& ours, const po::
   return vm;
 }
 
-// What to count, how often, and the analysis' knobs.
+// The options that are not stored where they are declared (po::value(&o.member)): the
+// ones read into an enum or a number from their text, the aliases that refuse their
+// twin, and the switches that say the opposite of their member.
 // --mode and --backend, read once into their enums.
 void take_mode_and_backend(const po::variables_map& vm, Options& o) {
-  std::string mode = "external", backend = "native";
-  take(vm, "mode", mode);
-  take(vm, "backend", backend);
+  const std::string mode = vm.count("mode") ? vm["mode"].as<std::string>() : "external";
+  const std::string backend = vm.count("backend") ? vm["backend"].as<std::string>() : "native";
   if (mode != "external" && mode != "inprocess")
     throw Error(ErrorKind::usage, "--mode must be external or inprocess, not '" + mode + "'");
   if (backend != "native" && backend != "sim")
     throw Error(ErrorKind::usage, "--backend must be native or sim, not '" + backend + "'",
                 "sim runs the target under valgrind's cachegrind: a simulated PMU for hosts without one");
-  o.mode = counting_mode_from_string(mode);
-  o.backend = backend_from_string(backend);
+  o.request.mode = counting_mode_from_string(mode);
+  o.request.backend = backend_from_string(backend);
 }
 
+// What to count, how often, and the analysis' knobs.
 void take_counting(const po::variables_map& vm, Options& o) {
-  take(vm, "counters", o.counters);
   if (vm.count("events")) {
     if (!o.counters.empty()) throw Error(ErrorKind::usage, "--counters and --events are the same option: give one");
     o.counters = vm["events"].as<std::string>();
   }
-  take(vm, "runs", o.runs);
-  take(vm, "warmup", o.warmup);
   o.runs_given = vm.count("runs") > 0;
-  o.warmup_given = vm.count("warmup") > 0;
-  take(vm, "max-runs", o.max_runs);
+  o.request.warmup_given = vm.count("warmup") > 0;
   if (vm.count("time-budget")) {
     const std::string budget = vm["time-budget"].as<std::string>();
     o.time_budget_auto = budget == "auto";
-    if (!o.time_budget_auto) o.time_budget = parse_seconds("--time-budget", budget);
+    if (!o.time_budget_auto) o.request.time_budget = parse_seconds("--time-budget", budget);
   }
-  if (vm.count("decide-all")) o.decide_all = vm["decide-all"].as<bool>();
   if (vm.count("seed")) {
-    o.seed = parse_whole_number("seed", vm["seed"].as<std::string>());
-    o.seed_given = true;
+    o.request.seed = parse_whole_number("seed", vm["seed"].as<std::string>());
+    o.request.seed_given = true;
   }
-  take(vm, "leftovers", o.leftovers);
   take_mode_and_backend(vm, o);
-  take(vm, "sim-cache", o.sim_cache);
-  take(vm, "margin", o.margin);
   o.margin_given = vm.count("margin") > 0;
+  const ObserverRequest& r = o.request.observer;
+  check_asked_observer(
+      {o.probes, o.breakpoints, r.frequencies, r.command, r.levels, r.build, vm.count("observer-cmd") > 0, r.probe_sites});
 }
 
-// The observer the check doses: one at a time, with the knobs that go with it.
-void take_observer(const po::variables_map& vm, Options& o) {
-  take(vm, "probes", o.probes);
-  take(vm, "breakpoints", o.breakpoints);
-  take(vm, "sample-freq", o.sample_freq);
-  take(vm, "sample-event", o.sample_event);
-  take(vm, "observer-cmd", o.observer_cmd);
-  take(vm, "levels", o.levels);
-  take(vm, "build", o.build);
-  take(vm, "probe-sites", o.probe_sites);
-  check_asked_observer({o.probes, o.breakpoints, o.sample_freq, o.observer_cmd, o.levels, o.build,
-                        vm.count("observer-cmd") > 0, o.probe_sites});
-}
-
-// How the target is started, where the report goes, the journal, and the hosts' options.
+// How the target is started, where the report goes, and the hosts' options.
 void take_launch_and_files(const po::variables_map& vm, Options& o) {
-  take(vm, "cpu", o.cpu);
-  if (vm.count("env-pad")) o.env_pad = parse_whole_number("env-pad", vm["env-pad"].as<std::string>());
-  take(vm, "timeout", o.timeout_s);
-  take(vm, "run-as", o.run_as);
-  if (vm.count("run-as") && o.run_as.empty()) throw Error(ErrorKind::usage, "--run-as needs a user name");
-  take(vm, "output", o.output);
-  take(vm, "field-separator", o.field_separator);
+  if (vm.count("env-pad")) o.request.launch.env_pad = parse_whole_number("env-pad", vm["env-pad"].as<std::string>());
+  if (vm.count("run-as") && o.request.launch.run_as.empty()) throw Error(ErrorKind::usage, "--run-as needs a user name");
   if (vm.count("field-separator") && o.field_separator.empty())
     throw Error(ErrorKind::usage, "-x needs a separator", "e.g. -x, or -x ';'");
-  take(vm, "color", o.color_when);
   if (o.color_when != "auto" && o.color_when != "always" && o.color_when != "never")
     throw Error(ErrorKind::usage, "--color must be auto, always or never, not '" + o.color_when + "'");
-  take(vm, "journal", o.journal);
-  take(vm, "resume", o.resume);
-  take(vm, "journal-file", o.report_files);
   if (!o.report_files.empty()) o.report_file = o.report_files.front();
-  take(vm, "plan", o.plan_file);
   if (vm.count("shard")) parse_shard(vm["shard"].as<std::string>(), o);
-  take(vm, "partition", o.partition);
-  take(vm, "time", o.slurm_time);
-  take(vm, "shards", o.shards);
   if (vm.count("nodes")) {
     if (vm.count("shards")) throw Error(ErrorKind::usage, "--shards and --nodes are the same option: give one");
-    o.shards = vm["nodes"].as<int>();
+    o.slurm.shards = vm["nodes"].as<int>();
   }
-  take(vm, "array-parallelism", o.array_parallelism);
-  take(vm, "dir", o.dir);
-  if (vm.count("shared")) o.exclusive = !vm["shared"].as<bool>();
-  if (vm.count("submit")) o.submit = vm["submit"].as<bool>();
-  take(vm, "shell", o.shell);
-  take(vm, "encode", o.encode);
-  take(vm, "html", o.html);
-  take(vm, "svg", o.svg_dir);
-  take(vm, "export-json", o.export_json);
-  take(vm, "export-csv", o.export_csv);
-  if (vm.count("markdown")) o.markdown = vm["markdown"].as<bool>();
-}
-
-// The switches, the bias and compare options and --fail-on (in the command's words).
-void take_switches_and_sweep(const po::variables_map& vm, Options& o) {
-  for (auto [flag, field] : {std::pair{"aslr", &o.aslr}, {"show-output", &o.show_output},
-                             {"ignore-failure", &o.ignore_failure}, {"json", &o.json}, {"csv", &o.csv},
-                             {"allow-missing", &o.allow_missing}, {"allow-multiplex", &o.allow_multiplex},
-                             {"all", &o.all},
-                             {"keep-output-head", &o.keep_output_head}})
-    if (vm.count(flag)) *field = vm[flag].as<bool>();
-  // bias / compare
-  take(vm, "env-sizes", o.env_sizes);
-  take(vm, "argv0-pads", o.argv0_pads);
-  take(vm, "link", o.link_command);
-  take(vm, "objects", o.link_objects);
-  take(vm, "link-orders", o.link_orders);
-  take(vm, "contexts", o.contexts);
-  take(vm, "metric", o.metric);
-  take(vm, "confidence", o.confidence);
-  take(vm, "tolerance", o.tolerance);
-  take(vm, "top", o.top);
+  if (vm.count("shared")) o.slurm.exclusive = !vm["shared"].as<bool>();
   check_fidelity_bounds(o.tolerance, o.top);
-  if (vm.count("aa")) o.aa = vm["aa"].as<bool>();
-  if (vm.count("allow-output-diff")) o.allow_output_diff = vm["allow-output-diff"].as<bool>();
-  if (vm.count("certificate")) o.certificate = vm["certificate"].as<bool>();
-  if (vm.count("verbose")) o.verbose = vm["verbose"].as<bool>();
   if (vm.count("fail-on"))
     o.fail_on = fail_on_outcomes(o.command == Command::compare ? FailOnOf::compare
                                  : o.command == Command::bias  ? FailOnOf::bias
@@ -596,8 +498,8 @@ void take_switches_and_sweep(const po::variables_map& vm, Options& o) {
 
 // Options that exclude one another, or only go with another.
 void check_combinations(Options& o) {
-  if (o.command == Command::measure && o.runs == 0) o.runs = kDefaultMeasureRuns;
-  if (!o.sim_cache.empty() && o.backend != BackendKind::sim)
+  if (o.command == Command::measure && o.request.runs == 0) o.request.runs = kDefaultMeasureRuns;
+  if (!o.request.sim_cache.empty() && o.request.backend != BackendKind::sim)
     throw Error(ErrorKind::usage, "--sim-cache goes with --backend sim");
   if (o.json && o.csv) throw Error(ErrorKind::usage, "--json and --csv: choose one");
   if (o.markdown && (o.json || o.csv)) throw Error(ErrorKind::usage, "--markdown, --json and --csv: choose one");
@@ -607,7 +509,7 @@ void check_combinations(Options& o) {
 
 // What each command cannot do without.
 void check_command_needs(Options& o, bool takes_target) {
-  if (takes_target && o.target.empty() && o.resume.empty() && o.build.empty())
+  if (takes_target && o.target.empty() && o.resume.empty() && o.request.observer.build.empty())
     throw Error(ErrorKind::usage, std::string("obscheck ") + command_name(o.command) + ": no program to run",
                 "usage: obscheck " + std::string(o.command == Command::measure ? "measure " : o.command == Command::fidelity ? "fidelity " : "") +
                     "[options] [--] PROG [ARGS...]");
@@ -623,7 +525,7 @@ void check_command_needs(Options& o, bool takes_target) {
                   "usage: obscheck slurm [--shards N] [--submit] -- [check options] PROG [ARGS...]");
     const bool given = std::find(o.given.begin(), o.given.end(), "shards") != o.given.end() ||
                        std::find(o.given.begin(), o.given.end(), "nodes") != o.given.end();
-    o.shards = slurm_shards(given ? std::optional(o.shards) : std::nullopt, o.array_parallelism);
+    o.slurm.shards = slurm_shards(given ? std::optional(o.slurm.shards) : std::nullopt, o.slurm.array_parallelism);
   }
   if (o.command == Command::report && o.report_file.empty())
     throw Error(ErrorKind::usage, "obscheck report: which journal?", "usage: obscheck report FILE");
@@ -655,22 +557,20 @@ Parsed parse_command_line(int argc, const char* const* argv) {
     }
   }
 
-  const po::options_description desc = options_for(o.command);
+  const po::options_description desc = options_for(o.command, o);
   std::vector<std::string> ours, rest;
   const bool takes_target = o.command == Command::check || o.command == Command::measure ||
                             o.command == Command::bias || o.command == Command::compare || o.command == Command::plan ||
                             o.command == Command::fidelity;
   split_words(words, desc, o, takes_target, ours, rest);
-  const po::variables_map vm = store_options(ours, desc, o.command);
+  const po::variables_map vm = store_options(ours, desc, o);
   if (vm.count("help")) {
     parsed.help_text = help_for(o.command);
     o.command = Command::help;
     return parsed;
   }
   take_counting(vm, o);
-  take_observer(vm, o);
   take_launch_and_files(vm, o);
-  take_switches_and_sweep(vm, o);
   validate(vm, o);
   for (const auto& [name, value] : vm)
     if (!value.defaulted() && name != "journal-file" && name != "shell") o.given.push_back(name);

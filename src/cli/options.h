@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "job/slurm_job.h"
+#include "job/sweep_setup.h"
 #include "plan/plan.h"
 #include "record/request.h"
 
@@ -17,36 +19,17 @@ struct Options {
   Command command = Command::check;
   std::vector<std::string> target;  // PROG ARGS... (argv[0] = PROG as written)
 
-  // What to count and how often.
+  // How often, the analysis' knobs, how the target starts (launch) and the observer's
+  // knobs, typed as the check's request (record/request.h) as they are read; every
+  // command reads these there. Its counters, leftovers, observer kind and argv are set
+  // from the fields below (cli/request_from.h).
+  CheckRequest request;
   std::string counters;             // -e/--counters/--events
-  int runs = 0;                     // -r/--runs: 0 = the command's default
-  int warmup = 1;                   // -w/--warmup
-  bool warmup_given = false;        // -w given (--backend sim runs none by default)
   bool runs_given = false;          // -r given (measure --backend sim runs two by default)
-  int max_runs = 0;                 // --max-runs (check): cap on measured blocks
-  double time_budget = 60;          // --time-budget (check): seconds of runs, then the sweep stops at a look; 0: none
   bool time_budget_auto = false;    // --time-budget auto: sized after the warm-up (cli/cmd_check.cpp)
   bool decide_all = false;          // --decide-all: stop only when every metric is decided
-  std::uint64_t seed = 0;           // --seed; 0 = draw one (and record it)
-  bool seed_given = false;
-  CountingMode mode = CountingMode::external;  // --mode external|inprocess
-  double margin = 0.01;             // --margin ε for "not perturbed within ±ε"
   bool margin_given = false;        // report: re-judge with a new ε, else the journal's
-  bool allow_missing = false;       // --allow-missing
-  bool allow_multiplex = false;     // --allow-multiplex: compare multiplexed counters' scaled values
-  bool ignore_failure = false;      // -i/--ignore-failure
   std::string leftovers = "kill";   // --leftovers kill|fail: processes a run leaves behind
-  BackendKind backend = BackendKind::native;    // --backend native|sim (sim: cachegrind, the simulated PMU)
-  std::string sim_cache;            // --sim-cache D1=SIZE,ASSOC,LINE[,LL=...] (default: the host's geometry)
-
-  // How the target is started (the held-constant measurement context).
-  bool aslr = false;                // --aslr: leave ASLR on
-  int cpu = -1;                     // --cpu N
-  std::optional<std::size_t> env_pad;  // --env-pad BYTES
-  double timeout_s = 0;             // --timeout SECONDS
-  bool show_output = false;         // --show-output: target's stdout/stderr pass through
-  std::string run_as;               // --run-as USER: the target (only) runs as USER
-  bool keep_output_head = false;    // --keep-output-head: the journal keeps the first line of output
 
   // Output.
   bool json = false;                // --json: machine-readable on stdout (or -o)
@@ -72,21 +55,11 @@ struct Options {
   // The observer the check doses (one at a time; default: the counters themselves).
   std::string probes;               // --probes SYM[,SYM...] | auto:N  (uprobes)
   std::string breakpoints;          // --breakpoints SYM[,...]          (hardware breakpoints)
-  std::string sample_freq;          // --sample-freq 0,100,1000,10000   (Hz)
-  std::string sample_event;         // --sample-event EV (default cpu-clock, cycles with a PMU)
-  std::string observer_cmd;         // --observer-cmd 'perf record -F {level} -o /dev/null --'
-  std::string levels;               // --levels 0,99,999 (profiler command levels; 0 = bare)
-  std::string build;                // --build 'cc -O2 -DOBS_PROBES={mask} prog.c -o {out}'
-  int probe_sites = 8;              // --probe-sites N: build doses 0..N
 
   // bias / compare: measurement contexts (Mytkowicz et al., "Observer Effect and Measurement Bias in Performance Analysis" §4.2, §5.2)
-  std::string env_sizes;            // --env-sizes FROM:TO:STEP or a,b,c (the dummy variable's value bytes)
-  std::string argv0_pads;           // --argv0-pads FROM:TO:STEP or a,b,c (extra bytes in argv[0])
-  std::string link_command;         // --link 'CMD ... {objects} ... -o {out}'
-  std::string link_objects;         // --objects a.o,b.o,...
-  int link_orders = 0;              // --link-orders N (0: no link-order contexts)
-  int contexts = 0;                 // --contexts N: a seeded sample of N contexts (0: all)
-  std::string metric;               // --metric NAME (default: the first counter)
+  // and the metric, stored in the sweep's request (job/sweep_setup.h) as they are read;
+  // its other fields are set from `request` (cli/request_from.h sweep_request_from).
+  SweepRequest sweep;
   double confidence = 0.95;         // --confidence LEVEL of the intervals and tests
   bool aa = false;                  // compare --aa: the baseline against itself, first
   bool allow_output_diff = false;   // compare: variants whose outputs differ are compared anyway
@@ -100,13 +73,7 @@ struct Options {
   std::string plan_file;            // plan -o FILE is the output; run --plan FILE
   std::size_t shard_index = 0;      // run --shard I/N (I defaults to $SLURM_ARRAY_TASK_ID)
   std::size_t shard_count = 0;      // 0: not given
-  std::string partition;            // slurm --partition P
-  std::string slurm_time;           // slurm --time T (sbatch's format, e.g. 30:00)
-  int shards = 0;                   // slurm --shards N (alias --nodes): array tasks, one host each
-  int array_parallelism = 0;        // slurm --array-parallelism K: at most K tasks at once (0: no limit)
-  bool exclusive = true;            // slurm: each task has its node to itself (--shared turns it off)
-  bool submit = false;              // slurm --submit: call sbatch
-  std::string dir;                  // slurm --dir DIR: where the plan, scripts and journals go
+  SlurmRequest slurm;               // slurm's own options (job/slurm_job.h), as given
   std::vector<std::string> check_args;  // slurm: everything after --: [check options] PROG ARGS
 
   // --fail-on LIST: which outcomes make the command exit 1 (cli/commands.h

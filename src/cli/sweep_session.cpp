@@ -32,8 +32,8 @@ SweepJob recorded_job(const std::vector<std::string>& arguments, std::uint64_t s
   std::vector<const char*> argv = {"obscheck"};
   for (const std::string& w : arguments) argv.push_back(w.c_str());
   Options stored = parse_command_line(static_cast<int>(argv.size()), argv.data()).options;
-  stored.seed = seed;
-  stored.seed_given = true;
+  stored.request.seed = seed;
+  stored.request.seed_given = true;
   stored.journal.clear();
   return build(stored);
 }
@@ -58,7 +58,7 @@ SweepJob sweep_job(const Options& o, JobKind kind, const SweepVariants& variants
   const SweepRequest request = sweep_request_from(o);
   SweepSetup setup = prepare_sweep(request);
   std::vector<VariantSpec> v = variants(request);
-  return make_sweep_job(std::move(setup), std::move(v), kind, {1 - o.confidence, o.margin, o.aa, o.allow_multiplex, o.fail_on, o.command_line});
+  return make_sweep_job(std::move(setup), std::move(v), kind, {1 - o.confidence, o.request.margin, o.aa, o.request.allow_multiplex, o.fail_on, o.command_line});
 }
 
 int run_sweep_command(const Options& o, JobKind kind, const std::function<SweepJob(const Options&)>& build,

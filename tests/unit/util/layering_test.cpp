@@ -326,10 +326,11 @@ TEST_CASE("layering: no function is longer than 60 lines, but the named few") {
 // cli/ stood once the sweeps' set-up, the reports' analysis, the shards, Slurm, the
 // resume checks, the check's session, the journals' creation, the value ranges, the
 // request's combination rules, the demo's parts, the certificate's input, a sweep's
-// resume and compare's variants moved to job/ (2,227 lines), with a little room, and
-// it only comes down.
+// resume and compare's variants moved to job/ (2,227 lines), then where it stood once
+// each option was stored where it is declared, into the typed requests Options carries
+// (2,035 lines), with a little room; it only comes down.
 TEST_CASE("layering: cli/ stays small") {
-  constexpr std::size_t kCliLines = 2250;
+  constexpr std::size_t kCliLines = 2050;
   std::size_t lines = 0;
   for_each_line([&](const std::string& rel, std::size_t, const std::string&) {
     if (in_cli(rel)) ++lines;
