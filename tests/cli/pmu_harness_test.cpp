@@ -70,6 +70,19 @@ const json& metric(const json& report, const std::string& name) {
   throw;
 }
 
+// measure -e cycles -r 3 on a model whose cycles are faulty: no value in any run, a
+// fault named in each; returns the faults.
+json cycles_faults_of_measure(double cycles_rate, const std::vector<std::string>& model) {
+  const Harnessed r = harnessed(4, {"measure", "-e", "cycles", "-r", "3", "--json", "/bin/true"}, cycles_rate, model);
+  REQUIRE(r.code == 0);
+  const json j = json::parse(r.out);
+  const json& cycles = metric(j, "cycles");
+  CHECK(cycles.at("n") == 0);
+  CHECK(cycles.at("median").is_null());
+  REQUIRE(cycles.at("faults").size() == 3);
+  return cycles.at("faults");
+}
+
 const json& verdict(const json& report, const std::string& metric_name, const std::string& level) {
   for (const json& v : report.at("verdicts"))
     if (v.at("metric_name") == metric_name && v.at("level") == level) return v;
@@ -110,15 +123,8 @@ TEST_CASE("test PMU harness: two counters on one slot are multiplexed, scaled an
 
 TEST_CASE("test PMU harness: a counter that reads zero is a fault in every run, not a value") {
   if (!harness_models_here()) return;
-  const Harnessed r = harnessed(4, {"measure", "-e", "cycles", "-r", "3", "--json", "/bin/true"}, 0);
-  REQUIRE(r.code == 0);
-  const json j = json::parse(r.out);
-  const json& cycles = metric(j, "cycles");
-  CHECK(cycles.at("n") == 0);
-  CHECK(cycles.at("median").is_null());
-  REQUIRE(cycles.at("faults").size() == 3);
-  CHECK(cycles.at("faults").at(0) ==
-        "cycles reads 0 although it ran 4000000 ns: the PMU did not count it (run 1)");
+  const json faults = cycles_faults_of_measure(0, {});
+  CHECK(faults.at(0) == "cycles reads 0 although it ran 4000000 ns: the PMU did not count it (run 1)");
 }
 
 TEST_CASE("test PMU harness: the check calls multiplexed counters incomparable unless --allow-multiplex") {
@@ -351,15 +357,8 @@ TEST_CASE("test PMU harness: compare calls a multiplexed metric incomparable unl
 TEST_CASE("test PMU harness: a wrapped counter reads negative and is a fault in every run, not a value") {
   if (!harness_models_here()) return;
   // 8,000,000 cycles minus 10,000,000: -2,000,000 as a signed 64-bit count.
-  const Harnessed r = harnessed(4, {"measure", "-e", "cycles", "-r", "3", "--json", "/bin/true"}, 2,
-                                {"--offset", "0:0=-10000000"});
-  REQUIRE(r.code == 0);
-  const json j = json::parse(r.out);
-  const json& cycles = metric(j, "cycles");
-  CHECK(cycles.at("n") == 0);
-  CHECK(cycles.at("median").is_null());
-  REQUIRE(cycles.at("faults").size() == 3);
-  CHECK(cycles.at("faults").at(2) ==
+  const json faults = cycles_faults_of_measure(2, {"--offset", "0:0=-10000000"});
+  CHECK(faults.at(2) ==
         "cycles reads negative (-2000000 as a signed 64-bit count): a wrapped or broken counter (run 3)");
 }
 
