@@ -10,18 +10,16 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "util/error.h"
+#include "util/temp_dir.h"
 
 extern char** environ;
 
 namespace obscheck {
 namespace {
-
-namespace fs = std::filesystem;
 
 // Addresses at or above this are the kernel's on x86-64 and AArch64 (the upper half).
 constexpr std::uint64_t kKernelHalf = 0x8000000000000000ULL;
@@ -46,27 +44,6 @@ void for_each_line(std::string_view text, F&& f) {
     text.remove_prefix(nl + 1);
   }
 }
-
-class PrivateDir {
- public:
-  PrivateDir() {
-    std::string tmpl = (fs::temp_directory_path() / "obscheck-profile-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr)
-      throw Error(ErrorKind::host, fmt::format("cannot create a temporary directory ({})", tmpl),
-                  "check that TMPDIR is writable");
-    path_ = tmpl;
-  }
-  ~PrivateDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  PrivateDir(const PrivateDir&) = delete;
-  PrivateDir& operator=(const PrivateDir&) = delete;
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
 
 std::string read_all(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -165,7 +142,7 @@ ProfileCounts parse_cachegrind_functions(std::string_view text) {
 
 SampledProfile perf_record_profile(const std::vector<std::string>& target, std::uint64_t hz, const std::string& event) {
   if (target.empty()) throw Error(ErrorKind::usage, "no program to profile");
-  PrivateDir dir;
+  const TempDir dir = TempDir::create("obscheck-profile");
   const std::string data = dir.file("perf.data"), log = dir.file("perf.log");
   std::vector<std::string> record = {"perf", "record", "-e", event, "-F", std::to_string(hz), "-o", data, "-q", "--"};
   record.insert(record.end(), target.begin(), target.end());
@@ -180,7 +157,7 @@ SampledProfile perf_record_profile(const std::vector<std::string>& target, std::
 
 ProfileCounts cachegrind_profile(const std::vector<std::string>& target) {
   if (target.empty()) throw Error(ErrorKind::usage, "no program to profile");
-  PrivateDir dir;
+  const TempDir dir = TempDir::create("obscheck-profile");
   const std::string out = dir.file("cachegrind.out"), log = dir.file("valgrind.log");
   std::vector<std::string> argv = {"valgrind", "--tool=cachegrind", "--cache-sim=no", "--branch-sim=no",
                                    "--cachegrind-out-file=" + out, "-q", "--"};

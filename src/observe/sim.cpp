@@ -20,6 +20,7 @@
 
 #include "util/error.h"
 #include "util/fd.h"
+#include "util/temp_dir.h"
 
 namespace obscheck {
 namespace {
@@ -373,42 +374,16 @@ std::vector<Reading> sim_readings(const SimCounts& counts, const std::vector<Sim
   return out;
 }
 
-namespace {
-
-// A private directory for one run's files, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "obscheck-sim-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr)
-      throw Error(ErrorKind::host, fmt::format("cannot create a temporary directory ({})", tmpl),
-                  "check that TMPDIR is writable");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-}  // namespace
-
 SimRun run_sim(const LaunchSpec& target, const SimGeometry& geometry, const std::vector<SimEvent>& wanted,
                const std::function<void(pid_t)>& started) {
-  TempDir dir;
-  const std::string out_file = (dir.path() / "cachegrind.out").string();
-  const std::string log_file = (dir.path() / "valgrind.log").string();
+  const TempDir dir = TempDir::create("obscheck-sim");
+  const std::string out_file = dir.file("cachegrind.out");
+  const std::string log_file = dir.file("valgrind.log");
   LaunchSpec spec = sim_launch_spec(target, geometry, out_file, log_file);
   if (spec.out == Stdio::discard) spec.out = Stdio::capture;
   // valgrind runs as the target's user (--run-as) and writes its files here.
   if (spec.run_as && ::chown(dir.path().c_str(), spec.run_as->uid, spec.run_as->gid) != 0)
-    throw Error(ErrorKind::host, fmt::format("cannot hand {} to --run-as {}: {}", dir.path().string(),
+    throw Error(ErrorKind::host, fmt::format("cannot hand {} to --run-as {}: {}", dir.path(),
                                              spec.run_as->user, std::strerror(errno)));
 
   CorkedChild child = CorkedChild::spawn(spec);

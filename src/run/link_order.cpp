@@ -1,12 +1,10 @@
 #include "run/link_order.h"
 
-#include <dirent.h>
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
 #include <set>
 
@@ -66,40 +64,6 @@ std::vector<std::vector<std::size_t>> link_permutations(std::size_t n, std::size
     if (seen.insert(p).second) orders.push_back(std::move(p));
   }
   return orders;
-}
-
-TempDir TempDir::create(const std::string& prefix) {
-  const char* base = std::getenv("TMPDIR");
-  std::string pattern = std::string(base && *base ? base : "/tmp") + "/" + prefix + "-XXXXXX";
-  if (mkdtemp(pattern.data()) == nullptr)
-    throw Error(ErrorKind::io, fmt::format("cannot create a temporary directory {}: {}", pattern,
-                                           std::strerror(errno)),
-                "set TMPDIR to a writable directory");
-  return TempDir(pattern);
-}
-
-TempDir& TempDir::operator=(TempDir&& o) noexcept {
-  if (this != &o) {
-    remove();
-    path_ = std::move(o.path_);
-    o.path_.clear();
-  }
-  return *this;
-}
-
-TempDir::~TempDir() { remove(); }
-
-void TempDir::remove() noexcept {
-  if (path_.empty()) return;
-  if (DIR* d = opendir(path_.c_str())) {
-    while (dirent* e = readdir(d)) {
-      if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
-      unlink((path_ + "/" + e->d_name).c_str());
-    }
-    closedir(d);
-  }
-  rmdir(path_.c_str());
-  path_.clear();
 }
 
 std::string tail_lines(const std::string& text, std::size_t max_lines) {

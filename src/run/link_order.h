@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "util/temp_dir.h"
+
 namespace obscheck {
 
 // Link templates are split into words by observe/wrap.h's split_command_words
@@ -28,25 +30,6 @@ std::vector<std::string> expand_link_command(const std::vector<std::string>& wor
 // up. Throws Error(usage) when count is 0 or more than n! orders exist.
 std::vector<std::vector<std::size_t>> link_permutations(std::size_t n, std::size_t count,
                                                         std::uint64_t seed);
-
-// A private directory removed (with its files, not recursively beyond one level) when
-// the owner goes away. Move-only.
-class TempDir {
- public:
-  // mkdtemp under $TMPDIR (or /tmp). Throws Error(io) when it cannot be created.
-  static TempDir create(const std::string& prefix);
-  TempDir(TempDir&& o) noexcept : path_(std::move(o.path_)) { o.path_.clear(); }
-  TempDir& operator=(TempDir&& o) noexcept;
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir();
-  const std::string& path() const { return path_; }
-
- private:
-  explicit TempDir(std::string p) : path_(std::move(p)) {}
-  void remove() noexcept;
-  std::string path_;
-};
 
 struct LinkSpec {
   std::string command;               // the template, e.g. "cc {objects} -o {out}"
