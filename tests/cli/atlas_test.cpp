@@ -11,14 +11,11 @@
 #include <string>
 #include <vector>
 
-namespace {
+#include "run_cli.h"
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using obscheck::test::slurp;
+
+namespace {
 
 std::size_t count(const std::string& hay, const std::string& needle) {
   std::size_t n = 0;

@@ -17,16 +17,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "run_cli.h"
+
+using obscheck::test::slurp;
+
 namespace {
 
 constexpr uid_t kNobody = 65534;
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::string why_not_here() {
   if (geteuid() != 0 || access("/usr/bin/setpriv", X_OK) != 0) return "needs root and setpriv to run as nobody";

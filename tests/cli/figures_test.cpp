@@ -19,19 +19,13 @@
 #include "../unit/temp_dir.h"
 #include "run_cli.h"
 
+using obscheck::test::slurp;
 using nlohmann::json;
 using obscheck::test::run_cli;
 using obscheck::test::TempDir;
 using obscheck::test::workload;
 
 namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // The text between `open` (its first occurrence from `from`) and the matching close of
 // a <g> group: groups nest, so the closes are counted.

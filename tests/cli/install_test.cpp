@@ -17,6 +17,7 @@
 
 #include "run_cli.h"
 
+using obscheck::test::slurp;
 using obscheck::test::run_cli;
 using obscheck::test::workload;
 namespace fs = std::filesystem;
@@ -41,13 +42,6 @@ int shell(const std::string& command, const fs::path& log) {
   const std::string line = "(" + command + ") >" + log.string() + " 2>&1";
   const int st = std::system(line.c_str());
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 bool have(const std::string& tool) { return shell("command -v " + tool, "/dev/null") == 0; }

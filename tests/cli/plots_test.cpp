@@ -12,6 +12,7 @@
 
 #include "run_cli.h"
 
+using obscheck::test::slurp;
 using nlohmann::json;
 using obscheck::test::run_cli;
 using obscheck::test::workload;
@@ -22,13 +23,6 @@ std::size_t count(const std::string& hay, const std::string& needle) {
   std::size_t n = 0;
   for (std::size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + needle.size())) ++n;
   return n;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 struct Dir {

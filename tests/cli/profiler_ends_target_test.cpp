@@ -9,11 +9,10 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "../unit/temp_dir.h"
+#include "run_cli.h"
 
 using obscheck::test::TempDir;
 
@@ -30,17 +29,15 @@ TEST_CASE("profiler command: a program its profiler ended before the counters op
                           "' --observer-cmd 'env {argv}' --levels 0,1 --counters cycles -r 2 --journal '" + journal +
                           "' -- /bin/true > /dev/null 2> '" + err + "' < /dev/null";
   const int status = std::system(cmd.c_str());
-  std::ifstream in(err);
-  std::stringstream text;
-  text << in.rdbuf();
-  INFO(text.str());
+  const std::string text = obscheck::test::slurp(err);
+  INFO(text);
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 5);
-  CHECK(text.str().find("error: the profiler command ended the target (pid ") != std::string::npos);
-  CHECK(text.str().find("before it ran; the command was killed by signal 9") != std::string::npos);
-  CHECK(text.str().find("hint: a debugger in batch mode kills its program at the first stop: use a breakpoint "
+  CHECK(text.find("error: the profiler command ended the target (pid ") != std::string::npos);
+  CHECK(text.find("before it ran; the command was killed by signal 9") != std::string::npos);
+  CHECK(text.find("hint: a debugger in batch mode kills its program at the first stop: use a breakpoint "
                         "that does not stop (gdb: dprintf)") != std::string::npos);
-  CHECK(text.str().find("perf_event_open") == std::string::npos);  // not blamed on the event
+  CHECK(text.find("perf_event_open") == std::string::npos);  // not blamed on the event
   // The journal stays valid: its report reads it (no run finished).
   CHECK(std::system(("'" + std::string(OBSCHECK_BIN) + "' report '" + journal + "' > /dev/null 2>&1").c_str()) == 0);
 }

@@ -143,4 +143,12 @@ inline void compare_golden(const std::string& actual, const std::string& path) {
 
 inline std::string workload(const std::string& name) { return std::string(OBSCHECK_WORKLOADS) + "/" + name; }
 
+// A file's whole content ("" when it cannot be read).
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
 }  // namespace obscheck::test

@@ -25,6 +25,7 @@ using nlohmann::json;
 using obscheck::test::journal_lines;
 using obscheck::test::run_cli;
 using obscheck::test::workload;
+using obscheck::test::slurp;
 namespace fs = std::filesystem;
 
 namespace {
@@ -45,13 +46,6 @@ struct Dir {
   }
   std::string operator/(const std::string& name) const { return path + "/" + name; }
 };
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 bool is_link(const std::string& path) { return fs::is_symlink(fs::symlink_status(path)); }
 bool is_regular(const std::string& path) { return fs::is_regular_file(fs::symlink_status(path)); }
