@@ -11,19 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "../unit/occurrences.h"
 #include "run_cli.h"
 
+using obscheck::test::count;
 using obscheck::test::slurp;
-
-namespace {
-
-std::size_t count(const std::string& hay, const std::string& needle) {
-  std::size_t n = 0;
-  for (std::size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + needle.size())) ++n;
-  return n;
-}
-
-}  // namespace
 
 TEST_CASE("atlas: --dry-run prints one check per set-up and program, and runs none") {
   char tmpl[] = "/tmp/obscheck-atlas-XXXXXX";

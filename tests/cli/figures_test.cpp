@@ -17,8 +17,10 @@
 #include <sstream>
 
 #include "../unit/temp_dir.h"
+#include "../unit/occurrences.h"
 #include "run_cli.h"
 
+using obscheck::test::count;
 using obscheck::test::slurp;
 using nlohmann::json;
 using obscheck::test::run_cli;
@@ -44,12 +46,6 @@ std::string group_body(const std::string& svg, std::size_t open) {
     at = next_close;
   }
   return svg.substr(open);
-}
-
-std::size_t count(const std::string& hay, const std::string& needle) {
-  std::size_t n = 0;
-  for (std::size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + needle.size())) ++n;
-  return n;
 }
 
 struct Tick {

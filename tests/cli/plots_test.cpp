@@ -10,20 +10,16 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "../unit/occurrences.h"
 #include "run_cli.h"
 
+using obscheck::test::count;
 using obscheck::test::slurp;
 using nlohmann::json;
 using obscheck::test::run_cli;
 using obscheck::test::workload;
 
 namespace {
-
-std::size_t count(const std::string& hay, const std::string& needle) {
-  std::size_t n = 0;
-  for (std::size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + needle.size())) ++n;
-  return n;
-}
 
 struct Dir {
   std::string path;

@@ -11,15 +11,11 @@
 #include <sstream>
 #include <string>
 
+#include "../occurrences.h"
+
 namespace obscheck::test {
 
 inline constexpr const char* kChromium = "/usr/bin/chromium";
-
-inline std::size_t count(const std::string& hay, const std::string& needle) {
-  std::size_t n = 0;
-  for (std::size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + needle.size())) ++n;
-  return n;
-}
 
 // The text between the first occurrence of `open` and the next `close` after it.
 inline std::string between(const std::string& s, const std::string& open, const std::string& close) {

@@ -8,18 +8,11 @@
 #include <vector>
 
 #include "report/svg.h"
+#include "../occurrences.h"
+
+using obscheck::test::count;
 
 using namespace obscheck;
-
-namespace {
-
-std::size_t count(const std::string& hay, const std::string& needle) {
-  std::size_t n = 0;
-  for (std::size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + needle.size())) ++n;
-  return n;
-}
-
-}  // namespace
 
 TEST_CASE("svg escape turns markup characters into entities and drops control characters") {
   CHECK(svg::escape("a<b & \"c\" 'd'>") == "a&lt;b &amp; &quot;c&quot; &#39;d&#39;&gt;");
