@@ -96,6 +96,23 @@ void parse_fault(const char* option, const std::string& spec, TestPmuConfig& c) 
     c.events[{type, config}].stops_at_ns = static_cast<std::uint64_t>(n);
 }
 
+// One byte and room for one descriptor (SCM_RIGHTS): how the filtered child hands its
+// listener to this process.
+struct FdMessage {
+  char byte = 0;
+  iovec iov{&byte, 1};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr msg{};
+  FdMessage() {
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+  }
+  FdMessage(const FdMessage&) = delete;
+  FdMessage& operator=(const FdMessage&) = delete;
+};
+
 // The filter: the four calls to the supervisor, everything else allowed. On another
 // architecture than the one built for, everything is allowed (and nothing modelled).
 void install_filter_and_send_listener(int sock) {
@@ -116,35 +133,21 @@ void install_filter_and_send_listener(int sock) {
   const int listener =
       static_cast<int>(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog));
   if (listener < 0) die("seccomp");
-  char byte = 0;
-  iovec iov{&byte, 1};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  cmsghdr* cm = CMSG_FIRSTHDR(&msg);
+  FdMessage m;
+  cmsghdr* cm = CMSG_FIRSTHDR(&m.msg);
   cm->cmsg_level = SOL_SOCKET;
   cm->cmsg_type = SCM_RIGHTS;
   cm->cmsg_len = CMSG_LEN(sizeof(int));
   std::memcpy(CMSG_DATA(cm), &listener, sizeof listener);
-  if (sendmsg(sock, &msg, 0) != 1) die("sendmsg");
+  if (sendmsg(sock, &m.msg, 0) != 1) die("sendmsg");
   close(listener);
 }
 
 int receive_listener(int sock) {
-  char byte = 0;
-  iovec iov{&byte, 1};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  if (recvmsg(sock, &msg, 0) != 1) die("recvmsg");
+  FdMessage m;
+  if (recvmsg(sock, &m.msg, 0) != 1) die("recvmsg");
   int fd = -1;
-  std::memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof fd);
+  std::memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&m.msg)), sizeof fd);
   return fd;
 }
 
