@@ -13,7 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <optional>
+#include <numbers>
 #include <vector>
 
 #include "plan/plan.h"
@@ -66,7 +66,7 @@ inline double fake_normal(std::uint64_t seed, std::size_t index, std::size_t str
   std::uint64_t state = seed ^ (static_cast<std::uint64_t>(index) * 0x100000001B3ull) ^ (stream << 48);
   const double u1 = (static_cast<double>(splitmix64_next(state) >> 11) + 0.5) * 0x1.0p-53;
   const double u2 = static_cast<double>(splitmix64_next(state) >> 11) * 0x1.0p-53;
-  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
 }
 
 class FakeMeasurer final : public Measurer {

@@ -156,6 +156,22 @@ TEST_CASE("fake session: an A/A check with a fixed number of blocks looks once a
     CHECK(v.verdict == Verdict::not_perturbed);
 }
 
+TEST_CASE("fake session: a fixed number of blocks left undecided stops as fixed, whatever the budget") {
+  FakeBackend fake;
+  Session s = fake_session(fake, {"task-clock"}, 2000, 7);
+  s.time_budget_s = 1;  // --runs N asked for exactly N blocks: no budget applies
+  FakeJournal j(s.plan);
+  s.journal_path = j.path;
+  LoopLooks looks;
+  const SessionOutcome out = run_session(s, j.writer, looks.fn());
+  CHECK(looks.runs_seen == std::vector<std::size_t>{16});
+  CHECK(out.stopped == StopReason::fixed);
+  CHECK_FALSE(out.budget_spent);
+  CHECK(out.time_budget_s == 0);
+  CHECK_FALSE(continuable_stop(out.stopped));
+  CHECK(load_journal(j.path).notes.back().at("sweep").at("stopped") == "fixed");
+}
+
 TEST_CASE("fake session: an A/A check too noisy to decide by its cap stops at the cap") {
   FakeBackend fake;
   fake.script.noise = 0.5;
