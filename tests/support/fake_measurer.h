@@ -120,7 +120,12 @@ class FakeMeasurer final : public Measurer {
 };
 
 // The backend's part a session needs: its measurers and its clock.
+// Not copyable: the session's measurer and clock point into it.
 struct FakeBackend {
+  FakeBackend() = default;
+  FakeBackend(const FakeBackend&) = delete;
+  FakeBackend& operator=(const FakeBackend&) = delete;
+
   FakeScript script;
   FakeLedger ledger;
   FakeClock clock;

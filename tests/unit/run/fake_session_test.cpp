@@ -215,6 +215,30 @@ TEST_CASE("fake session: a time budget stops the check at the look after it is s
   CHECK(d.notes.back().at("sweep").at("seconds") == 6.0);
 }
 
+TEST_CASE("fake session: the warm-up's step sees the warm-up's pace and sets the budget the looks keep") {
+  FakeBackend fake;
+  Session s = fake_session(fake, {"task-clock"}, 2000);
+  s.time_budget_s = 3600;
+  std::vector<double> seen_block_s;
+  s.after_warmup = [&](const WarmupSeen& w) {
+    seen_block_s.push_back(w.block_s);
+    CHECK(w.runs->size() == 2);
+    CHECK(w.time_budget_s == 3600);
+    return 8.0;  // the look at 10 blocks fits (5.5 s after the warm-up); the rest is 5 blocks
+  };
+  FakeJournal j(s.plan);
+  s.journal_path = j.path;
+  LoopLooks looks;
+  const SessionOutcome out = run_session(s, j.writer, looks.fn());
+  CHECK(seen_block_s == std::vector<double>{0.5});
+  CHECK(out.time_budget_s == 8.0);
+  // 0.5 + 10 * 0.5 = 5.5 s at the first look; 2.5 s left is 5 blocks: the next look,
+  // scheduled at 12, runs its 2 (6.5 s); then 1.5 s is 3 blocks, to 15 (8 s): spent.
+  CHECK(looks.runs_seen == std::vector<std::size_t>{22, 26, 32});
+  CHECK(out.stopped == StopReason::budget);
+  CHECK(load_journal(j.path).notes.back().at("sweep").at("time_budget") == 8.0);
+}
+
 TEST_CASE("fake session: a check stops as futile when the rest of its budget cannot decide, asked at the right horizon") {
   FakeBackend fake;
   Session s = fake_session(fake, {"task-clock"}, 100000);
