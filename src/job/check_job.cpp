@@ -12,7 +12,6 @@
 #include "run/backend.h"
 
 namespace obscheck {
-namespace {
 
 // Each look analyses every run so far: exact counts when the backend counts exactly,
 // else the paired sequential analysis over a table the look appends to. The check
@@ -50,6 +49,8 @@ LookFn analysis_at_looks(const CheckRequest& r, bool exact, bool decide_all, con
     return out;
   };
 }
+
+namespace {
 
 // What the report says of a check that stopped before every verdict was decided: how
 // to continue it.

@@ -39,6 +39,16 @@ struct StartedCheck {
   nlohmann::json host;
 };
 
+// The check's looks: each analyses every run so far, by the exact analysis
+// (analysis/deterministic.h) when `exact`, else by the paired sequential analysis
+// (analysis/check.h) over `table`, which each look extends with the new runs. The
+// look is decisive when the stopping family is decided (`decide_all`: every metric)
+// and names the configurations that family no longer needs (analysis/settled.h).
+// `findings` holds the last look's; `r`, `plan`, `table` and `findings` outlive the
+// function.
+LookFn analysis_at_looks(const CheckRequest& r, bool exact, bool decide_all, const Plan& plan, RunTable& table,
+                         Findings& findings);
+
 // Plans `p` and creates its journal at `journal_path` (a new file; "": a new
 // obscheck-*.jsonl in the current directory). `plan_digest`, when not empty, is
 // recorded in the manifest (a shard of a plan file). Throws Error(io) when the journal

@@ -95,8 +95,11 @@ std::string left_behind_warning(const std::vector<RunRecord>& runs) {
 }
 
 SweepResult run_trials(const Plan& plan, const CheckSpec& spec, const std::vector<Trial>& trials,
-                       JournalWriter& journal, const SweepProgressFn& progress) {
-  if (!spec.backend) throw std::logic_error("run_trials: the check's spec has no backend (run/backend.h)");
+                       JournalWriter& journal, const SweepProgressFn& progress,
+                       const MeasurerFactory& make_measurer) {
+  // The backend measures, and tells an in-process target what it counts.
+  if (!spec.backend && (!make_measurer || spec.mode == CountingMode::inprocess))
+    throw std::logic_error("run_trials: the check's spec has no backend (run/backend.h)");
   SweepResult result;
   const std::unique_ptr<Observer> observer = make_observer(spec.observer);
   // Per-configuration work done once, not per run: how the level starts the target,
@@ -107,7 +110,8 @@ SweepResult run_trials(const Plan& plan, const CheckSpec& spec, const std::vecto
     launches.push_back(observer->launch(spec.base, c.level));
     launches.back().env = environment_for(plan, spec, c, held_total);
   }
-  const std::unique_ptr<Measurer> measurer = spec.backend->check_measurer(plan, spec, *observer);
+  const std::unique_ptr<Measurer> measurer =
+      make_measurer ? make_measurer(plan, spec, *observer) : spec.backend->check_measurer(plan, spec, *observer);
 
   // Declared before every child: what a run leaves behind is killed when the sweep
   // ends, however it ends.

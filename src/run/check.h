@@ -23,7 +23,9 @@
 
 namespace obscheck {
 
-class Backend;  // run/backend.h
+class Backend;   // run/backend.h
+class Measurer;  // run/measurer.h
+class Observer;  // run/observers.h
 
 // What the runner does for the chosen observer at a level named in its `extra`.
 struct ObserverSpec {
@@ -87,13 +89,21 @@ struct SweepResult {
   std::string failure;              // the run that failed and how (when not ignored)
 };
 
-// Runs `trials` in order. Throws Error(event) when a counter cannot be opened (on the
+// Makes the measurer of a check's runs (`observer` outlives it). The product always
+// takes its backend's (Backend::check_measurer); a test hands in its own to run the
+// loop without a host (tests/support/fake_measurer.h).
+using MeasurerFactory =
+    std::function<std::unique_ptr<Measurer>(const Plan& plan, const CheckSpec& spec, const Observer& observer)>;
+
+// Runs `trials` in order, each measured by `make_measurer`'s measurer (empty: the
+// spec's backend's). Throws Error(event) when a counter cannot be opened (on the
 // first run that needs it: the message names it once), Error(target) when the target
 // cannot be executed. A target that exits non-zero, is killed or times out is
 // journalled (analysis names it as incomparable) and, unless ignore_failure, ends the
 // sweep with `failure` set. After every run the target's descendants still running
 // are killed and reaped (launch/descendants.h) and counted in the run line.
 SweepResult run_trials(const Plan& plan, const CheckSpec& spec, const std::vector<Trial>& trials,
-                       JournalWriter& journal, const SweepProgressFn& progress = {});
+                       JournalWriter& journal, const SweepProgressFn& progress = {},
+                       const MeasurerFactory& make_measurer = {});
 
 }  // namespace obscheck

@@ -13,11 +13,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
 // The loop's running account of this invocation.
 struct Pace {
-  Clock::time_point started = Clock::now();
+  explicit Pace(SessionClock clock) : now(clock ? std::move(clock) : SessionClock(&Clock::now)) {}
+  SessionClock now;
+  Clock::time_point started = now();
+  double seconds_since(Clock::time_point t) const { return std::chrono::duration<double>(now() - t).count(); }
+  double elapsed() const { return seconds_since(started); }
   double analysis_s = 0;  // spent analysing at the looks (their cost, for the benchmark)
   double per_block = 0;   // seconds a block, rounded to the microsecond: the report
                           // prints it from the journal's note, and must print the same
@@ -25,7 +27,7 @@ struct Pace {
   // Whole blocks' pace: a retired configuration makes later blocks shorter, so this
   // errs long, and a budget cut by it errs short.
   void update() {
-    if (!blocks.empty()) per_block = std::round(seconds_since(started) / static_cast<double>(blocks.size()) * 1e6) / 1e6;
+    if (!blocks.empty()) per_block = std::round(elapsed() / static_cast<double>(blocks.size()) * 1e6) / 1e6;
   }
 };
 
@@ -36,13 +38,13 @@ SweepResult run_pending(Session& s, JournalWriter& journal, const std::vector<Tr
   SweepProgressFn each;
   if (progress)
     each = [&](const SweepProgress& p) {
-      const double elapsed = seconds_since(pace.started);
+      const double elapsed = pace.elapsed();
       const double rate = p.done > 0 ? elapsed / static_cast<double>(p.done) : 0;
       progress({before + p.done, look, rate * static_cast<double>(pending.size() - p.done), elapsed,
                 s.plan.spec.fixed_blocks ? 0.0 : s.time_budget_s, p.config});
     };
   // run_trials' last report (no configuration) ends the look's progress line.
-  SweepResult r = run_trials(s.plan, s.spec, pending, journal, each);
+  SweepResult r = run_trials(s.plan, s.spec, pending, journal, each, s.measurer);
   for (auto& rec : r.appended) {
     pace.blocks.insert(rec.block);
     s.runs.push_back(std::move(rec));
@@ -69,9 +71,9 @@ LookOutcome look_and_sync(const Session& s, JournalWriter& journal, const LookFn
       sync_failure = std::current_exception();
     }
   });
-  const auto started = Clock::now();
+  const auto started = pace.now();
   LookOutcome out = look(s.runs, looks);
-  pace.analysis_s += seconds_since(started);
+  pace.analysis_s += pace.seconds_since(started);
   if (syncer.joinable()) syncer.join();
   if (sync_failure) std::rethrow_exception(sync_failure);
   return out;
@@ -85,7 +87,7 @@ void write_look_note(JournalWriter& journal, const Session& s, const LookOutcome
                        {"look", look},
                        {"blocks", at},
                        {"runs", s.runs.size()},
-                       {"seconds", std::round(seconds_since(pace.started) * 1e3) / 1e3},
+                       {"seconds", std::round(pace.elapsed() * 1e3) / 1e3},
                        {"decided", decided}},
                       JournalWriter::Durable::at_next_sync);
 }
@@ -108,7 +110,7 @@ void write_end_note(JournalWriter& journal, const Session& s, SessionOutcome& o,
   const nlohmann::json how{{"looks", o.looks},
                            {"seconds_per_block", pace.per_block},
                            {"analysis_seconds", std::round(pace.analysis_s * 1e6) / 1e6},
-                           {"seconds", std::round(seconds_since(pace.started) * 1e6) / 1e6},
+                           {"seconds", std::round(pace.elapsed() * 1e6) / 1e6},
                            {"stopped", std::string(to_string(o.stopped))},
                            {"blocks", o.measured_blocks},
                            {"runs_saved", o.runs_saved},
@@ -138,7 +140,7 @@ std::size_t complete_blocks(const Session& s, std::size_t max_blocks) {
 // The measured blocks the rest of the budget allows at this invocation's pace (at least
 // one: a look always runs a block).
 std::size_t budget_blocks(double budget, const Pace& pace) {
-  const double left = budget - seconds_since(pace.started);
+  const double left = budget - pace.elapsed();
   if (pace.per_block <= 0 || left <= pace.per_block) return 1;
   return static_cast<std::size_t>(left / pace.per_block);
 }
@@ -155,7 +157,7 @@ bool run_warmup(Session& s, JournalWriter& journal, Pace& pace, const SessionPro
   if (r.interrupted || !r.failure.empty()) return false;
   if (s.after_warmup) {
     const double blocks = static_cast<double>(std::max<std::size_t>(1, s.plan.spec.warmup_blocks));
-    const double chosen = s.after_warmup({seconds_since(pace.started) / blocks, &s.runs, budget});
+    const double chosen = s.after_warmup({pace.elapsed() / blocks, &s.runs, budget});
     if (!s.plan.spec.fixed_blocks) budget = chosen;
   }
   return true;
@@ -201,7 +203,7 @@ SessionOutcome run_session(Session& s, JournalWriter& journal, const LookFn& loo
   // look is shortened so as not to run past it (at this invocation's pace). A plan
   // with a fixed number of blocks (--runs N) asked for exactly those: no budget applies.
   double budget = s.plan.spec.fixed_blocks ? 0.0 : s.time_budget_s;
-  Pace pace;
+  Pace pace(s.clock);
   // Measured blocks whose trials have all run: a resumed check does not look again
   // where its journal already did.
   std::size_t reached = complete_blocks(s, schedule.back());
@@ -219,7 +221,7 @@ SessionOutcome run_session(Session& s, JournalWriter& journal, const LookFn& loo
     reached = at;
     out.interrupted = r.interrupted;
     out.failure = r.failure;
-    out.budget_spent = budget > 0 && seconds_since(pace.started) >= budget;
+    out.budget_spent = budget > 0 && pace.elapsed() >= budget;
     const bool at_end = at == schedule.back();
     const bool ended = out.interrupted || !out.failure.empty() || at_end || out.budget_spent;
     const LookOutcome seen = look_and_sync(s, journal, look, out.looks, ended, pace);

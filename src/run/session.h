@@ -5,6 +5,7 @@
 // function, so this loop decides only when to stop, never what the data say.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -58,6 +59,9 @@ struct WarmupSeen {
 };
 using WarmupFn = std::function<double(const WarmupSeen&)>;
 
+// The session's clock: the steady clock, or a test's, which moves only when told.
+using SessionClock = std::function<std::chrono::steady_clock::time_point()>;
+
 struct Session {
   Plan plan;                    // with the retirements so far (a resumed check's, from its journal)
   CheckSpec spec;
@@ -68,6 +72,12 @@ struct Session {
   WarmupFn after_warmup;
   // A resumed check's journal notes so far (its report says what each stretch added).
   std::vector<nlohmann::json> journal_notes;
+  // How each run is measured (run/check.h): empty, by the spec's backend, as the
+  // product always is; a test's fake measurer runs the loop without a host.
+  MeasurerFactory measurer;
+  // What the pace, the budget and the notes' seconds are read from: empty, the steady
+  // clock; a test's fake clock makes the budget's stops exact.
+  SessionClock clock;
 };
 
 struct SessionOutcome {
