@@ -54,7 +54,8 @@ const char* kUsage[] = {
 };
 
 // A titled group of options, declared as po's add_options() declares them:
-// OptionGroup("Title")("name", value, "what")...
+// OptionGroup("Title")("name", value, "what")...; an option several commands share is
+// declared by its own method, with the command's text where their texts differ.
 struct OptionGroup : po::options_description {
   explicit OptionGroup(const std::string& title) : po::options_description(title) {}
   template <class... Args>
@@ -62,6 +63,17 @@ struct OptionGroup : po::options_description {
     add_options()(std::forward<Args>(args)...);
     return *this;
   }
+  OptionGroup& csv(Options& o, const char* what = "write CSV") { return (*this)("csv", po::bool_switch(&o.csv), what); }
+  OptionGroup& html(Options& o) { return (*this)("html", po::value(&o.html), "also write the report with its figures as one self-contained HTML FILE"); }
+  OptionGroup& svg(Options& o) { return (*this)("svg", po::value(&o.svg_dir), "also write every figure as an SVG file into DIR"); }
+  OptionGroup& journal(Options& o, const char* what = "also record every run in journal FILE (obscheck report FILE prints this report again)") { return (*this)("journal", po::value(&o.journal), what); }
+  OptionGroup& resume(Options& o, const std::string& job) { return (*this)("resume", po::value(&o.resume), ("continue the interrupted " + job + " recorded in FILE").c_str()); }
+  OptionGroup& allow_multiplex(Options& o, const char* what) { return (*this)("allow-multiplex", po::bool_switch(&o.request.allow_multiplex), what); }
+  OptionGroup& margin(Options& o, const char* what) { return (*this)("margin", po::value(&o.request.margin), what); }
+  OptionGroup& confidence(Options& o, const char* what) { return (*this)("confidence", po::value(&o.confidence), what); }
+  OptionGroup& seed(const char* what) { return (*this)("seed", po::value<std::string>(), what); }
+  OptionGroup& fail_on(const char* what = "exit 1 when a verdict is one of LIST, as the check (default perturbed,layout,incomparable)") { return (*this)("fail-on", po::value<std::string>(), what); }
+  OptionGroup& help() { return (*this)("help,h", "this help"); }
 };
 
 po::options_description target_options(Options& o) {
@@ -96,26 +108,24 @@ po::options_description output_options(Options& o) {
       ("json", po::bool_switch(&o.json), "write JSON instead of text (measure and bias: every run's values; a check: the findings, its runs are in the journal)")
       ("output,o", po::value(&o.output), "write the report to FILE instead of stdout")
       ("color", po::value(&o.color_when), "colour the text: auto (a terminal without NO_COLOR, default) | always | never")
-      ("help,h", "this help");
+      .help();
 }
 
 po::options_description check_options(Options& o) {
   return OptionGroup("The check (sweep of observation doses)")
       ("mode", po::value<std::string>(), "external (driver opens the counters, default) | inprocess (preloaded library, the paper's setup)")
-      ("margin", po::value(&o.request.margin), "ε: \"not perturbed\" means within ±ε (default 0.01 = 1%)")
+      .margin(o, "ε: \"not perturbed\" means within ±ε (default 0.01 = 1%)")
       ("max-runs", po::value(&o.request.max_runs), "stop after this many measured blocks at the latest (default 2000)")
       ("time-budget", po::value<std::string>(), "stop at the first look after SECONDS of runs (default 60; 0: no limit; auto: sized after the warm-up to show ±margin, 10..600 s)")
       ("decide-all", po::bool_switch(&o.decide_all), "run until every metric's verdict is decided, the rusage metrics too (default: the counters named and wall time)")
-      ("seed", po::value<std::string>(), "seed for the run order, 0..2^64-1 (default: drawn and recorded)")
+      .seed("seed for the run order, 0..2^64-1 (default: drawn and recorded)")
       ("leftovers", po::value(&o.leftovers), "processes a run leaves running: kill (kill them and mark the run, default) | fail (also fail the run)")
       ("allow-missing", po::bool_switch(&o.request.allow_missing), "drop counters this host cannot count (with a warning)")
-      ("allow-multiplex", po::bool_switch(&o.request.allow_multiplex), "compare a multiplexed counter's scaled values (verdict labelled scaled) instead of calling it incomparable")
-      ("journal", po::value(&o.journal), "journal FILE (default: a new file in the current directory)")
-      ("resume", po::value(&o.resume), "continue the interrupted check recorded in FILE")
+      .allow_multiplex(o, "compare a multiplexed counter's scaled values (verdict labelled scaled) instead of calling it incomparable")
+      .journal(o, "journal FILE (default: a new file in the current directory)").resume(o, "check")
       ("keep-output-head", po::bool_switch(&o.request.launch.keep_output_head), "keep the first line of the target's output (up to 200 bytes) in the journal; default: only its digest and size")
-      ("csv", po::bool_switch(&o.csv), "write CSV")
-      ("html", po::value(&o.html), "also write the report with its figures as one self-contained HTML FILE")
-      ("fail-on", po::value<std::string>(), "exit 1 when a verdict is one of LIST: perturbed,layout,incomparable,inconclusive or none (default perturbed,layout,incomparable)")
+      .csv(o).html(o)
+      .fail_on("exit 1 when a verdict is one of LIST: perturbed,layout,incomparable,inconclusive or none (default perturbed,layout,incomparable)")
       ("verbose,v", po::bool_switch(&o.verbose), "show every metric's rows and plots, also those with nothing to act on");
 }
 
@@ -143,21 +153,19 @@ po::options_description context_options(Options& o, bool compare) {
       ("link-orders", po::value(&o.sweep.link_orders), "number of link orders: the given one plus seeded random permutations")
       ("contexts", po::value(&o.sweep.contexts), "measure a seeded random sample of N contexts (default: all)")
       ("metric", po::value(&o.sweep.metric), "the metric the analysis is on (default: the first counter)")
-      ("allow-multiplex", po::bool_switch(&o.request.allow_multiplex), "analyse a multiplexed counter's scaled values (labelled scaled) instead of calling the metric incomparable")
-      ("confidence", po::value(&o.confidence), "confidence level of intervals and tests (default 0.95)")
-      ("seed", po::value<std::string>(), "seed for the context order and sample (default: drawn and reported)")
-      ("csv", po::bool_switch(&o.csv), "write CSV, one row per run")
-      ("html", po::value(&o.html), "also write the report with its figures as one self-contained HTML FILE")
-      ("svg", po::value(&o.svg_dir), "also write every figure as an SVG file into DIR")
+      .allow_multiplex(o, "analyse a multiplexed counter's scaled values (labelled scaled) instead of calling the metric incomparable")
+      .confidence(o, "confidence level of intervals and tests (default 0.95)")
+      .seed("seed for the context order and sample (default: drawn and reported)")
+      .csv(o, "write CSV, one row per run").html(o).svg(o)
       ("export-json", po::value(&o.export_json), "also write the report as JSON to FILE (as --json prints it)")
       ("export-csv", po::value(&o.export_csv), "also write every run as CSV to FILE (as --csv prints it)");
   if (compare)
-    d("margin", po::value(&o.request.margin), "ε: \"no significant difference\" is backed by equivalence within ±ε (default 0.01)")
+    d.margin(o, "ε: \"no significant difference\" is backed by equivalence within ±ε (default 0.01)")
         ("aa", po::bool_switch(&o.aa), "also compare the baseline against itself in the same contexts, reported first")
         ("allow-output-diff", po::bool_switch(&o.allow_output_diff), "compare the variants even where their outputs differ (they legitimately do: other options, other data); without it such contexts are incomparable")
-        ("fail-on", po::value<std::string>(), "exit 1 when the outcome is one of LIST: worse,better,incomparable,aa or none (default incomparable,aa)");
+        .fail_on("exit 1 when the outcome is one of LIST: worse,better,incomparable,aa or none (default incomparable,aa)");
   else
-    d("fail-on", po::value<std::string>(), "exit 1 when one of LIST is found: bias,failed,incomparable or none (default bias,failed,incomparable)");
+    d.fail_on("exit 1 when one of LIST is found: bias,failed,incomparable or none (default bias,failed,incomparable)");
   return d;
 }
 
@@ -165,37 +173,34 @@ po::options_description context_options(Options& o, bool compare) {
 po::options_description measure_options(Options& o) {
   return OptionGroup("Measure output")
       ("field-separator,x", po::value(&o.field_separator), "perf stat's layout, fields separated by SEP (e.g. -x,)")
-      ("csv", po::bool_switch(&o.csv), "write CSV, one row per metric with every summary value")
+      .csv(o, "write CSV, one row per metric with every summary value")
       ("markdown", po::bool_switch(&o.markdown), "write the table as Markdown")
-      ("journal", po::value(&o.journal), "also record every run in journal FILE (obscheck report FILE prints this report again)")
-      ("resume", po::value(&o.resume), "continue the interrupted measure recorded in FILE");
+      .journal(o).resume(o, "measure");
 }
 
 // report's own options.
 po::options_description report_options(Options& o) {
-  return OptionGroup("Report")("csv", po::bool_switch(&o.csv), "write CSV")("margin", po::value(&o.request.margin), "re-judge with this ε")
+  return OptionGroup("Report").csv(o).margin(o, "re-judge with this ε")
       ("markdown", po::bool_switch(&o.markdown), "write the verdict table as Markdown, for an issue or a lab report")
-      ("allow-multiplex", po::bool_switch(&o.request.allow_multiplex), "re-judge comparing multiplexed counters' scaled values (verdicts labelled scaled)")
-      ("fail-on", po::value<std::string>(), "exit 1 when a verdict is one of LIST, as the check (default perturbed,layout,incomparable)")
+      .allow_multiplex(o, "re-judge comparing multiplexed counters' scaled values (verdicts labelled scaled)")
+      .fail_on()
       ("verbose,v", po::bool_switch(&o.verbose), "show every metric's rows and plots")
-      ("html", po::value(&o.html), "also write the report with its figures as one self-contained HTML FILE")
-      ("svg", po::value(&o.svg_dir), "also write every figure as an SVG file into DIR")
+      .html(o).svg(o)
       ("certificate", po::bool_switch(&o.certificate), "a profiler command's check as a certificate for a methods section or a CI gate: the command, the doses, each metric's bound or effect per dose, the sampling rate achieved and the kernel's throttling, the host (text; --json, --html FILE)")
       ("allow-output-diff", po::bool_switch(&o.allow_output_diff), "a compare journal: compare the variants even where their outputs differ");
 }
 
 // plan's, run's and slurm's own options (many hosts).
 po::options_description plan_options(Options& o) {
-  return OptionGroup("Plan")("output,o", po::value(&o.output), "write the plan to FILE (default obscheck-plan.json)")
-      ("help,h", "this help");
+  return OptionGroup("Plan")("output,o", po::value(&o.output), "write the plan to FILE (default obscheck-plan.json)").help();
 }
 
 po::options_description run_options(Options& o) {
   return OptionGroup("Run a shard")("plan", po::value(&o.plan_file), "the plan FILE written by obscheck plan")
       ("shard", po::value<std::string>(), "I/N: run shard I of N (I defaults to $SLURM_ARRAY_TASK_ID)")
-      ("journal", po::value(&o.journal), "journal FILE (default: PLAN's name with .shard-I-of-N.jsonl); an existing one of this shard is resumed")
+      .journal(o, "journal FILE (default: PLAN's name with .shard-I-of-N.jsonl); an existing one of this shard is resumed")
       ("time-budget", po::value<std::string>(), "ignored: a plan runs its blocks")
-      ("fail-on", po::value<std::string>(), "exit 1 when a verdict is one of LIST, as the check (default perturbed,layout,incomparable)");
+      .fail_on();
 }
 
 po::options_description slurm_options(Options& o) {
@@ -207,14 +212,12 @@ po::options_description slurm_options(Options& o) {
       ("shared", po::bool_switch(), "let other jobs share a shard's node (default: a node to itself, sbatch's exclusive)")
       ("dir", po::value(&o.slurm.dir), "directory for the plan, the scripts, the journals and the report (default obscheck-slurm-TIME)")
       ("submit", po::bool_switch(&o.slurm.submit), "submit with sbatch: the array, then the merge once every shard succeeded")
-      ("help,h", "this help");
+      .help();
 }
 
 // bias's and compare's journal.
 po::options_description sweep_journal_options(Options& o) {
-  return OptionGroup("Journal")
-      ("journal", po::value(&o.journal), "also record every run in journal FILE (obscheck report FILE prints this report again)")
-      ("resume", po::value(&o.resume), "continue the interrupted sweep recorded in FILE");
+  return OptionGroup("Journal").journal(o).resume(o, "sweep");
 }
 
 // fidelity: the doses, the event and how close a profile must come to the reference.
@@ -224,7 +227,7 @@ po::options_description fidelity_options(Options& o) {
       ("sample-event", po::value(&o.request.observer.sample_event), "the sampled event (default cpu-clock, a software event any host has)")
       ("tolerance", po::value(&o.tolerance), "a function's share may differ from the reference's by this much (default 0.05: five share points)")
       ("top", po::value(&o.top), "the hot list: this many functions with the largest shares (default 5)")
-      ("confidence", po::value(&o.confidence), "confidence level of the whole table of intervals (default 0.95)");
+      .confidence(o, "confidence level of the whole table of intervals (default 0.95)");
 }
 
 // Command c's options, each stored into its member of `o` as the words are parsed
