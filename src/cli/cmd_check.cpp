@@ -5,8 +5,6 @@
 // same session from a journal; `report FILE` (cli/cmd_report.cpp) re-reads one.
 #include <fmt/core.h>
 
-#include <algorithm>
-
 #include "analysis/check.h"
 #include "cli/request_from.h"
 #include "job/check_setup.h"
@@ -73,9 +71,8 @@ int cmd_resume(const Options& o) {
   if (const nlohmann::json m = manifest_to_resume(o.resume, JobKind::check); !m.is_null())
     refuse_changed_options(o.given, asked_check_request(o), m);
   CheckResumeAsk ask;
-  const auto given = [&o](const char* name) { return std::find(o.given.begin(), o.given.end(), name) != o.given.end(); };
-  if (given("time-budget") && !o.time_budget_auto) ask.time_budget = o.request.time_budget;
-  if (given("max-runs")) ask.max_runs = o.request.max_runs;
+  if (o.gave("time-budget") && !o.time_budget_auto) ask.time_budget = o.request.time_budget;
+  if (o.gave("max-runs")) ask.max_runs = o.request.max_runs;
   ResumedCheck c = resume_check(o.resume, ask);
   if (c.complete) return report_complete_journal(o, c.journal.data);
   if (!c.notice.empty()) fmt::print(stderr, "obscheck: {}\n", c.notice);

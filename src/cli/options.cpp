@@ -452,12 +452,18 @@ void take_mode_and_backend(const po::variables_map& vm, Options& o) {
   o.request.backend = backend_from_string(backend);
 }
 
+// An alias (--events, --nodes) read into its twin's member; refused beside its twin,
+// since neither would say which of the two values is meant.
+template <class T>
+void take_alias(const po::variables_map& vm, const char* alias, const char* twin, T& member) {
+  if (!vm.count(alias)) return;
+  if (vm.count(twin)) throw Error(ErrorKind::usage, fmt::format("--{} and --{} are the same option: give one", twin, alias));
+  member = vm[alias].as<T>();
+}
+
 // What to count, how often, and the analysis' knobs.
 void take_counting(const po::variables_map& vm, Options& o) {
-  if (vm.count("events")) {
-    if (!o.counters.empty()) throw Error(ErrorKind::usage, "--counters and --events are the same option: give one");
-    o.counters = vm["events"].as<std::string>();
-  }
+  take_alias(vm, "events", "counters", o.counters);
   o.runs_given = vm.count("runs") > 0;
   o.request.warmup_given = vm.count("warmup") > 0;
   if (vm.count("time-budget")) {
@@ -486,10 +492,7 @@ void take_launch_and_files(const po::variables_map& vm, Options& o) {
     throw Error(ErrorKind::usage, "--color must be auto, always or never, not '" + o.color_when + "'");
   if (!o.report_files.empty()) o.report_file = o.report_files.front();
   if (vm.count("shard")) parse_shard(vm["shard"].as<std::string>(), o);
-  if (vm.count("nodes")) {
-    if (vm.count("shards")) throw Error(ErrorKind::usage, "--shards and --nodes are the same option: give one");
-    o.slurm.shards = vm["nodes"].as<int>();
-  }
+  take_alias(vm, "nodes", "shards", o.slurm.shards);
   if (vm.count("shared")) o.slurm.exclusive = !vm["shared"].as<bool>();
   check_fidelity_bounds(o.tolerance, o.top);
   if (vm.count("fail-on"))
@@ -526,8 +529,7 @@ void check_command_needs(Options& o, bool takes_target) {
     if (o.check_args.empty())
       throw Error(ErrorKind::usage, "obscheck slurm: no check after --",
                   "usage: obscheck slurm [--shards N] [--submit] -- [check options] PROG [ARGS...]");
-    const bool given = std::find(o.given.begin(), o.given.end(), "shards") != o.given.end() ||
-                       std::find(o.given.begin(), o.given.end(), "nodes") != o.given.end();
+    const bool given = o.gave("shards") || o.gave("nodes");
     o.slurm.shards = slurm_shards(given ? std::optional(o.slurm.shards) : std::nullopt, o.slurm.array_parallelism);
   }
   if (o.command == Command::report && o.report_file.empty())
