@@ -24,9 +24,7 @@ int finish_bias(const Options& o, SweepReport report, const SweepBrief& brief, b
   emit(o, o.json ? sweep_json(report) : o.csv ? sweep_csv(report) : bias_text(report, o.color));
   write_sweep_files(o, report, brief.host);
   if (live && interrupted) return interrupted_exit_code();
-  Options judged = o;
-  judged.fail_on = brief.fail_on;
-  return findings_exit_code(judged, found, kBiasFailOn);
+  return findings_exit_code(brief.fail_on, found, kBiasFailOn);  // the journal's --fail-on
 }
 
 int cmd_bias(const Options& o) { return run_sweep_command(o, JobKind::bias, bias_job, finish_bias); }

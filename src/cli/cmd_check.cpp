@@ -67,28 +67,34 @@ int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWrite
   return findings_code;
 }
 
-int cmd_resume(const Options& o) {
-  if (const nlohmann::json m = manifest_to_resume(o.resume, JobKind::check); !m.is_null())
-    refuse_changed_options(o.given, asked_check_request(o), m);
-  CheckResumeAsk ask;
-  if (o.gave("time-budget") && !o.time_budget_auto) ask.time_budget = o.request.time_budget;
-  if (o.gave("max-runs")) ask.max_runs = o.request.max_runs;
-  ResumedCheck c = resume_check(o.resume, ask);
+int continue_check(const Options& o, const std::string& path, const CheckResumeAsk& ask) {
+  ResumedCheck c = resume_check(path, ask);
   if (c.complete) return report_complete_journal(o, c.journal.data);
   if (!c.notice.empty()) fmt::print(stderr, "obscheck: {}\n", c.notice);
   return run_check(o, c.prepared, c.session, c.journal.writer, c.host);
 }
 
+namespace {
+
+// A check's --resume FILE: its command line checked against the journal's request,
+// this invocation's budget and raised cap taken.
+int resume_check_journal(const Options& o) {
+  if (const nlohmann::json m = manifest_to_resume(o.resume, JobKind::check); !m.is_null())
+    refuse_changed_options(o.given, asked_check_request(o), m);
+  CheckResumeAsk ask;
+  if (o.gave("time-budget") && !o.time_budget_auto) ask.time_budget = o.request.time_budget;
+  if (o.gave("max-runs")) ask.max_runs = o.request.max_runs;
+  return continue_check(o, o.resume, ask);
+}
+
+}  // namespace
+
 int cmd_check(const Options& o) {
   if (!o.resume.empty()) {
     const std::optional<JobKind> kind = job_kind_of(read_manifest_line(o.resume));
-    if (kind && is_sweep(*kind)) return resume_sweep_journal(o, *kind);
-    if (kind == JobKind::measure) {
-      Options measure = o;
-      measure.command = Command::measure;
-      return cmd_measure(measure);
-    }
-    return cmd_resume(o);
+    if (kind && is_sweep(*kind)) return *kind == JobKind::bias ? cmd_bias(o) : cmd_compare(o);
+    if (kind == JobKind::measure) return cmd_measure(o);
+    return resume_check_journal(o);
   }
   StartedCheck c = start_check(prepare_check(check_request_from(o)), o.journal);
   return run_check(o, c.prepared, c.session, c.journal, c.host);

@@ -24,9 +24,7 @@ int finish_compare(const Options& o, SweepReport report, const SweepBrief& brief
   emit(o, o.json ? sweep_json(report) : o.csv ? sweep_csv(report) : compare_text(report, o.color));
   write_sweep_files(o, report, brief.host);
   if (live && interrupted) return interrupted_exit_code();
-  Options judged = o;
-  judged.fail_on = brief.fail_on;
-  return findings_exit_code(judged, found, kCompareFailOn);
+  return findings_exit_code(brief.fail_on, found, kCompareFailOn);  // the journal's --fail-on
 }
 
 int cmd_compare(const Options& o) { return run_sweep_command(o, JobKind::compare, compare_job, finish_compare); }

@@ -56,14 +56,36 @@ int report_certificate(const Options& o) {
   return c.report.ctx.exit_code;
 }
 
+// The report of the one journal at `path`, the command's the manifest says it is.
+int report_journal(const Options& o, const std::string& path) {
+  const nlohmann::json manifest = read_manifest_line(path);
+  const std::optional<JobKind> kind = job_kind_of(manifest);
+  if (kind && is_sweep(*kind)) return report_sweep(o, load_journal(path));
+  if (kind == JobKind::measure) {
+    if (!o.html.empty() || !o.svg_dir.empty())
+      throw Error(ErrorKind::usage, path + " is a measure's journal: its report has no figures",
+                  "obscheck report FILE prints it as measure did (--json, --csv, --markdown)");
+    return report_measure(o, load_journal(path));
+  }
+  // The simulated backend's analysis and the figures (--html, --svg) read RunRecords.
+  std::shared_ptr<const Backend> backend = report_backend(manifest);
+  if (o.html.empty() && o.svg_dir.empty() && report_reads_columns(backend)) {
+    CheckReportData r = check_report_from_table(path, report_ask(o), std::move(backend));
+    return print_report(o, r);
+  }
+  const JournalData d = load_journal(path);
+  CheckReportData r = check_report_from_journal(d, report_ask(o), std::move(backend));
+  const int code = print_report(o, r);
+  write_report_files(o, r.plan, r.findings, r.ctx, d.runs);
+  return code;
+}
+
 }  // namespace
 
 int report_complete_journal(const Options& o, const JournalData& d) {
   fmt::print(stderr, "obscheck: journal {} is complete ({} runs): nothing to run, nothing written; its report follows\n",
              d.path, d.runs.size());
-  Options report = o;
-  report.report_file = d.path;
-  return cmd_report(report);
+  return report_journal(o, d.path);
 }
 
 int cmd_report(const Options& o) {
@@ -72,28 +94,7 @@ int cmd_report(const Options& o) {
     if (o.report_files.size() > 1) throw Error(ErrorKind::usage, "--certificate describes one journal");
     return report_certificate(o);
   }
-  if (o.report_files.size() > 1) return report_merged(o);
-  // The manifest alone says which command's report this is.
-  const nlohmann::json manifest = read_manifest_line(o.report_file);
-  const std::optional<JobKind> kind = job_kind_of(manifest);
-  if (kind && is_sweep(*kind)) return report_sweep(o, load_journal(o.report_file));
-  if (kind == JobKind::measure) {
-    if (!o.html.empty() || !o.svg_dir.empty())
-      throw Error(ErrorKind::usage, o.report_file + " is a measure's journal: its report has no figures",
-                  "obscheck report FILE prints it as measure did (--json, --csv, --markdown)");
-    return report_measure(o, load_journal(o.report_file));
-  }
-  // The simulated backend's analysis and the figures (--html, --svg) read RunRecords.
-  std::shared_ptr<const Backend> backend = report_backend(manifest);
-  if (o.html.empty() && o.svg_dir.empty() && report_reads_columns(backend)) {
-    CheckReportData r = check_report_from_table(o.report_file, report_ask(o), std::move(backend));
-    return print_report(o, r);
-  }
-  const JournalData d = load_journal(o.report_file);
-  CheckReportData r = check_report_from_journal(d, report_ask(o), std::move(backend));
-  const int code = print_report(o, r);
-  write_report_files(o, r.plan, r.findings, r.ctx, d.runs);
-  return code;
+  return o.report_files.size() > 1 ? report_merged(o) : report_journal(o, o.report_file);
 }
 
 int report_merged(const Options& o) {
@@ -103,7 +104,7 @@ int report_merged(const Options& o) {
   const HostsFindings f = analyse_merged(m, o.margin_given ? std::optional(o.request.margin) : std::nullopt, o.request.allow_multiplex);
   emit(o, o.json ? hosts_json(m.plan, f, m.ctx) : hosts_text(m.plan, f, m.ctx));
   if (!o.html.empty()) write_and_say(o.html, hosts_html(m.plan, f, m.ctx));
-  return findings_exit_code(o, merged_outcomes(f), kCheckFailOn);
+  return findings_exit_code(o.fail_on, merged_outcomes(f), kCheckFailOn);
 }
 
 }  // namespace obscheck

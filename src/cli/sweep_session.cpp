@@ -80,10 +80,4 @@ int report_sweep(const Options& o, const JournalData& d) {
                                                               : finish_compare(o, report, brief, !ended, false);
 }
 
-int resume_sweep_journal(const Options& o, JobKind kind) {
-  Options sweep = o;
-  sweep.command = kind == JobKind::bias ? Command::bias : Command::compare;
-  return sweep.command == Command::bias ? cmd_bias(sweep) : cmd_compare(sweep);
-}
-
 }  // namespace obscheck

@@ -39,9 +39,7 @@ int finish_compare(const Options& o, SweepReport report, const SweepBrief& brief
 int run_sweep_command(const Options& o, JobKind kind, const std::function<SweepJob(const Options&)>& build,
                       const SweepFinish& finish);
 
-// A sweep's report from its journal alone, and its continuation for obscheck --resume
-// FILE (`kind`: the journal's, bias or compare).
+// A sweep's report from its journal alone.
 int report_sweep(const Options& o, const JournalData& d);
-int resume_sweep_journal(const Options& o, JobKind kind);
 
 }  // namespace obscheck
