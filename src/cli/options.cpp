@@ -2,17 +2,15 @@
 
 #include <unistd.h>
 
+#include <fmt/core.h>
+
 #include <boost/program_options.hpp>
-#include <cerrno>
-#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <optional>
 #include <sstream>
 
 #include "job/request_bounds.h"
-#include <fmt/core.h>
-
 #include "util/error.h"
 
 namespace po = boost::program_options;
@@ -283,25 +281,6 @@ const char* command_name(Command c) {
   return "check";
 }
 
-}  // namespace
-
-std::vector<CommandOptions> option_table() {
-  std::vector<CommandOptions> table;
-  for (const auto& [name, cmd] : kCommands) {
-    CommandOptions c{name, {}};
-    Options unread;
-    const po::options_description desc = options_for(cmd, unread);
-    for (const auto& opt : desc.options()) {
-      const std::string shown = opt->canonical_display_name(po::command_line_style::allow_dash_for_short);
-      c.options.push_back({opt->long_name(), shown.size() == 2 && shown[0] == '-' ? shown.substr(1) : "",
-                           opt->semantic()->max_tokens() > 0, opt->description()});
-    }
-    table.push_back(std::move(c));
-  }
-  return table;
-}
-
-namespace {
 
 std::string help_for(Command c) {
   std::ostringstream out;
@@ -389,10 +368,6 @@ void parse_shard(const std::string& text, Options& o) {
                 "--shard " + std::to_string(o.shard_index) + "/" + std::to_string(o.shard_count) + " is out of range",
                 "shards are numbered 0..N-1, as Slurm's array task ids");
 }
-
-}  // namespace
-
-namespace {
 
 // The words of a command that runs a target, split at the target (split_target); a
 // slurm's, at "--" (after it a whole check command line); any other's, all ours.
@@ -534,10 +509,25 @@ void check_command_needs(Options& o, bool takes_target) {
   }
   if (o.command == Command::report && o.report_file.empty())
     throw Error(ErrorKind::usage, "obscheck report: which journal?", "usage: obscheck report FILE");
-
 }
 
 }  // namespace
+
+std::vector<CommandOptions> option_table() {
+  std::vector<CommandOptions> table;
+  for (const auto& [name, cmd] : kCommands) {
+    CommandOptions c{name, {}};
+    Options unread;
+    const po::options_description desc = options_for(cmd, unread);
+    for (const auto& opt : desc.options()) {
+      const std::string shown = opt->canonical_display_name(po::command_line_style::allow_dash_for_short);
+      c.options.push_back({opt->long_name(), shown.size() == 2 && shown[0] == '-' ? shown.substr(1) : "",
+                           opt->semantic()->max_tokens() > 0, opt->description()});
+    }
+    table.push_back(std::move(c));
+  }
+  return table;
+}
 
 Parsed parse_command_line(int argc, const char* const* argv) {
   Parsed parsed;
