@@ -5,14 +5,11 @@
 // same session from a journal; `report FILE` (cli/cmd_report.cpp) re-reads one.
 #include <fmt/core.h>
 
-#include "analysis/check.h"
 #include "cli/request_from.h"
 #include "job/check_setup.h"
 #include "cli/commands.h"
-#include "cli/sweep_session.h"
 #include "job/resume_options.h"
 #include "cli/html_out.h"
-#include "host/host_info.h"
 #include "job/check_context.h"
 #include "job/check_job.h"
 #include "job/check_resume.h"
@@ -20,7 +17,6 @@
 #include "record/journal.h"
 #include "report/check_report.h"
 #include "run/session.h"
-#include "util/digest.h"
 #include "util/error.h"
 
 namespace obscheck {
@@ -42,6 +38,13 @@ SessionProgressFn progress_line(const Options& o) {
 
 }  // namespace
 
+void print_check(const Options& o, const Plan& plan, const Findings& findings, const CheckContext& ctx) {
+  emit(o, o.json       ? check_json(plan, findings, ctx)
+          : o.csv      ? check_csv(plan, findings)
+          : o.markdown ? check_markdown(plan, findings, ctx)
+                       : check_text(plan, findings, ctx, o.color));
+}
+
 int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWriter& journal, const nlohmann::json& host) {
   CheckRun run = run_check_session(p, s, journal, host, {o.time_budget_auto, o.decide_all}, progress_line(o));
   const SessionOutcome& out = run.outcome;
@@ -54,9 +57,7 @@ int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWrite
   if (o.demo_part) ctx.exit_code = -1;  // the demo decides its own (cli/cmd_demo.cpp)
   ctx.verbose = o.verbose;
   ctx.summary_only = o.summary_only;
-  emit(o, o.json  ? check_json(s.plan, findings, ctx)
-          : o.csv ? check_csv(s.plan, findings)
-                  : check_text(s.plan, findings, ctx, o.color));
+  print_check(o, s.plan, findings, ctx);
   write_report_files(o, s.plan, findings, ctx, s.runs);
   if (out.interrupted) return interrupted_exit_code();
   if (!out.failure.empty()) {

@@ -4,28 +4,19 @@
 // merged (job/shard_merge.h); a measure's or a sweep's report.
 #include <fmt/core.h>
 
-#include "analysis/check.h"
 #include "job/journal_job.h"
 #include "job/report_job.h"
 #include "job/shard_merge.h"
 #include "cli/commands.h"
 #include "cli/sweep_session.h"
 #include "cli/html_out.h"
-#include "job/resume_options.h"
-#include "record/journal_reader.h"
+#include "record/journal.h"
 #include "report/certificate.h"
 #include "report/check_report.h"
 #include "util/error.h"
 
 namespace obscheck {
 namespace {
-
-void print_check(const Options& o, const Plan& plan, const Findings& findings, const CheckContext& ctx) {
-  emit(o, o.json       ? check_json(plan, findings, ctx)
-          : o.csv      ? check_csv(plan, findings)
-          : o.markdown ? check_markdown(plan, findings, ctx)
-                       : check_text(plan, findings, ctx, o.color));
-}
 
 // What this command line changes in the check's analysis.
 ReportAsk report_ask(const Options& o) {
@@ -80,6 +71,19 @@ int report_journal(const Options& o, const std::string& path) {
   return code;
 }
 
+// obscheck report with several journals: the shards of one plan, merged with the host
+// as a factor (job/shard_merge.h).
+int report_merged(const Options& o) {
+  if (!o.svg_dir.empty())
+    throw Error(ErrorKind::usage, "--svg is for one check's journal; the merged report's figures are in --html FILE");
+  MergedShards m = merge_shards(o.report_files);
+  const ReportAsk ask = report_ask(o);
+  const HostsFindings f = analyse_merged(m, ask.margin, ask.allow_multiplex);
+  emit(o, o.json ? hosts_json(m.plan, f, m.ctx) : hosts_text(m.plan, f, m.ctx));
+  if (!o.html.empty()) write_and_say(o.html, hosts_html(m.plan, f, m.ctx));
+  return findings_exit_code(o.fail_on, merged_outcomes(f), kCheckFailOn);
+}
+
 }  // namespace
 
 int report_complete_journal(const Options& o, const JournalData& d) {
@@ -95,16 +99,6 @@ int cmd_report(const Options& o) {
     return report_certificate(o);
   }
   return o.report_files.size() > 1 ? report_merged(o) : report_journal(o, o.report_file);
-}
-
-int report_merged(const Options& o) {
-  if (!o.svg_dir.empty())
-    throw Error(ErrorKind::usage, "--svg is for one check's journal; the merged report's figures are in --html FILE");
-  MergedShards m = merge_shards(o.report_files);
-  const HostsFindings f = analyse_merged(m, o.margin_given ? std::optional(o.request.margin) : std::nullopt, o.request.allow_multiplex);
-  emit(o, o.json ? hosts_json(m.plan, f, m.ctx) : hosts_text(m.plan, f, m.ctx));
-  if (!o.html.empty()) write_and_say(o.html, hosts_html(m.plan, f, m.ctx));
-  return findings_exit_code(o.fail_on, merged_outcomes(f), kCheckFailOn);
 }
 
 }  // namespace obscheck

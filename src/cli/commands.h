@@ -35,9 +35,6 @@ int cmd_plan(const Options& o);     // a check planned once for several hosts
 int cmd_run(const Options& o);      // one host's shard of a plan
 int cmd_slurm(const Options& o);    // the plan and sbatch scripts of a Slurm job array
 int cmd_fidelity(const Options& o); // a sampling profile against an exact reference, per rate
-// obscheck report with several journals: the shards of one plan, merged with the host
-// as a factor (cli/cmd_report.cpp, over job/shard_merge.h).
-int report_merged(const Options& o);
 
 // The plan `o` asks for, not written (cli/cmd_plan.cpp).
 struct PlanFile;
@@ -64,6 +61,10 @@ int check_exit_code(const Options& o, const Plan& plan, const Findings& f);
 // Writes a finished report to -o FILE (util/safe_write.h: a fresh file renamed over
 // FILE, never through a planted name or link) or stdout.
 void emit(const Options& o, const std::string& bytes);
+
+// A check's report in the format asked (--json, --csv, --markdown, else text), emitted.
+struct CheckContext;
+void print_check(const Options& o, const Plan& plan, const Findings& findings, const CheckContext& ctx);
 
 // Runs a prepared check's session (new, or resumed with its journalled runs in `s`)
 // to its end, prints the report and returns the exit code (cli/cmd_check.cpp).
