@@ -1,11 +1,8 @@
 // obscheck bias: one program measured in many measurement contexts (Mytkowicz et al., "Observer Effect and Measurement Bias in Performance Analysis" §4.2):
 // how far does its metric swing when only the context changes, and is the swing
-// larger than run-to-run noise?
+// larger than run-to-run noise? Its report: cli/sweep_session.cpp.
 #include "cli/commands.h"
 #include "cli/sweep_session.h"
-#include "cli/html_out.h"
-#include "job/sweep_verdicts.h"
-#include "report/bias_report.h"
 
 namespace obscheck {
 namespace {
@@ -17,18 +14,6 @@ SweepJob bias_job(const Options& o) {
 
 }  // namespace
 
-int finish_bias(const Options& o, SweepReport report, const SweepBrief& brief, bool interrupted, bool live) {
-  // The journal's choice, or report FILE --allow-multiplex re-judging it.
-  report.allow_multiplex = report.allow_multiplex || o.request.allow_multiplex;
-  const std::vector<std::string> found = judge_bias(report, brief, interrupted);
-  emit(o, o.json ? sweep_json(report) : o.csv ? sweep_csv(report) : bias_text(report, o.color));
-  write_sweep_files(o, report, brief.host);
-  if (live && interrupted) return interrupted_exit_code();
-  Options judged = o;
-  judged.fail_on = brief.fail_on;
-  return findings_exit_code(judged, found, kBiasFailOn);
-}
-
-int cmd_bias(const Options& o) { return run_sweep_command(o, JobKind::bias, bias_job, finish_bias); }
+int cmd_bias(const Options& o) { return run_sweep_command(o, JobKind::bias, bias_job); }
 
 }  // namespace obscheck

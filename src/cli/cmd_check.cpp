@@ -1,20 +1,15 @@
 // The main job: obscheck [options] PROG ARGS. The command line becomes a typed request,
 // the request a prepared check (job/check_setup.h), the check a session (job/check_job.h)
 // that plans, runs, journals, looks and stops; the findings of its last look become the
-// report and the exit code. `--resume FILE` (cmd_resume, job/check_resume.h) enters the
+// report and the exit code. `--resume FILE` (continue_check, job/check_resume.h) enters the
 // same session from a journal; `report FILE` (cli/cmd_report.cpp) re-reads one.
 #include <fmt/core.h>
 
-#include <algorithm>
-
-#include "analysis/check.h"
 #include "cli/request_from.h"
 #include "job/check_setup.h"
 #include "cli/commands.h"
-#include "cli/sweep_session.h"
 #include "job/resume_options.h"
 #include "cli/html_out.h"
-#include "host/host_info.h"
 #include "job/check_context.h"
 #include "job/check_job.h"
 #include "job/check_resume.h"
@@ -22,7 +17,6 @@
 #include "record/journal.h"
 #include "report/check_report.h"
 #include "run/session.h"
-#include "util/digest.h"
 #include "util/error.h"
 
 namespace obscheck {
@@ -44,6 +38,13 @@ SessionProgressFn progress_line(const Options& o) {
 
 }  // namespace
 
+void print_check(const Options& o, const Plan& plan, const Findings& findings, const CheckContext& ctx) {
+  emit(o, o.json       ? check_json(plan, findings, ctx)
+          : o.csv      ? check_csv(plan, findings)
+          : o.markdown ? check_markdown(plan, findings, ctx)
+                       : check_text(plan, findings, ctx, o.color));
+}
+
 int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWriter& journal, const nlohmann::json& host) {
   CheckRun run = run_check_session(p, s, journal, host, {o.time_budget_auto, o.decide_all}, progress_line(o));
   const SessionOutcome& out = run.outcome;
@@ -56,9 +57,7 @@ int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWrite
   if (o.demo_part) ctx.exit_code = -1;  // the demo decides its own (cli/cmd_demo.cpp)
   ctx.verbose = o.verbose;
   ctx.summary_only = o.summary_only;
-  emit(o, o.json  ? check_json(s.plan, findings, ctx)
-          : o.csv ? check_csv(s.plan, findings)
-                  : check_text(s.plan, findings, ctx, o.color));
+  print_check(o, s.plan, findings, ctx);
   write_report_files(o, s.plan, findings, ctx, s.runs);
   if (out.interrupted) return interrupted_exit_code();
   if (!out.failure.empty()) {
@@ -69,29 +68,34 @@ int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWrite
   return findings_code;
 }
 
-int cmd_resume(const Options& o) {
-  if (const nlohmann::json m = manifest_to_resume(o.resume, JobKind::check); !m.is_null())
-    refuse_changed_options(o.given, asked_check_request(o), m);
-  CheckResumeAsk ask;
-  const auto given = [&o](const char* name) { return std::find(o.given.begin(), o.given.end(), name) != o.given.end(); };
-  if (given("time-budget") && !o.time_budget_auto) ask.time_budget = o.request.time_budget;
-  if (given("max-runs")) ask.max_runs = o.request.max_runs;
-  ResumedCheck c = resume_check(o.resume, ask);
+int continue_check(const Options& o, const std::string& path, const CheckResumeAsk& ask) {
+  ResumedCheck c = resume_check(path, ask);
   if (c.complete) return report_complete_journal(o, c.journal.data);
   if (!c.notice.empty()) fmt::print(stderr, "obscheck: {}\n", c.notice);
   return run_check(o, c.prepared, c.session, c.journal.writer, c.host);
 }
 
+namespace {
+
+// A check's --resume FILE: its command line checked against the journal's request,
+// this invocation's budget and raised cap taken.
+int resume_check_journal(const Options& o) {
+  if (const nlohmann::json m = manifest_to_resume(o.resume, JobKind::check); !m.is_null())
+    refuse_changed_options(o.given, asked_check_request(o), m);
+  CheckResumeAsk ask;
+  if (o.gave("time-budget") && !o.time_budget_auto) ask.time_budget = o.request.time_budget;
+  if (o.gave("max-runs")) ask.max_runs = o.request.max_runs;
+  return continue_check(o, o.resume, ask);
+}
+
+}  // namespace
+
 int cmd_check(const Options& o) {
   if (!o.resume.empty()) {
     const std::optional<JobKind> kind = job_kind_of(read_manifest_line(o.resume));
-    if (kind && is_sweep(*kind)) return resume_sweep_journal(o, *kind);
-    if (kind == JobKind::measure) {
-      Options measure = o;
-      measure.command = Command::measure;
-      return cmd_measure(measure);
-    }
-    return cmd_resume(o);
+    if (kind && is_sweep(*kind)) return *kind == JobKind::bias ? cmd_bias(o) : cmd_compare(o);
+    if (kind == JobKind::measure) return cmd_measure(o);
+    return resume_check_journal(o);
   }
   StartedCheck c = start_check(prepare_check(check_request_from(o)), o.journal);
   return run_check(o, c.prepared, c.session, c.journal, c.host);

@@ -1,11 +1,10 @@
 // obscheck compare: two variants measured in the same sample of measurement
 // contexts, paired per context (Mytkowicz et al., "Observer Effect and Measurement Bias in Performance Analysis" §5.2: variant generation turns the bias of
 // any one context into random error), judged with the four outcomes of Rechistov, "Pitfalls of measuring software performance".
+// Its report: cli/sweep_session.cpp.
 #include "cli/commands.h"
 #include "cli/sweep_session.h"
-#include "cli/html_out.h"
 #include "job/sweep_verdicts.h"
-#include "report/bias_report.h"
 
 namespace obscheck {
 namespace {
@@ -17,18 +16,6 @@ SweepJob compare_job(const Options& o) {
 
 }  // namespace
 
-int finish_compare(const Options& o, SweepReport report, const SweepBrief& brief, bool interrupted, bool live) {
-  // The journal's choice, or report FILE --allow-multiplex re-judging it.
-  report.allow_multiplex = report.allow_multiplex || o.request.allow_multiplex;
-  const std::vector<std::string> found = judge_compare(report, brief, o.allow_output_diff);
-  emit(o, o.json ? sweep_json(report) : o.csv ? sweep_csv(report) : compare_text(report, o.color));
-  write_sweep_files(o, report, brief.host);
-  if (live && interrupted) return interrupted_exit_code();
-  Options judged = o;
-  judged.fail_on = brief.fail_on;
-  return findings_exit_code(judged, found, kCompareFailOn);
-}
-
-int cmd_compare(const Options& o) { return run_sweep_command(o, JobKind::compare, compare_job, finish_compare); }
+int cmd_compare(const Options& o) { return run_sweep_command(o, JobKind::compare, compare_job); }
 
 }  // namespace obscheck

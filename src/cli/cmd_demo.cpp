@@ -2,8 +2,6 @@
 // as a check, and what the demo says of them.
 #include <fmt/core.h>
 
-#include <algorithm>
-
 #include "cli/commands.h"
 #include "job/demo_job.h"
 #include "util/error.h"
@@ -12,8 +10,7 @@ namespace obscheck {
 namespace {
 
 DemoAsk demo_ask(const Options& o) {
-  const bool budget = std::find(o.given.begin(), o.given.end(), "time-budget") != o.given.end();
-  return {o.target, o.counters, o.request.mode, o.request.backend, budget, o.html, o.json || o.csv, !o.fail_on.empty()};
+  return {o.target, o.counters, o.request.mode, o.request.backend, o.gave("time-budget"), o.html, o.json || o.csv, !o.fail_on.empty()};
 }
 
 // The check the part asks for: the user's options with the part's own. A part's exit

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "cli/request_from.h"
+#include "job/check_resume.h"
 #include "job/plan_job.h"
 #include "cli/commands.h"
 #include "record/plan_file.h"
@@ -34,15 +35,11 @@ int cmd_run(const Options& o) {
   const Shard shard{o.shard_index, o.shard_count};
   const std::string path = o.journal.empty() ? default_shard_journal(o.plan_file, shard.index, shard.count) : o.journal;
   if (std::filesystem::exists(path)) {
-    // A shard stopped part-way (Ctrl-C, a requeued array task) continues its journal.
+    // A shard stopped part-way (Ctrl-C, a requeued array task) continues its journal;
+    // the plan, not this command line, says how the shard runs.
     require_shard_journal(path, f, shard);
     fmt::print(stderr, "obscheck: resuming shard {}/{} from {}\n", shard.index, shard.count, path);
-    Options resume = o;
-    resume.command = Command::check;
-    resume.resume = path;
-    resume.request.time_budget = 0;
-    resume.given.clear();  // the plan, not this command line, says how the shard runs
-    return cmd_resume(resume);
+    return continue_check(o, path, {});
   }
   StartedCheck start = start_shard(f, shard, path, o.plan_file);
   fmt::print(stderr, "obscheck: shard {}/{} of plan {}: {} blocks into {}\n", shard.index, shard.count,

@@ -4,28 +4,19 @@
 // merged (job/shard_merge.h); a measure's or a sweep's report.
 #include <fmt/core.h>
 
-#include "analysis/check.h"
 #include "job/journal_job.h"
 #include "job/report_job.h"
 #include "job/shard_merge.h"
 #include "cli/commands.h"
 #include "cli/sweep_session.h"
 #include "cli/html_out.h"
-#include "job/resume_options.h"
-#include "record/journal_reader.h"
+#include "record/journal.h"
 #include "report/certificate.h"
 #include "report/check_report.h"
 #include "util/error.h"
 
 namespace obscheck {
 namespace {
-
-void print_check(const Options& o, const Plan& plan, const Findings& findings, const CheckContext& ctx) {
-  emit(o, o.json       ? check_json(plan, findings, ctx)
-          : o.csv      ? check_csv(plan, findings)
-          : o.markdown ? check_markdown(plan, findings, ctx)
-                       : check_text(plan, findings, ctx, o.color));
-}
 
 // What this command line changes in the check's analysis.
 ReportAsk report_ask(const Options& o) {
@@ -56,14 +47,49 @@ int report_certificate(const Options& o) {
   return c.report.ctx.exit_code;
 }
 
+// The report of the one journal at `path`, the command's the manifest says it is.
+int report_journal(const Options& o, const std::string& path) {
+  const nlohmann::json manifest = read_manifest_line(path);
+  const std::optional<JobKind> kind = job_kind_of(manifest);
+  if (kind && is_sweep(*kind)) return report_sweep(o, load_journal(path));
+  if (kind == JobKind::measure) {
+    if (!o.html.empty() || !o.svg_dir.empty())
+      throw Error(ErrorKind::usage, path + " is a measure's journal: its report has no figures",
+                  "obscheck report FILE prints it as measure did (--json, --csv, --markdown)");
+    return report_measure(o, load_journal(path));
+  }
+  // The simulated backend's analysis and the figures (--html, --svg) read RunRecords.
+  std::shared_ptr<const Backend> backend = report_backend(manifest);
+  if (o.html.empty() && o.svg_dir.empty() && report_reads_columns(backend)) {
+    CheckReportData r = check_report_from_table(path, report_ask(o), std::move(backend));
+    return print_report(o, r);
+  }
+  const JournalData d = load_journal(path);
+  CheckReportData r = check_report_from_journal(d, report_ask(o), std::move(backend));
+  const int code = print_report(o, r);
+  write_report_files(o, r.plan, r.findings, r.ctx, d.runs);
+  return code;
+}
+
+// obscheck report with several journals: the shards of one plan, merged with the host
+// as a factor (job/shard_merge.h).
+int report_merged(const Options& o) {
+  if (!o.svg_dir.empty())
+    throw Error(ErrorKind::usage, "--svg is for one check's journal; the merged report's figures are in --html FILE");
+  MergedShards m = merge_shards(o.report_files);
+  const ReportAsk ask = report_ask(o);
+  const HostsFindings f = analyse_merged(m, ask.margin, ask.allow_multiplex);
+  emit(o, o.json ? hosts_json(m.plan, f, m.ctx) : hosts_text(m.plan, f, m.ctx));
+  if (!o.html.empty()) write_and_say(o.html, hosts_html(m.plan, f, m.ctx));
+  return findings_exit_code(o.fail_on, merged_outcomes(f), kCheckFailOn);
+}
+
 }  // namespace
 
 int report_complete_journal(const Options& o, const JournalData& d) {
   fmt::print(stderr, "obscheck: journal {} is complete ({} runs): nothing to run, nothing written; its report follows\n",
              d.path, d.runs.size());
-  Options report = o;
-  report.report_file = d.path;
-  return cmd_report(report);
+  return report_journal(o, d.path);
 }
 
 int cmd_report(const Options& o) {
@@ -72,38 +98,7 @@ int cmd_report(const Options& o) {
     if (o.report_files.size() > 1) throw Error(ErrorKind::usage, "--certificate describes one journal");
     return report_certificate(o);
   }
-  if (o.report_files.size() > 1) return report_merged(o);
-  // The manifest alone says which command's report this is.
-  const nlohmann::json manifest = read_manifest_line(o.report_file);
-  const std::optional<JobKind> kind = job_kind_of(manifest);
-  if (kind && is_sweep(*kind)) return report_sweep(o, load_journal(o.report_file));
-  if (kind == JobKind::measure) {
-    if (!o.html.empty() || !o.svg_dir.empty())
-      throw Error(ErrorKind::usage, o.report_file + " is a measure's journal: its report has no figures",
-                  "obscheck report FILE prints it as measure did (--json, --csv, --markdown)");
-    return report_measure(o, load_journal(o.report_file));
-  }
-  // The simulated backend's analysis and the figures (--html, --svg) read RunRecords.
-  std::shared_ptr<const Backend> backend = report_backend(manifest);
-  if (o.html.empty() && o.svg_dir.empty() && report_reads_columns(backend)) {
-    CheckReportData r = check_report_from_table(o.report_file, report_ask(o), std::move(backend));
-    return print_report(o, r);
-  }
-  const JournalData d = load_journal(o.report_file);
-  CheckReportData r = check_report_from_journal(d, report_ask(o), std::move(backend));
-  const int code = print_report(o, r);
-  write_report_files(o, r.plan, r.findings, r.ctx, d.runs);
-  return code;
-}
-
-int report_merged(const Options& o) {
-  if (!o.svg_dir.empty())
-    throw Error(ErrorKind::usage, "--svg is for one check's journal; the merged report's figures are in --html FILE");
-  MergedShards m = merge_shards(o.report_files);
-  const HostsFindings f = analyse_merged(m, o.margin_given ? std::optional(o.request.margin) : std::nullopt, o.request.allow_multiplex);
-  emit(o, o.json ? hosts_json(m.plan, f, m.ctx) : hosts_text(m.plan, f, m.ctx));
-  if (!o.html.empty()) write_and_say(o.html, hosts_html(m.plan, f, m.ctx));
-  return findings_exit_code(o, merged_outcomes(f), kCheckFailOn);
+  return o.report_files.size() > 1 ? report_merged(o) : report_journal(o, o.report_file);
 }
 
 }  // namespace obscheck

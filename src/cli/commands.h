@@ -19,7 +19,10 @@ int report_measure(const Options& o, const JournalData& d);
 int cmd_events(const Options& o);
 int cmd_doctor(const Options& o);
 int cmd_check(const Options& o);   // the main job (and --resume)
-int cmd_resume(const Options& o);  // a check's --resume (cli/cmd_check.cpp)
+// A check continued from its journal at `path` with `ask` (job/check_resume.h): what
+// is missing run and reported, or a complete journal's report (cli/cmd_check.cpp).
+struct CheckResumeAsk;
+int continue_check(const Options& o, const std::string& path, const CheckResumeAsk& ask);
 // --resume of a complete journal: says so on stderr and prints its report as
 // `obscheck report` does; appends nothing (cli/cmd_report.cpp).
 int report_complete_journal(const Options& o, const JournalData& d);
@@ -32,9 +35,6 @@ int cmd_plan(const Options& o);     // a check planned once for several hosts
 int cmd_run(const Options& o);      // one host's shard of a plan
 int cmd_slurm(const Options& o);    // the plan and sbatch scripts of a Slurm job array
 int cmd_fidelity(const Options& o); // a sampling profile against an exact reference, per rate
-// obscheck report with several journals: the shards of one plan, merged with the host
-// as a factor (cli/cmd_report.cpp, over job/shard_merge.h).
-int report_merged(const Options& o);
 
 // The plan `o` asks for, not written (cli/cmd_plan.cpp).
 struct PlanFile;
@@ -47,9 +47,9 @@ int interrupted_exit_code();
 
 // The exit code of a command that ran to the end: 1 (ExitCode::findings) when one of
 // `found` (the outcomes this run produced: verdict keys, "worse", "bias", ...) is in
-// --fail-on, or in `defaults` when --fail-on was not given; else 0. "none" in
-// --fail-on never fails.
-int findings_exit_code(const Options& o, const std::vector<std::string>& found,
+// `fail_on` (--fail-on's, or a sweep journal's), or in `defaults` when it is empty;
+// else 0. "none" in --fail-on never fails.
+int findings_exit_code(const std::vector<std::string>& fail_on, const std::vector<std::string>& found,
                        const std::vector<std::string>& defaults);
 // The check's default: a verdict a person must act on.
 inline const std::vector<std::string> kCheckFailOn = {"perturbed", "layout", "incomparable"};
@@ -61,6 +61,10 @@ int check_exit_code(const Options& o, const Plan& plan, const Findings& f);
 // Writes a finished report to -o FILE (util/safe_write.h: a fresh file renamed over
 // FILE, never through a planted name or link) or stdout.
 void emit(const Options& o, const std::string& bytes);
+
+// A check's report in the format asked (--json, --csv, --markdown, else text), emitted.
+struct CheckContext;
+void print_check(const Options& o, const Plan& plan, const Findings& findings, const CheckContext& ctx);
 
 // Runs a prepared check's session (new, or resumed with its journalled runs in `s`)
 // to its end, prints the report and returns the exit code (cli/cmd_check.cpp).

@@ -13,9 +13,9 @@
 
 namespace obscheck {
 
-int findings_exit_code(const Options& o, const std::vector<std::string>& found,
+int findings_exit_code(const std::vector<std::string>& fail_on, const std::vector<std::string>& found,
                        const std::vector<std::string>& defaults) {
-  const std::vector<std::string>& rule = o.fail_on.empty() ? defaults : o.fail_on;
+  const std::vector<std::string>& rule = fail_on.empty() ? defaults : fail_on;
   for (const std::string& outcome : found)
     if (std::find(rule.begin(), rule.end(), outcome) != rule.end()) return static_cast<int>(ExitCode::findings);
   return static_cast<int>(ExitCode::ok);
@@ -51,7 +51,7 @@ void warn_if_target_runs_as_root(const Options& o) {
 }
 
 int check_exit_code(const Options& o, const Plan& plan, const Findings& f) {
-  return findings_exit_code(o, summarize_check(plan, f).outcomes, kCheckFailOn);
+  return findings_exit_code(o.fail_on, summarize_check(plan, f).outcomes, kCheckFailOn);
 }
 
 }  // namespace obscheck

@@ -2,17 +2,15 @@
 
 #include <unistd.h>
 
+#include <fmt/core.h>
+
 #include <boost/program_options.hpp>
-#include <cerrno>
-#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <optional>
 #include <sstream>
 
 #include "job/request_bounds.h"
-#include <fmt/core.h>
-
 #include "util/error.h"
 
 namespace po = boost::program_options;
@@ -54,7 +52,8 @@ const char* kUsage[] = {
 };
 
 // A titled group of options, declared as po's add_options() declares them:
-// OptionGroup("Title")("name", value, "what")...
+// OptionGroup("Title")("name", value, "what")...; an option several commands share is
+// declared by its own method, with the command's text where their texts differ.
 struct OptionGroup : po::options_description {
   explicit OptionGroup(const std::string& title) : po::options_description(title) {}
   template <class... Args>
@@ -62,6 +61,17 @@ struct OptionGroup : po::options_description {
     add_options()(std::forward<Args>(args)...);
     return *this;
   }
+  OptionGroup& csv(Options& o, const char* what = "write CSV") { return (*this)("csv", po::bool_switch(&o.csv), what); }
+  OptionGroup& html(Options& o) { return (*this)("html", po::value(&o.html), "also write the report with its figures as one self-contained HTML FILE"); }
+  OptionGroup& svg(Options& o) { return (*this)("svg", po::value(&o.svg_dir), "also write every figure as an SVG file into DIR"); }
+  OptionGroup& journal(Options& o, const char* what = "also record every run in journal FILE (obscheck report FILE prints this report again)") { return (*this)("journal", po::value(&o.journal), what); }
+  OptionGroup& resume(Options& o, const std::string& job) { return (*this)("resume", po::value(&o.resume), ("continue the interrupted " + job + " recorded in FILE").c_str()); }
+  OptionGroup& allow_multiplex(Options& o, const char* what) { return (*this)("allow-multiplex", po::bool_switch(&o.request.allow_multiplex), what); }
+  OptionGroup& margin(Options& o, const char* what) { return (*this)("margin", po::value(&o.request.margin), what); }
+  OptionGroup& confidence(Options& o, const char* what) { return (*this)("confidence", po::value(&o.confidence), what); }
+  OptionGroup& seed(const char* what) { return (*this)("seed", po::value<std::string>(), what); }
+  OptionGroup& fail_on(const char* what = "exit 1 when a verdict is one of LIST, as the check (default perturbed,layout,incomparable)") { return (*this)("fail-on", po::value<std::string>(), what); }
+  OptionGroup& help() { return (*this)("help,h", "this help"); }
 };
 
 po::options_description target_options(Options& o) {
@@ -96,26 +106,24 @@ po::options_description output_options(Options& o) {
       ("json", po::bool_switch(&o.json), "write JSON instead of text (measure and bias: every run's values; a check: the findings, its runs are in the journal)")
       ("output,o", po::value(&o.output), "write the report to FILE instead of stdout")
       ("color", po::value(&o.color_when), "colour the text: auto (a terminal without NO_COLOR, default) | always | never")
-      ("help,h", "this help");
+      .help();
 }
 
 po::options_description check_options(Options& o) {
   return OptionGroup("The check (sweep of observation doses)")
       ("mode", po::value<std::string>(), "external (driver opens the counters, default) | inprocess (preloaded library, the paper's setup)")
-      ("margin", po::value(&o.request.margin), "ε: \"not perturbed\" means within ±ε (default 0.01 = 1%)")
+      .margin(o, "ε: \"not perturbed\" means within ±ε (default 0.01 = 1%)")
       ("max-runs", po::value(&o.request.max_runs), "stop after this many measured blocks at the latest (default 2000)")
       ("time-budget", po::value<std::string>(), "stop at the first look after SECONDS of runs (default 60; 0: no limit; auto: sized after the warm-up to show ±margin, 10..600 s)")
       ("decide-all", po::bool_switch(&o.decide_all), "run until every metric's verdict is decided, the rusage metrics too (default: the counters named and wall time)")
-      ("seed", po::value<std::string>(), "seed for the run order, 0..2^64-1 (default: drawn and recorded)")
+      .seed("seed for the run order, 0..2^64-1 (default: drawn and recorded)")
       ("leftovers", po::value(&o.leftovers), "processes a run leaves running: kill (kill them and mark the run, default) | fail (also fail the run)")
       ("allow-missing", po::bool_switch(&o.request.allow_missing), "drop counters this host cannot count (with a warning)")
-      ("allow-multiplex", po::bool_switch(&o.request.allow_multiplex), "compare a multiplexed counter's scaled values (verdict labelled scaled) instead of calling it incomparable")
-      ("journal", po::value(&o.journal), "journal FILE (default: a new file in the current directory)")
-      ("resume", po::value(&o.resume), "continue the interrupted check recorded in FILE")
+      .allow_multiplex(o, "compare a multiplexed counter's scaled values (verdict labelled scaled) instead of calling it incomparable")
+      .journal(o, "journal FILE (default: a new file in the current directory)").resume(o, "check")
       ("keep-output-head", po::bool_switch(&o.request.launch.keep_output_head), "keep the first line of the target's output (up to 200 bytes) in the journal; default: only its digest and size")
-      ("csv", po::bool_switch(&o.csv), "write CSV")
-      ("html", po::value(&o.html), "also write the report with its figures as one self-contained HTML FILE")
-      ("fail-on", po::value<std::string>(), "exit 1 when a verdict is one of LIST: perturbed,layout,incomparable,inconclusive or none (default perturbed,layout,incomparable)")
+      .csv(o).html(o)
+      .fail_on("exit 1 when a verdict is one of LIST: perturbed,layout,incomparable,inconclusive or none (default perturbed,layout,incomparable)")
       ("verbose,v", po::bool_switch(&o.verbose), "show every metric's rows and plots, also those with nothing to act on");
 }
 
@@ -143,21 +151,19 @@ po::options_description context_options(Options& o, bool compare) {
       ("link-orders", po::value(&o.sweep.link_orders), "number of link orders: the given one plus seeded random permutations")
       ("contexts", po::value(&o.sweep.contexts), "measure a seeded random sample of N contexts (default: all)")
       ("metric", po::value(&o.sweep.metric), "the metric the analysis is on (default: the first counter)")
-      ("allow-multiplex", po::bool_switch(&o.request.allow_multiplex), "analyse a multiplexed counter's scaled values (labelled scaled) instead of calling the metric incomparable")
-      ("confidence", po::value(&o.confidence), "confidence level of intervals and tests (default 0.95)")
-      ("seed", po::value<std::string>(), "seed for the context order and sample (default: drawn and reported)")
-      ("csv", po::bool_switch(&o.csv), "write CSV, one row per run")
-      ("html", po::value(&o.html), "also write the report with its figures as one self-contained HTML FILE")
-      ("svg", po::value(&o.svg_dir), "also write every figure as an SVG file into DIR")
+      .allow_multiplex(o, "analyse a multiplexed counter's scaled values (labelled scaled) instead of calling the metric incomparable")
+      .confidence(o, "confidence level of intervals and tests (default 0.95)")
+      .seed("seed for the context order and sample (default: drawn and reported)")
+      .csv(o, "write CSV, one row per run").html(o).svg(o)
       ("export-json", po::value(&o.export_json), "also write the report as JSON to FILE (as --json prints it)")
       ("export-csv", po::value(&o.export_csv), "also write every run as CSV to FILE (as --csv prints it)");
   if (compare)
-    d("margin", po::value(&o.request.margin), "ε: \"no significant difference\" is backed by equivalence within ±ε (default 0.01)")
+    d.margin(o, "ε: \"no significant difference\" is backed by equivalence within ±ε (default 0.01)")
         ("aa", po::bool_switch(&o.aa), "also compare the baseline against itself in the same contexts, reported first")
         ("allow-output-diff", po::bool_switch(&o.allow_output_diff), "compare the variants even where their outputs differ (they legitimately do: other options, other data); without it such contexts are incomparable")
-        ("fail-on", po::value<std::string>(), "exit 1 when the outcome is one of LIST: worse,better,incomparable,aa or none (default incomparable,aa)");
+        .fail_on("exit 1 when the outcome is one of LIST: worse,better,incomparable,aa or none (default incomparable,aa)");
   else
-    d("fail-on", po::value<std::string>(), "exit 1 when one of LIST is found: bias,failed,incomparable or none (default bias,failed,incomparable)");
+    d.fail_on("exit 1 when one of LIST is found: bias,failed,incomparable or none (default bias,failed,incomparable)");
   return d;
 }
 
@@ -165,37 +171,34 @@ po::options_description context_options(Options& o, bool compare) {
 po::options_description measure_options(Options& o) {
   return OptionGroup("Measure output")
       ("field-separator,x", po::value(&o.field_separator), "perf stat's layout, fields separated by SEP (e.g. -x,)")
-      ("csv", po::bool_switch(&o.csv), "write CSV, one row per metric with every summary value")
+      .csv(o, "write CSV, one row per metric with every summary value")
       ("markdown", po::bool_switch(&o.markdown), "write the table as Markdown")
-      ("journal", po::value(&o.journal), "also record every run in journal FILE (obscheck report FILE prints this report again)")
-      ("resume", po::value(&o.resume), "continue the interrupted measure recorded in FILE");
+      .journal(o).resume(o, "measure");
 }
 
 // report's own options.
 po::options_description report_options(Options& o) {
-  return OptionGroup("Report")("csv", po::bool_switch(&o.csv), "write CSV")("margin", po::value(&o.request.margin), "re-judge with this ε")
+  return OptionGroup("Report").csv(o).margin(o, "re-judge with this ε")
       ("markdown", po::bool_switch(&o.markdown), "write the verdict table as Markdown, for an issue or a lab report")
-      ("allow-multiplex", po::bool_switch(&o.request.allow_multiplex), "re-judge comparing multiplexed counters' scaled values (verdicts labelled scaled)")
-      ("fail-on", po::value<std::string>(), "exit 1 when a verdict is one of LIST, as the check (default perturbed,layout,incomparable)")
+      .allow_multiplex(o, "re-judge comparing multiplexed counters' scaled values (verdicts labelled scaled)")
+      .fail_on()
       ("verbose,v", po::bool_switch(&o.verbose), "show every metric's rows and plots")
-      ("html", po::value(&o.html), "also write the report with its figures as one self-contained HTML FILE")
-      ("svg", po::value(&o.svg_dir), "also write every figure as an SVG file into DIR")
+      .html(o).svg(o)
       ("certificate", po::bool_switch(&o.certificate), "a profiler command's check as a certificate for a methods section or a CI gate: the command, the doses, each metric's bound or effect per dose, the sampling rate achieved and the kernel's throttling, the host (text; --json, --html FILE)")
       ("allow-output-diff", po::bool_switch(&o.allow_output_diff), "a compare journal: compare the variants even where their outputs differ");
 }
 
 // plan's, run's and slurm's own options (many hosts).
 po::options_description plan_options(Options& o) {
-  return OptionGroup("Plan")("output,o", po::value(&o.output), "write the plan to FILE (default obscheck-plan.json)")
-      ("help,h", "this help");
+  return OptionGroup("Plan")("output,o", po::value(&o.output), "write the plan to FILE (default obscheck-plan.json)").help();
 }
 
 po::options_description run_options(Options& o) {
   return OptionGroup("Run a shard")("plan", po::value(&o.plan_file), "the plan FILE written by obscheck plan")
       ("shard", po::value<std::string>(), "I/N: run shard I of N (I defaults to $SLURM_ARRAY_TASK_ID)")
-      ("journal", po::value(&o.journal), "journal FILE (default: PLAN's name with .shard-I-of-N.jsonl); an existing one of this shard is resumed")
+      .journal(o, "journal FILE (default: PLAN's name with .shard-I-of-N.jsonl); an existing one of this shard is resumed")
       ("time-budget", po::value<std::string>(), "ignored: a plan runs its blocks")
-      ("fail-on", po::value<std::string>(), "exit 1 when a verdict is one of LIST, as the check (default perturbed,layout,incomparable)");
+      .fail_on();
 }
 
 po::options_description slurm_options(Options& o) {
@@ -207,14 +210,12 @@ po::options_description slurm_options(Options& o) {
       ("shared", po::bool_switch(), "let other jobs share a shard's node (default: a node to itself, sbatch's exclusive)")
       ("dir", po::value(&o.slurm.dir), "directory for the plan, the scripts, the journals and the report (default obscheck-slurm-TIME)")
       ("submit", po::bool_switch(&o.slurm.submit), "submit with sbatch: the array, then the merge once every shard succeeded")
-      ("help,h", "this help");
+      .help();
 }
 
 // bias's and compare's journal.
 po::options_description sweep_journal_options(Options& o) {
-  return OptionGroup("Journal")
-      ("journal", po::value(&o.journal), "also record every run in journal FILE (obscheck report FILE prints this report again)")
-      ("resume", po::value(&o.resume), "continue the interrupted sweep recorded in FILE");
+  return OptionGroup("Journal").journal(o).resume(o, "sweep");
 }
 
 // fidelity: the doses, the event and how close a profile must come to the reference.
@@ -224,7 +225,7 @@ po::options_description fidelity_options(Options& o) {
       ("sample-event", po::value(&o.request.observer.sample_event), "the sampled event (default cpu-clock, a software event any host has)")
       ("tolerance", po::value(&o.tolerance), "a function's share may differ from the reference's by this much (default 0.05: five share points)")
       ("top", po::value(&o.top), "the hot list: this many functions with the largest shares (default 5)")
-      ("confidence", po::value(&o.confidence), "confidence level of the whole table of intervals (default 0.95)");
+      .confidence(o, "confidence level of the whole table of intervals (default 0.95)");
 }
 
 // Command c's options, each stored into its member of `o` as the words are parsed
@@ -280,25 +281,6 @@ const char* command_name(Command c) {
   return "check";
 }
 
-}  // namespace
-
-std::vector<CommandOptions> option_table() {
-  std::vector<CommandOptions> table;
-  for (const auto& [name, cmd] : kCommands) {
-    CommandOptions c{name, {}};
-    Options unread;
-    const po::options_description desc = options_for(cmd, unread);
-    for (const auto& opt : desc.options()) {
-      const std::string shown = opt->canonical_display_name(po::command_line_style::allow_dash_for_short);
-      c.options.push_back({opt->long_name(), shown.size() == 2 && shown[0] == '-' ? shown.substr(1) : "",
-                           opt->semantic()->max_tokens() > 0, opt->description()});
-    }
-    table.push_back(std::move(c));
-  }
-  return table;
-}
-
-namespace {
 
 std::string help_for(Command c) {
   std::ostringstream out;
@@ -387,10 +369,6 @@ void parse_shard(const std::string& text, Options& o) {
                 "shards are numbered 0..N-1, as Slurm's array task ids");
 }
 
-}  // namespace
-
-namespace {
-
 // The words of a command that runs a target, split at the target (split_target); a
 // slurm's, at "--" (after it a whole check command line); any other's, all ours.
 void split_words(const std::vector<std::string>& words, const po::options_description& desc, Options& o,
@@ -449,12 +427,18 @@ void take_mode_and_backend(const po::variables_map& vm, Options& o) {
   o.request.backend = backend_from_string(backend);
 }
 
+// An alias (--events, --nodes) read into its twin's member; refused beside its twin,
+// since neither would say which of the two values is meant.
+template <class T>
+void take_alias(const po::variables_map& vm, const char* alias, const char* twin, T& member) {
+  if (!vm.count(alias)) return;
+  if (vm.count(twin)) throw Error(ErrorKind::usage, fmt::format("--{} and --{} are the same option: give one", twin, alias));
+  member = vm[alias].as<T>();
+}
+
 // What to count, how often, and the analysis' knobs.
 void take_counting(const po::variables_map& vm, Options& o) {
-  if (vm.count("events")) {
-    if (!o.counters.empty()) throw Error(ErrorKind::usage, "--counters and --events are the same option: give one");
-    o.counters = vm["events"].as<std::string>();
-  }
+  take_alias(vm, "events", "counters", o.counters);
   o.runs_given = vm.count("runs") > 0;
   o.request.warmup_given = vm.count("warmup") > 0;
   if (vm.count("time-budget")) {
@@ -483,10 +467,7 @@ void take_launch_and_files(const po::variables_map& vm, Options& o) {
     throw Error(ErrorKind::usage, "--color must be auto, always or never, not '" + o.color_when + "'");
   if (!o.report_files.empty()) o.report_file = o.report_files.front();
   if (vm.count("shard")) parse_shard(vm["shard"].as<std::string>(), o);
-  if (vm.count("nodes")) {
-    if (vm.count("shards")) throw Error(ErrorKind::usage, "--shards and --nodes are the same option: give one");
-    o.slurm.shards = vm["nodes"].as<int>();
-  }
+  take_alias(vm, "nodes", "shards", o.slurm.shards);
   if (vm.count("shared")) o.slurm.exclusive = !vm["shared"].as<bool>();
   check_fidelity_bounds(o.tolerance, o.top);
   if (vm.count("fail-on"))
@@ -523,16 +504,30 @@ void check_command_needs(Options& o, bool takes_target) {
     if (o.check_args.empty())
       throw Error(ErrorKind::usage, "obscheck slurm: no check after --",
                   "usage: obscheck slurm [--shards N] [--submit] -- [check options] PROG [ARGS...]");
-    const bool given = std::find(o.given.begin(), o.given.end(), "shards") != o.given.end() ||
-                       std::find(o.given.begin(), o.given.end(), "nodes") != o.given.end();
+    const bool given = o.gave("shards") || o.gave("nodes");
     o.slurm.shards = slurm_shards(given ? std::optional(o.slurm.shards) : std::nullopt, o.slurm.array_parallelism);
   }
   if (o.command == Command::report && o.report_file.empty())
     throw Error(ErrorKind::usage, "obscheck report: which journal?", "usage: obscheck report FILE");
-
 }
 
 }  // namespace
+
+std::vector<CommandOptions> option_table() {
+  std::vector<CommandOptions> table;
+  for (const auto& [name, cmd] : kCommands) {
+    CommandOptions c{name, {}};
+    Options unread;
+    const po::options_description desc = options_for(cmd, unread);
+    for (const auto& opt : desc.options()) {
+      const std::string shown = opt->canonical_display_name(po::command_line_style::allow_dash_for_short);
+      c.options.push_back({opt->long_name(), shown.size() == 2 && shown[0] == '-' ? shown.substr(1) : "",
+                           opt->semantic()->max_tokens() > 0, opt->description()});
+    }
+    table.push_back(std::move(c));
+  }
+  return table;
+}
 
 Parsed parse_command_line(int argc, const char* const* argv) {
   Parsed parsed;

@@ -1,6 +1,7 @@
 // cli/: the one immutable Options value every command reads.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -86,8 +87,9 @@ struct Options {
 
   // The long names of the options given on the command line (not defaulted), so a
   // command can tell "given as the default" from "not given" (--resume refuses a
-  // given option that differs from the journal's).
+  // given option that differs from the journal's); gave(name) asks for one.
   std::vector<std::string> given;
+  bool gave(const std::string& name) const { return std::find(given.begin(), given.end(), name) != given.end(); }
   // The words after the program's name, as given: bias and compare record them in their
   // journal, and --resume parses them again, so a continuation runs as the sweep began.
   std::vector<std::string> command_line;

@@ -22,13 +22,15 @@ ObserverRequest observer_request_from(const Options& o) {
   return r;
 }
 
-}  // namespace
-
+// How the target starts, as the options say (job/check_setup.h launch_spec_for turns
+// it into a LaunchSpec).
 LaunchRequest launch_request_from(const Options& o) {
   LaunchRequest l = o.request.launch;
   l.argv = o.target;
   return l;
 }
+
+}  // namespace
 
 SweepRequest sweep_request_from(const Options& o) {
   SweepRequest s = o.sweep;

@@ -21,10 +21,6 @@ SettledRequest check_request_from(const Options& o);
 // a --resume's command line is compared with (job/resume_options.h).
 CheckRequest asked_check_request(const Options& o);
 
-// How the target starts, as the options say (job/check_setup.h launch_spec_for turns
-// it into a LaunchSpec).
-LaunchRequest launch_request_from(const Options& o);
-
 // A bias or compare sweep as the options ask (job/sweep_setup.h prepare_sweep checks it).
 SweepRequest sweep_request_from(const Options& o);
 

@@ -6,24 +6,42 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/html_out.h"
 #include "cli/request_from.h"
 #include "job/journal_job.h"
+#include "job/sweep_verdicts.h"
 #include "record/journal.h"
+#include "report/bias_report.h"
 #include "util/error.h"
 
 namespace obscheck {
 namespace {
 
+// The report of a sweep's runs, bias's or compare's as its brief says: analyses, prints,
+// returns the exit code. `interrupted`: the runs stop short (Ctrl-C, or a journal
+// without its "finished" note); `live`: this invocation was interrupted, so it exits
+// 130, where a report exits on its findings.
+int finish_sweep(const Options& o, SweepReport report, const SweepBrief& brief, bool interrupted, bool live) {
+  // The journal's choice, or report FILE --allow-multiplex re-judging it.
+  report.allow_multiplex = report.allow_multiplex || o.request.allow_multiplex;
+  const bool bias = job_kind_from(brief.header.command) == JobKind::bias;
+  const std::vector<std::string> found =
+      bias ? judge_bias(report, brief, interrupted) : judge_compare(report, brief, o.allow_output_diff);
+  emit(o, o.json ? sweep_json(report) : o.csv ? sweep_csv(report) : bias ? bias_text(report, o.color) : compare_text(report, o.color));
+  write_sweep_files(o, report, brief.host);
+  if (live && interrupted) return interrupted_exit_code();
+  return findings_exit_code(brief.fail_on, found, bias ? kBiasFailOn : kCompareFailOn);  // the journal's --fail-on
+}
+
 // Runs what the job has left after `recorded` (journalling each run when a journal is
 // open), with "run k/n" on a terminal, then reports.
-int run_and_finish(const Options& o, SweepJob& job, std::vector<RunRecord> recorded, JournalWriter* journal,
-                   const SweepFinish& finish) {
+int run_and_finish(const Options& o, SweepJob& job, std::vector<RunRecord> recorded, JournalWriter* journal) {
   ContextSweepProgress progress;
   if (o.progress && !o.json && !o.csv)
     progress = [](std::size_t done, std::size_t total) { fmt::print(stderr, "\r  run {}/{}", done, total); };
   SweepRunsDone done = run_sweep_job(job, std::move(recorded), journal, progress);
   if (progress && job.plan) fmt::print(stderr, "\r\x1b[K");
-  return finish(o, sweep_report(job.brief, done.runs, done.interrupted), job.brief, done.interrupted, true);
+  return finish_sweep(o, sweep_report(job.brief, done.runs, done.interrupted), job.brief, done.interrupted, true);
 }
 
 // The sweep the journal recorded, its command line parsed again as this one was.
@@ -38,8 +56,7 @@ SweepJob recorded_job(const std::vector<std::string>& arguments, std::uint64_t s
   return build(stored);
 }
 
-int resume_sweep(const Options& o, JobKind kind, const std::function<SweepJob(const Options&)>& build,
-                 const SweepFinish& finish) {
+int resume_sweep(const Options& o, JobKind kind, const std::function<SweepJob(const Options&)>& build) {
   SweepToResume r = resume_sweep_job(o.resume, kind, o.given, !o.target.empty(),
                                      [&](const std::vector<std::string>& arguments, std::uint64_t seed) {
                                        return recorded_job(arguments, seed, build);
@@ -49,7 +66,7 @@ int resume_sweep(const Options& o, JobKind kind, const std::function<SweepJob(co
   if (d.torn_tail) fmt::print(stderr, "obscheck: {}\n", kTornTailNotice);
   fmt::print(stderr, "obscheck: resuming {} after {} of {} runs\n", o.resume, d.runs.size(),
              r.job->plan->block_size() * static_cast<std::size_t>(r.job->spec.runs));
-  return run_and_finish(o, *r.job, d.runs, &r.opened.journal.writer, finish);
+  return run_and_finish(o, *r.job, d.runs, &r.opened.journal.writer);
 }
 
 }  // namespace
@@ -61,29 +78,20 @@ SweepJob sweep_job(const Options& o, JobKind kind, const SweepVariants& variants
   return make_sweep_job(std::move(setup), std::move(v), kind, {1 - o.confidence, o.request.margin, o.aa, o.request.allow_multiplex, o.fail_on, o.command_line});
 }
 
-int run_sweep_command(const Options& o, JobKind kind, const std::function<SweepJob(const Options&)>& build,
-                      const SweepFinish& finish) {
-  if (!o.resume.empty()) return resume_sweep(o, kind, build, finish);
+int run_sweep_command(const Options& o, JobKind kind, const std::function<SweepJob(const Options&)>& build) {
+  if (!o.resume.empty()) return resume_sweep(o, kind, build);
   SweepJob job = build(o);
   std::optional<JournalWriter> journal = create_sweep_journal(job, o.journal);
   if (!o.journal.empty() && !job.plan)
     fmt::print(stderr, "obscheck: no context could be prepared, so there is nothing to run or journal ({} not written)\n",
                o.journal);
-  return run_and_finish(o, job, {}, journal ? &*journal : nullptr, finish);
+  return run_and_finish(o, job, {}, journal ? &*journal : nullptr);
 }
 
 int report_sweep(const Options& o, const JournalData& d) {
   const SweepBrief brief = journal_brief(d);
   const bool ended = ends_finished(d.notes);
-  const SweepReport report = sweep_report(brief, d.runs, !ended);
-  return job_kind_from(brief.header.command) == JobKind::bias ? finish_bias(o, report, brief, !ended, false)
-                                                              : finish_compare(o, report, brief, !ended, false);
-}
-
-int resume_sweep_journal(const Options& o, JobKind kind) {
-  Options sweep = o;
-  sweep.command = kind == JobKind::bias ? Command::bias : Command::compare;
-  return sweep.command == Command::bias ? cmd_bias(sweep) : cmd_compare(sweep);
+  return finish_sweep(o, sweep_report(brief, d.runs, !ended), brief, !ended, false);
 }
 
 }  // namespace obscheck

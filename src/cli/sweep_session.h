@@ -1,7 +1,8 @@
 // cli/: bias and compare from their command lines to their reports. The job itself
 // (its runs, journal, resume checks and report records) is job/sweep_job.h; here the
 // options become the job, a --resume's options are checked, the journal's recorded
-// command line is parsed again, and each command's finish prints its report.
+// command line is parsed again, and the report of either, live or from a journal, is
+// printed by one function.
 #pragma once
 
 #include <functional>
@@ -23,25 +24,14 @@ struct JournalData;
 using SweepVariants = std::function<std::vector<VariantSpec>(const SweepRequest&)>;
 SweepJob sweep_job(const Options& o, JobKind kind, const SweepVariants& variants);
 
-// The report of a sweep's runs: analyses, prints (text, JSON or CSV; --html, --svg,
-// --export-*), returns the exit code. `interrupted`: the runs stop short (Ctrl-C, or a
-// journal without its "finished" note); `live`: this invocation was interrupted, so it
-// exits 130, where a report exits on its findings. One per command (cmd_bias.cpp,
-// cmd_compare.cpp).
-using SweepFinish = std::function<int(const Options& o, SweepReport report, const SweepBrief& brief, bool interrupted,
-                                      bool live)>;
-int finish_bias(const Options& o, SweepReport report, const SweepBrief& brief, bool interrupted, bool live);
-int finish_compare(const Options& o, SweepReport report, const SweepBrief& brief, bool interrupted, bool live);
-
 // bias or compare as the command line asks: a new sweep (journalled with --journal),
 // or with --resume FILE the continuation of the one recorded there. `build` makes the
-// command's job from options (for --resume: the journal's options).
-int run_sweep_command(const Options& o, JobKind kind, const std::function<SweepJob(const Options&)>& build,
-                      const SweepFinish& finish);
+// command's job from options (for --resume: the journal's options). Prints the report
+// and returns the exit code, as report_sweep.
+int run_sweep_command(const Options& o, JobKind kind, const std::function<SweepJob(const Options&)>& build);
 
-// A sweep's report from its journal alone, and its continuation for obscheck --resume
-// FILE (`kind`: the journal's, bias or compare).
+// A sweep's report from its journal alone: analyses, prints (text, JSON or CSV; --html,
+// --svg, --export-*) as the live sweep did, returns the exit code on its findings.
 int report_sweep(const Options& o, const JournalData& d);
-int resume_sweep_journal(const Options& o, JobKind kind);
 
 }  // namespace obscheck

@@ -285,6 +285,36 @@ TEST_CASE("lifecycle: --resume of a complete journal re-prints its report and wr
   unlink(journal.c_str());
 }
 
+TEST_CASE("lifecycle: every resume takes the same output options and refuses the same others") {
+  // One list of what a resume may change (job/resume_options.h), for a check, a measure
+  // and a sweep alike: --color is taken, --journal refused before the journal is touched.
+  const std::string check = tmp_path("alike-check.jsonl"), measure = tmp_path("alike-measure.jsonl"),
+                    bias = tmp_path("alike-bias.jsonl"), other = tmp_path("alike-other.jsonl");
+  for (const std::string& f : {check, measure, bias, other}) unlink(f.c_str());
+  REQUIRE(run_cli({"--counters", "task-clock", "--runs", "2", "--seed", "8", "--journal", check, "--", "/bin/true"})
+              .code <= 1);
+  REQUIRE(run_cli({"measure", "-e", "task-clock", "-r", "2", "--journal", measure, "--", "/bin/true"}).code == 0);
+  REQUIRE(run_cli({"bias", "-e", "task-clock", "--env-sizes", "0,400", "-r", "2", "--seed", "8", "--journal", bias,
+                   "--", "/bin/true"})
+              .code <= 1);
+  for (const std::string& journal : {check, measure, bias}) {
+    INFO(journal);
+    const std::string before = file_bytes(journal);
+    const auto coloured = run_cli({"--resume", journal, "--color", "never"});
+    CHECK(coloured.code <= 1);
+    CHECK(coloured.out == run_cli({"report", journal}).out);
+    const auto refused = run_cli({"--resume", journal, "--color", "never", "--journal", other});
+    CHECK(refused.code == 2);
+    CHECK_THAT(refused.err, Catch::Contains("--journal"));
+    CHECK_THAT(refused.err, Catch::Contains("only --json, --csv, -o, --html, --svg, --markdown, --export-json, "
+                                            "--export-csv, --color"));
+    CHECK(file_bytes(journal) == before);
+    struct stat st {};
+    CHECK(stat(other.c_str(), &st) != 0);
+  }
+  for (const std::string& f : {check, measure, bias}) unlink(f.c_str());
+}
+
 #include "util/error.h"
 
 namespace {

@@ -321,16 +321,16 @@ TEST_CASE("layering: no function is longer than 60 lines, but the named few") {
   CHECK(files > 100);
 }
 
-// cli/ parses, prints and exits: its files (.cpp and .h) hold under kCliLines lines.
-// The goal is 2,000 (docs/design.md, "Where the code strays"); the ceiling is where
-// cli/ stood once the sweeps' set-up, the reports' analysis, the shards, Slurm, the
-// resume checks, the check's session, the journals' creation, the value ranges, the
-// request's combination rules, the demo's parts, the certificate's input, a sweep's
-// resume and compare's variants moved to job/ (2,227 lines), then where it stood once
-// each option was stored where it is declared, into the typed requests Options carries
-// (2,035 lines), with a little room; it only comes down.
+// cli/ parses, prints and exits: its files (.cpp and .h) hold under kCliLines lines,
+// the goal of docs/design.md. cli/ came down to it as the sweeps' set-up, the reports'
+// analysis, the shards, Slurm, the resume checks, the check's session, the journals'
+// creation, the value ranges, the request's combination rules, the demo's parts, the
+// certificate's input, a sweep's resume and compare's variants moved to job/ (2,227
+// lines); as each option was stored where it is declared, into the typed requests
+// Options carries (2,035); and as each shared option was declared once, the copies of
+// Options and the sweeps' two reports were removed (1,997). It only comes down.
 TEST_CASE("layering: cli/ stays small") {
-  constexpr std::size_t kCliLines = 2050;
+  constexpr std::size_t kCliLines = 2000;
   std::size_t lines = 0;
   for_each_line([&](const std::string& rel, std::size_t, const std::string&) {
     if (in_cli(rel)) ++lines;
