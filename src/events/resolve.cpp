@@ -231,6 +231,34 @@ std::size_t closing_slash(std::string_view text, std::size_t open) {
   return std::string_view::npos;
 }
 
+// PMU/terms/ on the sysfs PMU `p` (`written`: the terms as written): the terms every
+// event takes, then the PMU's own format terms encoded into config, config1, config2.
+EventDesc sysfs_with_terms(const SysfsPmu& p, std::string_view text, std::string_view written, std::vector<Term> terms,
+                           std::string_view whole) {
+  EventDesc d;
+  d.spec = std::string(text);
+  d.name = d.spec;
+  d.source = "sysfs";
+  d.pmu = p.name;
+  d.hardware = is_cpu_pmu(p.name);
+  d.attr.size = sizeof(d.attr);
+  d.attr.type = p.type;
+  std::vector<Term> rest = apply_common_terms(d, std::move(terms), whole);
+  std::string joined;
+  for (const Term& t : rest) joined += (joined.empty() ? "" : ",") + t.key + (t.value ? "=" + *t.value : "");
+  const perf_event_attr words = encode_sysfs_event(p, joined);
+  d.attr.config |= words.config;
+  d.attr.config1 |= words.config1;
+  d.attr.config2 |= words.config2;
+  // perf sets exclude_guest on every event, then opens again without it where a PMU
+  // refuses it (msr and other dynamically numbered PMUs: EINVAL); obscheck opens once,
+  // so it encodes what perf ends up opening: exclude_guest on the CPU PMU and the
+  // kernel's fixed PMUs (software, tracepoint, breakpoint), which accept it.
+  d.attr.exclude_guest = d.hardware || p.type < PERF_TYPE_MAX ? 1 : 0;
+  d.resolved = fmt::format("sysfs PMU {} (type {}) terms '{}'", p.name, p.type, written);
+  return d;
+}
+
 // NAME/terms/mods, where NAME is a sysfs PMU, a symbolic name or TYPE:CONFIG.
 EventDesc with_terms(std::string_view text, std::size_t slash, const ItemContext& cx) {
   const std::size_t close = closing_slash(text, slash);
@@ -251,27 +279,7 @@ EventDesc with_terms(std::string_view text, std::size_t slash, const ItemContext
   EventDesc d;
   std::optional<EventDesc> sym;
   if (auto p = read_sysfs_pmu(cx.opts.sysfs_root, std::string(base))) {
-    d.spec = std::string(text);
-    d.name = d.spec;
-    d.source = "sysfs";
-    d.pmu = p->name;
-    d.hardware = is_cpu_pmu(p->name);
-    d.attr.size = sizeof(d.attr);
-    d.attr.type = p->type;
-    std::vector<Term> rest = apply_common_terms(d, std::move(terms), cx.whole);
-    std::string joined;
-    for (const Term& t : rest) joined += (joined.empty() ? "" : ",") + t.key + (t.value ? "=" + *t.value : "");
-    const perf_event_attr words = encode_sysfs_event(*p, joined);
-    d.attr.config |= words.config;
-    d.attr.config1 |= words.config1;
-    d.attr.config2 |= words.config2;
-    // perf sets exclude_guest on every event, then opens again without it where a PMU
-    // refuses it (msr and other dynamically numbered PMUs: EINVAL); obscheck opens once,
-    // so it encodes what perf ends up opening: exclude_guest on the CPU PMU and the
-    // kernel's fixed PMUs (software, tracepoint, breakpoint), which accept it.
-    d.attr.exclude_guest = d.hardware || p->type < PERF_TYPE_MAX ? 1 : 0;
-    d.resolved = fmt::format("sysfs PMU {} (type {}) terms '{}'", p->name, p->type,
-                             text.substr(slash + 1, close - slash - 1));
+    d = sysfs_with_terms(*p, text, text.substr(slash + 1, close - slash - 1), std::move(terms), cx.whole);
   } else if (const auto colon = base.find(':'); colon != std::string_view::npos &&
                                                 (sym = type_config(base.substr(0, colon), base.substr(colon + 1), text))) {
     d = *sym;
