@@ -347,8 +347,9 @@ Findings analyse_check(const Plan& plan, const RunTable& t, const AnalysisOption
       detail::check_comparability(plan, t, blocks, series, o.allow_multiplex, f);
 
   // One verdict per metric and level that has comparisons.
-  const detail::Context ctx{f, comparability.incomparable, aa.failed, aa.discrepancy, comparability.level_incomparable,
-                            plan.spec.fixed_blocks ? *plan.spec.fixed_blocks : plan.spec.max_blocks};
+  const detail::VerdictInputs ctx{f, comparability.incomparable, aa.failed, aa.discrepancy,
+                                  comparability.level_incomparable,
+                                  plan.spec.fixed_blocks ? *plan.spec.fixed_blocks : plan.spec.max_blocks};
   judge_levels(plan, f, [&](std::size_t mi, std::size_t li, const std::vector<std::size_t>& idx) {
     return detail::label_scaled(f, idx, detail::judge_level(ctx, mi, li, idx));
   });

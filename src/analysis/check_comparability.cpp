@@ -46,7 +46,8 @@ T modal(const std::vector<T>& xs, const T& preferred) {
   return best;
 }
 
-struct Named {
+// The runs the reasons name (Findings::incomparable), each run and reason once.
+struct IncomparableRuns {
   std::vector<IncomparableRun> runs;
   std::set<std::pair<std::size_t, std::string>> seen;
   void add(const RunTable& t, std::size_t row, std::string why) {
@@ -57,7 +58,7 @@ struct Named {
 // Exit status and output of `config` against `base` over the blocks where both ran.
 // Empty: comparable.
 std::string check_pair(const Plan& plan, const RunTable& t, const BlockRows& b, std::size_t config, std::size_t base,
-                       Named& named) {
+                       IncomparableRuns& named) {
   std::vector<std::size_t> xs, ys;
   for (const auto& slot : b.rows)
     if (slot[config] != kNone && slot[base] != kNone) xs.push_back(slot[config]), ys.push_back(slot[base]);
@@ -106,7 +107,7 @@ std::string check_pair(const Plan& plan, const RunTable& t, const BlockRows& b, 
 // comparison is incomparable, or empty. With `allow_scaled`, readings that ran are
 // counted into c.scaled_runs instead; one that never ran still breaks it.
 std::string check_multiplexed(const MetricInfo& m, Comparison& c, const Series& s, const RunTable& t,
-                              const BlockRows& b, bool allow_scaled, Named& named) {
+                              const BlockRows& b, bool allow_scaled, IncomparableRuns& named) {
   const RunTable::Readings* col = t.find(m.name);
   if (!col) return {};
   std::size_t count = 0, never_ran = 0;
@@ -141,7 +142,7 @@ std::string check_multiplexed(const MetricInfo& m, Comparison& c, const Series& 
 // and leaving those runs out would compare what is left as if nothing happened: the
 // comparison is incomparable. Empty: none.
 std::string check_faults(const MetricInfo& m, const Comparison& c, const Series& s, const RunTable& t,
-                         const BlockRows& b, Named& named) {
+                         const BlockRows& b, IncomparableRuns& named) {
   const RunTable::Readings* col = t.find(m.name);
   if (!col) return {};
   std::size_t count = 0;
@@ -162,7 +163,7 @@ std::string check_faults(const MetricInfo& m, const Comparison& c, const Series&
 // What breaks comparability: exit status, output, multiplexing, faults, instructions.
 Comparability check_comparability(const Plan& plan, const RunTable& t, const BlockRows& blocks,
                                   const std::vector<Series>& series, bool allow_scaled, Findings& f) {
-  Named named;
+  IncomparableRuns named;
   std::map<std::pair<std::size_t, std::size_t>, std::string> pair_checks;
   Comparability out{std::vector<std::string>(f.comparisons.size()), {}};
   for (std::size_t i = 0; i < f.comparisons.size(); ++i) {

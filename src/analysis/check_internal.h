@@ -91,7 +91,7 @@ Comparability check_comparability(const Plan& plan, const RunTable& t, const Blo
 // ---- check_verdicts.cpp: the verdict rules -----------------------------------------
 
 // What the verdict rules read beside the comparisons.
-struct Context {
+struct VerdictInputs {
   const Findings& f;
   const std::vector<std::string>& incomparable;   // per comparison
   const std::vector<std::string>& aa_failed;      // per metric: non-empty = the reason
@@ -103,7 +103,7 @@ struct Context {
 // Significant and beyond the margin.
 bool decisive_effect(const Comparison& c);
 // The first rule that applies, in the order of check.h's table.
-LevelJudgement judge_level(const Context& x, std::size_t metric, std::size_t level,
+LevelJudgement judge_level(const VerdictInputs& x, std::size_t metric, std::size_t level,
                            const std::vector<std::size_t>& idx);
 // A judgement decided on scaled values (AnalysisOptions::allow_multiplex) says so.
 LevelJudgement label_scaled(const Findings& f, const std::vector<std::size_t>& idx, LevelJudgement j);

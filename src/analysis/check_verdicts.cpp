@@ -17,7 +17,7 @@ std::string effect_with_p(const Comparison& c, const std::string& unit) {
 }
 
 // The level's judgement when its metric's A/A control failed.
-LevelJudgement failed_aa_judgement(const Context& x, std::size_t metric, const std::vector<std::size_t>& idx) {
+LevelJudgement failed_aa_judgement(const VerdictInputs& x, std::size_t metric, const std::vector<std::size_t>& idx) {
   const auto& cs = x.f.comparisons;
   const std::string& unit = x.f.metrics[metric].unit;
   // A failed A/A measures a systematic error between identical configurations (order,
@@ -38,7 +38,8 @@ LevelJudgement failed_aa_judgement(const Context& x, std::size_t metric, const s
 }
 
 // The level's judgement when no rule decided it.
-LevelJudgement undecided_judgement(const Context& x, const std::string& unit, const std::vector<std::size_t>& idx) {
+LevelJudgement undecided_judgement(const VerdictInputs& x, const std::string& unit,
+                                   const std::vector<std::size_t>& idx) {
   const auto& cs = x.f.comparisons;
   // Undecided: say what does hold, held first, and what deciding would take.
   std::vector<std::size_t> order = idx;
@@ -71,7 +72,7 @@ LevelJudgement undecided_judgement(const Context& x, const std::string& unit, co
 bool decisive_effect(const Comparison& c) { return c.significant && c.outside_margin; }
 
 // The first rule that applies, in the order of the header's table.
-LevelJudgement judge_level(const Context& x, std::size_t metric, std::size_t level,
+LevelJudgement judge_level(const VerdictInputs& x, std::size_t metric, std::size_t level,
                            const std::vector<std::size_t>& idx) {
   const auto& cs = x.f.comparisons;
   const std::string& unit = x.f.metrics[metric].unit;
