@@ -1,5 +1,6 @@
-// perf's event grammar: the list (items, commas, {groups}:mods), modifiers, NAME/terms/;
-// parse_events, split_event_list, format_event_error. Each item is resolved in resolve.cpp.
+// events/: perf's event grammar: the list (items, commas, {groups}:mods), modifiers,
+// NAME/terms/; parse_events, split_event_list, format_event_error. Each item is resolved
+// in resolve.cpp.
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// The event parser's parts shared by its three files, internal to events/: perf's
+// events/: what the event parser's three files share, internal to events/: perf's
 // grammar (grammar.cpp), one item resolved to a perf_event_attr (resolve.cpp), and the
 // events that name a place rather than a counter: uprobes, breakpoints, tracepoints
 // (probes.cpp). Not an API: parse_events, resolve_event and split_event_list (event.h) are.

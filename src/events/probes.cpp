@@ -1,6 +1,6 @@
-// The events that name a place rather than a counter: uprobes and execution breakpoints
-// on a program's function (uprobe:, bp:, through its ELF symbols), data breakpoints
-// (mem:), tracepoints (SYS:EVENT from tracefs, globs allowed).
+// events/: the events that name a place rather than a counter: uprobes and execution
+// breakpoints on a program's function (uprobe:, bp:, through its ELF symbols), data
+// breakpoints (mem:), tracepoints (SYS:EVENT from tracefs, globs allowed).
 #include <fmt/format.h>
 
 #include <fnmatch.h>

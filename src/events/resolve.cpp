@@ -1,6 +1,6 @@
-// One event item to a perf_event_attr: obscheck's aliases, perf's legacy names, raw and
-// numeric events, sysfs PMUs with their terms, PAPI presets, libpfm4; the kernel-level
-// policy of a list; resolve_event and event_aliases.
+// events/: one event item to a perf_event_attr: obscheck's aliases, perf's legacy names,
+// raw and numeric events, sysfs PMUs with their terms, PAPI presets, libpfm4; the
+// kernel-level policy of a list; resolve_event and event_aliases.
 #include <fmt/format.h>
 
 #include <filesystem>
