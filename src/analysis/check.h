@@ -59,8 +59,8 @@
 namespace obscheck {
 
 // The counter whose count the counter observer's dose must not move (an incomparable
-// run: the instruction count moved where the dose adds none); check.cpp and
-// deterministic.cpp both apply it.
+// run: the instruction count moved where the dose adds none); check_comparability.cpp
+// and deterministic.cpp both apply it.
 inline constexpr std::string_view kInstructionsMetric = "instructions";
 
 struct AnalysisOptions {

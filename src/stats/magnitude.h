@@ -1,6 +1,6 @@
 // Inference that uses the size of the paired differences, and the exact tests of a
 // design whose number of blocks was fixed before the first run. Companions of the
-// sign-based confidence sequence (stats/sequential.h); analysis/check.cpp combines them.
+// sign-based confidence sequence (stats/sequential.h); analysis/check_inference.cpp combines them.
 //
 // The impossibility these answer to: a test valid under "d is symmetric about 0" alone
 // (what randomising within a block gives) sees at most the 2^n sign patterns of n

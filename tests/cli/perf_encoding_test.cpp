@@ -195,7 +195,7 @@ TEST_CASE("perf's test strings encode as perf stat -vv encodes them on this host
         INFO("field " << k);
         std::uint64_t want = p.first.fields.count(k) ? p.first.fields.at(k) : 0;
         // perf drops exclude_guest and opens again where a PMU refuses it; obscheck
-        // opens once and encodes what perf ends up opening (events/parse.cpp).
+        // opens once and encodes what perf ends up opening (events/resolve.cpp).
         if (std::string(k) == "exclude_guest" && p.opened_after_retry) want = 0;
         CHECK(obs_field(e.at("attr"), k) == want);
       }

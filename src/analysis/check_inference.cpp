@@ -1,0 +1,241 @@
+// analysis/check: one comparison's statistics: its scale, the pairs' differences d, the
+// sequential (or fixed-design) interval and p-value for the effect, drift in d, and
+// whether more blocks could still decide it.
+#include "analysis/check.h"
+#include "analysis/check_internal.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <span>
+
+#include "stats/changepoint.h"
+#include "stats/descriptive.h"
+#include "stats/hypothesis.h"
+#include "stats/magnitude.h"
+#include "stats/sequential.h"
+
+namespace obscheck {
+namespace check_detail {
+namespace {
+
+// rusage times are timevals: a microsecond is the finest step they can show.
+constexpr double kRusageStepNs = 1000;
+
+// The finest step the values show: the smallest positive gap between two distinct
+// values (a clock's tick, a count's one event), at least `floor`.
+double resolution_of(const Series& s, double floor) {
+  std::vector<double> v(s.x);
+  v.insert(v.end(), s.y.begin(), s.y.end());
+  std::sort(v.begin(), v.end());
+  double step = kInf;
+  for (std::size_t i = 1; i < v.size(); ++i)
+    if (v[i] > v[i - 1]) step = std::min(step, v[i] - v[i - 1]);
+  return std::isfinite(step) ? std::max(step, floor) : floor;
+}
+
+// The blocks from which the running range is a confidence sequence, and the interval's
+// 2 alpha left to the other methods after it (check.h kRangeShare).
+std::size_t range_blocks(double alpha) { return stats::range_first_blocks(kRangeShare * 2 * alpha); }
+double interval_rest(double alpha) { return 2 * alpha - std::ldexp(1.0, 1 - static_cast<int>(range_blocks(alpha))); }
+
+// One method's interval for d's location and p-value for "no effect", combined below.
+struct Inference {
+  double lo = -kInf, hi = kInf;
+  double p = 1;
+};
+
+Inference intersect(Inference a, const Inference& b) {
+  a.lo = std::max(a.lo, b.lo);
+  a.hi = std::min(a.hi, b.hi);
+  return a;
+}
+
+// The sequential methods at one look (check.h): sign sequence, t-test sequence, range.
+std::pair<Inference, Inference> sequential_inference(Comparison& c, const std::vector<double>& d, double alpha,
+                                                     double floor) {
+  const std::size_t n0 = range_blocks(alpha);
+  const stats::MedianSequence sign = stats::median_sequence(d, sequence_alpha(alpha));
+  const stats::MeanSequence mag = stats::mean_sequence(d, interval_rest(alpha) * kMagnitudeShare, floor);
+  c.sequence_half_width = (sign.hi - sign.lo) / 2;
+  Inference free{sign.lo, sign.hi, std::min(1.0, sign.p_value / kSignShare)};
+  if (d.size() >= n0) free = intersect(free, {c.range_lo, c.range_hi, 1});
+  c.p_method = fmt::format("always-valid sign test (Beta({0:g},{0:g}) mixture) and sequential t-test (g = {1:g})",
+                           stats::kMixturePrior, stats::kMagnitudePriorG);
+  c.ci_method = fmt::format(
+      "{:.0f}% confidence sequence: sign (Beta({:g},{:g}) mixture) ∩ sequential t (g = {:g}){}", 100 * c.level,
+      stats::kMixturePrior, stats::kMixturePrior, stats::kMagnitudePriorG,
+      d.size() >= n0 ? " ∩ range of all blocks" : "");
+  return {free, {mag.lo, mag.hi, std::min(1.0, mag.p_value / kMagnitudeShare)}};
+}
+
+// The fixed design's methods at its one look: exact sign test and interval, t-test.
+std::pair<Inference, Inference> fixed_inference(Comparison& c, const std::vector<double>& d, double alpha,
+                                                double floor) {
+  const double a2 = 2 * alpha;
+  std::size_t above = 0, below = 0;
+  for (double v : d) above += v > 0, below += v < 0;
+  const stats::OrderInterval exact = stats::exact_median_interval(d, kSignShare * a2);
+  const stats::MeanSequence mag = stats::mean_sequence(d, kMagnitudeShare * a2, floor);
+  const stats::MedianSequence sign = stats::median_sequence(d, sequence_alpha(alpha));
+  c.sequence_half_width = (sign.hi - sign.lo) / 2;  // for "about N blocks would decide" only
+  c.p_method = fmt::format("exact sign test and sequential t-test (g = {:g}), one look", stats::kMagnitudePriorG);
+  c.ci_method = fmt::format("{:.0f}% interval, one look: exact order statistics for the median ∩ sequential t (g = {:g})",
+                            100 * c.level, stats::kMagnitudePriorG);
+  return {{exact.lo, exact.hi, std::min(1.0, stats::sign_test_p(above, below) / kSignShare)},
+          {mag.lo, mag.hi, std::min(1.0, mag.p_value / kMagnitudeShare)}};
+}
+
+}  // namespace
+
+// One scale per metric, for all its comparisons (a table that mixed "+3%" and "+2 µs per
+// run" for one metric could not be read down a column): the difference scale when any
+// measured run has a value <= 0, or the median of all measured runs is below the
+// metric's floor (analysis/check.h).
+Scale scale_of(const MetricInfo& m, const std::vector<double>* column, const BlockRows& b) {
+  if (!column) return Scale::ratio;
+  std::vector<double> v;
+  for (const auto& slot : b.rows)
+    for (std::size_t r : slot)
+      if (r != kNone && std::isfinite((*column)[r])) v.push_back((*column)[r]);
+  if (v.empty()) return Scale::ratio;
+  if (std::any_of(v.begin(), v.end(), [](double x) { return x <= 0; })) return Scale::difference;
+  const double floor = m.unit == "ns" ? kRareTimeFloorNs : m.unit == "count" ? kRareCountFloor : 0;
+  return stats::median(v) >= floor ? Scale::ratio : Scale::difference;
+}
+
+// The pairs' d on the comparison's scale, the raw medians and the margin (before any inference).
+void fill_differences(Comparison& c, Series& s, const MetricInfo& m, Scale scale, double margin) {
+  c.n = s.x.size();
+  c.effect = kNaN;
+  c.ci_lo = c.range_lo = -kInf;
+  c.ci_hi = c.range_hi = kInf;
+  c.bound = kInf;
+  c.sequence_half_width = kInf;
+  c.median_config = c.n ? stats::median(s.x) : kNaN;
+  c.median_baseline = c.n ? stats::median(s.y) : kNaN;
+  c.margin = margin;
+  c.primary = m.primary;
+  if (c.n == 0) return;
+  c.scale = scale;
+  s.d.resize(c.n);
+  if (c.scale == Scale::ratio) {
+    for (std::size_t i = 0; i < c.n; ++i) s.d[i] = std::log(s.x[i]) - std::log(s.y[i]);
+  } else {
+    for (std::size_t i = 0; i < c.n; ++i) s.d[i] = s.x[i] - s.y[i];
+    const bool rusage_clock = m.driver && m.unit == "ns" && m.name != "wall-time";
+    const double step = resolution_of(s, rusage_clock ? kRusageStepNs : 1);
+    c.margin = std::max(margin * std::fabs(c.median_baseline), step / 2);
+  }
+}
+
+// The sample standard deviation of d (0 below two pairs).
+double spread_of(const std::vector<double>& d) {
+  if (d.size() < 2 || std::all_of(d.begin(), d.end(), [&](double v) { return v == d.front(); })) return 0.0;
+  return std::sqrt(stats::variance(d));
+}
+
+// The comparison's statistics from its d (fill_differences) and the metric's pooled
+// spread `floor` (the t-test's scale floor).
+void infer(Comparison& c, const Series& s, double alpha, double floor, bool fixed, std::size_t max_blocks) {
+  c.level = 1 - 2 * alpha;
+  if (c.n == 0) return;
+  const auto [lo_d, hi_d] = std::minmax_element(s.d.begin(), s.d.end());
+  const auto to_scale = [&](double v) {
+    if (!std::isfinite(v)) return v;
+    return c.scale == Scale::ratio ? std::exp(v) - 1 : v;
+  };
+  c.range_lo = *lo_d;  // on d's scale until the end
+  c.range_hi = *hi_d;
+  c.equal_blocks = *lo_d == 0 && *hi_d == 0 ? c.n : 0;
+  auto [free, mag] = fixed ? fixed_inference(c, s.d, alpha, floor) : sequential_inference(c, s.d, alpha, floor);
+  Inference both = intersect(free, mag);
+  both.p = std::min(free.p, mag.p);
+  // The methods' intervals hold together with probability 1 - 2 alpha when the noise is
+  // as the t-test assumes; disjoint intervals show it is not, and the assumption-free
+  // methods alone are kept (still valid: they only lose the t-test's share).
+  if (both.lo > both.hi) {
+    both = free;
+    c.p_method += " (t-test set aside: its interval misses the median's)";
+  }
+  const double median = stats::median(s.d);
+  c.effect = to_scale(std::clamp(median, both.lo, both.hi));  // never outside its own interval
+  c.p_value = c.p_holm = both.p;
+  c.ci_lo = to_scale(both.lo);
+  c.ci_hi = to_scale(both.hi);
+  c.range_lo = to_scale(c.range_lo);
+  c.range_hi = to_scale(c.range_hi);
+  c.bound = std::max(std::fabs(c.ci_lo), std::fabs(c.ci_hi));
+  c.equivalent = c.ci_lo > -c.margin && c.ci_hi < c.margin;
+  c.outside_margin = c.ci_lo > c.margin || c.ci_hi < -c.margin;
+  // How many blocks would decide at this noise: the sign sequence must come to fit
+  // between the estimate and the nearer side of the margin (both on d's scale).
+  if (!c.equivalent && !c.outside_margin && std::isfinite(c.sequence_half_width)) {
+    const double m_d = c.scale == Scale::ratio ? std::log1p(c.margin) : c.margin;
+    const double room = std::fabs(std::fabs(median) - m_d);
+    c.blocks_needed = stats::blocks_for_half_width(c.sequence_half_width, c.n, room, sequence_alpha(alpha), max_blocks);
+  }
+}
+
+bool ci_excludes_zero(const Comparison& c) { return c.n >= 2 && (c.ci_lo > 0 || c.ci_hi < 0); }
+
+// A change in d's level (Pettitt's rank test, at kDriftAlpha over `family` tests)
+// matters when the effect on either side would read differently: opposite signs, or
+// one side within ±margin and the other beyond it, and the two more than the margin
+// apart. Returns the drift text, or a note when a change is found but ignored.
+std::pair<std::string, std::string> drift_of(const Comparison& c, const Series& s, std::size_t family,
+                                             const std::string& unit) {
+  if (s.d.size() < kMinDriftBlocks) return {};
+  const stats::ChangeTest t = stats::pettitt_test(s.d);
+  if (!(t.p_value < kDriftAlpha / static_cast<double>(std::max<std::size_t>(family, 1)))) return {};
+  const auto seg = [&](std::size_t from, std::size_t to) {
+    const double med = stats::median(std::span<const double>(s.d.data() + from, to - from));
+    return c.scale == Scale::ratio ? std::exp(med) - 1 : med;
+  };
+  const double before = seg(0, t.at), after = seg(t.at, s.d.size());
+  Comparison a = c, b = c;
+  a.effect = before;
+  b.effect = after;
+  const auto text = [&](const Comparison& x) {
+    if (x.scale == Scale::ratio) return fmt::format("{:+.1f}%", 100 * x.effect);
+    const std::string full = effect_text(x, unit);
+    return full.substr(0, full.find(" ["));
+  };
+  const bool sign = before * after < 0;
+  const bool side = (std::fabs(before) <= c.margin) != (std::fabs(after) <= c.margin);
+  if (std::fabs(before - after) > c.margin && (sign || side))
+    return {fmt::format("effect moved from {} to {} at block {} (Pettitt p = {:.2g})", text(a), text(b),
+                        s.blocks[t.at], t.p_value),
+            {}};
+  return {{}, fmt::format("a change in the difference series at block {} ({} then {}) does not change the "
+                          "conclusion; ignored",
+                          s.blocks[t.at], text(a), text(b))};
+}
+
+}  // namespace check_detail
+
+bool more_blocks_could_decide(const Comparison& c, std::size_t blocks) {
+  if (c.equivalent || (c.significant && c.outside_margin)) return false;
+  if (!std::isfinite(c.ci_lo) || !std::isfinite(c.ci_hi) || !c.drift.empty() || c.outside_margin) return true;
+  if (blocks <= c.n) return false;
+  // Not the point estimate: early on it sits near the margin by chance as often as not,
+  // and a check that gave up on "+1.1%, so ±1% can never be shown" after 80 blocks of a
+  // true null would give up on most nulls. Any effect the interval still admits may be
+  // the true one; more blocks can decide if, at the interval's width `blocks` would
+  // give, one of them would be shown within the margin or beyond it.
+  const auto on_d = [&](double v) { return c.scale == Scale::ratio ? std::log1p(v) : v; };
+  const double lo = on_d(c.ci_lo), hi = on_d(c.ci_hi), margin = on_d(c.margin);
+  // The sign sequence's width scales with the blocks; the t-test's narrows faster, so
+  // this errs towards running on.
+  const double half = std::isnan(c.sequence_half_width) ? (hi - lo) / 2 : c.sequence_half_width;
+  const double width = stats::projected_half_width(half, c.n, blocks, sequence_alpha((1 - c.level) / 2));
+  if (!std::isfinite(width)) return true;
+  const double nearest = lo <= 0 && hi >= 0 ? 0.0 : std::min(std::fabs(lo), std::fabs(hi));
+  const double farthest = std::max(std::fabs(lo), std::fabs(hi));
+  return nearest + width < margin || farthest - width > margin;
+}
+
+double sequence_alpha(double alpha) { return kSignShare * check_detail::interval_rest(alpha); }
+
+}  // namespace obscheck

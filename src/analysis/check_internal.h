@@ -1,0 +1,111 @@
+// analysis/check: the parts of the check's analysis its files share, internal to
+// analysis/ (the API is check.h): the runs paired by block (check_metrics.cpp), one
+// comparison's statistics (check_inference.cpp), what makes a comparison incomparable
+// (check_comparability.cpp), the verdict rules (check_verdicts.cpp); check.cpp runs
+// them as passes over the comparisons.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analysis/check.h"
+#include "analysis/findings.h"
+#include "plan/plan.h"
+#include "record/run_table.h"
+#include "stats/special_values.h"
+
+namespace obscheck::check_detail {
+
+using stats::kNaN;
+using stats::kInf;
+inline constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+
+// Measured blocks in order; per block the row of each configuration (kNone: did not run).
+struct BlockRows {
+  std::vector<std::size_t> blocks;                 // block numbers, ascending
+  std::vector<std::vector<std::size_t>> rows;      // [k][config]
+};
+
+// One comparison's paired data, beside its Comparison.
+// Kept small on purpose: a journal of a million runs has over a hundred thousand blocks,
+// and the analysis keeps, per comparison, only what a later pass reads (see
+// compute_comparisons).
+struct Series {
+  std::vector<std::uint32_t> joint;   // positions in BlockRows where both configurations ran
+  std::vector<std::uint32_t> blocks;  // ... and both have the metric: the pairs (block numbers)
+  std::vector<double> x, y;         // config, baseline: raw values
+  std::vector<double> d;            // on the comparison's scale
+};
+
+inline std::string layout_name(const Comparison& c) { return std::string(to_string(c.layout)); }
+
+// ---- check_metrics.cpp: metrics and runs ------------------------------------------
+
+// The check's driver metrics: those of record/run_table.h with a RunTable column.
+const std::vector<DriverMetric>& check_driver_metrics();
+// The column of a metric in the table (a driver metric's, or a reading's values).
+const std::vector<double>* column_of(const MetricInfo& m, const RunTable& t);
+// Throws Error(io) when run `index` names a configuration the plan does not have.
+void require_config_in_plan(const Plan& plan, std::size_t config, std::size_t index);
+// The measured runs by block (warm-ups dropped and counted, a repeated trial's first
+// run kept), with f's notes on incomplete blocks, warm-ups and repeats.
+BlockRows index_runs(const Plan& plan, const RunTable& t, Findings& f);
+// The pairs of `config` and `base` in `column` (null: the blocks where both ran only).
+Series pair_series(const std::vector<double>* column, const BlockRows& b, std::size_t config, std::size_t base);
+
+// ---- check_inference.cpp: one comparison's statistics ------------------------------
+
+// The metric's one scale for all its comparisons (ratio, or difference for small values).
+Scale scale_of(const MetricInfo& m, const std::vector<double>* column, const BlockRows& b);
+// The pairs' d on the comparison's scale, the raw medians and the margin (before any inference).
+void fill_differences(Comparison& c, Series& s, const MetricInfo& m, Scale scale, double margin);
+// The sample standard deviation of d (0 below two pairs).
+double spread_of(const std::vector<double>& d);
+// The comparison's statistics from its d (fill_differences) and the metric's pooled
+// spread `floor` (the t-test's scale floor).
+void infer(Comparison& c, const Series& s, double alpha, double floor, bool fixed, std::size_t max_blocks);
+bool ci_excludes_zero(const Comparison& c);
+// Pettitt's drift in d that changes the conclusion: {drift text, or a note when a
+// change is found but ignored}.
+std::pair<std::string, std::string> drift_of(const Comparison& c, const Series& s, std::size_t family,
+                                             const std::string& unit);
+
+// ---- check_comparability.cpp: incomparable runs ------------------------------------
+
+// What makes comparisons incomparable, beside the runs it names.
+struct Comparability {
+  std::vector<std::string> incomparable;                  // per comparison: the reason, or empty
+  std::map<std::size_t, std::string> level_incomparable;  // per level: instructions moved
+};
+
+// What breaks comparability: exit status, output, multiplexing, faults, instructions.
+// Sets f.incomparable (the runs named, by run index).
+Comparability check_comparability(const Plan& plan, const RunTable& t, const BlockRows& blocks,
+                                  const std::vector<Series>& series, bool allow_scaled, Findings& f);
+
+// ---- check_verdicts.cpp: the verdict rules -----------------------------------------
+
+// What the verdict rules read beside the comparisons.
+struct VerdictInputs {
+  const Findings& f;
+  const std::vector<std::string>& incomparable;   // per comparison
+  const std::vector<std::string>& aa_failed;      // per metric: non-empty = the reason
+  const std::vector<double>& aa_discrepancy;      // per metric: the failed A/A's largest |bound|
+  const std::map<std::size_t, std::string>& level_incomparable;  // instructions moved
+  std::size_t max_blocks;                         // the plan's cap on measured blocks
+};
+
+// Significant and beyond the margin.
+bool decisive_effect(const Comparison& c);
+// The first rule that applies, in the order of check.h's table.
+LevelJudgement judge_level(const VerdictInputs& x, std::size_t metric, std::size_t level,
+                           const std::vector<std::size_t>& idx);
+// A judgement decided on scaled values (AnalysisOptions::allow_multiplex) says so.
+LevelJudgement label_scaled(const Findings& f, const std::vector<std::size_t>& idx, LevelJudgement j);
+
+}  // namespace obscheck::check_detail

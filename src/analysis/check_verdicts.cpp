@@ -1,0 +1,142 @@
+// analysis/check: the verdict rules: a metric's verdict at a level from its comparisons
+// (incomparable, inconclusive, perturbed, explained by layout, not perturbed), in the
+// order of check.h's table, and whether more blocks could still change one.
+#include "analysis/check.h"
+#include "analysis/check_internal.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+
+namespace obscheck {
+namespace check_detail {
+namespace {
+
+std::string effect_with_p(const Comparison& c, const std::string& unit) {
+  return fmt::format("{}: {}, Holm p = {:.2g}", layout_name(c), effect_text(c, unit), c.p_holm);
+}
+
+// The level's judgement when its metric's A/A control failed.
+LevelJudgement failed_aa_judgement(const VerdictInputs& x, std::size_t metric, const std::vector<std::size_t>& idx) {
+  const auto& cs = x.f.comparisons;
+  const std::string& unit = x.f.metrics[metric].unit;
+  // A failed A/A measures a systematic error between identical configurations (order,
+  // drift). It voids every claim that error could produce, but not an effect that
+  // lies wholly beyond it: a held effect whose interval clears ±(margin + the A/A's
+  // largest bound) cannot be that error. Only where nothing else would leave the level
+  // inconclusive: the exception must not skip those rules.
+  const bool sound = std::all_of(idx.begin(), idx.end(), [&](std::size_t i) {
+    return cs[i].n >= kMinPairedBlocks && cs[i].drift.empty();
+  });
+  for (std::size_t i : idx) {
+    const double floor = cs[i].margin + x.aa_discrepancy[metric];
+    if (sound && cs[i].layout == Layout::held && cs[i].significant && (cs[i].ci_lo > floor || cs[i].ci_hi < -floor))
+      return {Verdict::perturbed,
+              fmt::format("{}; beyond the failed A/A control's own ±{:.3g}", effect_with_p(cs[i], unit), floor)};
+  }
+  return {Verdict::inconclusive, x.aa_failed[metric]};
+}
+
+// The level's judgement when no rule decided it.
+LevelJudgement undecided_judgement(const VerdictInputs& x, const std::string& unit,
+                                   const std::vector<std::size_t>& idx) {
+  const auto& cs = x.f.comparisons;
+  // Undecided: say what does hold, held first, and what deciding would take.
+  std::vector<std::size_t> order = idx;
+  std::stable_partition(order.begin(), order.end(), [&](std::size_t i) { return cs[i].layout == Layout::held; });
+  for (std::size_t i : order) {
+    const Comparison& c = cs[i];
+    if (c.equivalent || decisive_effect(c)) continue;
+    if (c.outside_margin)  // the size is settled, the family-wise test not yet: more blocks will decide
+      return {Verdict::inconclusive,
+              fmt::format("{}: {} — beyond {}, but not yet significant over the family (Holm p = {:.2g})",
+                          layout_name(c), effect_text(c, unit), margin_text(c, unit), c.p_holm)};
+    const std::string bound = bound_text(c, unit);
+    std::string text =
+        bound.empty() ? fmt::format("{}: {} — too few blocks to bound the effect", layout_name(c), effect_text(c, unit))
+                      : fmt::format("{}: {} — no effect beyond {} ({:.0f}%), not shown within {}", layout_name(c),
+                                    effect_text(c, unit), bound, 100 * c.level, margin_text(c, unit));
+    if (c.blocks_needed > 0) text += fmt::format("; about {} blocks would decide at this noise", c.blocks_needed);
+    // More runs can change this answer only if the blocks it needs are within the
+    // plan's cap; a bounded interval that no block count up to the cap would narrow
+    // enough is as far as this check can go, and must not keep the sweep running.
+    return {Verdict::inconclusive, text, !more_blocks_could_decide(c, x.max_blocks)};
+  }
+  return {Verdict::inconclusive,
+          fmt::format("{} beyond {}, but no held comparison tells layout from measurement",
+                      effect_with_p(cs[idx[0]], unit), margin_text(cs[idx[0]], unit))};
+}
+
+}  // namespace
+
+bool decisive_effect(const Comparison& c) { return c.significant && c.outside_margin; }
+
+// The first rule that applies, in the order of the header's table.
+LevelJudgement judge_level(const VerdictInputs& x, std::size_t metric, std::size_t level,
+                           const std::vector<std::size_t>& idx) {
+  const auto& cs = x.f.comparisons;
+  const std::string& unit = x.f.metrics[metric].unit;
+  for (std::size_t i : idx)
+    if (!x.incomparable[i].empty()) return {Verdict::incomparable, x.incomparable[i]};
+  if (auto it = x.level_incomparable.find(level); it != x.level_incomparable.end())
+    return {Verdict::incomparable, it->second};
+
+  if (!x.aa_failed[metric].empty()) return failed_aa_judgement(x, metric, idx);
+  for (std::size_t i : idx)
+    if (cs[i].n < kMinPairedBlocks)
+      return {Verdict::inconclusive,
+              fmt::format("too few runs: {} blocks, need at least {} ({})", cs[i].n, kMinPairedBlocks,
+                          layout_name(cs[i]))};
+  for (std::size_t i : idx)
+    if (!cs[i].drift.empty())
+      return {Verdict::inconclusive, fmt::format("drift: {}: {}", layout_name(cs[i]), cs[i].drift)};
+
+  const Comparison* held = nullptr;
+  for (std::size_t i : idx)
+    if (cs[i].layout == Layout::held) held = &cs[i];
+  if (held && decisive_effect(*held)) return {Verdict::perturbed, effect_with_p(*held, unit)};
+
+  for (std::size_t i : idx)
+    if (cs[i].layout != Layout::held && decisive_effect(cs[i]) && held && held->equivalent)
+      return {Verdict::explained_by_layout,
+              fmt::format("{}; held: {} within {}", effect_with_p(cs[i], unit), effect_text(*held, unit),
+                          margin_text(*held, unit))};
+
+  if (std::all_of(idx.begin(), idx.end(), [&](std::size_t i) { return cs[i].equivalent; })) {
+    std::string list;
+    for (std::size_t i : idx) {
+      list += fmt::format("{}{} {}", list.empty() ? "" : ", ", layout_name(cs[i]), effect_text(cs[i], unit));
+      if (cs[i].equal_blocks > 0) list += fmt::format(", equal in all {} blocks", cs[i].equal_blocks);
+    }
+    return {Verdict::not_perturbed, fmt::format("within {} under {}", margin_text(cs[idx[0]], unit), list)};
+  }
+
+  return undecided_judgement(x, unit, idx);
+}
+
+// A judgement decided on scaled values (AnalysisOptions::allow_multiplex) says so.
+LevelJudgement label_scaled(const Findings& f, const std::vector<std::size_t>& idx, LevelJudgement j) {
+  if (j.verdict == Verdict::incomparable) return j;
+  std::size_t runs = 0;
+  double max_scale = 1;
+  for (std::size_t i : idx) runs += f.comparisons[i].scaled_runs, max_scale = std::max(max_scale, f.comparisons[i].max_scale);
+  if (runs == 0) return j;
+  j.scaled = true;
+  j.reason += fmt::format("; scaled: multiplexed in {} run{} (up to x{:.2f}), compared as estimates (--allow-multiplex)",
+                          runs, runs == 1 ? "" : "s", max_scale);
+  return j;
+}
+
+}  // namespace check_detail
+
+bool more_blocks_could_decide(const Findings& f, std::size_t blocks, bool all_metrics) {
+  // An inconclusive verdict whose comparisons are all decided (a failed A/A, say) waits
+  // on nothing more runs would change.
+  for (const LevelVerdict& v : f.verdicts)
+    if (v.verdict == Verdict::inconclusive && (all_metrics || f.metrics[v.metric].primary))
+      for (std::size_t i : v.comparisons)
+        if (more_blocks_could_decide(f.comparisons[i], blocks)) return true;
+  return false;
+}
+
+}  // namespace obscheck
