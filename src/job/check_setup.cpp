@@ -219,7 +219,7 @@ PreparedCheck prepare_check(SettledRequest s) {
 
   p.plan.counters = r.counters.items();
   p.plan.levels = observer_levels(r, backend, spec.base, spec.observer, p.warnings);
-  p.plan.observer = std::string(to_string(spec.observer.kind));
+  p.plan.observer = spec.observer.kind;
   // Only the counter observer's list reaches the target's environment in process;
   // every other observer leaves the environment alone, so its layout is held.
   p.plan.layouts = spec.observer.kind == ObserverKind::counters ? layouts_for(spec.mode) : std::vector<Layout>{Layout::held};
@@ -248,7 +248,7 @@ PreparedCheck prepare_plan(SettledRequest s, std::vector<std::string>& cannot_co
   p.spec.mode = r.mode;
   p.plan.counters = r.counters.items();
   p.plan.levels = counter_levels(r.counters.items(), backend->times_the_program());
-  p.plan.observer = std::string(to_string(ObserverKind::counters));
+  p.plan.observer = ObserverKind::counters;
   p.plan.layouts = layouts_for(r.mode);
   if (!r.seed_given) r.seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
   r.seed_given = true;

@@ -22,6 +22,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "plan/observer.h"
+
 namespace obscheck {
 
 // The causal intervention crossed with every dose (docs/statistics.md,
@@ -107,12 +109,9 @@ struct Shard {
   bool operator==(const Shard&) const = default;
 };
 
-// The counter observer's name in PlanSpec::observer (observe/observer.h spells every
-// observer's; plan/ lies below it).
-inline constexpr const char* kCounterObserver = "counters";
-
 struct PlanSpec {
-  std::string observer = kCounterObserver;  // the observer's name; first part of every id
+  PlanKind kind = PlanKind::check;                  // what the levels vary (plan/observer.h)
+  ObserverKind observer = ObserverKind::counters;  // the observer a check's levels dose (kind == check)
   std::vector<std::string> counters;   // the user's list that Level indexes refer to
   std::vector<Level> levels;           // least observation first (see Plan::baselines)
   std::vector<Layout> layouts;         // see layouts_for
@@ -132,9 +131,13 @@ struct PlanSpec {
   bool operator==(const PlanSpec&) const = default;
   // The counter observer's plan: its doses are counter lists, each level programs some
   // of the counters.
-  bool doses_are_counters() const { return observer == kCounterObserver; }
+  bool doses_are_counters() const { return kind == PlanKind::check && observer == ObserverKind::counters; }
   // The profiler-command observer's plan (--observer-cmd): each dose wraps the target.
-  bool doses_wrap_a_command() const { return observer == "command"; }
+  bool doses_wrap_a_command() const { return kind == PlanKind::check && observer == ObserverKind::command; }
+  // The plan's name: a check's observer ("counters", "sampling", ...), else its kind
+  // ("measure", "bias", "compare"). The first part of every configuration id, and the
+  // journal's "observer".
+  std::string_view name() const;
   // What one dose counts, for a sentence ("4 counters", "3 uprobes"): singular, the
   // plural adds "s". Empty where a dose is named by its level's label instead (a
   // sampling frequency, a profiler command's level, measure's and the sweeps' plans).
@@ -144,7 +147,6 @@ struct PlanSpec {
 struct Configuration {
   std::size_t index = 0;     // position in Plan::configs
   std::string id;            // stable and readable: "counters=2[cycles,l1d]/held"; "#aa" suffix for the A/A copy
-  std::string observer;
   std::size_t level_index = 0;  // into PlanSpec::levels (the dose axis of a curve)
   // What the runner does: the level as given, except under sham, where only the
   // first programmed counter is kept (announced stays the level's full list).
@@ -292,8 +294,9 @@ std::optional<std::size_t> comparison_baseline(const Plan& plan, Metric metric,
 // The spec and, for readers, the expanded configurations.
 nlohmann::json plan_to_json(const Plan& plan);
 // Rebuilds the plan from its spec. Throws Error(io) when a field is missing or has the
-// wrong type, or when the recorded configurations differ from the rebuilt ones (a
-// journal written by an incompatible planner).
+// wrong type, when "observer" names no observer and no other plan's kind (PlanSpec::name),
+// or when the recorded configurations differ from the rebuilt ones (a journal written by
+// an incompatible planner).
 Plan plan_from_json(const nlohmann::json& j);
 
 }  // namespace obscheck

@@ -292,7 +292,7 @@ TEST_CASE("comparison baselines: solo level per counter, dose-1 level per layout
 
 TEST_CASE("generic levels: the least dose is the baseline") {
   PlanSpec s;
-  s.observer = "sampling";
+  s.observer = ObserverKind::sampling;
   s.levels = {Level{1000, "1000Hz", {}, {}, {{"freq", 1000}}},
               Level{0, "0Hz", {}, {}, {{"freq", 0}}},
               Level{100, "100Hz", {}, {}, {{"freq", 100}}}};
@@ -331,6 +331,48 @@ TEST_CASE("plan JSON round trip rebuilds the same plan and orders") {
   } catch (const Error& e) {
     CHECK(e.kind() == ErrorKind::io);
     CHECK(std::string(e.what()).find("seed") != std::string::npos);
+  }
+}
+
+TEST_CASE("plan JSON: the observer is written by name and read back to the same kind") {
+  const auto round_trip = [](PlanSpec s) {
+    s.levels = {Level{0, "0", {}, {}, nlohmann::json::object()}, Level{1, "1", {}, {}, nlohmann::json::object()}};
+    s.layouts = {Layout::held};
+    const Plan p = make_plan(s);
+    const nlohmann::json j = plan_to_json(p);
+    const Plan q = plan_from_json(j);
+    CHECK(q.spec == p.spec);
+    return j.at("observer").get<std::string>();
+  };
+  const std::vector<std::pair<ObserverKind, std::string>> observers = {
+      {ObserverKind::counters, "counters"}, {ObserverKind::probes, "probes"}, {ObserverKind::breakpoints, "breakpoints"},
+      {ObserverKind::sampling, "sampling"}, {ObserverKind::command, "command"}, {ObserverKind::build, "build"}};
+  for (const auto& [kind, name] : observers) {
+    PlanSpec s;
+    s.observer = kind;
+    CHECK(round_trip(s) == name);
+    CHECK(observer_kind_from_string(name) == kind);
+  }
+  for (const auto& [kind, name] : std::vector<std::pair<PlanKind, std::string>>{
+           {PlanKind::measure, "measure"}, {PlanKind::bias, "bias"}, {PlanKind::compare, "compare"}}) {
+    PlanSpec s;
+    s.kind = kind;
+    CHECK(round_trip(s) == name);
+    CHECK_FALSE(observer_kind_from_string(name));
+  }
+  PlanSpec s;
+  s.levels = counter_levels({"cycles"});
+  s.layouts = {Layout::held};
+  nlohmann::json unknown = plan_to_json(make_plan(s));
+  for (const char* name : {"Counters", "check", "", "counters "}) {
+    unknown["observer"] = name;
+    try {
+      plan_from_json(unknown);
+      FAIL("no throw for observer '" << name << "'");
+    } catch (const Error& e) {
+      CHECK(e.kind() == ErrorKind::io);
+      CHECK(std::string(e.what()) == fmt::format("plan: unknown observer '{}'", name));
+    }
   }
 }
 
@@ -385,7 +427,7 @@ TEST_CASE("shards: out of range, without fixed blocks, or more than the blocks a
 
 TEST_CASE("groups: a group's configurations run back to back, groups and members both shuffled") {
   PlanSpec s;
-  s.observer = "compare";
+  s.kind = PlanKind::compare;
   for (int c = 0; c < 6; ++c)
     for (const char* v : {"baseline", "contender", "aa"})
       s.levels.push_back(Level{1, fmt::format("c{}/{}", c, v), {}, {}, nlohmann::json::object()});
