@@ -19,15 +19,6 @@ namespace {
 // A spec with more warm-up blocks than this is a typo, not a methodology.
 constexpr std::size_t kMaxWarmupBlocks = 1000;
 
-std::string join(const std::vector<std::string>& names, const std::vector<std::size_t>& which) {
-  std::string out;
-  for (std::size_t i = 0; i < which.size(); ++i) {
-    if (i) out += ',';
-    out += names.at(which[i]);
-  }
-  return out;
-}
-
 std::string config_id(std::string_view observer, const Level& level, Layout layout, bool aa) {
   return fmt::format("{}={}/{}{}", observer, level.label, to_string(layout), aa ? "#aa" : "");
 }
@@ -140,22 +131,6 @@ std::string_view PlanSpec::name() const { return kind == PlanKind::check ? to_st
 std::vector<Layout> layouts_for(CountingMode mode) {
   if (mode == CountingMode::external) return {Layout::held};
   return {Layout::natural, Layout::held, Layout::sham};
-}
-
-std::vector<Level> counter_levels(const std::vector<std::string>& counters, bool reference) {
-  if (counters.empty()) throw Error(ErrorKind::usage, "no counters to compare", "give --counters a list");
-  std::vector<Level> levels;
-  if (reference) levels.push_back(Level{0, "0[none]", {}, {}, nlohmann::json::object()});
-  std::vector<std::size_t> prefix;
-  for (std::size_t k = 0; k < counters.size(); ++k) {
-    prefix.push_back(k);
-    levels.push_back(Level{static_cast<int>(prefix.size()),
-                           fmt::format("{}[{}]", prefix.size(), join(counters, prefix)), prefix,
-                           prefix, nlohmann::json::object()});
-  }
-  for (std::size_t i = 1; i < counters.size(); ++i)
-    levels.push_back(Level{1, fmt::format("1[{}]", counters[i]), {i}, {i}, nlohmann::json::object()});
-  return levels;
 }
 
 std::size_t next_look(std::size_t n) { return n + std::max<std::size_t>(1, n / 4); }

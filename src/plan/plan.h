@@ -22,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "plan/levels.h"
 #include "plan/observer.h"
 
 namespace obscheck {
@@ -55,29 +56,6 @@ CountingMode counting_mode_from_string(std::string_view text);
 //             the environment (as PAPI's PAPI_EVENTS), so the list's bytes move the
 //             target's stack unless the block is padded.
 std::vector<Layout> layouts_for(CountingMode mode);
-
-// One dose of one observer. Generic over observers: counters use programmed and
-// announced; sampling, probes, profiler commands or build variants carry their knob
-// in `extra` (e.g. {"freq": 1000}).
-struct Level {
-  int dose = 0;                          // how much observation (k counters, Hz, ...)
-  std::string label;                     // unique within the plan, e.g. "2[cycles,l1d]"
-  std::vector<std::size_t> programmed;   // indexes into PlanSpec::counters counted at this level
-  std::vector<std::size_t> announced;    // counters named in the target's environment (in-process mode)
-  nlohmann::json extra = nlohmann::json::object();  // observer-specific knobs
-  bool operator==(const Level&) const = default;
-};
-
-// The counter observer's levels for a --counters list of n names (the paper's Figure
-// 3): the prefixes 1..n (dose k: the first k counters), then each counter i = 2..n on
-// its own (dose 1), so every counter has a baseline where it is collected alone
-// (counter 1 alone is prefix 1). Labels: "<dose>[name,name,...]".
-// With `reference`, a level 0 ("0[none]": no counter programmed, none announced) comes
-// first and is the baseline: the driver's metrics (wall time, rusage) then answer
-// "does counting change my program?" even for a single counter. Level 0 cannot
-// measure a counter, so each counter is still compared against itself alone.
-// Throws Error(usage) when `counters` is empty.
-std::vector<Level> counter_levels(const std::vector<std::string>& counters, bool reference = false);
 
 // Looks, in measured blocks (warm-up excluded): 10, 13, 17, 22, 28, ... (each a
 // quarter more than the last), never past max_blocks and always ending with a look

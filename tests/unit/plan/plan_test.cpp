@@ -376,6 +376,37 @@ TEST_CASE("plan JSON: the observer is written by name and read back to the same 
   }
 }
 
+TEST_CASE("observer levels: every observer's doses, level 0 first where the observer has one") {
+  const auto labels = [](const std::vector<Level>& levels) {
+    std::vector<std::string> out;
+    for (const Level& l : levels) out.push_back(l.label);
+    return out;
+  };
+  const std::vector<std::size_t> all2 = {0, 1};
+  const std::vector<Level> probes = probe_levels({"f", "g"}, 2);
+  CHECK(labels(probes) == std::vector<std::string>{"0[none]", "1[f]", "2[f,g]"});
+  CHECK(probes[2].dose == 2);
+  CHECK(probes[2].extra == nlohmann::json{{"probes", 2}});
+  CHECK(probes[0].programmed == all2);
+  CHECK(probes[0].announced == all2);
+
+  const std::vector<Level> sampling = sampling_levels({1000, 0, 99}, 1);
+  CHECK(labels(sampling) == std::vector<std::string>{"0Hz[none]", "99Hz", "1000Hz"});
+  CHECK(sampling[2].dose == 1000);
+  CHECK(sampling[2].extra == nlohmann::json{{"freq", 1000}});
+
+  // A word that is not a number doses its position; ties keep the given order.
+  const std::vector<Level> command = command_levels({"999", "0", "hi", "99"}, 1);
+  CHECK(labels(command) == std::vector<std::string>{"0[bare]", "hi", "99", "999"});
+  CHECK(command[1].dose == 2);
+  CHECK(command[0].extra == nlohmann::json{{"wrap", "0"}});
+
+  const std::vector<Level> build = build_levels({{0, 0, "aa"}, {2, 3, "bb"}, {1, 1, "cc"}}, 0);
+  CHECK(labels(build) == std::vector<std::string>{"0[mask 0]", "1[mask 1]", "2[mask 3]"});
+  CHECK(build[1].extra == nlohmann::json{{"variant", 2}, {"sha256", "cc"}});
+  CHECK(build[1].programmed.empty());
+}
+
 TEST_CASE("shards: every measured block in exactly one shard, the warm-up in each, orders the plan's") {
   PlanSpec s;
   s.counters = {"task-clock", "page-faults"};
