@@ -2,7 +2,6 @@
 
 #include <fmt/core.h>
 
-#include <algorithm>
 #include <chrono>
 #include <random>
 
@@ -43,87 +42,64 @@ std::string default_sample_event() {
   return probe_event_set(parse_events("cycles")).front().available ? "cycles" : "cpu-clock";
 }
 
-// A level of an observer other than the counters: every level programs all the
-// counters (they are the metrics) and names its dose in `extra`.
-Level dose_level(std::size_t counters, int dose, std::string label, nlohmann::json extra) {
-  Level l;
-  l.dose = dose;
-  l.label = std::move(label);
-  for (std::size_t i = 0; i < counters; ++i) l.programmed.push_back(i);
-  l.announced = l.programmed;
-  l.extra = std::move(extra);
-  return l;
-}
+// The doses of each observer are resolved on this host here (probes opened, sampling
+// rates allowed, profilers found, variants built), before a journal is written; their
+// levels are plan/'s (plan/levels.h).
 
-std::vector<Level> probe_levels(const ObserverRequest& req, std::size_t counters, const LaunchSpec& base,
-                                ObserverSpec& obs) {
+std::vector<Level> probe_doses(const ObserverRequest& req, std::size_t counters, const LaunchSpec& base,
+                               ObserverSpec& obs) {
   const bool uprobes = req.kind == ObserverKind::probes;
   const std::vector<std::string> syms = req.symbols.rfind("auto:", 0) == 0
                                             ? auto_probe_symbols(base.path, std::stoul(req.symbols.substr(5)))
                                             : split_commas(req.symbols);
   obs.probes = probe_events(base.path, syms, uprobes ? ProbeKind::uprobe : ProbeKind::breakpoint);
   require_openable_together(obs.probes);
-  std::vector<Level> levels;
-  std::string names;
-  for (std::size_t k = 0; k <= syms.size(); ++k) {
-    if (k > 0) names += (k > 1 ? "," : "") + syms[k - 1];
-    levels.push_back(dose_level(counters, static_cast<int>(k), std::to_string(k) + "[" + (k ? names : "none") + "]",
-                                {{"probes", k}}));
-  }
-  return levels;
+  return probe_levels(syms, counters);
 }
 
-std::vector<Level> sampling_levels(const ObserverRequest& req, std::size_t counters, ObserverSpec& obs) {
+std::vector<Level> sampling_doses(const ObserverRequest& req, std::size_t counters, ObserverSpec& obs) {
   obs.sample_event = parse_events(req.sample_event.empty() ? default_sample_event() : req.sample_event).events.at(0);
-  std::vector<Level> levels;
+  std::vector<std::uint64_t> frequencies;
   for (const std::string& w : split_commas(req.frequencies)) {
     const std::uint64_t f = parse_frequency(w);
     if (f > 0) require_sample_rate_allowed(obs.sample_event, f);  // exit 4 now, not after the journal
-    levels.push_back(dose_level(counters, static_cast<int>(f), f == 0 ? "0Hz[none]" : std::to_string(f) + "Hz",
-                                {{"freq", f}}));
+    frequencies.push_back(f);
   }
-  return levels;
+  return sampling_levels(frequencies, counters);
 }
 
-std::vector<Level> command_levels(const ObserverRequest& req, std::size_t counters, const LaunchSpec& base,
-                                  ObserverSpec& obs, std::vector<std::string>& notes) {
+std::vector<Level> command_doses(const ObserverRequest& req, std::size_t counters, const LaunchSpec& base,
+                                 ObserverSpec& obs, std::vector<std::string>& notes) {
   require_target_marker(req.command);
   obs.command = req.command;
   obs.exec_shim = exec_shim_path();
   notes.push_back("under the profiler command the counters and wall time describe the target alone, from its exec to "
                   "its exit, and its own output is compared; the other rusage metrics are the target's and the "
                   "profiler's together (marked 'target + profiler'); the profiler's own cost is under 'observer:'");
-  std::vector<Level> levels;
-  int i = 0;
-  for (const std::string& w : split_commas(req.levels)) {
-    char* end = nullptr;
-    const long v = std::strtol(w.c_str(), &end, 10);
-    levels.push_back(dose_level(counters, *end == '\0' ? static_cast<int>(v) : i, w == "0" ? "0[bare]" : w,
-                                {{"wrap", w}}));
-    if (w != "0") wrap_launch(base, req.command, w);  // a profiler not on PATH: exit 3 before the journal
-    if (w != "0")
-      for (const auto& a : describe_wrapper_changes(wrap_command(req.command, w, base.argv), base.argv).aspects)
-        if (!a.held) notes.push_back("level " + w + ": " + a.note);
-    ++i;
+  const std::vector<std::string> words = split_commas(req.levels);
+  for (const std::string& w : words) {
+    if (w == "0") continue;  // level 0: the target not wrapped
+    wrap_launch(base, req.command, w);  // a profiler not on PATH: exit 3 before the journal
+    for (const auto& a : describe_wrapper_changes(wrap_command(req.command, w, base.argv), base.argv).aspects)
+      if (!a.held) notes.push_back("level " + w + ": " + a.note);
   }
-  return levels;
+  return command_levels(words, counters);
 }
 
-std::vector<Level> build_levels(const ObserverRequest& req, std::size_t counters, ObserverSpec& obs) {
-  std::vector<Level> levels;
+std::vector<Level> build_doses(const ObserverRequest& req, std::size_t counters, ObserverSpec& obs) {
+  std::vector<VariantDose> doses;
   for (const BuildVariant& v : build_variants(req.build, req.probe_sites, kVariantsDir)) {
     obs.variants.push_back(v.path);
-    levels.push_back(dose_level(counters, v.dose, std::to_string(v.dose) + "[mask " + std::to_string(v.mask) + "]",
-                                {{"variant", obs.variants.size() - 1}, {"sha256", v.digest}}));
+    doses.push_back({v.dose, v.mask, v.digest});
   }
-  return levels;
+  return build_levels(doses, counters);
 }
 
-// The doses of the chosen observer as plan levels; fills the runner's ObserverSpec.
+// The doses of the chosen observer as plan levels (plan/levels.h); fills the runner's
+// ObserverSpec.
 std::vector<Level> observer_levels(const CheckRequest& r, const Backend& backend, const LaunchSpec& base,
                                    ObserverSpec& obs, std::vector<std::string>& notes) {
   obs.kind = r.observer.kind;
-  std::vector<Level> levels;
   switch (r.observer.kind) {
     case ObserverKind::counters:
       // Every dose is compared with no counter at all (level 0) on the driver's metrics
@@ -135,13 +111,12 @@ std::vector<Level> observer_levels(const CheckRequest& r, const Backend& backend
       // simulator instead of the program.
       return counter_levels(r.counters.items(), backend.times_the_program());
     case ObserverKind::probes:
-    case ObserverKind::breakpoints: levels = probe_levels(r.observer, r.counters.size(), base, obs); break;
-    case ObserverKind::sampling: levels = sampling_levels(r.observer, r.counters.size(), obs); break;
-    case ObserverKind::command: levels = command_levels(r.observer, r.counters.size(), base, obs, notes); break;
-    case ObserverKind::build: levels = build_levels(r.observer, r.counters.size(), obs); break;
+    case ObserverKind::breakpoints: return probe_doses(r.observer, r.counters.size(), base, obs);
+    case ObserverKind::sampling: return sampling_doses(r.observer, r.counters.size(), obs);
+    case ObserverKind::command: return command_doses(r.observer, r.counters.size(), base, obs, notes);
+    case ObserverKind::build: return build_doses(r.observer, r.counters.size(), obs);
   }
-  std::stable_sort(levels.begin(), levels.end(), [](const Level& a, const Level& b) { return a.dose < b.dose; });
-  return levels;
+  return {};
 }
 
 // The plan's blocks: --runs, --max-runs and -w, else the backend's policy (with exact
@@ -219,7 +194,7 @@ PreparedCheck prepare_check(SettledRequest s) {
 
   p.plan.counters = r.counters.items();
   p.plan.levels = observer_levels(r, backend, spec.base, spec.observer, p.warnings);
-  p.plan.observer = std::string(to_string(spec.observer.kind));
+  p.plan.observer = spec.observer.kind;
   // Only the counter observer's list reaches the target's environment in process;
   // every other observer leaves the environment alone, so its layout is held.
   p.plan.layouts = spec.observer.kind == ObserverKind::counters ? layouts_for(spec.mode) : std::vector<Layout>{Layout::held};
@@ -248,7 +223,7 @@ PreparedCheck prepare_plan(SettledRequest s, std::vector<std::string>& cannot_co
   p.spec.mode = r.mode;
   p.plan.counters = r.counters.items();
   p.plan.levels = counter_levels(r.counters.items(), backend->times_the_program());
-  p.plan.observer = std::string(to_string(ObserverKind::counters));
+  p.plan.observer = ObserverKind::counters;
   p.plan.layouts = layouts_for(r.mode);
   if (!r.seed_given) r.seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
   r.seed_given = true;

@@ -20,13 +20,11 @@ namespace {
 
 // The bootstrap's seed is fixed per invocation so the same data give the same CI.
 constexpr std::uint64_t kMeasureSeed = 0x6f6273636865636bULL;
-// The plan's observer: a journal of measure, not of a check.
-constexpr const char* kMeasureObserver = "measure";
 
 // One configuration repeated: block b is run b, warm-ups first.
 Plan measure_plan(const CheckRequest& r) {
   PlanSpec s;
-  s.observer = kMeasureObserver;
+  s.kind = PlanKind::measure;  // a journal of measure, not of a check
   s.counters = r.counters.items();
   Level level;
   level.dose = static_cast<int>(s.counters.size());

@@ -223,7 +223,7 @@ SweepJob make_sweep_job(SweepSetup setup, std::vector<VariantSpec> variants, Job
   spec.seed = job.setup.seed;
   for (const ContextSpec& c : spec.contexts)
     if (c.failure.empty()) {
-      job.plan = sweep_plan(spec, std::string(to_string(kind)));
+      job.plan = sweep_plan(spec, kind == JobKind::bias ? PlanKind::bias : PlanKind::compare);
       break;
     }
   job.brief.header = sweep_header(job.setup, spec, kind, ask);

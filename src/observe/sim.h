@@ -44,8 +44,8 @@
 
 #include "events/sim_events.h"
 #include "launch/launcher.h"
-#include "observe/observer.h"
 #include "observe/reading.h"
+#include "plan/observer.h"
 
 namespace obscheck {
 

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
-#include <map>
 #include <set>
 #include <type_traits>
 #include <utility>
@@ -20,16 +19,7 @@ namespace {
 // A spec with more warm-up blocks than this is a typo, not a methodology.
 constexpr std::size_t kMaxWarmupBlocks = 1000;
 
-std::string join(const std::vector<std::string>& names, const std::vector<std::size_t>& which) {
-  std::string out;
-  for (std::size_t i = 0; i < which.size(); ++i) {
-    if (i) out += ',';
-    out += names.at(which[i]);
-  }
-  return out;
-}
-
-std::string config_id(const std::string& observer, const Level& level, Layout layout, bool aa) {
+std::string config_id(std::string_view observer, const Level& level, Layout layout, bool aa) {
   return fmt::format("{}={}/{}{}", observer, level.label, to_string(layout), aa ? "#aa" : "");
 }
 
@@ -124,32 +114,23 @@ CountingMode counting_mode_from_string(std::string_view text) {
 }
 
 std::string PlanSpec::dose_noun() const {
-  // The observers' names as observe/observer.cpp spells them (plan/ lies below it).
-  static const std::map<std::string, std::string, std::less<>> kNouns = {
-      {kCounterObserver, "counter"}, {"probes", "uprobe"}, {"breakpoints", "breakpoint"}, {"build", "probe site"}};
-  const auto it = kNouns.find(observer);
-  return it == kNouns.end() ? std::string() : it->second;
+  if (kind != PlanKind::check) return {};
+  switch (observer) {
+    case ObserverKind::counters: return "counter";
+    case ObserverKind::probes: return "uprobe";
+    case ObserverKind::breakpoints: return "breakpoint";
+    case ObserverKind::build: return "probe site";
+    case ObserverKind::sampling:
+    case ObserverKind::command: return {};
+  }
+  return {};
 }
+
+std::string_view PlanSpec::name() const { return kind == PlanKind::check ? to_string(observer) : to_string(kind); }
 
 std::vector<Layout> layouts_for(CountingMode mode) {
   if (mode == CountingMode::external) return {Layout::held};
   return {Layout::natural, Layout::held, Layout::sham};
-}
-
-std::vector<Level> counter_levels(const std::vector<std::string>& counters, bool reference) {
-  if (counters.empty()) throw Error(ErrorKind::usage, "no counters to compare", "give --counters a list");
-  std::vector<Level> levels;
-  if (reference) levels.push_back(Level{0, "0[none]", {}, {}, nlohmann::json::object()});
-  std::vector<std::size_t> prefix;
-  for (std::size_t k = 0; k < counters.size(); ++k) {
-    prefix.push_back(k);
-    levels.push_back(Level{static_cast<int>(prefix.size()),
-                           fmt::format("{}[{}]", prefix.size(), join(counters, prefix)), prefix,
-                           prefix, nlohmann::json::object()});
-  }
-  for (std::size_t i = 1; i < counters.size(); ++i)
-    levels.push_back(Level{1, fmt::format("1[{}]", counters[i]), {i}, {i}, nlohmann::json::object()});
-  return levels;
 }
 
 std::size_t next_look(std::size_t n) { return n + std::max<std::size_t>(1, n / 4); }
@@ -172,8 +153,7 @@ Plan make_plan(const PlanSpec& spec) {
     for (Layout layout : spec.layouts) {
       Configuration c;
       c.index = plan.configs.size();
-      c.id = config_id(spec.observer, level, layout, false);
-      c.observer = spec.observer;
+      c.id = config_id(spec.name(), level, layout, false);
       c.level_index = li;
       c.level = applied_level(level, layout);
       c.layout = layout;
@@ -191,7 +171,7 @@ Plan make_plan(const PlanSpec& spec) {
   }
   Configuration aa = plan.configs[plan.baselines.front()];
   aa.index = plan.configs.size();
-  aa.id = config_id(spec.observer, spec.levels[base], aa.layout, true);
+  aa.id = config_id(spec.name(), spec.levels[base], aa.layout, true);
   aa.aa_duplicate = true;
   aa.solo_of.reset();
   plan.aa = aa.index;
@@ -444,6 +424,22 @@ Level level_from_json(const nlohmann::json& j, const std::string& where) {
   return l;
 }
 
+// The plan's kind and observer from the name plan_to_json wrote (PlanSpec::name).
+void set_plan_name(PlanSpec& s, const std::string& name) {
+  if (const std::optional<ObserverKind> observer = observer_kind_from_string(name)) {
+    s.kind = PlanKind::check;
+    s.observer = *observer;
+    return;
+  }
+  for (PlanKind k : {PlanKind::measure, PlanKind::bias, PlanKind::compare})
+    if (to_string(k) == name) {
+      s.kind = k;
+      return;
+    }
+  throw Error(ErrorKind::io, fmt::format("plan: unknown observer '{}'", name),
+              "the journal was written by an incompatible obscheck, or altered");
+}
+
 }  // namespace
 
 nlohmann::json plan_to_json(const Plan& plan) {
@@ -463,7 +459,7 @@ nlohmann::json plan_to_json(const Plan& plan) {
                        {"programmed", c.level.programmed},
                        {"announced", c.level.announced}});
   }
-  nlohmann::json out = {{"observer", s.observer},
+  nlohmann::json out = {{"observer", std::string(s.name())},
           {"counters", s.counters},
           {"levels", levels},
           {"layouts", layouts},
@@ -484,7 +480,7 @@ nlohmann::json plan_to_json(const Plan& plan) {
 Plan plan_from_json(const nlohmann::json& j) {
   const std::string where = "plan";
   PlanSpec s;
-  s.observer = field<std::string>(j, "observer", where);
+  set_plan_name(s, field<std::string>(j, "observer", where));
   s.counters = field<std::vector<std::string>>(j, "counters", where);
   const auto levels = field<nlohmann::json>(j, "levels", where);
   if (!levels.is_array()) throw Error(ErrorKind::io, "plan: field 'levels' is not an array");

@@ -22,6 +22,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "plan/levels.h"
+#include "plan/observer.h"
+
 namespace obscheck {
 
 // The causal intervention crossed with every dose (docs/statistics.md,
@@ -54,29 +57,6 @@ CountingMode counting_mode_from_string(std::string_view text);
 //             target's stack unless the block is padded.
 std::vector<Layout> layouts_for(CountingMode mode);
 
-// One dose of one observer. Generic over observers: counters use programmed and
-// announced; sampling, probes, profiler commands or build variants carry their knob
-// in `extra` (e.g. {"freq": 1000}).
-struct Level {
-  int dose = 0;                          // how much observation (k counters, Hz, ...)
-  std::string label;                     // unique within the plan, e.g. "2[cycles,l1d]"
-  std::vector<std::size_t> programmed;   // indexes into PlanSpec::counters counted at this level
-  std::vector<std::size_t> announced;    // counters named in the target's environment (in-process mode)
-  nlohmann::json extra = nlohmann::json::object();  // observer-specific knobs
-  bool operator==(const Level&) const = default;
-};
-
-// The counter observer's levels for a --counters list of n names (the paper's Figure
-// 3): the prefixes 1..n (dose k: the first k counters), then each counter i = 2..n on
-// its own (dose 1), so every counter has a baseline where it is collected alone
-// (counter 1 alone is prefix 1). Labels: "<dose>[name,name,...]".
-// With `reference`, a level 0 ("0[none]": no counter programmed, none announced) comes
-// first and is the baseline: the driver's metrics (wall time, rusage) then answer
-// "does counting change my program?" even for a single counter. Level 0 cannot
-// measure a counter, so each counter is still compared against itself alone.
-// Throws Error(usage) when `counters` is empty.
-std::vector<Level> counter_levels(const std::vector<std::string>& counters, bool reference = false);
-
 // Looks, in measured blocks (warm-up excluded): 10, 13, 17, 22, 28, ... (each a
 // quarter more than the last), never past max_blocks and always ending with a look
 // at max_blocks. Every look is valid on its own (analysis/check.h: confidence
@@ -107,12 +87,9 @@ struct Shard {
   bool operator==(const Shard&) const = default;
 };
 
-// The counter observer's name in PlanSpec::observer (observe/observer.h spells every
-// observer's; plan/ lies below it).
-inline constexpr const char* kCounterObserver = "counters";
-
 struct PlanSpec {
-  std::string observer = kCounterObserver;  // the observer's name; first part of every id
+  PlanKind kind = PlanKind::check;                  // what the levels vary (plan/observer.h)
+  ObserverKind observer = ObserverKind::counters;  // the observer a check's levels dose (kind == check)
   std::vector<std::string> counters;   // the user's list that Level indexes refer to
   std::vector<Level> levels;           // least observation first (see Plan::baselines)
   std::vector<Layout> layouts;         // see layouts_for
@@ -132,9 +109,13 @@ struct PlanSpec {
   bool operator==(const PlanSpec&) const = default;
   // The counter observer's plan: its doses are counter lists, each level programs some
   // of the counters.
-  bool doses_are_counters() const { return observer == kCounterObserver; }
+  bool doses_are_counters() const { return kind == PlanKind::check && observer == ObserverKind::counters; }
   // The profiler-command observer's plan (--observer-cmd): each dose wraps the target.
-  bool doses_wrap_a_command() const { return observer == "command"; }
+  bool doses_wrap_a_command() const { return kind == PlanKind::check && observer == ObserverKind::command; }
+  // The plan's name: a check's observer ("counters", "sampling", ...), else its kind
+  // ("measure", "bias", "compare"). The first part of every configuration id, and the
+  // journal's "observer".
+  std::string_view name() const;
   // What one dose counts, for a sentence ("4 counters", "3 uprobes"): singular, the
   // plural adds "s". Empty where a dose is named by its level's label instead (a
   // sampling frequency, a profiler command's level, measure's and the sweeps' plans).
@@ -144,7 +125,6 @@ struct PlanSpec {
 struct Configuration {
   std::size_t index = 0;     // position in Plan::configs
   std::string id;            // stable and readable: "counters=2[cycles,l1d]/held"; "#aa" suffix for the A/A copy
-  std::string observer;
   std::size_t level_index = 0;  // into PlanSpec::levels (the dose axis of a curve)
   // What the runner does: the level as given, except under sham, where only the
   // first programmed counter is kept (announced stays the level's full list).
@@ -292,8 +272,9 @@ std::optional<std::size_t> comparison_baseline(const Plan& plan, Metric metric,
 // The spec and, for readers, the expanded configurations.
 nlohmann::json plan_to_json(const Plan& plan);
 // Rebuilds the plan from its spec. Throws Error(io) when a field is missing or has the
-// wrong type, or when the recorded configurations differ from the rebuilt ones (a
-// journal written by an incompatible planner).
+// wrong type, when "observer" names no observer and no other plan's kind (PlanSpec::name),
+// or when the recorded configurations differ from the rebuilt ones (a journal written by
+// an incompatible planner).
 Plan plan_from_json(const nlohmann::json& j);
 
 }  // namespace obscheck

@@ -12,9 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "observe/observer.h"
 #include "observe/sim.h"
 #include "plan/counter_list.h"
+#include "plan/observer.h"
 #include "plan/plan.h"
 
 namespace obscheck {

@@ -142,7 +142,7 @@ std::string throttling_text(const json& t) {
 json certificate_json(const Plan& plan, const Findings& f, const CheckContext& ctx, const CertificateInput& in) {
   if (!plan.spec.doses_wrap_a_command())
     throw Error(ErrorKind::usage, "--certificate describes a profiler command's check; this journal's observer is " +
-                                      plan.spec.observer,
+                                      std::string(plan.spec.name()),
                 "run the check with --observer-cmd 'PROFILER ... --' --levels 0,... --journal FILE");
   const json report = json::parse(check_json(plan, f, ctx));
   json c;

@@ -126,7 +126,7 @@ nlohmann::json plan_json(const Plan& plan) {
   for (const Configuration& c : plan.configs) configs.push_back(config_json(plan, c));
   std::vector<std::string> layouts;
   for (Layout l : plan.spec.layouts) layouts.emplace_back(to_string(l));
-  return {{"observer", plan.spec.observer}, {"counters", plan.spec.counters}, {"layouts", layouts},
+  return {{"observer", std::string(plan.spec.name())}, {"counters", plan.spec.counters}, {"layouts", layouts},
           {"block_size", plan.block_size()}, {"baselines", plan.baselines}, {"aa", plan.aa},
           {"looks", plan_looks(plan)},        {"warmup_blocks", plan.spec.warmup_blocks},
           {"max_blocks", plan.spec.max_blocks},

@@ -564,7 +564,7 @@ std::string effect_curve_svg(const Plan& plan, const Findings& f, std::size_t m)
   chart.root = {{"class", "plot effect-curve"}, {"data-metric", info.name},
                 {"data-scale", es.scale == Scale::ratio ? "ratio" : "difference"}};
   chart.title = info.name + ": effect against the dose";
-  chart.x_label = plan.spec.doses_are_counters() ? "dose: counters programmed" : "dose (" + plan.spec.observer + ")";
+  chart.x_label = plan.spec.doses_are_counters() ? "dose: counters programmed" : "dose (" + std::string(plan.spec.name()) + ")";
   chart.y_label = "effect on " + info.name + " (" + es.axis_unit + ")";
   chart.unit = es.unit;
   chart.width = kChartWidth;

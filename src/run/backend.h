@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "events/event.h"
-#include "observe/observer.h"
 #include "observe/sim.h"
 #include "plan/counter_list.h"
+#include "plan/observer.h"
 #include "plan/plan.h"
 #include "record/request.h"
 #include "run/check.h"

@@ -15,8 +15,8 @@
 
 #include "events/event.h"
 #include "launch/launcher.h"
-#include "observe/observer.h"
 #include "observe/sim.h"
+#include "plan/observer.h"
 #include "plan/plan.h"
 #include "record/journal.h"
 #include "record/run_record.h"

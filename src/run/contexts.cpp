@@ -49,9 +49,9 @@ LaunchSpec context_launch(const VariantSpec& variant, const ContextSpec& context
   return l;
 }
 
-Plan sweep_plan(const SweepSpec& spec, const std::string& observer) {
+Plan sweep_plan(const SweepSpec& spec, PlanKind kind) {
   PlanSpec p;
-  p.observer = observer;
+  p.kind = kind;
   for (const ContextSpec& c : spec.contexts) {
     if (!c.failure.empty()) continue;
     for (std::size_t v = 0; v < spec.variants.size(); ++v) {

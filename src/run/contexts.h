@@ -107,8 +107,9 @@ LaunchSpec context_launch(const VariantSpec& variant, const ContextSpec& context
 // they can be. The layout is held: a context is a layout, and nothing else moves it.
 // No A/A copy (compare --aa measures its own, as a variant) and no warm-up blocks
 // (run_context_sweep's warm-ups are not recorded). Throws Error(internal) when no context
-// could be prepared (there is nothing to plan).
-Plan sweep_plan(const SweepSpec& spec, const std::string& observer);
+// could be prepared (there is nothing to plan). `kind`: bias or compare, the first part of
+// every configuration id.
+Plan sweep_plan(const SweepSpec& spec, PlanKind kind);
 
 // Which context and variant a sweep plan's configuration runs.
 struct SweepCell {

@@ -46,6 +46,12 @@ TEST_CASE("report: damaged journals exit 6 naming the line and field") {
     CHECK(r.code == 6);
     CHECK(r.err.find("line 5: field exit.wall_ns 1e30 is not a whole number") != std::string::npos);
   }
+  SECTION("a plan of an observer this obscheck does not know") {
+    std::ofstream(path) << golden_with("\"observer\":\"counters\"", "\"observer\":\"Counters\"");
+    const auto r = run_cli({"report", path});
+    CHECK(r.code == 6);
+    CHECK(r.err.find("journal " + path + " line 1: plan: unknown observer 'Counters'") != std::string::npos);
+  }
   SECTION("a directory and a device") {
     const auto d = run_cli({"report", dir.string()});
     CHECK(d.code == 6);

@@ -12,7 +12,7 @@ namespace {
 // A sampling check: 0 (none), 100, 1000, 10000 Hz, task-clock counted at each.
 Plan sampling_plan() {
   PlanSpec s;
-  s.observer = "sampling";
+  s.observer = ObserverKind::sampling;
   s.counters = {"task-clock"};
   for (int hz : {0, 100, 1000, 10000}) {
     Level l;

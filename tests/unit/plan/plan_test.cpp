@@ -292,7 +292,7 @@ TEST_CASE("comparison baselines: solo level per counter, dose-1 level per layout
 
 TEST_CASE("generic levels: the least dose is the baseline") {
   PlanSpec s;
-  s.observer = "sampling";
+  s.observer = ObserverKind::sampling;
   s.levels = {Level{1000, "1000Hz", {}, {}, {{"freq", 1000}}},
               Level{0, "0Hz", {}, {}, {{"freq", 0}}},
               Level{100, "100Hz", {}, {}, {{"freq", 100}}}};
@@ -332,6 +332,79 @@ TEST_CASE("plan JSON round trip rebuilds the same plan and orders") {
     CHECK(e.kind() == ErrorKind::io);
     CHECK(std::string(e.what()).find("seed") != std::string::npos);
   }
+}
+
+TEST_CASE("plan JSON: the observer is written by name and read back to the same kind") {
+  const auto round_trip = [](PlanSpec s) {
+    s.levels = {Level{0, "0", {}, {}, nlohmann::json::object()}, Level{1, "1", {}, {}, nlohmann::json::object()}};
+    s.layouts = {Layout::held};
+    const Plan p = make_plan(s);
+    const nlohmann::json j = plan_to_json(p);
+    const Plan q = plan_from_json(j);
+    CHECK(q.spec == p.spec);
+    return j.at("observer").get<std::string>();
+  };
+  const std::vector<std::pair<ObserverKind, std::string>> observers = {
+      {ObserverKind::counters, "counters"}, {ObserverKind::probes, "probes"}, {ObserverKind::breakpoints, "breakpoints"},
+      {ObserverKind::sampling, "sampling"}, {ObserverKind::command, "command"}, {ObserverKind::build, "build"}};
+  for (const auto& [kind, name] : observers) {
+    PlanSpec s;
+    s.observer = kind;
+    CHECK(round_trip(s) == name);
+    CHECK(observer_kind_from_string(name) == kind);
+  }
+  for (const auto& [kind, name] : std::vector<std::pair<PlanKind, std::string>>{
+           {PlanKind::measure, "measure"}, {PlanKind::bias, "bias"}, {PlanKind::compare, "compare"}}) {
+    PlanSpec s;
+    s.kind = kind;
+    CHECK(round_trip(s) == name);
+    CHECK_FALSE(observer_kind_from_string(name));
+  }
+  PlanSpec s;
+  s.levels = counter_levels({"cycles"});
+  s.layouts = {Layout::held};
+  nlohmann::json unknown = plan_to_json(make_plan(s));
+  for (const char* name : {"Counters", "check", "", "counters "}) {
+    unknown["observer"] = name;
+    try {
+      plan_from_json(unknown);
+      FAIL("no throw for observer '" << name << "'");
+    } catch (const Error& e) {
+      CHECK(e.kind() == ErrorKind::io);
+      CHECK(std::string(e.what()) == fmt::format("plan: unknown observer '{}'", name));
+    }
+  }
+}
+
+TEST_CASE("observer levels: every observer's doses, level 0 first where the observer has one") {
+  const auto labels = [](const std::vector<Level>& levels) {
+    std::vector<std::string> out;
+    for (const Level& l : levels) out.push_back(l.label);
+    return out;
+  };
+  const std::vector<std::size_t> all2 = {0, 1};
+  const std::vector<Level> probes = probe_levels({"f", "g"}, 2);
+  CHECK(labels(probes) == std::vector<std::string>{"0[none]", "1[f]", "2[f,g]"});
+  CHECK(probes[2].dose == 2);
+  CHECK(probes[2].extra == nlohmann::json{{"probes", 2}});
+  CHECK(probes[0].programmed == all2);
+  CHECK(probes[0].announced == all2);
+
+  const std::vector<Level> sampling = sampling_levels({1000, 0, 99}, 1);
+  CHECK(labels(sampling) == std::vector<std::string>{"0Hz[none]", "99Hz", "1000Hz"});
+  CHECK(sampling[2].dose == 1000);
+  CHECK(sampling[2].extra == nlohmann::json{{"freq", 1000}});
+
+  // A word that is not a number doses its position; ties keep the given order.
+  const std::vector<Level> command = command_levels({"999", "0", "hi", "99"}, 1);
+  CHECK(labels(command) == std::vector<std::string>{"0[bare]", "hi", "99", "999"});
+  CHECK(command[1].dose == 2);
+  CHECK(command[0].extra == nlohmann::json{{"wrap", "0"}});
+
+  const std::vector<Level> build = build_levels({{0, 0, "aa"}, {2, 3, "bb"}, {1, 1, "cc"}}, 0);
+  CHECK(labels(build) == std::vector<std::string>{"0[mask 0]", "1[mask 1]", "2[mask 3]"});
+  CHECK(build[1].extra == nlohmann::json{{"variant", 2}, {"sha256", "cc"}});
+  CHECK(build[1].programmed.empty());
 }
 
 TEST_CASE("shards: every measured block in exactly one shard, the warm-up in each, orders the plan's") {
@@ -385,7 +458,7 @@ TEST_CASE("shards: out of range, without fixed blocks, or more than the blocks a
 
 TEST_CASE("groups: a group's configurations run back to back, groups and members both shuffled") {
   PlanSpec s;
-  s.observer = "compare";
+  s.kind = PlanKind::compare;
   for (int c = 0; c < 6; ++c)
     for (const char* v : {"baseline", "contender", "aa"})
       s.levels.push_back(Level{1, fmt::format("c{}/{}", c, v), {}, {}, nlohmann::json::object()});

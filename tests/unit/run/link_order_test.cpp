@@ -51,7 +51,7 @@ TEST_CASE("contexts: every round visits every (context, variant) once, in a seed
   spec.contexts[3].failure = "the link command exited with code 1";  // not prepared: not planned
   spec.runs = 3;
   spec.seed = 42;
-  const Plan plan = sweep_plan(spec, "compare");
+  const Plan plan = sweep_plan(spec, PlanKind::compare);
   REQUIRE(plan.block_size() == 10);
   CHECK(plan.configs[0].id == "compare=env+0/baseline/held");
   CHECK(plan.configs[7].id == "compare=env+40/contender/held");
@@ -67,7 +67,7 @@ TEST_CASE("contexts: every round visits every (context, variant) once, in a seed
   // A context's variants run back to back (the pair shares the moment).
   for (std::size_t i = 0; i < all.size(); i += 2)
     CHECK(sweep_cell(plan.configs[all[i].config]).context == sweep_cell(plan.configs[all[i + 1].config]).context);
-  CHECK(block_order(plan, 0) == block_order(sweep_plan(spec, "compare"), 0));
+  CHECK(block_order(plan, 0) == block_order(sweep_plan(spec, PlanKind::compare), 0));
   CHECK(block_order(plan, 0) != block_order(plan, 1));
 }
 
