@@ -54,7 +54,7 @@ struct DemoPart {
 };
 
 // The first part: the bundled `compute` workload unless a target was given, in process
-// (the paper's set-up) unless a mode was, a 20 s budget unless one was, the demo's
+// (the paper's set-up) unless a mode was, a 12 s budget unless one was, the demo's
 // page. Reads the host's perf_event facts.
 DemoPart demo_first_part(const DemoAsk& ask);
 
