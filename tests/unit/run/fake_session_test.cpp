@@ -16,6 +16,7 @@
 #include "run/signals.h"
 
 #include "../temp_dir.h"
+#include "session_journal.h"
 #include "fake_measurer.h"
 
 using namespace obscheck;
@@ -45,19 +46,9 @@ Session fake_session(FakeBackend& fake, const std::vector<std::string>& counters
   return s;
 }
 
-struct FakeJournal {
-  TempDir dir;
-  std::string path = (dir.path / "j.jsonl").string();
-  JournalWriter writer;
-  explicit FakeJournal(const Plan& plan) : writer(JournalWriter::create(path, manifest(plan))) {}
-  static nlohmann::json manifest(const Plan& plan) {
-    ManifestInput in;
-    in.obscheck_version = "0.1.0";
-    in.created = std::chrono::system_clock::now();
-    in.options = {{"counters", plan.spec.counters}};
-    in.target = {"/nonexistent/fake-target", {"fake-target"}, std::string(64, 'a')};
-    return make_manifest(in, plan);
-  }
+// The journal every session here writes (session_journal.h).
+struct FakeJournal : obscheck::test::SessionJournal {
+  explicit FakeJournal(const Plan& plan) : SessionJournal(plan, "/nonexistent/fake-target") {}
 };
 
 // The check's own looks (the sequential analysis) over the session's runs.

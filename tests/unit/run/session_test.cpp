@@ -15,6 +15,7 @@
 #include "run/session.h"
 
 #include "../temp_dir.h"
+#include "session_journal.h"
 
 using namespace obscheck;
 using obscheck::test::TempDir;
@@ -42,19 +43,9 @@ Session true_session(std::size_t max_blocks, std::optional<std::size_t> fixed = 
   return s;
 }
 
-struct Journal {
-  TempDir dir;
-  std::string path = (dir.path / "j.jsonl").string();
-  JournalWriter writer;
-  explicit Journal(const Plan& plan) : writer(JournalWriter::create(path, manifest(plan))) {}
-  static nlohmann::json manifest(const Plan& plan) {
-    ManifestInput in;
-    in.obscheck_version = "0.1.0";
-    in.created = std::chrono::system_clock::now();
-    in.options = {{"counters", {"task-clock"}}};
-    in.target = {"/bin/true", {"true"}, std::string(64, 'a')};
-    return make_manifest(in, plan);
-  }
+// The journal every session here writes (session_journal.h).
+struct Journal : obscheck::test::SessionJournal {
+  explicit Journal(const Plan& plan) : SessionJournal(plan, "/bin/true") {}
 };
 
 // A look that decides at look `decide_at` (0: never) and records what it saw.
