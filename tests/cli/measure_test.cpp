@@ -71,6 +71,7 @@ TEST_CASE("measure: a uprobe and a hardware breakpoint count a function's calls 
   const std::string calls = workload("calls");
   auto r = run_cli({"measure", "--json", "-r", "2", "-e", "uprobe:" + calls + ":obs_hot,bp:" + calls + ":obs_hot",
                     "--", calls, "100000"});
+  INFO(r.err);  // why it failed, first: a CI summary keeps only the first lines
   REQUIRE(r.code == 0);
   const json j = json::parse(r.out);
   for (const auto& m : j.at("metrics")) {
