@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
 
 #include "job/check_setup.h"
@@ -12,6 +13,7 @@
 #include "record/run_table.h"
 #include "job/job_backend.h"
 #include "run/backend.h"
+#include "run/measure.h"
 #include "util/digest.h"
 #include "util/error.h"
 
@@ -39,6 +41,21 @@ Plan measure_plan(const CheckRequest& r) {
   return make_plan(s);
 }
 
+// With --ignore-failure the runs that failed are kept in the summary, as hyperfine -i
+// keeps them; the report says how many and how each ended, so a truncated run (a killed
+// program counts less) is never mixed in unsaid. "" when every measured run succeeded.
+std::string kept_failures_note(const std::vector<RunRecord>& measured, double timeout_s) {
+  std::map<std::string, std::size_t> how;  // describe_exit's words -> runs
+  std::size_t failed = 0;
+  for (const RunRecord& r : measured)
+    if (!r.exit.ok()) ++failed, ++how[describe_exit(r.exit, timeout_s)];
+  if (failed == 0) return "";
+  std::string ways;
+  for (const auto& [words, n] : how) ways += fmt::format("{}{} ({})", ways.empty() ? "" : ", ", words, n);
+  return fmt::format("{} of {} measured runs failed and are in the summary (--ignore-failure): the target {}", failed,
+                     measured.size(), ways);
+}
+
 // What a measure's runs say, live or from its journal: the one function both reports
 // go through, so obscheck report FILE prints what measure printed.
 MeasureOutcome measure_outcome(const CheckRequest& r, const Backend& backend, const std::vector<std::string>& backend_notes,
@@ -62,6 +79,10 @@ MeasureOutcome measure_outcome(const CheckRequest& r, const Backend& backend, co
   if (!runs.empty() && !runs.back().exit.ok() && !r.ignore_failure)
     out.failure = measure_failure(runs.back().exit, static_cast<int>(runs.back().index), r.warmup, r.warmup + r.runs,
                                   r.launch.timeout_s);
+  if (r.ignore_failure) {
+    const std::vector<RunRecord> measured(runs.begin() + static_cast<std::ptrdiff_t>(f.warmups), runs.end());
+    if (std::string kept = kept_failures_note(measured, r.launch.timeout_s); !kept.empty()) f.notes.push_back(kept);
+  }
   if (!ended && out.failure.empty())
     f.notes.push_back(fmt::format("interrupted: {} of {} measured runs done", f.runs, r.runs));
   if (!out.failure.empty()) f.notes.push_back(out.failure);

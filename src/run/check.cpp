@@ -49,7 +49,7 @@ bool finish_run(const CheckSpec& spec, const Configuration& c, const Trial& t, c
   const std::string how = exit.ok() ? "left " + std::to_string(left) + " process" + (left == 1 ? "" : "es") +
                                           " running after it exited (--leftovers fail)"
                                     : describe_exit(exit, spec.base.timeout_s);
-  result.failure = "the target " + how + " in run " + std::to_string(t.index) + " (" + c.id + ")";
+  result.failure = "the target " + how + " in run " + std::to_string(t.index) + " (" + c.id + ")" + trap_hint(exit);
   return true;
 }
 

@@ -76,6 +76,11 @@ SimRun run_sim_interruptible(const LaunchSpec& target, const SimGeometry& geomet
 // "exited with code 3", "killed by signal 11 (Segmentation fault)", "timed out after 2 s"
 std::string describe_exit(const ExitInfo& e, double timeout_s);
 
+// What a run that ended by SIGTRAP most likely means when the target is observed by a
+// hardware breakpoint or a uprobe (both trap the program): "; " and the explanation, or
+// "" for any other end.
+std::string trap_hint(const ExitInfo& e);
+
 // Why a measure stopped at run `index` (0-based over all runs, warm-ups first):
 // "the target exited with code 1 in run 3 of 11", with " (a warm-up run)" for one.
 std::string measure_failure(const ExitInfo& e, int index, int warmup, int total, double timeout_s);

@@ -140,6 +140,14 @@ TEST_CASE("measure: bad input gets one clear message and its exit code") {
     auto ri = run_cli({"measure", "--json", "-i", "-r", "3", "--", "/bin/false"});
     CHECK(ri.code == 0);
     CHECK(json::parse(ri.out).at("runs") == 3);
+    // The failed runs kept in the summary are said, with how each ended.
+    CHECK(json::parse(ri.out).at("notes") ==
+          json::array({"3 of 3 measured runs failed and are in the summary (--ignore-failure): the target exited "
+                       "with code 1 (3)"}));
+    auto mixed = run_cli({"measure", "-i", "-r", "3", "--", workload("crash")});
+    CHECK(mixed.code == 0);
+    CHECK_THAT(mixed.out, Catch::Contains("note: 3 of 3 measured runs failed and are in the summary (--ignore-failure): "
+                                          "the target was killed by signal 11 (Segmentation fault) (3)"));
   }
   SECTION("timeout kills the target's process group") {
     auto r = run_cli({"measure", "-r", "1", "-w", "0", "--timeout", "0.5", "--", "/bin/sleep", "30"});
