@@ -23,7 +23,7 @@ std::string trap_hint(const ExitInfo& e) {
   // Seen on a KVM guest: about one run in 60 of a uprobe and a hardware breakpoint on
   // one function ended so, none in 200 with the breakpoint alone. A program that is
   // not debugged rarely traps itself.
-  return "; a trap the program did not catch: with a hardware breakpoint or a uprobe attached, most likely the "
+  return "; a trap the program did not catch: where a hardware breakpoint or a uprobe is set, most likely the "
          "observer's own trap reaching it (seen on virtual machines), an effect of the observation";
 }
 

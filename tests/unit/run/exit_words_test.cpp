@@ -24,7 +24,7 @@ TEST_CASE("exit words: a trap is explained as the observer's, any other signal i
   ExitInfo trap;
   trap.signal = SIGTRAP;
   CHECK(trap_hint(trap) ==
-        "; a trap the program did not catch: with a hardware breakpoint or a uprobe attached, most likely the "
+        "; a trap the program did not catch: where a hardware breakpoint or a uprobe is set, most likely the "
         "observer's own trap reaching it (seen on virtual machines), an effect of the observation");
   CHECK(measure_failure(trap, 1, 0, 2, 0).find("in run 2 of 2; a trap the program did not catch") != std::string::npos);
   ExitInfo segv;
