@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "events/event.h"
+#include "observe/variants.h"  // kMaxProbeSites: a build variant's probe mask is a 64-bit word
 #include "util/error.h"
 
 namespace obscheck {
@@ -37,8 +38,6 @@ constexpr int kMaxLinkOrders = 10000;
 // default MaxArraySize is 1001, sites raise it).
 constexpr int kDefaultShards = 4;
 constexpr int kMaxShards = 10000;
-// The most --probe-sites: a build variant's probe mask is a 64-bit word.
-constexpr int kMaxProbeSites = 64;
 // The non-empty words of a comma list.
 std::size_t split_count(const std::string& list) {
   std::size_t n = 0;
@@ -177,7 +176,7 @@ void check_asked_observer(const AskedObserver& o) {
   if (!o.command.empty() && o.levels.empty())
     throw Error(ErrorKind::usage, "--observer-cmd needs --levels (e.g. --levels 0,99,999; 0 = not wrapped)");
   if (o.command.empty() && !o.levels.empty()) throw Error(ErrorKind::usage, "--levels goes with --observer-cmd");
-  if (o.probe_sites < 1 || o.probe_sites > kMaxProbeSites) throw Error(ErrorKind::usage, "--probe-sites is 1..64");
+  if (o.probe_sites < 1 || o.probe_sites > kMaxProbeSites) throw Error(ErrorKind::usage, fmt::format("--probe-sites is 1..{}", kMaxProbeSites));
   check_auto_probes(!o.probes.empty() ? "probes" : "breakpoints", !o.probes.empty() ? o.probes : o.breakpoints);
   if (!o.sample_freq.empty()) check_number_list("sample-freq", o.sample_freq, UINT64_MAX);
 }
