@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <span>
 #include <memory>
 
 #include "job/check_setup.h"
@@ -44,7 +45,7 @@ Plan measure_plan(const CheckRequest& r) {
 // With --ignore-failure the runs that failed are kept in the summary, as hyperfine -i
 // keeps them; the report says how many and how each ended, so a truncated run (a killed
 // program counts less) is never mixed in unsaid. "" when every measured run succeeded.
-std::string kept_failures_note(const std::vector<RunRecord>& measured, double timeout_s) {
+std::string kept_failures_note(std::span<const RunRecord> measured, double timeout_s) {
   std::map<std::string, std::size_t> how;  // describe_exit's words -> runs
   std::size_t failed = 0;
   for (const RunRecord& r : measured)
@@ -80,7 +81,7 @@ MeasureOutcome measure_outcome(const CheckRequest& r, const Backend& backend, co
     out.failure = measure_failure(runs.back().exit, static_cast<int>(runs.back().index), r.warmup, r.warmup + r.runs,
                                   r.launch.timeout_s);
   if (r.ignore_failure) {
-    const std::vector<RunRecord> measured(runs.begin() + static_cast<std::ptrdiff_t>(f.warmups), runs.end());
+    const std::span<const RunRecord> measured = std::span(runs).subspan(f.warmups);
     if (std::string kept = kept_failures_note(measured, r.launch.timeout_s); !kept.empty()) f.notes.push_back(kept);
   }
   if (!ended && out.failure.empty())
