@@ -42,10 +42,12 @@ std::string temp_file(const std::string& name, const std::string& content, mode_
 
 TEST_CASE("measure: page-faults grow by exactly N when N fresh pages are touched") {
   // pagetouch touches N fresh pages with huge pages advised off: each is one fault.
-  // perf stat on this kind of machine: 1052, 2052, 4051 for N = 1000, 2000, 4000.
+  // perf stat on this kind of machine: 1052, 2052, 4051 for N = 1000, 2000, 4000; one
+  // run of pagetouch 1000 faulted 1050 to 1054 times over 40, so two medians may differ
+  // by up to 4 beside the N pages.
   const double f1000 = page_faults_median(1000), f2000 = page_faults_median(2000), f4000 = page_faults_median(4000);
-  CHECK(std::fabs((f2000 - f1000) - 1000) <= 2);
-  CHECK(std::fabs((f4000 - f2000) - 2000) <= 2);
+  CHECK(std::fabs((f2000 - f1000) - 1000) <= 4);
+  CHECK(std::fabs((f4000 - f2000) - 2000) <= 4);
 }
 
 TEST_CASE("measure: task-clock and msr/tsc are positive and consistent with wall time") {

@@ -155,14 +155,15 @@ double tsc_per_ns() {
 TEST_CASE("page-faults grow by exactly the pages touched", "[counters]") {
   // pagetouch N writes N fresh pages once each (huge pages advised off), so doubling N
   // adds N faults; the fixed start-up cost (~52 here) cancels. perf stat measured
-  // 1052, 2052, 4051 for N = 1000, 2000, 4000 on this host. Tolerance ±2: the loader
-  // and libc may fault a page more or less from run to run.
+  // 1052, 2052, 4051 for N = 1000, 2000, 4000 on this host. One run of pagetouch 1000
+  // faulted 1050 to 1054 times over 40 runs (the loader and libc fault a page or two
+  // more or less), so two medians may differ by up to 4 beside the N pages.
   const double f1 = pagetouch_faults(1000, 5);
   const double f2 = pagetouch_faults(2000, 5);
   const double f4 = pagetouch_faults(4000, 5);
   INFO("page-faults: " << f1 << " " << f2 << " " << f4);
-  CHECK(std::abs((f2 - f1) - 1000) <= 2);
-  CHECK(std::abs((f4 - f2) - 2000) <= 2);
+  CHECK(std::abs((f2 - f1) - 1000) <= 4);
+  CHECK(std::abs((f4 - f2) - 2000) <= 4);
   CHECK(f1 >= 1000);
 }
 
@@ -175,22 +176,29 @@ TEST_CASE("counters follow the target's children (inherit)", "[counters]") {
 }
 
 TEST_CASE("a group is read as one and matches its members counted alone", "[counters]") {
-  EventSet group;
-  group.events = {software("task-clock", PERF_COUNT_SW_TASK_CLOCK),
-                  software("page-faults", PERF_COUNT_SW_PAGE_FAULTS)};
-  group.groups = {{0, 1}};
+  // The group {task-clock, page-faults} and a lone page-faults count the same run of
+  // the same child, so the group's member and the lone counter see the same faults:
+  // equal exactly. (Against a separate run, the loader and libc fault a page or a few
+  // more or less from run to run.)
+  EventSet set_up;
+  set_up.events = {software("task-clock", PERF_COUNT_SW_TASK_CLOCK),
+                   software("page-faults", PERF_COUNT_SW_PAGE_FAULTS),
+                   software("page-faults", PERF_COUNT_SW_PAGE_FAULTS)};
+  set_up.groups = {{0, 1}, {2}};
   Corked child({kWorkloads + "/pagetouch", "2000"});
-  const CounterSet set = CounterSet::open(child.pid(), group);
-  CHECK(set.size() == 2);
+  const CounterSet set = CounterSet::open(child.pid(), set_up);
+  CHECK(set.size() == 3);
   child.run();
   const auto r = set.read();
-  REQUIRE(r.size() == 2);
+  REQUIRE(r.size() == 3);
   CHECK(r[0].name == "task-clock");
   CHECK(r[1].name == "page-faults");
   CHECK_FALSE(r[1].multiplexed);
+  CHECK_FALSE(r[2].multiplexed);
   CHECK(r[0].value > 0);
   CHECK(r[0].time_enabled == r[1].time_enabled);  // one group, one clock
-  CHECK(std::abs(r[1].value - pagetouch_faults(2000, 3)) <= 2);
+  CHECK(r[1].value >= 2000);                      // pagetouch 2000 writes 2000 fresh pages
+  CHECK(r[1].value == r[2].value);
 }
 
 TEST_CASE("task-clock and msr/tsc/ are positive and agree with wall time", "[counters]") {
