@@ -71,11 +71,7 @@ double ns(const timeval& t) { return static_cast<double>(timeval_ns(t)); }
 
 // The record the journal holds, as it reads back: the live report is made from the
 // same bytes a report of the journal reads (invalid UTF-8 in a first line replaced).
-RunRecord as_journalled(const RunRecord& r) {
-  RunRecord back;
-  from_json(nlohmann::json::parse(run_line(r)), back);
-  return back;
-}
+RunRecord as_journalled(const RunRecord& r) { return run_record_from_line(run_line(r)); }
 
 // What differs between the sweep the journal recorded and the one this host would run
 // now, in words; "" when none.

@@ -7,6 +7,7 @@
 #include <limits>
 #include <optional>
 
+#include "record/journal_reader.h"
 #include "util/error.h"
 #include "util/timeval.h"
 
@@ -22,97 +23,9 @@ nlohmann::json finite_or_null(double x) {
   throw Error(ErrorKind::io, fmt::format("field {} {}", field, why));
 }
 
-const nlohmann::json& member(const nlohmann::json& j, const char* key, const std::string& field) {
-  if (!j.is_object()) bad_field(field, "is in something that is not an object");
-  const auto it = j.find(key);
-  if (it == j.end()) bad_field(field, "is missing");
-  return *it;
-}
-
-// nlohmann's get<> casts a float to an integer type unchecked (undefined behaviour out
-// of range): only JSON integers are taken as integers.
-std::uint64_t u64_at(const nlohmann::json& j, const char* key, const std::string& field) {
-  const nlohmann::json& v = member(j, key, field);
-  if (v.is_number_unsigned()) return v.get<std::uint64_t>();
-  if (v.is_number_integer()) bad_field(field, fmt::format("{} is negative", v.dump()));
-  if (v.is_number_float()) bad_field(field, fmt::format("{} is not a whole number", v.dump()));
-  bad_field(field, "is not a number");
-}
-
-std::int64_t i64_at(const nlohmann::json& j, const char* key, const std::string& field) {
-  const nlohmann::json& v = member(j, key, field);
-  if (v.is_number_integer() && !v.is_number_unsigned()) return v.get<std::int64_t>();
-  if (v.is_number_unsigned()) {
-    if (v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
-      bad_field(field, fmt::format("{} is out of range", v.dump()));
-    return static_cast<std::int64_t>(v.get<std::uint64_t>());
-  }
-  if (v.is_number_float()) bad_field(field, fmt::format("{} is not a whole number", v.dump()));
-  bad_field(field, "is not a number");
-}
-
-bool bool_at(const nlohmann::json& j, const char* key, const std::string& field) {
-  const nlohmann::json& v = member(j, key, field);
-  if (!v.is_boolean()) bad_field(field, "is not true or false");
-  return v.get<bool>();
-}
-
-std::string string_at(const nlohmann::json& j, const char* key, const std::string& field) {
-  const nlohmann::json& v = member(j, key, field);
-  if (!v.is_string()) bad_field(field, "is not a string");
-  return v.get<std::string>();
-}
-
-std::optional<double> real_at(const nlohmann::json& j, const char* key, const std::string& field) {
-  const nlohmann::json& v = member(j, key, field);
-  if (v.is_null()) return std::nullopt;
-  if (!v.is_number()) bad_field(field, "is neither a number nor null");
-  const double x = v.get<double>();
-  if (!std::isfinite(x)) bad_field(field, "is beyond a double's range");
-  return x;
-}
-
-void check(const RunFields& f) {
-  if (auto e = check_run_fields(f, nullptr)) bad_field(e->field, e->why);
-}
-
 double value_or_nan(const std::optional<double>& x) {
   return x ? *x : std::numeric_limits<double>::quiet_NaN();
 }
-
-void exit_fields(const nlohmann::json& e, RunFields& f) {
-  f.code = i64_at(e, "code", "exit.code");
-  f.signal = i64_at(e, "signal", "exit.signal");
-  f.timed_out = bool_at(e, "timed_out", "exit.timed_out");
-  f.wall_ns = u64_at(e, "wall_ns", "exit.wall_ns");
-  const nlohmann::json& digest = member(e, "output_sha256", "exit.output_sha256");
-  if (!digest.is_null()) f.output_sha256 = string_at(e, "output_sha256", "exit.output_sha256");
-  f.output_bytes = u64_at(e, "output_bytes", "exit.output_bytes");
-}
-
-void rusage_fields(const nlohmann::json& u, RunFields& f) {
-  f.utime_ns = u64_at(u, "utime_ns", "rusage.utime_ns");
-  f.stime_ns = u64_at(u, "stime_ns", "rusage.stime_ns");
-  f.maxrss_kb = u64_at(u, "maxrss_kb", "rusage.maxrss_kb");
-  f.minflt = u64_at(u, "minflt", "rusage.minflt");
-  f.majflt = u64_at(u, "majflt", "rusage.majflt");
-  f.nvcsw = u64_at(u, "nvcsw", "rusage.nvcsw");
-  f.nivcsw = u64_at(u, "nivcsw", "rusage.nivcsw");
-}
-
-RunFields::Reading reading_fields(const nlohmann::json& j, const std::string& at) {
-  RunFields::Reading r;
-  r.name = string_at(j, "name", at + "name");
-  r.raw = u64_at(j, "raw", at + "raw");
-  r.enabled = u64_at(j, "enabled", at + "enabled");
-  r.running = u64_at(j, "running", at + "running");
-  r.value = real_at(j, "value", at + "value");
-  r.multiplexed = bool_at(j, "multiplexed", at + "multiplexed");
-  r.scale = real_at(j, "scale", at + "scale");
-  if (j.contains("fault")) r.fault = string_at(j, "fault", at + "fault");  // written only when there is one
-  return r;
-}
-
 
 // Appends a JSON string (quotes and escapes as nlohmann's dump writes them).
 void append_string(std::string& out, const std::string& s) {
@@ -155,14 +68,6 @@ void to_json(nlohmann::json& j, const ExitInfo& e) {
        {"output_bytes", e.output_bytes}};
 }
 
-void from_json(const nlohmann::json& j, ExitInfo& e) {
-  RunFields f;
-  exit_fields(j, f);
-  check(f);
-  e = run_record_of(f).exit;
-  e.usage = rusage{};
-}
-
 nlohmann::json rusage_to_json(const struct rusage& r) {
   return {{"utime_ns", timeval_ns(r.ru_utime)},
           {"stime_ns", timeval_ns(r.ru_stime)},
@@ -171,13 +76,6 @@ nlohmann::json rusage_to_json(const struct rusage& r) {
           {"majflt", r.ru_majflt},
           {"nvcsw", r.ru_nvcsw},
           {"nivcsw", r.ru_nivcsw}};
-}
-
-struct rusage rusage_from_json(const nlohmann::json& j) {
-  RunFields f;
-  rusage_fields(j, f);
-  check(f);
-  return run_record_of(f).exit.usage;
 }
 
 void to_json(nlohmann::json& j, const Reading& r) {
@@ -189,14 +87,6 @@ void to_json(nlohmann::json& j, const Reading& r) {
        {"multiplexed", r.multiplexed},
        {"scale", finite_or_null(r.scale)}};
   if (!r.fault.empty()) j["fault"] = r.fault;
-}
-
-void from_json(const nlohmann::json& j, Reading& r) {
-  RunFields f;
-  f.readings.push_back(reading_fields(j, ""));
-  f.n_readings = 1;
-  check(f);
-  r = run_record_of(f).readings.at(0);
 }
 
 void to_json(nlohmann::json& j, const RunRecord& r) {
@@ -212,26 +102,6 @@ void to_json(nlohmann::json& j, const RunRecord& r) {
        {"rusage", rusage_to_json(r.exit.usage)},
        {"readings", r.readings},
        {"extra", r.extra}};
-}
-
-RunFields run_fields_of(const nlohmann::json& j) {
-  RunFields f;
-  f.index = u64_at(j, "index", "index");
-  f.block = u64_at(j, "block", "block");
-  f.position = u64_at(j, "position", "position");
-  f.config = u64_at(j, "config", "config");
-  f.config_id = string_at(j, "config_id", "config_id");
-  f.warmup = bool_at(j, "warmup", "warmup");
-  f.env_bytes = u64_at(j, "env_bytes", "env_bytes");
-  exit_fields(member(j, "exit", "exit"), f);
-  rusage_fields(member(j, "rusage", "rusage"), f);
-  const nlohmann::json& readings = member(j, "readings", "readings");
-  if (!readings.is_array()) bad_field("readings", "is not an array");
-  if (readings.size() > kMaxReadingsPerRun) bad_field("readings", fmt::format("has more than {} readings", kMaxReadingsPerRun));
-  for (std::size_t i = 0; i < readings.size(); ++i)
-    f.readings.push_back(reading_fields(readings[i], fmt::format("readings[{}].", i)));
-  f.n_readings = f.readings.size();
-  return f;
 }
 
 RunRecord run_record_of(const RunFields& f) {
@@ -273,13 +143,20 @@ RunRecord run_record_of(const RunFields& f) {
   return r;
 }
 
-void from_json(const nlohmann::json& j, RunRecord& r) {
-  const RunFields f = run_fields_of(j);
-  check(f);
-  r = run_record_of(f);
-  if (!j.is_object() || !j.contains("extra")) return;
-  if (!j.at("extra").is_object()) bad_field("extra", "is not an object");
-  r.extra = j.at("extra");
+RunRecord run_record_from_line(std::string_view line) {
+  RunFields f;
+  std::string type;
+  std::optional<FieldError> error;
+  if (!parse_run_line(line, f, type, error)) throw Error(ErrorKind::io, "a run line that is not valid JSON");
+  if (type != "run") throw Error(ErrorKind::io, "not a run line (its \"type\" is not \"run\")");
+  if (error) bad_field(error->field, error->why);
+  if (auto e = check_run_fields(f, nullptr)) bad_field(e->field, e->why);
+  RunRecord r = run_record_of(f);
+  if (f.extra != "{}") {
+    r.extra = nlohmann::json::parse(f.extra, nullptr, false);
+    if (!r.extra.is_object()) bad_field("extra", "is not an object");
+  }
+  return r;
 }
 
 std::string run_line(const RunRecord& r) {

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -36,31 +37,23 @@ struct RunRecord {
 // A record with the trial's fields filled in from the plan; the runner adds the rest.
 RunRecord run_record_for(const Plan& plan, const Trial& trial);
 
-// ExitInfo <-> {"code","signal","timed_out","wall_ns","output_sha256","output_bytes"}.
-// The rusage is its sibling in a run line ("rusage"), so it is converted separately
-// (rusage_to_json); from_json leaves `usage` zeroed and `output` empty.
-// output_sha256 is null when output was not captured.
+// The JSON a run line holds, written; a run line is read back by one decoder only,
+// parse_run_line (record/journal_reader.h), through run_record_from_line below.
+// ExitInfo -> {"code","signal","timed_out","wall_ns","output_sha256","output_bytes"};
+// output_sha256 is null when output was not captured. The rusage is its sibling in a
+// run line ("rusage"): struct rusage -> {"utime_ns","stime_ns","maxrss_kb","minflt",
+// "majflt","nvcsw","nivcsw"}, times in whole nanoseconds of the kernel's microseconds.
 void to_json(nlohmann::json& j, const ExitInfo& e);
-void from_json(const nlohmann::json& j, ExitInfo& e);
-
-// struct rusage <-> {"utime_ns","stime_ns","maxrss_kb","minflt","majflt","nvcsw","nivcsw"}.
-// Times are microseconds in the kernel's timeval, so the round trip is exact.
 nlohmann::json rusage_to_json(const struct rusage& r);
-struct rusage rusage_from_json(const nlohmann::json& j);
 
-// Reading <-> {"name","raw","enabled","running","value","multiplexed","scale"}, and
+// Reading -> {"name","raw","enabled","running","value","multiplexed","scale"}, and
 // "fault" when the reading has one (a count that is not a value: observe/reading.h).
 // JSON has no NaN or infinity: a value or scale that is not finite is written as null
 // and read back as NaN (a counter that never ran has value NaN; see observe/reading.h).
 void to_json(nlohmann::json& j, const Reading& r);
-void from_json(const nlohmann::json& j, Reading& r);
 
-// The run line's JSON (with "type":"run") and back. The from_json functions check
-// every field's type and range as a journal reader does (run_fields.h; no value is
-// cast out of its type's range) and throw Error(io) naming the field ("field
-// exit.wall_ns is not a whole number").
+// The run line's JSON (with "type":"run").
 void to_json(nlohmann::json& j, const RunRecord& r);
-void from_json(const nlohmann::json& j, RunRecord& r);
 
 // The run line as the journal writes it: the JSON of to_json, compact, keys in the
 // same order, without building the JSON tree first (a tenth of the time, which the
@@ -71,7 +64,11 @@ std::string run_line(const RunRecord& r);
 // A run line's checked fields as a RunRecord (`extra` left empty: it is JSON text in
 // RunFields, parsed by the caller when it wants it).
 RunRecord run_record_of(const RunFields& f);
-// A run line's JSON as RunFields (extra excluded), types checked. Throws Error(io).
-RunFields run_fields_of(const nlohmann::json& j);
+
+// One run line (the integrity check optional) read back as a journal reader reads it:
+// decoded by parse_run_line, every field's type and range checked (run_fields.h; no
+// value cast out of its type's range), `extra` included. Throws Error(io) naming the
+// field ("field exit.wall_ns is not a whole number").
+RunRecord run_record_from_line(std::string_view line);
 
 }  // namespace obscheck

@@ -1,12 +1,9 @@
 // The journal's readers on arbitrary bytes: the line scanner and its checks, the
-// whole-journal reader (manifest, runs, notes, torn tail) and the JSON path of
-// from_json(RunRecord). Any outcome but a result or an Error is a finding.
+// whole-journal reader (manifest, runs, notes, torn tail) and run_record_from_line. Any outcome but a result or an Error is a finding.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "record/journal_reader.h"
 #include "record/run_record.h"
@@ -55,13 +52,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } catch (const obscheck::Error&) {
     }
   }
-  // The nlohmann path (load of a single record by other readers).
-  const auto j = nlohmann::json::parse(text, nullptr, false);
-  if (!j.is_discarded()) {
-    try {
-      (void)j.get<obscheck::RunRecord>();
-    } catch (const obscheck::Error&) {
-    }
+  // One run line read back on its own (as a live sweep reads what it journalled).
+  try {
+    (void)obscheck::run_record_from_line(text);
+  } catch (const obscheck::Error&) {
   }
   return 0;
 }
