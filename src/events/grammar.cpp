@@ -93,72 +93,90 @@ void check_modifiers(std::string_view mods, std::string_view whole, std::size_t 
     syntax_error(whole, column + kMaxModifierLength, "too many modifiers");
 }
 
-// perf's modifier semantics (get_event_modifier in tools/perf/util/parse-events.c): the
-// first of u/k/h excludes every level, then each given one is included again; the first
-// of G/H excludes both, then each given one is included; u and p exclude the guest
-// unless G or H was given. An event's own modifiers start from nothing; a group's
-// modifiers (`group`) start from each member's state. D and e apply to a group leader.
-void apply_modifiers(EventDesc& d, std::string_view mods, bool group, bool leader) {
-  perf_event_attr& a = d.attr;
-  bool eu = group && a.exclude_user, ek = group && a.exclude_kernel, eh = group && a.exclude_hv;
-  bool eH = group && a.exclude_host, eG = group && a.exclude_guest, eI = group && a.exclude_idle;
-  unsigned precise = group ? a.precise_ip : 0;
-  bool pinned = group && a.pinned, exclusive = group && a.exclusive;
-  bool sample_read = group && d.sample_read, precise_max = group && d.precise_max;
-  bool weak = group && d.weak_group;
-  bool exclude = eu || ek || eh;
-  bool exclude_gh = group && d.exclude_gh;
-  for (char c : mods) {
+namespace {
+
+// An event's exclude bits and flags while its modifier letters are applied: an event's
+// own modifiers start from nothing; a group's (`group`) from each member's state.
+struct ModifierState {
+  bool eu = false, ek = false, eh = false, eH = false, eG = false, eI = false;
+  unsigned precise = 0;
+  bool pinned = false, exclusive = false, sample_read = false, precise_max = false, weak = false;
+  bool exclude = false;     // one of u/k/h has excluded every level
+  bool exclude_gh = false;  // one of G/H has excluded both
+
+  static ModifierState of(const EventDesc& d, bool group) {
+    if (!group) return {};
+    const perf_event_attr& a = d.attr;
+    ModifierState m;
+    m.eu = a.exclude_user;
+    m.ek = a.exclude_kernel;
+    m.eh = a.exclude_hv;
+    m.eH = a.exclude_host;
+    m.eG = a.exclude_guest;
+    m.eI = a.exclude_idle;
+    m.precise = a.precise_ip;
+    m.pinned = a.pinned;
+    m.exclusive = a.exclusive;
+    m.sample_read = d.sample_read;
+    m.precise_max = d.precise_max;
+    m.weak = d.weak_group;
+    m.exclude = m.eu || m.ek || m.eh;
+    m.exclude_gh = d.exclude_gh;
+    return m;
+  }
+
+  // perf's semantics of one letter (get_event_modifier in tools/perf/util/parse-events.c):
+  // the first of u/k/h excludes every level, then each given one is included again; the
+  // first of G/H excludes both, then each given one is included; u and p exclude the
+  // guest unless G or H was given. 'b' (count with a BPF program) changes no attr bit.
+  void apply(char c) {
+    if ((c == 'u' || c == 'k' || c == 'h') && !exclude) exclude = eu = ek = eh = true;
+    if ((c == 'G' || c == 'H') && !exclude_gh) exclude_gh = eG = eH = true;
+    if ((c == 'u' || c == 'p') && !exclude_gh) eG = true;  // precise sampling requires exclude_guest
     switch (c) {
-      case 'u':
-        if (!exclude) exclude = eu = ek = eh = true;
-        if (!exclude_gh) eG = true;
-        eu = false;
-        break;
-      case 'k':
-        if (!exclude) exclude = eu = ek = eh = true;
-        ek = false;
-        break;
-      case 'h':
-        if (!exclude) exclude = eu = ek = eh = true;
-        eh = false;
-        break;
-      case 'G':
-        if (!exclude_gh) exclude_gh = eG = eH = true;
-        eG = false;
-        break;
-      case 'H':
-        if (!exclude_gh) exclude_gh = eG = eH = true;
-        eH = false;
-        break;
+      case 'u': eu = false; break;
+      case 'k': ek = false; break;
+      case 'h': eh = false; break;
+      case 'G': eG = false; break;
+      case 'H': eH = false; break;
       case 'I': eI = true; break;
-      case 'p':
-        ++precise;
-        if (!exclude_gh) eG = true;  // precise sampling requires exclude_guest
-        break;
+      case 'p': ++precise; break;
       case 'P': precise_max = true; break;
       case 'S': sample_read = true; break;
       case 'D': pinned = true; break;
       case 'e': exclusive = true; break;
       case 'W': weak = true; break;
-      default: break;  // 'b' (count with a BPF program) changes nothing in the attr
+      default: break;
     }
   }
-  a.exclude_user = eu;
-  a.exclude_kernel = ek;
-  a.exclude_hv = eh;
-  a.exclude_host = eH;
-  a.exclude_guest = eG;
-  a.exclude_idle = eI;
-  a.precise_ip = std::min(precise, 3u);
-  d.exclude_gh = exclude_gh;
-  d.sample_read = sample_read;
-  d.precise_max = precise_max;
-  d.weak_group = weak;
-  if (leader) {
-    a.pinned = pinned;
-    a.exclusive = exclusive;
+
+  // D and e apply to a group leader only.
+  void store(EventDesc& d, bool leader) const {
+    perf_event_attr& a = d.attr;
+    a.exclude_user = eu;
+    a.exclude_kernel = ek;
+    a.exclude_hv = eh;
+    a.exclude_host = eH;
+    a.exclude_guest = eG;
+    a.exclude_idle = eI;
+    a.precise_ip = std::min(precise, 3u);
+    d.exclude_gh = exclude_gh;
+    d.sample_read = sample_read;
+    d.precise_max = precise_max;
+    d.weak_group = weak;
+    if (leader) {
+      a.pinned = pinned;
+      a.exclusive = exclusive;
+    }
   }
+};
+
+}  // namespace
+
+void apply_modifiers(EventDesc& d, std::string_view mods, bool group, bool leader) {
+  ModifierState m = ModifierState::of(d, group);
+  for (char c : mods) m.apply(c);
+  m.store(d, leader);
 }
 
 std::vector<Term> split_terms(std::string_view terms, std::size_t column, std::string_view whole) {

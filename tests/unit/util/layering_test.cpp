@@ -304,7 +304,6 @@ TEST_CASE("layering: no function is longer than 60 lines, but the named few") {
   const std::map<std::string, std::string> known = {
       {"record/run_line.cpp", "parse_run_line: a run line's fields in one pass, the reader's hot loop"},
       {"launch/launcher.cpp", "child_main and CorkedChild::spawn: the child's steps between clone and exec, in order"},
-      {"events/grammar.cpp", "apply_modifiers: perf's modifier letters, one case each, in perf's order"},
       {"events/availability.cpp", "diagnose_open_error: the reason an open failed, errno by errno"},
   };
   const fs::path src = fs::path(OBSCHECK_SOURCE_DIR) / "src";
