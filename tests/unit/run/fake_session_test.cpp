@@ -31,14 +31,7 @@ namespace {
 Session fake_session(FakeBackend& fake, const std::vector<std::string>& counters, std::size_t max_blocks,
                      std::optional<std::size_t> fixed = std::nullopt, bool reference = false) {
   Session s;
-  PlanSpec ps;
-  ps.counters = counters;
-  ps.levels = counter_levels(ps.counters, reference);
-  ps.layouts = {Layout::held};
-  ps.seed = 9;
-  ps.max_blocks = max_blocks;
-  ps.fixed_blocks = fixed;
-  s.plan = make_plan(ps);
+  s.plan = obscheck::test::held_counter_plan(counters, 9, max_blocks, fixed, reference);
   s.spec.base.path = "/nonexistent/fake-target";
   s.spec.base.argv = {"fake-target"};
   for (std::size_t i = 0; i < counters.size(); ++i) s.spec.item_events.push_back({i});

@@ -1,9 +1,11 @@
-// A session's journal in a fresh temporary directory, with a manifest naming the plan's
-// counters and the target: what the session tests (real processes or the fake backend)
-// run their sessions into.
+// What the session tests (real processes, the test PMU or the fake backend) share: the
+// counter observer's plan over the held layout, and a session's journal in a fresh
+// temporary directory, with a manifest naming the plan's counters and the target.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,20 @@
 #include "../temp_dir.h"
 
 namespace obscheck::test {
+
+// --counters `counters` planned as a check plans them (level 0 too when `reference`),
+// the held layout only; a fixed number of blocks when `fixed`.
+inline Plan held_counter_plan(const std::vector<std::string>& counters, std::uint64_t seed, std::size_t max_blocks,
+                              std::optional<std::size_t> fixed = std::nullopt, bool reference = false) {
+  PlanSpec ps;
+  ps.counters = counters;
+  ps.levels = counter_levels(ps.counters, reference);
+  ps.layouts = {Layout::held};
+  ps.seed = seed;
+  ps.max_blocks = max_blocks;
+  ps.fixed_blocks = fixed;
+  return make_plan(ps);
+}
 
 struct SessionJournal {
   TempDir dir;

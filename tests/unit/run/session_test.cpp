@@ -26,14 +26,7 @@ namespace {
 // /bin/true with task-clock, one counter: one level and the A/A copy, 2 runs a block.
 Session true_session(std::size_t max_blocks, std::optional<std::size_t> fixed = std::nullopt) {
   Session s;
-  PlanSpec ps;
-  ps.counters = {"task-clock"};
-  ps.levels = counter_levels(ps.counters);
-  ps.layouts = {Layout::held};
-  ps.seed = 9;
-  ps.max_blocks = max_blocks;
-  ps.fixed_blocks = fixed;
-  s.plan = make_plan(ps);
+  s.plan = obscheck::test::held_counter_plan({"task-clock"}, 9, max_blocks, fixed);
   s.spec.base.path = "/bin/true";
   s.spec.base.argv = {"true"};
   s.spec.base.env = EnvBlock::for_target();

@@ -16,6 +16,7 @@
 #include "run/observers.h"
 #include "run/session.h"
 #include "report/check_report.h"
+#include "session_journal.h"
 #include "test_pmu.h"
 #include "util/perf_syscalls.h"
 
@@ -52,14 +53,7 @@ TestPmuConfig one_slot() {
 // held layout, a fixed number of blocks.
 Session cycles_l1d_session(std::size_t blocks) {
   Session s;
-  PlanSpec ps;
-  ps.counters = {"cycles", "l1d"};
-  ps.levels = counter_levels(ps.counters);
-  ps.layouts = {Layout::held};
-  ps.seed = 5;
-  ps.max_blocks = blocks;
-  ps.fixed_blocks = blocks;
-  s.plan = make_plan(ps);
+  s.plan = obscheck::test::held_counter_plan({"cycles", "l1d"}, 5, blocks, blocks);
   s.spec.base.path = "/bin/true";
   s.spec.base.argv = {"true"};
   s.spec.base.env = EnvBlock::for_target();
