@@ -76,7 +76,9 @@ trap 'lab_signal 129' HUP
 mkdir "$work/out" "$work/bin"
 cd "$work/out" || exit 2
 out=.
+# The workloads built beside the driver: in a build tree, or in libexec after an install.
 built_workloads=$(dirname "$OBSCHECK")/experiments/workloads
+[ -d "$built_workloads" ] || built_workloads=$(dirname "$OBSCHECK")/../libexec/obscheck
 started=$SECONDS
 
 # workload NAME [CFLAGS...]: the built workload beside the driver, else compiled into

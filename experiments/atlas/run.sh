@@ -32,9 +32,12 @@ dry=0
 [ "${1:-}" = --dry-run ] && dry=1
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 if [ $dry -eq 1 ]; then
-  # Only printed: the paths as a run would name them, relative to OUT.
-  OBSCHECK=${OBSCHECK:-obscheck}
-  out=.
+  # Only printed, nothing made: the paths where a run would leave its files.
+  if [ -z "${OBSCHECK:-}" ]; then
+    OBSCHECK=$(cd "$here/../.." && pwd)/build/obscheck
+    [ -x "$OBSCHECK" ] || OBSCHECK=obscheck
+  fi
+  out=${OUT:-$here/out}
   started=$SECONDS
 else
   # shellcheck source=../lib.sh

@@ -33,14 +33,14 @@ struct CheckOutcome {
 };
 
 // Runs `obscheck --json --journal TMP ARGS...` (stderr dropped), reads the journal's
-// notes and removes it. `tag` names the temporary journal's directory. An outcome with
+// notes and removes it. `tag` names the temporary journal. An outcome with
 // code -1 when no temporary directory could be made.
 inline CheckOutcome run_check(const std::vector<std::string>& args, const std::string& tag) {
   using nlohmann::json;
   // A new private directory (mkdtemp): a name no other user can guess and plant first.
-  std::string dir = "/tmp/obscheck-bench-" + tag + "-XXXXXX";
+  std::string dir = "/tmp/obscheck-bench-XXXXXX";
   if (::mkdtemp(dir.data()) == nullptr) return {};
-  const std::string journal = dir + "/journal.jsonl";
+  const std::string journal = dir + "/" + tag + ".jsonl";
   std::string cmd = quote(OBSCHECK_BIN) + " --json --journal " + quote(journal);
   for (const auto& a : args) cmd += " " + quote(a);
   cmd += " 2>/dev/null";
