@@ -128,6 +128,16 @@ void require_printable_path(const std::string& what, const std::string& path) {
                   "give a directory whose name is printable (nothing was written)");
 }
 
+// The job's directory is Slurm's working directory, and slurmstepd names the output
+// files from it as patterns: % starts a replacement and a backslash turns them all off
+// (and is dropped), so no quoting keeps either; such a directory is refused.
+void require_slurm_dir(const std::string& path) {
+  if (path.find_first_of("%\\") != std::string::npos)
+    throw Error(ErrorKind::usage,
+                fmt::format("the job's directory holds % or \\, which Slurm reads as file name patterns: {}", path),
+                "give a directory whose path has neither with --dir DIR (nothing was written)");
+}
+
 std::string sbatch_path() {
   try {
     return resolve_target("sbatch");
@@ -200,10 +210,12 @@ SlurmJob write_slurm_job(const SlurmRequest& o, const std::string& sbatch, const
   std::error_code ec;
   bool made_dir = o.dir.empty();
   if (made_dir) {
+    require_slurm_dir(fs::current_path().string());
     job.dir = create_default_dir();
   } else {
     job.dir = fs::absolute(o.dir).lexically_normal();
     require_printable_path("--dir", job.dir.string());
+    require_slurm_dir(job.dir.string());
     made_dir = !fs::exists(fs::symlink_status(job.dir, ec));
   }
   // The one rule for a directory root writes scripts into (util/safe_write.h): ours,

