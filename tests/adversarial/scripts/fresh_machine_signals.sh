@@ -15,6 +15,8 @@ for c in unshare setpriv chroot git ldd; do
   command -v "$c" >/dev/null || { echo "SKIPPED: $c is not installed"; exit 0; }
 done
 unshare --mount --pid --fork true 2>/dev/null || { echo "SKIPPED: this host refuses new mount and pid namespaces"; exit 0; }
+git -C "$src" rev-parse --verify -q HEAD >/dev/null ||
+  { echo "SKIPPED: fresh_machine exports the repository's HEAD, and $src is not a git checkout"; exit 0; }
 
 work=$(mktemp -d)
 trap 'rm -rf --one-file-system "$work"' EXIT
