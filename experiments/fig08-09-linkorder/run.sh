@@ -9,8 +9,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 src=$root/experiments/workloads/linkorder
 objects=()
 for o in main a b c d; do
-  cc -O2 -c -o "$out/$o.o" "$src/$o.c"
-  objects+=("$out/$o.o")
+  cc -O2 -c -o "$work/bin/$o.o" "$src/$o.c"
+  objects+=("$work/bin/$o.o")
 done
 list=$(IFS=,; echo "${objects[*]}")
 obscheck bias --backend sim --sim-cache I1=256,1,64 --link "cc {objects} -o {out}" --objects "$list" \

@@ -43,6 +43,22 @@ std::string sh_quote(const std::string& w) {
   return out + "'";
 }
 
+// A word for a #SBATCH line. sbatch splits those lines itself, without a shell: it
+// takes '...' and "..." as quotes and a backslash as an escape everywhere (inside either
+// quote too), so a word sh_quote would write can lose its backslashes there. In double
+// quotes with \\ and \" escaped, every printable character comes through as itself.
+std::string sbatch_quote(const std::string& w) {
+  if (!w.empty() && w.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789@%+=:,./-_") ==
+                        std::string::npos)
+    return w;
+  std::string out = "\"";
+  for (char c : w) {
+    if (c == '\\' || c == '"') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
 std::string self_path() {
   std::error_code ec;
   const fs::path p = fs::read_symlink("/proc/self/exe", ec);
@@ -110,6 +126,16 @@ void require_printable_path(const std::string& what, const std::string& path) {
     if (c < 0x20 || c == 0x7f)
       throw Error(ErrorKind::usage, fmt::format("{} holds a control character (a newline?): {}", what, path),
                   "give a directory whose name is printable (nothing was written)");
+}
+
+// The job's directory is Slurm's working directory, and slurmstepd names the output
+// files from it as patterns: % starts a replacement and a backslash turns them all off
+// (and is dropped), so no quoting keeps either; such a directory is refused.
+void require_slurm_dir(const std::string& path) {
+  if (path.find_first_of("%\\") != std::string::npos)
+    throw Error(ErrorKind::usage,
+                fmt::format("the job's directory holds % or \\, which Slurm reads as file name patterns: {}", path),
+                "give a directory whose path has neither with --dir DIR (nothing was written)");
 }
 
 std::string sbatch_path() {
@@ -184,10 +210,12 @@ SlurmJob write_slurm_job(const SlurmRequest& o, const std::string& sbatch, const
   std::error_code ec;
   bool made_dir = o.dir.empty();
   if (made_dir) {
+    require_slurm_dir(fs::current_path().string());
     job.dir = create_default_dir();
   } else {
     job.dir = fs::absolute(o.dir).lexically_normal();
     require_printable_path("--dir", job.dir.string());
+    require_slurm_dir(job.dir.string());
     made_dir = !fs::exists(fs::symlink_status(job.dir, ec));
   }
   // The one rule for a directory root writes scripts into (util/safe_write.h): ours,
@@ -223,8 +251,10 @@ std::string comment_text(const std::vector<std::string>& argv) {
 }
 
 // The job array's script: one shard per task, each into its own journal.
+// `d` is the directory quoted for sh, `sbatch_dir` quoted for a #SBATCH line; the
+// output files are named relative to --chdir, so no path meets sbatch's % patterns.
 std::string shard_script(const SlurmRequest& o, const PlanFile& plan, const std::string& array, const std::string& d,
-                         const std::string& self) {
+                         const std::string& sbatch_dir, const std::string& self) {
   return fmt::format(
       "#!/bin/bash\n"
       "# One shard of obscheck plan {digest} ({target}) per array task: task I runs the\n"
@@ -236,31 +266,33 @@ std::string shard_script(const SlurmRequest& o, const PlanFile& plan, const std:
       "#SBATCH --nodes=1\n"
       "#SBATCH --ntasks=1\n"
       "{exclusive}"
-      "#SBATCH --chdir={dir}\n"
-      "#SBATCH --output={dir}/shard-%a.out\n"
+      "#SBATCH --chdir={sbatch_dir}\n"
+      "#SBATCH --output=shard-%a.out\n"
       "set -eu\n"
       "exec {self} run --plan {dir}/plan.json --shard \"${{SLURM_ARRAY_TASK_ID}}/{n}\" \\\n"
-      "    --journal \"{dir}/shard-${{SLURM_ARRAY_TASK_ID}}.jsonl\" --fail-on none -o \"{dir}/shard-${{SLURM_ARRAY_TASK_ID}}.txt\"\n",
+      "    --journal {dir}/\"shard-${{SLURM_ARRAY_TASK_ID}}.jsonl\" --fail-on none -o {dir}/\"shard-${{SLURM_ARRAY_TASK_ID}}.txt\"\n",
       fmt::arg("digest", plan.digest.substr(0, 12)), fmt::arg("target", comment_text(plan.target.argv)),
       fmt::arg("n", o.shards), fmt::arg("header", sbatch_header(o, "obscheck-shards")), fmt::arg("array", array),
-      fmt::arg("exclusive", o.exclusive ? "#SBATCH --exclusive\n" : ""), fmt::arg("dir", d), fmt::arg("self", self));
+      fmt::arg("exclusive", o.exclusive ? "#SBATCH --exclusive\n" : ""), fmt::arg("dir", d),
+      fmt::arg("sbatch_dir", sbatch_dir), fmt::arg("self", self));
 }
 
 // The merge job's script: the report of every shard's journal, text and JSON.
-std::string merge_script(const SlurmRequest& o, const PlanFile& plan, const std::string& d, const std::string& self) {
+std::string merge_script(const SlurmRequest& o, const PlanFile& plan, const std::string& d, const std::string& sbatch_dir,
+                         const std::string& self) {
   return fmt::format(
       "#!/bin/bash\n"
       "# The shards of obscheck plan {digest}, merged with the host as a factor: each host's\n"
       "# verdicts, the pooled effect across hosts, and whether the hosts differ.\n"
       "{header}"
       "#SBATCH --ntasks=1\n"
-      "#SBATCH --chdir={dir}\n"
-      "#SBATCH --output={dir}/merge.out\n"
+      "#SBATCH --chdir={sbatch_dir}\n"
+      "#SBATCH --output=merge.out\n"
       "set -eu\n"
       "{self} report {dir}/shard-*.jsonl --fail-on none -o {dir}/report.txt\n"
       "{self} report {dir}/shard-*.jsonl --fail-on none --json -o {dir}/report.json\n",
       fmt::arg("digest", plan.digest.substr(0, 12)), fmt::arg("header", sbatch_header(o, "obscheck-merge")),
-      fmt::arg("dir", d), fmt::arg("self", self));
+      fmt::arg("dir", d), fmt::arg("sbatch_dir", sbatch_dir), fmt::arg("self", self));
 }
 
 // submit.sh: the array, then the merge once every shard succeeded.
@@ -274,21 +306,21 @@ std::string submit_script(const std::string& d) {
       "array=${{array%%;*}}\n"
       "merge=$(sbatch --parsable --dependency=afterok:\"$array\" merge.sbatch)\n"
       "merge=${{merge%%;*}}\n"
-      "echo \"shards: job $array; merge: job $merge; report: {dir}/report.txt\"\n",
+      "echo \"shards: job $array; merge: job $merge; report: \"{dir}/report.txt\n",
       fmt::arg("dir", d));
 }
 
 SlurmJob write_and_submit(const SlurmRequest& o, const PlanFile& plan, SlurmJob job, int dir_fd, const std::string& sbatch,
                           const SlurmWritten& written) {
   const fs::path& dir = job.dir;
-  const std::string self = sh_quote(self_path()), d = sh_quote(dir.string());
+  const std::string self = sh_quote(self_path()), d = sh_quote(dir.string()), sd = sbatch_quote(dir.string());
   job.array = fmt::format("0-{}{}", o.shards - 1, o.array_parallelism > 0 ? fmt::format("%{}", o.array_parallelism) : "");
   job.quoted_dir = d;
   // Each file new in the directory opened above (never through a name or link found there).
   const std::string shown = dir.string();
   write_file_at(dir_fd, shown, "plan.json", plan_file_json(plan).dump(2) + "\n", kOutputFileMode, Existing::refuse);
-  write_file_at(dir_fd, shown, "shard.sbatch", shard_script(o, plan, job.array, d, self), kScriptMode, Existing::refuse);
-  write_file_at(dir_fd, shown, "merge.sbatch", merge_script(o, plan, d, self), kScriptMode, Existing::refuse);
+  write_file_at(dir_fd, shown, "shard.sbatch", shard_script(o, plan, job.array, d, sd, self), kScriptMode, Existing::refuse);
+  write_file_at(dir_fd, shown, "merge.sbatch", merge_script(o, plan, d, sd, self), kScriptMode, Existing::refuse);
   write_file_at(dir_fd, shown, "submit.sh", submit_script(d), kScriptMode, Existing::refuse);
   written(job);
   if (!o.submit) return job;

@@ -2,6 +2,7 @@
 // slurmctld, slurmd and munge, started without systemd and stopped after the test):
 // the shards run as a job array, the merge job runs once they all succeeded, and the
 // merged report takes every shard's runs exactly once.
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -65,16 +66,27 @@ std::string shell(const std::string& command, int& code) {
   return out;
 }
 
-// The cluster, up for the test's lifetime; `down` always runs.
+// A new directory of ours (mkdtemp: a name no other user could have guessed and made).
+std::string private_dir(const char* prefix) {
+  std::string tmpl = (fs::temp_directory_path() / (std::string(prefix) + "XXXXXX")).string();
+  REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+  // munged wants every directory above its socket searchable by all; others may still
+  // not write here.
+  REQUIRE(::chmod(tmpl.c_str(), 0755) == 0);
+  return tmpl;
+}
+
+// The cluster, up for the test's lifetime; `down` always runs. Its state lives in a
+// private directory, as tools/slurm-local requires of a directory root's daemons read.
 struct LocalSlurm {
-  std::string state, conf;
+  std::string parent, state, conf;
   bool up = false;
   std::string log;
-  LocalSlurm() : state("/tmp/obscheck-slurm-test-" + std::to_string(::getpid())) {
+  LocalSlurm() : parent(private_dir("obscheck-slurm-test-")), state(parent + "/state") {
     int code = 0;
     const std::string out =
-        shell("OBSCHECK_SLURM_DIR=" + state + " " + kSlurmLocal + " up 2>" + state + ".log", code);
-    std::ifstream in(state + ".log");
+        shell("OBSCHECK_SLURM_DIR=" + state + " " + kSlurmLocal + " up 2>" + parent + "/up.log", code);
+    std::ifstream in(parent + "/up.log");
     log.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     const std::string key = "SLURM_CONF=";
     if (const auto at = out.find(key); code == 0 && at != std::string::npos) {
@@ -100,7 +112,8 @@ struct LocalSlurm {
     int code = 0;
     shell("OBSCHECK_SLURM_DIR=" + state + " " + kSlurmLocal + " down 2>/dev/null", code);
     std::error_code ec;
-    fs::remove(state + ".log", ec);
+    fs::remove(parent + "/up.log", ec);
+    if (!fs::exists(state)) fs::remove(parent, ec);
   }
   ~LocalSlurm() { down(); }
 };
@@ -122,8 +135,10 @@ TEST_CASE("slurm: a check submitted as a job array runs every shard and merges t
   REQUIRE(slurm.up);
   const std::vector<std::string> env = {"SLURM_CONF=" + slurm.conf};
 
-  const fs::path dir = fs::temp_directory_path() / ("obscheck-slurm-job-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  // A directory name sh and sbatch's own #SBATCH parser would both mangle unquoted: the
+  // scripts name it quoted for each.
+  const fs::path job_parent = private_dir("obscheck-slurm-job-");
+  const fs::path dir = job_parent / "job 'q' \"d\" $(id>INJECTED) `id` #c";
   const auto r = run_cli({"slurm", "--submit", "--shards", "3", "--dir", dir.string(), "--", "--counters", "task-clock",
                           "--runs", "12", workload("compute"), "200"},
                          env);
@@ -174,7 +189,9 @@ TEST_CASE("slurm: a check submitted as a job array runs every shard and merges t
   std::ifstream text(dir / "report.txt");
   const std::string report_text((std::istreambuf_iterator<char>(text)), std::istreambuf_iterator<char>());
   CHECK_THAT(report_text, Catch::Contains("runs merged, each once"));
-  fs::remove_all(dir);
+  CHECK(!fs::exists(job_parent / "INJECTED"));
+  CHECK(!fs::exists(dir / "INJECTED"));
+  fs::remove_all(job_parent);
 
   // Down leaves nothing running and nothing behind.
   const std::vector<pid_t> pids = slurm.daemon_pids();

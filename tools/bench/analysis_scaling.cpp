@@ -11,7 +11,7 @@
 // time: a check of /bin/true looked at as the live check looks, every look analysed.
 //
 //   bench_analysis_scaling [RUNS...]     default 10000 100000 1000000
-// OBSCHECK_BENCH_KEEP=1 keeps the journals (in /tmp/obscheck-bench-scaling-PID/).
+// OBSCHECK_BENCH_KEEP=1 keeps the journals (in the /tmp/obscheck-bench-scaling-XXXXXX/ it names).
 //
 // A report that takes longer than kReportLimit is stopped and shown as "> limit".
 #include <fcntl.h>
@@ -157,8 +157,9 @@ int main(int argc, char** argv) {
   if (sizes.empty()) sizes = {10'000, 100'000, 1'000'000};
 
   const bool keep = std::getenv("OBSCHECK_BENCH_KEEP") != nullptr;
-  const std::string dir = "/tmp/obscheck-bench-scaling-" + std::to_string(::getpid());
-  if (::mkdir(dir.c_str(), 0700) != 0) return std::perror("mkdir"), 1;
+  // A new private directory (mkdtemp): a name no other user can guess and plant first.
+  std::string dir = "/tmp/obscheck-bench-scaling-XXXXXX";
+  if (::mkdtemp(dir.data()) == nullptr) return std::perror("mkdtemp"), 1;
   const std::string recorded = dir + "/recorded.jsonl";
   const Timing check = run({OBSCHECK_BIN, "--json", "--counters", "task-clock,page-faults", "--runs", "20", "--seed",
                             "1", "--journal", recorded, "--", std::string(OBSCHECK_WORKLOADS) + "/compute", "1000"},
@@ -222,6 +223,8 @@ int main(int argc, char** argv) {
   if (!keep) {
     ::unlink(recorded.c_str());
     ::rmdir(dir.c_str());
+  } else {
+    std::printf("analysis_scaling: the journals are kept in %s\n", dir.c_str());
   }
   return 0;
 }

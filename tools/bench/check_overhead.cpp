@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -57,7 +58,10 @@ struct CheckTiming {
 };
 
 bool time_check(CheckTiming& t) {
-  const std::string journal = "/tmp/obscheck-bench-check-" + std::to_string(getpid()) + ".jsonl";
+  // A new private directory (mkdtemp): a name no other user can guess and plant first.
+  std::string dir = "/tmp/obscheck-bench-check-XXXXXX";
+  if (::mkdtemp(dir.data()) == nullptr) return std::perror("mkdtemp"), false;
+  const std::string journal = dir + "/journal.jsonl";
   const double t0 = now_s();
   const int rc = run({OBSCHECK_BIN, "--json", "--counters", "task-clock,page-faults,ctx-switches,migrations",
                       "--runs", std::to_string(kBlocks), "--seed", "1", "--journal", journal, "--", "/bin/true"});
@@ -65,6 +69,7 @@ bool time_check(CheckTiming& t) {
   if (rc != 0 && rc != 1) {
     std::fprintf(stderr, "the check failed (exit %d)\n", rc);
     unlink(journal.c_str());
+    rmdir(dir.c_str());
     return false;
   }
   const obscheck::JournalData d = obscheck::load_journal(journal);
@@ -72,6 +77,7 @@ bool time_check(CheckTiming& t) {
   for (const auto& r : d.runs) t.targets += static_cast<double>(r.exit.wall_ns) * 1e-9;
   t.runs = d.runs.size();
   unlink(journal.c_str());
+  rmdir(dir.c_str());
   return true;
 }
 

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -32,10 +33,14 @@ struct CheckOutcome {
 };
 
 // Runs `obscheck --json --journal TMP ARGS...` (stderr dropped), reads the journal's
-// notes and removes it. `tag` names the temporary journal.
+// notes and removes it. `tag` names the temporary journal. An outcome with
+// code -1 when no temporary directory could be made.
 inline CheckOutcome run_check(const std::vector<std::string>& args, const std::string& tag) {
   using nlohmann::json;
-  const std::string journal = "/tmp/obscheck-bench-" + tag + "-" + std::to_string(getpid()) + ".jsonl";
+  // A new private directory (mkdtemp): a name no other user can guess and plant first.
+  std::string dir = "/tmp/obscheck-bench-XXXXXX";
+  if (::mkdtemp(dir.data()) == nullptr) return {};
+  const std::string journal = dir + "/" + tag + ".jsonl";
   std::string cmd = quote(OBSCHECK_BIN) + " --json --journal " + quote(journal);
   for (const auto& a : args) cmd += " " + quote(a);
   cmd += " 2>/dev/null";
@@ -64,6 +69,7 @@ inline CheckOutcome run_check(const std::vector<std::string>& args, const std::s
     std::fclose(j);
   }
   unlink(journal.c_str());
+  rmdir(dir.c_str());
   const json report = json::parse(out, nullptr, false);
   if (report.is_object()) o.report = report;
   return o;
