@@ -124,8 +124,7 @@ po::options_description check_options(Options& o) {
       .journal(o, "journal FILE (default: a new file in the current directory)").resume(o, "check")
       ("keep-output-head", po::bool_switch(&o.request.launch.keep_output_head), "keep the first line of the target's output (up to 200 bytes) in the journal; default: only its digest and size")
       .csv(o).html(o)
-      .fail_on("exit 1 when a verdict is one of LIST: perturbed,layout,incomparable,inconclusive or none (default perturbed,layout,incomparable)")
-      .ci()
+      .fail_on("exit 1 when a verdict is one of LIST: perturbed,layout,incomparable,inconclusive or none (default perturbed,layout,incomparable)").ci()
       ("verbose,v", po::bool_switch(&o.verbose), "show every metric's rows and plots, also those with nothing to act on");
 }
 
@@ -477,13 +476,7 @@ void take_launch_and_files(const po::variables_map& vm, Options& o) {
                                  : o.command == Command::bias  ? FailOnOf::bias
                                                                : FailOnOf::check,
                                  vm["fail-on"].as<std::string>());
-  if (vm.count("ci") && vm["ci"].as<bool>()) {
-    // What a gate needs: nothing passes that was not measured to a decision.
-    if (vm.count("fail-on"))
-      throw Error(ErrorKind::usage, "--ci and --fail-on: choose one",
-                  "--ci is --fail-on perturbed,layout,incomparable,inconclusive");
-    o.fail_on = {"perturbed", "layout", "incomparable", "inconclusive"};
-  }
+  if (vm.count("ci") && vm["ci"].as<bool>()) o.fail_on = ci_fail_on(vm.count("fail-on") > 0);
 }
 
 // Options that exclude one another, or only go with another.
