@@ -57,11 +57,15 @@ std::vector<MetricInfo> order_metrics(const Plan& plan, const std::vector<std::s
     return key(a) < key(b);
   });
   // Under a profiler command the run's wall time is the target's own (run/measurer.h),
-  // while the reaped process's rusage is the profiler's and the target's together.
+  // while the reaped process's rusage is the profiler's and the target's together: the
+  // profiler's cost, reported per dose and never judged as the target's (the counters,
+  // opened on the target alone, stand for its own usage).
   const bool command = plan.spec.doses_wrap_a_command();
-  for (const DriverMetric& d : check_driver_metrics())
+  for (const DriverMetric& d : check_driver_metrics()) {
+    const bool with_profiler = command && d.name != kWallTimeMetric;
     out.push_back({d.name, d.unit, true, std::nullopt, d.name == kWallTimeMetric,
-                   command && d.name != kWallTimeMetric ? kTargetAndProfiler : ""});
+                   with_profiler ? kTargetAndProfiler : "", !with_profiler});
+  }
   return out;
 }
 

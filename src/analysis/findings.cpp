@@ -125,6 +125,19 @@ std::string effect_text(const Comparison& c, const std::string& unit) {
   return fmt::format("{}% [{}, {}]", pct_text(c.effect, d), pct_text(c.ci_lo, d), pct_text(c.ci_hi, d));
 }
 
+std::string least_text(const Comparison& c, const std::string& unit) {
+  const bool above = c.ci_lo > 0, below = c.ci_hi < 0;  // false for NaN (exact counts)
+  if (!above && !below) return {};
+  const double end = above ? c.ci_lo : c.ci_hi;
+  if (!std::isfinite(end)) return {};
+  if (c.scale == Scale::difference)
+    return above ? "at least " + value_text(end, unit, true) + " per run"
+                 : "at least " + value_text(-end, unit, false) + " per run lower";
+  const double p = 100 * std::fabs(end);
+  const int d = p < 1 ? 2 : p < 100 ? 1 : 0;
+  return above ? "at least " + pct_text(end, d) + "%" : fmt::format("at least {:.{}f}% lower", p, d);
+}
+
 std::string margin_text(const Comparison& c, const std::string& unit) {
   if (c.scale == Scale::difference) return "±" + value_text(c.margin, unit, false) + " per run";
   return fmt::format("±{:g}%", 100.0 * c.margin);
@@ -155,7 +168,7 @@ void judge_levels(const Plan& plan, Findings& f, const LevelJudge& judge) {
   std::vector<bool> any(f.metrics.size(), false);
   bool unsettled = false, unsettled_primary = false, any_primary = false, open = false, open_primary = false;
   for (std::size_t mi = 0; mi < f.metrics.size(); ++mi)
-    for (std::size_t li = 0; li < plan.spec.levels.size(); ++li) {
+    for (std::size_t li = 0; li < plan.spec.levels.size() && f.metrics[mi].judged; ++li) {
       std::vector<std::size_t> idx;
       for (std::size_t i = 0; i < f.comparisons.size(); ++i)
         if (f.comparisons[i].metric == mi && f.comparisons[i].level_index == li && !f.comparisons[i].aa)

@@ -46,6 +46,12 @@ struct MetricInfo {
   // metrics say kTargetAndProfiler ("" for every other metric: the target, or the
   // program as the check runs it).
   std::string scope;
+  // Whether its comparisons get verdicts. A metric that holds the profiler's own work
+  // (scope kTargetAndProfiler) does not: what moves it is the profiler's cost, not the
+  // target's perturbation. Its comparisons (effect and interval per dose) are kept and
+  // reported as that cost; it has no LevelVerdict, so no answer, no exit code and no
+  // place in the certificate's verdicts.
+  bool judged = true;
 };
 inline constexpr const char* kTargetAndProfiler = "target + profiler";
 
@@ -110,6 +116,10 @@ std::string effect_text(const Comparison& c, const std::string& unit);
 std::string margin_text(const Comparison& c, const std::string& unit);
 // "±2.4%" / "±3 per run": the bound that holds, or "" when the interval is unbounded.
 std::string bound_text(const Comparison& c, const std::string& unit);
+// The end of an interval that excludes 0, said as what it shows: "at least +28%",
+// "at least 12% lower", "at least +3 per run", "at least 1.5 ms per run lower"; "" when
+// the interval holds 0, is not finite at that end, or the counts are exact.
+std::string least_text(const Comparison& c, const std::string& unit);
 
 // A comparison of metric `metric` in configuration `c` against `baseline`, with the
 // fields both analyses fill from the plan; the statistics are left to the analysis.
@@ -243,8 +253,8 @@ struct LevelJudgement {
 using LevelJudge =
     std::function<LevelJudgement(std::size_t metric, std::size_t level, const std::vector<std::size_t>& comparisons)>;
 
-// Fills f.verdicts (metric-major, then level order; one per metric and level with a
-// comparison other than the A/A control), f.metric_verdicts (the worst per metric:
+// Fills f.verdicts (metric-major, then level order; one per judged metric
+// (MetricInfo::judged) and level with a comparison other than the A/A control), f.metric_verdicts (the worst per metric:
 // perturbed > layout > incomparable > inconclusive > not perturbed), f.decisive (there
 // are primary verdicts, and none is inconclusive unless `final`) and f.all_decided (the
 // same over every verdict), calling `judge`

@@ -64,6 +64,7 @@ CheckSummary summarize_check(const Plan& plan, const Findings& f) {
   s.single_level = plan.spec.levels.size() < 2;
   std::vector<MetricAnswer> others;
   for (std::size_t m = 0; m < f.metrics.size(); ++m) {
+    if (!f.metrics[m].judged) continue;  // the profiler's cost: no answer (report/ gives it per dose)
     MetricAnswer a = answer_for(plan, f, m, axis);
     (a.asked ? s.metrics : others).push_back(std::move(a));
   }

@@ -38,7 +38,9 @@ struct MetricAnswer {
 
 // The check as a whole, for the one-line verdict and the exit code.
 struct CheckSummary {
-  std::vector<MetricAnswer> metrics;  // the asked-for metrics first (in Findings order), then the others
+  // The asked-for metrics first (in Findings order), then the others; a metric that is
+  // not judged (MetricInfo::judged: the profiler's cost) has none.
+  std::vector<MetricAnswer> metrics;
   // The worst verdict (perturbed > layout > incomparable > inconclusive > not
   // perturbed) over the primary family: the asked-for metrics (MetricInfo::primary).
   // The other driver metrics (rusage) are reported with their own Holm family and

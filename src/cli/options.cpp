@@ -71,6 +71,7 @@ struct OptionGroup : po::options_description {
   OptionGroup& confidence(Options& o, const char* what) { return (*this)("confidence", po::value(&o.confidence), what); }
   OptionGroup& seed(const char* what) { return (*this)("seed", po::value<std::string>(), what); }
   OptionGroup& fail_on(const char* what = "exit 1 when a verdict is one of LIST, as the check (default perturbed,layout,incomparable)") { return (*this)("fail-on", po::value<std::string>(), what); }
+  OptionGroup& ci() { return (*this)("ci", po::bool_switch(), "the gate for CI, which fails closed: exit 1 when any verdict is perturbed, layout, incomparable or inconclusive (--fail-on perturbed,layout,incomparable,inconclusive)"); }
   OptionGroup& help() { return (*this)("help,h", "this help"); }
 };
 
@@ -123,7 +124,7 @@ po::options_description check_options(Options& o) {
       .journal(o, "journal FILE (default: a new file in the current directory)").resume(o, "check")
       ("keep-output-head", po::bool_switch(&o.request.launch.keep_output_head), "keep the first line of the target's output (up to 200 bytes) in the journal; default: only its digest and size")
       .csv(o).html(o)
-      .fail_on("exit 1 when a verdict is one of LIST: perturbed,layout,incomparable,inconclusive or none (default perturbed,layout,incomparable)")
+      .fail_on("exit 1 when a verdict is one of LIST: perturbed,layout,incomparable,inconclusive or none (default perturbed,layout,incomparable)").ci()
       ("verbose,v", po::bool_switch(&o.verbose), "show every metric's rows and plots, also those with nothing to act on");
 }
 
@@ -181,7 +182,7 @@ po::options_description report_options(Options& o) {
   return OptionGroup("Report").csv(o).margin(o, "re-judge with this ε")
       ("markdown", po::bool_switch(&o.markdown), "write the verdict table as Markdown, for an issue or a lab report")
       .allow_multiplex(o, "re-judge comparing multiplexed counters' scaled values (verdicts labelled scaled)")
-      .fail_on()
+      .fail_on().ci()
       ("verbose,v", po::bool_switch(&o.verbose), "show every metric's rows and plots")
       .html(o).svg(o)
       ("certificate", po::bool_switch(&o.certificate), "a profiler command's check as a certificate for a methods section or a CI gate: the command, the doses, each metric's bound or effect per dose, the sampling rate achieved and the kernel's throttling, the host (text; --json, --html FILE)")
@@ -475,6 +476,7 @@ void take_launch_and_files(const po::variables_map& vm, Options& o) {
                                  : o.command == Command::bias  ? FailOnOf::bias
                                                                : FailOnOf::check,
                                  vm["fail-on"].as<std::string>());
+  if (vm.count("ci") && vm["ci"].as<bool>()) o.fail_on = ci_fail_on(vm.count("fail-on") > 0);
 }
 
 // Options that exclude one another, or only go with another.

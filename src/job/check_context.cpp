@@ -237,10 +237,55 @@ CheckContext manifest_context(const JournalData& d, const Plan& plan, const Back
         n.at("sweep").at("runs_saved").is_number_unsigned())
       saved = n.at("sweep").at("runs_saved").get<std::size_t>();
   ctx.sweep = sweep_lines(d.notes, plan, saved);
-  for (const auto& w : request.dropped) ctx.warnings.push_back("dropped (--allow-missing): " + w);
+  // The set-up's own warnings as the live check printed them; an older journal's
+  // dropped counters from its request.
+  if (const auto setup = setup_warnings(m)) ctx.warnings = *setup;
+  else
+    for (const auto& w : request.dropped) ctx.warnings.push_back("dropped (--allow-missing): " + w);
   ctx.backend = backend.notes(request.counters.items());
   if (last == NoteKind::interrupted) ctx.warnings.push_back("interrupted: continue with obscheck --resume " + d.path);
   return ctx;
+}
+
+std::vector<std::string> continue_warnings(StopReason stopped, double time_budget_s, std::size_t max_blocks,
+                                           const std::string& journal, const Findings& f) {
+  std::vector<std::string> out;
+  if (stopped == StopReason::cap && !f.answered)
+    out.push_back(fmt::format("stopped at the cap of {} measured blocks (--max-runs) before every verdict was decided; "
+                              "continue with obscheck --resume {} (as many blocks again; --max-runs N for a cap of N)",
+                              max_blocks, journal));
+  if (continuable_stop(stopped) && !f.decisive)
+    out.push_back(fmt::format("stopped {} before every verdict was decided; continue with obscheck --resume {} "
+                              "(more blocks; --time-budget SECONDS to change the budget)",
+                              fmt::format("by the time budget ({:g} s)", time_budget_s), journal));
+  return out;
+}
+
+std::vector<std::string> journal_continue_warnings(const std::vector<nlohmann::json>& notes, const Plan& plan,
+                                                   const std::string& journal, const Findings& f) {
+  for (auto it = notes.rbegin(); it != notes.rend(); ++it) {
+    const std::optional<NoteKind> kind = note_kind_of(*it);
+    if (kind != NoteKind::finished && kind != NoteKind::interrupted) continue;
+    if (!it->contains("sweep") || !it->at("sweep").is_object()) return {};
+    const nlohmann::json& how = it->at("sweep");
+    const auto stopped = how.contains("stopped") && how.at("stopped").is_string()
+                             ? stop_reason_from(how.at("stopped").get_ref<const std::string&>())
+                             : std::nullopt;
+    if (!stopped) return {};
+    const double budget = how.contains("time_budget") && how.at("time_budget").is_number()
+                              ? how.at("time_budget").get<double>()
+                              : 0.0;
+    return continue_warnings(*stopped, budget, plan.spec.max_blocks, journal, f);
+  }
+  return {};
+}
+
+std::optional<std::vector<std::string>> setup_warnings(const nlohmann::json& manifest) {
+  if (!manifest.is_object() || !manifest.contains("warnings") || !manifest.at("warnings").is_array()) return std::nullopt;
+  std::vector<std::string> out;
+  for (const nlohmann::json& w : manifest.at("warnings"))
+    if (w.is_string()) out.push_back(w.get<std::string>());
+  return out;
 }
 
 std::size_t looks_of(const JournalData& d) {

@@ -3,6 +3,7 @@
 // the journal's manifest and notes alone.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,5 +50,22 @@ std::vector<std::string> sweep_lines(const std::vector<nlohmann::json>& notes, c
 
 // The looks the last invocation of the sweep took, from its end note (1 when none says).
 std::size_t looks_of(const JournalData& d);
+
+// What a check that stopped before every verdict was decided says: how to continue it
+// (its cap of `max_blocks` reached with a verdict inconclusive; its time budget spent,
+// or the rest of it futile, with a primary verdict undecided). Empty otherwise. The live
+// check and every later report of its journal give the same lines.
+std::vector<std::string> continue_warnings(StopReason stopped, double time_budget_s, std::size_t max_blocks,
+                                           const std::string& journal, const Findings& f);
+
+// continue_warnings for a journal's check, from its last end note ("sweep": "stopped",
+// "time_budget"); none when the journal has no such note.
+std::vector<std::string> journal_continue_warnings(const std::vector<nlohmann::json>& notes, const Plan& plan,
+                                                   const std::string& journal, const Findings& f);
+
+// The warnings a check's set-up gave (dropped counters, counting notes, a wrapper's
+// changes), as its journal's manifest keeps them ("warnings"); nullopt for a journal
+// written before the manifest kept them.
+std::optional<std::vector<std::string>> setup_warnings(const nlohmann::json& manifest);
 
 }  // namespace obscheck

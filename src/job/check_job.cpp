@@ -55,15 +55,8 @@ namespace {
 // What the report says of a check that stopped before every verdict was decided: how
 // to continue it.
 void say_how_to_continue(const Session& s, const SessionOutcome& out, const Findings& findings, CheckContext& ctx) {
-  if (out.stopped == StopReason::cap && !findings.answered)
-    ctx.warnings.push_back(fmt::format("stopped at the cap of {} measured blocks (--max-runs) before every verdict was decided; "
-                                       "continue with obscheck --resume {} (as many blocks again; --max-runs N for a cap of N)",
-                                       s.plan.spec.max_blocks, s.journal_path));
-  if (continuable_stop(out.stopped) && !findings.decisive)
-    ctx.warnings.push_back(fmt::format("stopped {} before every verdict was decided; continue with obscheck --resume {} "
-                                       "(more blocks; --time-budget SECONDS to change the budget)",
-                                       fmt::format("by the time budget ({:g} s)", out.time_budget_s),
-                                       s.journal_path));
+  for (std::string& w : continue_warnings(out.stopped, out.time_budget_s, s.plan.spec.max_blocks, s.journal_path, findings))
+    ctx.warnings.push_back(std::move(w));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "job/check_context.h"
 #include "job/journal_job.h"
 #include "record/journal_notes.h"
 #include "record/request.h"
@@ -108,8 +109,9 @@ ResumedCheck resume_check(const std::string& path, const CheckResumeAsk& ask) {
                            stopped == StopReason::cap ? fmt::format("stopped at its cap of {} blocks", recorded.spec.max_blocks)
                                                       : std::string("stopped by its time budget"),
                            cap, c.prepared.request.time_budget);
-  // Dropped counters and notes were reported when the check began.
-  c.prepared.warnings.clear();
+  // The set-up's warnings (dropped counters, counting notes) as the check began with
+  // them: its report after a resume carries them as `obscheck report` does.
+  c.prepared.warnings = setup_warnings(d.manifest).value_or(std::vector<std::string>{});
   if (d.torn_tail) c.prepared.warnings.push_back(kTornTailNotice);
   return c;
 }

@@ -74,8 +74,9 @@ std::vector<Level> command_doses(const ObserverRequest& req, std::size_t counter
   obs.command = req.command;
   obs.exec_shim = exec_shim_path();
   notes.push_back("under the profiler command the counters and wall time describe the target alone, from its exec to "
-                  "its exit, and its own output is compared; the other rusage metrics are the target's and the "
-                  "profiler's together (marked 'target + profiler'); the profiler's own cost is under 'observer:'");
+                  "its exit, and its own output is compared; the rusage metrics hold the target's and the "
+                  "profiler's usage together (marked 'target + profiler'): they are the profiler's cost, reported "
+                  "per dose without a verdict; the profiler's own time is under 'observer:'");
   const std::vector<std::string> words = split_commas(req.levels);
   for (const std::string& w : words) {
     if (w == "0") continue;  // level 0: the target not wrapped
@@ -241,7 +242,11 @@ nlohmann::json check_manifest(const PreparedCheck& p, const Plan& plan, const nl
   mi.options = request_to_json(p.request);
   mi.target = TargetInfo{p.spec.base.path, p.spec.base.argv, sha256_file(p.spec.base.path)};
   mi.env = p.spec.base.env.vars();
-  return make_manifest(mi, plan);
+  nlohmann::json m = make_manifest(mi, plan);
+  // The set-up's warnings, kept so that every later report of the journal (and its
+  // certificate) carries them as the live check printed them.
+  m["warnings"] = p.warnings;
+  return m;
 }
 
 }  // namespace obscheck

@@ -86,6 +86,7 @@ CheckReportData check_report_from_table(const std::string& path, const ReportAsk
                     manifest_context(shell, t.plan, *recorded_backend(backend, t.manifest))};
   r.ctx.runs_done = t.runs.size();
   warn_of_runs(r.ctx, t.plan, with_extras, t.scan.torn_tail);
+  for (std::string& w : journal_continue_warnings(t.notes, t.plan, t.path, r.findings)) r.ctx.warnings.push_back(std::move(w));
   if (auto w = integrity_warning(t.scan); !w.empty()) r.ctx.warnings.push_back(w);
   return r;
 }
@@ -101,6 +102,7 @@ CheckReportData check_report_from_journal(const JournalData& d, const ReportAsk&
                           : analyse_check(plan, d.runs, report_analysis(ask, recorded, looks_of(d), plan)),
                     manifest_context(d, plan, *backend)};
   warn_of_runs(r.ctx, plan, d.runs, d.torn_tail);
+  for (std::string& w : journal_continue_warnings(d.notes, plan, d.path, r.findings)) r.ctx.warnings.push_back(std::move(w));
   if (!sequential && d.unchecked_lines > 0)
     r.ctx.warnings.push_back(fmt::format("{} of the journal's {} lines carry no integrity check (written by an older "
                                          "obscheck): they were validated field by field, but a plausible changed value "

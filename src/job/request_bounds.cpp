@@ -208,6 +208,14 @@ std::vector<std::string> fail_on_outcomes(FailOnOf command, const std::string& l
   return outcomes;
 }
 
+std::vector<std::string> ci_fail_on(bool fail_on_given) {
+  // What a gate needs: nothing passes that was not measured to a decision.
+  if (fail_on_given)
+    throw Error(ErrorKind::usage, "--ci and --fail-on: choose one",
+                "--ci is --fail-on perturbed,layout,incomparable,inconclusive");
+  return {"perturbed", "layout", "incomparable", "inconclusive"};
+}
+
 int slurm_shards(std::optional<int> asked, int array_parallelism) {
   const int shards = asked.value_or(kDefaultShards);
   if (shards < 1 || shards > kMaxShards)

@@ -70,6 +70,9 @@ enum class FailOnOf { check, bias, compare };
 // --fail-on LIST as its outcomes, in order; Error(usage) for an outcome the command
 // does not produce, or a list without one ("none" is one).
 std::vector<std::string> fail_on_outcomes(FailOnOf command, const std::string& list);
+// --ci: the check's gate that fails closed, every verdict but "not perturbed" (the
+// inconclusive too); Error(usage) when --fail-on was given as well.
+std::vector<std::string> ci_fail_on(bool fail_on_given);
 
 // slurm: the array tasks asked for (unset: not given, four), 1..kMaxShards; at most K
 // at once, K not negative.

@@ -25,6 +25,7 @@
 #include "util/digest.h"
 #include "util/error.h"
 #include "util/raw_syscall.h"
+#include "util/timeval.h"
 
 namespace obscheck {
 namespace {
@@ -67,6 +68,9 @@ enum Stage : int {
   stage_setgid,
   stage_setuid,
   stage_regain,  // root could be taken back after setuid: the drop did not hold
+  // Not a failure: the child's usage before its execve follows (a struct rusage), sent
+  // only when the child does not share our memory (else it is in Image::pre_exec).
+  stage_usage,
 };
 
 struct ChildReport {
@@ -122,6 +126,12 @@ struct CorkedChild::Image {
   // set-up nor its wake-up is counted (both depend on how long the counters took to
   // open, that is on the dose). 0 when the child does not share our memory.
   mutable std::atomic<std::uint64_t> left_cork_ns{0};
+  // The child's own usage right before its execve (getrusage RUSAGE_SELF), to be taken
+  // from wait4's: valid once pre_exec_ready is set. Only when the child shares our
+  // memory; a child with a memory of its own sends it on the cork socket.
+  bool shared = false;
+  mutable struct rusage pre_exec {};
+  mutable std::atomic<bool> pre_exec_ready{false};
   alignas(64) std::array<char, kChildStackBytes> stack;
 };
 
@@ -199,6 +209,26 @@ int child_drop_privileges(const CorkedChild::Image& im, long& r) {
   return 0;
 }
 
+// The child's usage so far (its set-up, and its wait in the cork while the observers
+// were attached), the last thing before execve: through the shared memory, or on the
+// cork socket when the child has a memory of its own. Nothing when getrusage fails:
+// wait4's usage is then kept whole.
+void child_report_usage(const CorkedChild::Image& im) {
+  struct rusage ru {};
+  if (sys(SYS_getrusage, RUSAGE_SELF, reinterpret_cast<long>(&ru)) != 0) return;
+  if (im.shared) {
+    im.pre_exec = ru;
+    im.pre_exec_ready.store(true, std::memory_order_release);
+    return;
+  }
+  struct {
+    ChildReport head{stage_usage, 0};
+    struct rusage usage;
+  } msg;
+  msg.usage = ru;
+  sys(SYS_write, im.cork, reinterpret_cast<long>(&msg), sizeof msg);
+}
+
 // Runs between clone and execve: raw system calls only (see sys()).
 int child_main(void* arg) {
   const auto& im = *static_cast<const CorkedChild::Image*>(arg);
@@ -266,6 +296,7 @@ int child_main(void* arg) {
     child_exit(kChildFailedStatus);
   }
   im.left_cork_ns.store(raw_now_ns(), std::memory_order_release);
+  child_report_usage(im);
   r = sys(SYS_execve, reinterpret_cast<long>(im.path.c_str()), reinterpret_cast<long>(im.argv.data()),
           reinterpret_cast<long>(im.envp.data()));
   child_report(im.cork, stage_exec, r);
@@ -397,6 +428,28 @@ Error child_failure(const std::string& path, const std::string& cwd, const std::
 
 }  // namespace
 
+struct rusage rusage_since(const struct rusage& total, const struct rusage& before) {
+  const auto less = [](long a, long b) { return a > b ? a - b : 0L; };
+  const auto less_time = [](const timeval& a, const timeval& b) {
+    const std::uint64_t x = timeval_ns(a), y = timeval_ns(b);
+    return ns_timeval(x > y ? x - y : 0);
+  };
+  struct rusage out = total;
+  out.ru_utime = less_time(total.ru_utime, before.ru_utime);
+  out.ru_stime = less_time(total.ru_stime, before.ru_stime);
+  out.ru_minflt = less(total.ru_minflt, before.ru_minflt);
+  out.ru_majflt = less(total.ru_majflt, before.ru_majflt);
+  out.ru_nswap = less(total.ru_nswap, before.ru_nswap);
+  out.ru_inblock = less(total.ru_inblock, before.ru_inblock);
+  out.ru_oublock = less(total.ru_oublock, before.ru_oublock);
+  out.ru_msgsnd = less(total.ru_msgsnd, before.ru_msgsnd);
+  out.ru_msgrcv = less(total.ru_msgrcv, before.ru_msgrcv);
+  out.ru_nsignals = less(total.ru_nsignals, before.ru_nsignals);
+  out.ru_nvcsw = less(total.ru_nvcsw, before.ru_nvcsw);
+  out.ru_nivcsw = less(total.ru_nivcsw, before.ru_nivcsw);
+  return out;
+}
+
 std::vector<int> non_default_signals() {
   std::vector<int> out;
   for (int sig = 1; sig <= kKernelNsig; ++sig) {
@@ -468,10 +521,12 @@ CorkedChild CorkedChild::spawn(const LaunchSpec& spec) {
   const bool share_vm = shared_vm_child();
   const int flags = (share_vm ? CLONE_VM : 0) | (need_pidfd && !emulated ? CLONE_PIDFD : 0) | SIGCHLD;
   char* const stack_top = c.image_->stack.data() + c.image_->stack.size();
+  c.image_->shared = share_vm;
   pid_t pid = ::clone(child_main, stack_top, flags, c.image_.get(), &pidfd);
   if (pid < 0 && errno == EINVAL && share_vm) {
     // Sandboxes (gVisor) may refuse CLONE_VM without CLONE_VFORK: a copied address
     // space works the same, only costs more.
+    c.image_->shared = false;
     pid = ::clone(child_main, stack_top, flags & ~CLONE_VM, c.image_.get(), &pidfd);
   }
   if (pid > 0 && need_pidfd && emulated) pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
@@ -496,6 +551,8 @@ CorkedChild::CorkedChild(CorkedChild&& o) noexcept
       reaped_(std::exchange(o.reaped_, true)),
       capture_(o.capture_),
       status_(o.status_),
+      pre_exec_(std::exchange(o.pre_exec_, std::nullopt)),
+      usage_settled_(o.usage_settled_),
       info_(std::move(o.info_)),
       sink_(std::move(o.sink_)) {}
 
@@ -513,6 +570,8 @@ CorkedChild& CorkedChild::operator=(CorkedChild&& o) noexcept {
     reaped_ = std::exchange(o.reaped_, true);
     capture_ = o.capture_;
     status_ = o.status_;
+    pre_exec_ = std::exchange(o.pre_exec_, std::nullopt);
+    usage_settled_ = o.usage_settled_;
     info_ = std::move(o.info_);
     sink_ = std::move(o.sink_);
   }
@@ -545,9 +604,12 @@ void CorkedChild::reap_blocking() {
   pidfd_.reset();
   // Released without waiting for the exec (release_and_wait): the clock starts where
   // the child left the cork, as release() sets it.
-  if (image_)
+  if (image_) {
     if (const std::uint64_t left = image_->left_cork_ns.load(std::memory_order_acquire); left > t_release_ns_)
       t_release_ns_ = left;
+    take_shared_usage();
+  }
+  settle_usage();
   if (t_release_ns_ != 0) info_.wall_ns = t_end - t_release_ns_;
   if (WIFSIGNALED(status_)) {
     info_.signal = WTERMSIG(status_);
@@ -571,11 +633,31 @@ void CorkedChild::send_go() {
   ::send(cork_fd_.get(), &go, 1, MSG_NOSIGNAL);
 }
 
+void CorkedChild::take_shared_usage() {
+  if (image_ && image_->shared && image_->pre_exec_ready.load(std::memory_order_acquire))
+    pre_exec_ = image_->pre_exec;
+}
+
+void CorkedChild::settle_usage() {
+  if (!reaped_ || usage_settled_ || !pre_exec_) return;
+  info_.usage = rusage_since(info_.usage, *pre_exec_);
+  usage_settled_ = true;
+}
+
 void CorkedChild::take_report(int recv_flags) {
   ChildReport report;
   ssize_t n;
-  do n = ::recv(cork_fd_.get(), &report, sizeof report, MSG_WAITALL | recv_flags);
-  while (n < 0 && errno == EINTR);
+  for (;;) {
+    do n = ::recv(cork_fd_.get(), &report, sizeof report, MSG_WAITALL | recv_flags);
+    while (n < 0 && errno == EINTR);
+    if (n != static_cast<ssize_t>(sizeof report) || report.stage != stage_usage) break;
+    // A child with a memory of its own: its usage before execve, then EOF (or a failure).
+    struct rusage usage {};
+    ssize_t m;
+    do m = ::recv(cork_fd_.get(), &usage, sizeof usage, MSG_WAITALL | recv_flags);
+    while (m < 0 && errno == EINTR);
+    if (m == static_cast<ssize_t>(sizeof usage)) pre_exec_ = usage;
+  }
   cork_fd_.reset();
   if (n == static_cast<ssize_t>(sizeof report)) {
     if (!reaped_) reap_blocking();
@@ -587,7 +669,9 @@ void CorkedChild::take_report(int recv_flags) {
   // longer runs on our memory. The target's clock starts where the child left the cork.
   if (const std::uint64_t left = image_->left_cork_ns.load(std::memory_order_acquire); left > t_release_ns_)
     t_release_ns_ = left;
+  take_shared_usage();
   image_.reset();
+  settle_usage();
 }
 
 void CorkedChild::release() {
@@ -599,11 +683,11 @@ void CorkedChild::release() {
 ExitInfo CorkedChild::release_and_wait() {
   if (released_ || pid_ <= 0) return wait();
   send_go();
-  const ExitInfo info = wait();
+  wait();
   // The child is gone: its end of the socket is closed, so the report (a set-up or exec
-  // failure), or EOF, is there at once.
+  // failure, or the usage of a child that did not share our memory), or EOF, is there at once.
   take_report(MSG_DONTWAIT);
-  return info;
+  return info_;
 }
 
 ExitInfo CorkedChild::wait() {

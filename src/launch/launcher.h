@@ -116,12 +116,24 @@ struct ExitInfo {
   int signal = 0;           // terminating signal, 0 if exited
   bool timed_out = false;   // killed by the timeout
   std::uint64_t wall_ns = 0;        // the child leaving the cork (else release()) to reaped, CLOCK_MONOTONIC
-  struct rusage usage {};           // from wait4
+  // The target's usage from its exec to its exit: wait4's, less what the corked child
+  // used before its execve (its wait in the cork while the observers were attached is
+  // obscheck's, and grows with the dose: a counter list that takes longer to open gives
+  // the child another voluntary switch). ru_maxrss is wait4's as it is: a peak cannot
+  // be subtracted (see rusage_since), and the kernel keeps, at execve, the peak of the
+  // memory the child left, which is the driver's (the child shares it), so it is the
+  // larger of the target's peak and the driver's own resident size at the exec.
+  struct rusage usage {};
   std::string output_digest;        // sha256 of captured stdout+stderr (capture only)
   std::uint64_t output_bytes = 0;
   std::string output;               // first 64 KiB of captured output (capture only)
   bool ok() const { return signal == 0 && !timed_out && exit_code == 0; }
 };
+
+// `total` less `before`, field by field, for the fields that count (times, faults,
+// switches, blocks, signals, messages); never below zero. ru_maxrss is total's: a peak
+// over the process's life is not a sum, so nothing can be taken from it. Pure.
+struct rusage rusage_since(const struct rusage& total, const struct rusage& before);
 
 // The longest single argument or environment string execve takes, its NUL included:
 // Linux's MAX_ARG_STRLEN, 32 pages of 4 KiB (include/uapi/linux/binfmts.h). A longer
@@ -190,6 +202,10 @@ class CorkedChild {
   void send_go();
   void take_report(int recv_flags);
   bool has_exited();
+  // The corked child's usage before its execve, from the shared memory (when it
+  // shares ours), then taken from wait4's once the child is reaped (once).
+  void take_shared_usage();
+  void settle_usage();
   void drain_output();
   void cleanup() noexcept;
 
@@ -205,6 +221,8 @@ class CorkedChild {
   bool reaped_ = false;
   bool capture_ = false;
   int status_ = 0;
+  std::optional<struct rusage> pre_exec_;  // the child's usage before execve, once known
+  bool usage_settled_ = false;             // info_.usage is the target's (pre_exec_ taken off)
   ExitInfo info_;
   std::unique_ptr<OutputSink> sink_;      // digest + first bytes (capture only)
 };

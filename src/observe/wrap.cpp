@@ -150,13 +150,16 @@ WrapperChanges describe_wrapper_changes(const std::vector<std::string>& wrapped,
   c.aspects.push_back({"environment", true,
                        "held pads the environment block given to the wrapper to a constant size; "
                        "variables the profiler adds for its child are its own and cannot be padded"});
+  // Whether the wrapper forks the target or execs it in its own place is not known
+  // before it runs (perf record forks, env execs): the sentence holds for both.
   c.aspects.push_back({"process tree", false,
-                       fmt::format("the target runs as a child of {}, which runs beside it (its reader "
-                                   "threads, its page cache, its exit work); this cannot be padded",
+                       fmt::format("{} starts the target; whatever of it runs beside the target (reader threads, "
+                                   "its page cache, its exit work) cannot be padded",
                                    c.program)});
   c.aspects.push_back({"counted work", false,
-                       fmt::format("the counters start at the target's own exec and count it alone; wall time and "
-                                   "the rusage of the reaped process include {}'s own work as well as the target's",
+                       fmt::format("the counters and wall time start at the target's own exec and describe it "
+                                   "alone; the rusage of the reaped process holds {}'s own work with the target's: "
+                                   "the profiler's cost, reported per dose without a verdict",
                                    c.program)});
   return c;
 }

@@ -101,6 +101,17 @@ json metrics_json(const json& report) {
   return out;
 }
 
+// The verdicts still undecided, as {"metric", "level"}: what keeps the certificate from
+// being complete.
+json undecided_json(const Findings& f) {
+  json out = json::array();
+  for (const LevelVerdict& v : f.verdicts)
+    if (v.verdict == Verdict::inconclusive)
+      out.push_back({{"metric", v.metric < f.metrics.size() ? f.metrics[v.metric].name : std::string()},
+                     {"level", v.level_label}});
+  return out;
+}
+
 std::string range_text(const json& r, int digits, const char* unit) {
   if (r.is_null()) return "n/a";
   const double lo = r.at("min").get<double>(), hi = r.at("max").get<double>();
@@ -153,11 +164,17 @@ json certificate_json(const Plan& plan, const Findings& f, const CheckContext& c
   c["journal"] = ctx.journal_path;
   c["margin"] = f.margin;
   c["alpha"] = f.alpha;
-  c["complete"] = ctx.complete;
+  // Complete only when the check ran to its end and every verdict it gives was decided:
+  // a check stopped by its budget or its cap with a verdict undecided certifies nothing
+  // about that metric and dose, and a gate reading "complete" must not pass it.
+  c["complete"] = ctx.complete && f.all_answered;
+  c["finished"] = ctx.complete;
+  c["undecided"] = undecided_json(f);
   c["measured_blocks"] = f.measured_blocks;
   c["runs"] = f.runs;
   c["doses"] = doses_json(plan, ctx, in.requested_hz);
   c["metrics"] = metrics_json(report);
+  c["profiler_cost"] = report.at("answer").at("profiler_cost");
   c["throttling"] = throttling_json(ctx, in.kernel_log);
   c["overall"] = report.at("answer").at("overall");
   c["exit_code"] = report.at("answer").at("exit_code");
@@ -183,16 +200,28 @@ std::string certificate_text(const json& c) {
   out += fmt::format("host: {} ({}, Linux {}{})\n", h.at("hostname").get<std::string>(),
                      h.at("cpu").get<std::string>(), h.at("kernel").get<std::string>(),
                      h.at("virtualized").is_boolean() && h.at("virtualized").get<bool>() ? ", virtualized" : "");
+  std::string state;
+  if (!c.at("finished").get<bool>()) state = "; the check did not finish";
+  else if (!c.at("complete").get<bool>())
+    state = fmt::format("; NOT COMPLETE: {} verdict(s) undecided", c.at("undecided").size());
   out += fmt::format("margin ±{:g}%, family-wise alpha {:g}{}\n", 100 * c.at("margin").get<double>(),
-                     c.at("alpha").get<double>(), c.at("complete").get<bool>() ? "" : "; the check did not finish");
+                     c.at("alpha").get<double>(), state);
   out += "doses:\n";
   for (const json& d : c.at("doses")) out += dose_line(d);
-  out += "per metric and dose (effect with its interval where the dose moves it, else the bound that holds):\n";
+  out += "per metric and dose (the effect with its interval where the dose moves it or is undecided, else the bound "
+         "that holds):\n";
   for (const json& m : c.at("metrics")) {
     if (m.at("per_dose").empty()) continue;
     const std::string scope = m.at("scope").get<std::string>();
     out += fmt::format("  {}{}: {}\n", m.at("name").get<std::string>(), scope == "target" ? "" : " (" + scope + ")",
                        m.at("verdict").is_null() ? "no verdict" : m.at("verdict").get<std::string>());
+    for (const json& d : m.at("per_dose"))
+      out += fmt::format("    {}: {}\n", d.at("level").get<std::string>(), d.at("text").get<std::string>());
+  }
+  if (!c.at("profiler_cost").empty())
+    out += "the profiler's cost (target + profiler: no verdict, these include the profiler's own work):\n";
+  for (const json& m : c.at("profiler_cost")) {
+    out += "  " + m.at("metric").get<std::string>() + ":\n";
     for (const json& d : m.at("per_dose"))
       out += fmt::format("    {}: {}\n", d.at("level").get<std::string>(), d.at("text").get<std::string>());
   }

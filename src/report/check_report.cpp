@@ -60,6 +60,7 @@ std::vector<const LevelVerdict*> verdicts_of(const Findings& f, std::size_t metr
 }
 
 std::optional<Verdict> metric_verdict(const Findings& f, std::size_t metric) {
+  if (metric < f.metrics.size() && !f.metrics[metric].judged) return std::nullopt;  // the profiler's cost
   if (metric < f.metric_verdicts.size()) return f.metric_verdicts[metric];
   std::optional<Verdict> worst;
   for (const LevelVerdict* v : verdicts_of(f, metric))

@@ -69,4 +69,16 @@ std::string dose_bound_text(const Findings& f, const LevelVerdict& v);
 // What deciding the undecided would take, or "" when nothing is undecided.
 std::string to_decide_line(const Findings& f, const CheckContext& ctx);
 
+// The profiler's cost: a metric that is not judged (MetricInfo::judged false, the
+// target's and the profiler's usage together) at each dose on the dose axis, its held
+// comparison (else its first) with at least one pair.
+struct CostAtDose {
+  std::size_t level = 0;      // plan level index
+  const Comparison* comparison = nullptr;
+};
+std::vector<CostAtDose> profiler_cost_doses(const Plan& plan, const Findings& f, std::size_t metric);
+// "user-time (target + profiler): 99Hz +3.5% [+1.0%, +6.0%], 999Hz +40% [+31%, +52%]",
+// or "" when the metric is judged or has no pair yet.
+std::string profiler_cost_text(const Plan& plan, const Findings& f, std::size_t metric);
+
 }  // namespace obscheck::check_report_detail

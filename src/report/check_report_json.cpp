@@ -48,6 +48,35 @@ nlohmann::json per_dose_json(const Findings& f, const MetricAnswer& a) {
   return out;
 }
 
+// Per metric that is not judged (the target's and the profiler's usage together): its
+// effect per dose, with its interval: the profiler's cost, without a verdict.
+nlohmann::json profiler_cost_json(const Plan& plan, const Findings& f) {
+  using nlohmann::json;
+  json out = json::array();
+  for (std::size_t m = 0; m < f.metrics.size(); ++m) {
+    const std::vector<CostAtDose> doses = profiler_cost_doses(plan, f, m);
+    if (doses.empty()) continue;
+    json per_dose = json::array();
+    for (const CostAtDose& d : doses) {
+      const Comparison& c = *d.comparison;
+      per_dose.push_back({{"level", c.level_label},
+                          {"dose", c.dose},
+                          {"layout", std::string(to_string(c.layout))},
+                          {"scale", std::string(to_string(c.scale))},
+                          {"blocks", c.n},
+                          {"effect", num(c.effect)},
+                          {"ci", {num(c.ci_lo), num(c.ci_hi)}},
+                          {"ci_level", c.level},
+                          {"text", effect_text(c, f.metrics[m].unit)}});
+    }
+    out.push_back({{"metric", f.metrics[m].name},
+                   {"unit", f.metrics[m].unit},
+                   {"scope", f.metrics[m].scope},
+                   {"per_dose", per_dose}});
+  }
+  return out;
+}
+
 // The "answer" object: the overall verdict, the exit code, the summary lines and one entry per metric.
 nlohmann::json answer_json(const Plan& plan, const Findings& f, const CheckContext& ctx) {
   using nlohmann::json;
@@ -66,7 +95,8 @@ nlohmann::json answer_json(const Plan& plan, const Findings& f, const CheckConte
   return {{"overall", sum.any_verdict ? json(std::string(verdict_key(sum.overall))) : json(nullptr)},
           {"exit_code", ctx.exit_code >= 0 ? json(ctx.exit_code) : json(nullptr)},
           {"lines", summary_lines(plan, f, ctx)},
-          {"metrics", metrics}};
+          {"metrics", metrics},
+          {"profiler_cost", profiler_cost_json(plan, f)}};
 }
 
 nlohmann::json context_fields(const Findings& f, const CheckContext& ctx);

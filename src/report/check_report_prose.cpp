@@ -106,14 +106,29 @@ bool all_equal(const Findings& f, const MetricAnswer& a) {
   return !a.doses.empty();
 }
 
-// "undecided at 2 of 3 doses: no effect beyond ±0.7% (...); about 40 blocks would decide".
+// Why an undecided comparison whose interval excludes 0 is not "perturbed": what the
+// verdict's rule (analysis/check_verdicts) still lacks.
+std::string not_yet_why(const Findings& f, const Comparison& c) {
+  const std::string& unit = f.metrics[c.metric].unit;
+  if (c.n < kMinPairedBlocks) return fmt::format("{} blocks, {} needed", c.n, kMinPairedBlocks);
+  if (!c.outside_margin) return fmt::format("its interval still reaches within {}", margin_text(c, unit));
+  if (!c.significant) return fmt::format("Holm p = {:.2g}, not yet below α = {:g}", c.p_holm, f.alpha);
+  return "another layout or a drift test leaves it open (--verbose shows the reason)";
+}
+
+// "undecided at 2 of 3 doses: no effect beyond ±0.7% (...); about 40 blocks would decide",
+// or, where the interval excludes 0, "undecided: at least +28% (...); not yet decided: ...":
+// an interval is said as an interval, never as a symmetric bound it does not reach.
 std::string undecided_text(const Findings& f, const MetricAnswer& a, const Comparison* shown,
                            const std::string& at_largest) {
   const std::size_t n = a.doses.size();
   std::string out = n - a.decided == n ? "undecided" : fmt::format("undecided at {} of {} doses", n - a.decided, n);
   if (shown) {
-    const std::string bound = bound_text(*shown, f.metrics[a.metric].unit);
-    out += (bound.empty() ? "" : ": no effect beyond " + bound) + at_largest;
+    const std::string& unit = f.metrics[a.metric].unit;
+    const std::string least = least_text(*shown, unit);
+    const std::string bound = bound_text(*shown, unit);
+    if (!least.empty()) out += ": " + least + at_largest + "; not yet decided: " + not_yet_why(f, *shown);
+    else out += (bound.empty() ? "" : ": no effect beyond " + bound) + at_largest;
     if (shown->blocks_needed > 0) out += fmt::format("; about {} blocks would decide", shown->blocks_needed);
   }
   return out;
@@ -254,8 +269,10 @@ const Comparison* dose_comparison(const Findings& f, const LevelVerdict& v) {
   return c;
 }
 
-// What holds at one dose: the effect with its interval where the dose moves the metric,
-// else the bound that holds ("no effect beyond ±3.2%").
+// What holds at one dose: the effect with its interval where the dose moves the metric;
+// undecided, the interval itself ("at least +2.0%, undecided (+4.3% [+2.0%, +6.6%])"
+// where it excludes 0, else "undecided: +0.4% [-2.1%, +2.9%]"); not perturbed, the
+// bound that holds ("no effect beyond ±0.7%").
 std::string dose_bound_text(const Findings& f, const LevelVerdict& v) {
   const Comparison* c = dose_comparison(f, v);
   const std::string& unit = f.metrics[v.metric].unit;
@@ -264,8 +281,12 @@ std::string dose_bound_text(const Findings& f, const LevelVerdict& v) {
     case Verdict::perturbed:
     case Verdict::explained_by_layout: return effect_text(*c, unit);
     case Verdict::incomparable: return "incomparable";
-    case Verdict::not_perturbed:
-    case Verdict::inconclusive: break;
+    case Verdict::inconclusive: {
+      const std::string least = least_text(*c, unit);
+      return least.empty() ? "undecided: " + effect_text(*c, unit)
+                           : least + ", undecided (" + effect_text(*c, unit) + ")";
+    }
+    case Verdict::not_perturbed: break;
   }
   const std::string bound = bound_text(*c, unit);
   return bound.empty() ? "no bound yet (" + effect_text(*c, unit) + ")" : "no effect beyond " + bound;
@@ -289,6 +310,49 @@ std::string to_decide_line(const Findings& f, const CheckContext& ctx) {
                        ctx.seconds_per_block * static_cast<double>(need));
   return out;
 }
+
+std::vector<CostAtDose> profiler_cost_doses(const Plan& plan, const Findings& f, std::size_t metric) {
+  std::vector<CostAtDose> out;
+  if (metric >= f.metrics.size() || f.metrics[metric].judged) return out;
+  for (std::size_t level : dose_axis_levels(plan)) {
+    const Comparison* shown = nullptr;
+    for (const Comparison& c : f.comparisons) {
+      if (c.aa || c.metric != metric || c.level_index != level || c.n == 0) continue;
+      if (!shown || (c.layout == Layout::held && shown->layout != Layout::held)) shown = &c;
+    }
+    if (shown) out.push_back({level, shown});
+  }
+  return out;
+}
+
+std::string profiler_cost_text(const Plan& plan, const Findings& f, std::size_t metric) {
+  std::vector<std::string> parts;
+  for (const CostAtDose& d : profiler_cost_doses(plan, f, metric))
+    parts.push_back(dose_name(plan, d.level) + " " + effect_text(*d.comparison, f.metrics[metric].unit));
+  return parts.empty() ? std::string() : shown_name(f.metrics[metric]) + ": " + join(parts, ", ");
+}
+
+namespace {
+// One line for the summary: at the largest dose, the unjudged metrics whose interval
+// excludes 0 (a cost shown) with their intervals, or "" without any unjudged metric.
+std::string profiler_cost_summary(const Plan& plan, const Findings& f) {
+  std::vector<std::string> shown;
+  std::string at;
+  bool any = false;
+  for (std::size_t m = 0; m < f.metrics.size(); ++m) {
+    const std::vector<CostAtDose> doses = profiler_cost_doses(plan, f, m);
+    if (doses.empty()) continue;
+    any = true;
+    at = dose_name(plan, doses.back().level);
+    const Comparison& c = *doses.back().comparison;
+    if (!least_text(c, f.metrics[m].unit).empty()) shown.push_back(f.metrics[m].name + " " + effect_text(c, f.metrics[m].unit));
+  }
+  if (!any) return {};
+  return fmt::format("profiler's cost (target + profiler, no verdict: the rusage holds the profiler's own work) at {}: "
+                     "{}; per dose with --verbose or --json",
+                     at, shown.empty() ? std::string("none shown") : join(shown, ", "));
+}
+}  // namespace
 
 }  // namespace check_report_detail
 
@@ -348,6 +412,7 @@ std::vector<std::string> summary_lines(const Plan& plan, const Findings& f, cons
     out.push_back(fmt::format("{}: nothing to act on (not perturbed, or undecided); shown with --verbose or --json",
                               detail::join(quiet, ", ")));
   for (const std::string& line : safe) out.push_back("safe dose: " + line);
+  if (std::string cost = detail::profiler_cost_summary(plan, f); !cost.empty()) out.push_back(std::move(cost));
   std::string overall = fmt::format("overall: {}", verdict_text(s.overall));
   if (s.overall == Verdict::inconclusive) overall += "; more runs would decide what is undecided";
   if (ctx.exit_code >= 0) overall += fmt::format("; exit {}", ctx.exit_code);

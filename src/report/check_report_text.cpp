@@ -394,6 +394,9 @@ std::string check_text(const Plan& plan, const Findings& f, const CheckContext& 
   for (const auto& n : f.notes) out += "note: " + n + "\n";
   for (const auto& w : ctx.warnings) out += pal.paint(pal.yellow, "warning:") + " " + w + "\n";
   for (const Observation& o : ctx.observations) out += "observer: " + observation_text(o) + "\n";
+  for (std::size_t m = 0; m < f.metrics.size() && ctx.verbose; ++m)
+    if (const std::string cost = detail::profiler_cost_text(plan, f, m); !cost.empty())
+      out += "observer: profiler's cost, no verdict: " + cost + "\n";
   for (const auto& w : ctx.sweep) out += "sweep: " + w + "\n";
   for (std::size_t m = 0; m < f.metrics.size(); ++m) {
     const Verdict worst = m < f.metric_verdicts.size() ? f.metric_verdicts[m] : Verdict::inconclusive;

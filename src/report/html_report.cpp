@@ -189,8 +189,9 @@ std::string summary_section(const Plan& plan, const Findings& f, const CheckCont
   std::string items;
   for (std::size_t m = 0; m < f.metrics.size() && m < f.metric_verdicts.size(); ++m) {
     if (comparisons_of(f, m).empty()) continue;
+    // A metric that is not judged (the profiler's cost) has no badge: it has no verdict.
     items += fmt::format("<li><a href=\"#metric-{}\">{}</a> {}</li>\n", escape(slugs(f)[m]), escape(f.metrics[m].name),
-                         html_verdict_badge(f.metric_verdicts[m]));
+                         f.metrics[m].judged ? html_verdict_badge(f.metric_verdicts[m]) : "(the profiler's cost, no verdict)");
   }
   if (items.empty() && answer.empty()) return "";
   return "<section id=\"summary\">\n<h2>Summary</h2>\n<ul class=\"answer\">\n" + answer + "</ul>\n" +
@@ -368,7 +369,7 @@ std::string metric_section(const Plan& plan, const Findings& f, std::size_t m, c
   const MetricInfo& info = f.metrics[m];
   std::string out = fmt::format("<section class=\"metric\" id=\"metric-{}\">\n<h3>{} ({}){}</h3>\n", escape(slug),
                                 escape(info.name), escape(info.unit),
-                                m < f.metric_verdicts.size() ? " " + html_verdict_badge(f.metric_verdicts[m]) : "");
+                                m < f.metric_verdicts.size() && info.judged ? " " + html_verdict_badge(f.metric_verdicts[m]) : "");
   out += "<div class=\"figures\">\n<figure class=\"effect\">\n" + effect_curve_svg(plan, f, m);
   out += metric_caption(plan, f, m) + "</figure>\n";
   const std::string strip = runs_strip_svg(plan, f, m, runs);

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <fstream>
@@ -101,6 +102,20 @@ void validate_certificate(const json& c) {
   REQUIRE(c.at("target").is_array());
   for (const char* k : {"margin", "alpha"}) REQUIRE(c.at(k).is_number());
   REQUIRE(c.at("complete").is_boolean());
+  REQUIRE(c.at("finished").is_boolean());
+  REQUIRE(c.at("undecided").is_array());
+  for (const json& u : c.at("undecided")) REQUIRE((u.at("metric").is_string() && u.at("level").is_string()));
+  // complete: ran to its end and every verdict decided.
+  CHECK(c.at("complete").get<bool>() == (c.at("finished").get<bool>() && c.at("undecided").empty()));
+  REQUIRE(c.at("profiler_cost").is_array());
+  for (const json& m : c.at("profiler_cost")) {
+    CHECK(m.at("scope") == "target + profiler");
+    for (const json& d : m.at("per_dose")) {
+      REQUIRE(d.at("ci").size() == 2);
+      REQUIRE(d.at("text").is_string());
+      CHECK_FALSE(d.contains("verdict"));
+    }
+  }
   for (const char* k : {"measured_blocks", "runs"}) REQUIRE(c.at(k).is_number_unsigned());
   REQUIRE((c.at("overall").is_string() || c.at("overall").is_null()));
   REQUIRE(c.at("exit_code").is_number_integer());
@@ -112,7 +127,7 @@ void validate_certificate(const json& c) {
   REQUIRE(c.at("metrics").is_array());
   for (const json& m : c.at("metrics")) {
     for (const char* k : {"name", "unit", "scope"}) REQUIRE(m.at(k).is_string());
-    REQUIRE((m.at("scope") == "target" || m.at("scope") == "target + profiler"));
+    REQUIRE(m.at("scope") == "target");  // the profiler's cost is under profiler_cost, never judged
     REQUIRE(m.at("asked").is_boolean());
     for (const json& p : m.at("per_dose")) check_per_dose(p);
   }
@@ -199,5 +214,50 @@ TEST_CASE("certificate: a journal of another observer is refused with the way to
   auto c = run_cli({"report", journal, "--certificate"});
   CHECK(c.code == 2);
   CHECK_THAT(c.err, Catch::Contains("--observer-cmd"));
+  std::system(("rm -rf " + dir).c_str());
+}
+
+TEST_CASE("certificate: a check stopped by its cap undecided is not complete, keeps every warning, and --ci fails it") {
+  const std::string dir = tmp_dir();
+  const std::string journal = dir + "/capped.jsonl";
+  // A wrapper that observes nothing, a margin no 3 blocks can show: verdicts stay undecided.
+  auto r = run_cli({"--json", "--ci", "--observer-cmd", workload("wrapper") + " 1 --", "--levels", "0,1", "--margin",
+                    "0.0001", "--max-runs", "3", "--seed", "7", "--journal", journal, "--", workload("compute"), "10"});
+  INFO(r.err);
+  // --ci fails closed: an undecided verdict exits 1, as perturbed would.
+  REQUIRE(r.code == 1);
+  const json live = json::parse(r.out);
+  std::vector<std::string> live_warnings = live.at("context").at("warnings").get<std::vector<std::string>>();
+  bool capped = false;
+  for (const std::string& w : live_warnings) capped = capped || w.find("stopped at the cap of 3") != std::string::npos;
+  CHECK(capped);
+
+  // The certificate made later from the journal: not complete, the undecided named,
+  // and every warning the live check printed.
+  auto j = run_cli({"report", journal, "--certificate", "--json"});
+  INFO(j.err);
+  REQUIRE((j.code == 0 || j.code == 1));
+  const json c = json::parse(j.out);
+  validate_certificate(c);
+  CHECK(c.at("finished") == true);
+  CHECK(c.at("complete") == false);
+  CHECK_FALSE(c.at("undecided").empty());
+  const auto cert_warnings = c.at("warnings").get<std::vector<std::string>>();
+  for (const std::string& w : live_warnings) {
+    INFO(w);
+    CHECK(std::find(cert_warnings.begin(), cert_warnings.end(), w) != cert_warnings.end());
+  }
+  auto text = run_cli({"report", journal, "--certificate"});
+  CHECK_THAT(text.out, Catch::Contains("NOT COMPLETE"));
+
+  // obscheck report carries them too, and --ci fails it as the live check did.
+  auto rep = run_cli({"report", journal, "--json", "--ci"});
+  CHECK(rep.code == 1);
+  const auto report_warnings = json::parse(rep.out).at("context").at("warnings").get<std::vector<std::string>>();
+  for (const std::string& w : live_warnings) {
+    INFO(w);
+    CHECK(std::find(report_warnings.begin(), report_warnings.end(), w) != report_warnings.end());
+  }
+  CHECK(run_cli({"report", journal, "--ci", "--fail-on", "perturbed"}).code == 2);
   std::system(("rm -rf " + dir).c_str());
 }

@@ -158,7 +158,9 @@ TEST_CASE("observers: a profiler command produces a verdict table") {
   CHECK((r.code == 0 || r.code == 1));
   CHECK_THAT(r.out, Catch::Contains("verdicts:"));
   CHECK_THAT(r.out, Catch::Contains("task-clock (ns):"));
-  CHECK_THAT(r.out, Catch::Contains("the target runs as a child of perf"));
+  CHECK_THAT(r.out, Catch::Contains("perf starts the target"));
+  // One account of what the counted work is, the same at every level.
+  CHECK(r.out.find("include perf's own work") == std::string::npos);
   unlink(journal.c_str());
 }
 
@@ -186,8 +188,24 @@ TEST_CASE("observers: under a profiler command every metric of the target is the
     REQUIRE(at_level_1.count(m) == 1);
     CHECK(scope[m] == "target");
   }
-  // The rusage of the reaped command holds the wrapper's own: named so, never mixed silently.
+  // The rusage of the reaped command holds the wrapper's own: named so, never mixed
+  // silently, and never judged as the target's: the wrapper's cost, per dose, without a verdict.
   for (const char* m : {"user-time", "system-time", "max-rss"}) CHECK(scope[m] == "target + profiler");
+  for (const json& v : j.at("verdicts")) {
+    INFO(v.dump());
+    CHECK(scope[v.at("metric_name").get<std::string>()] == "target");
+  }
+  for (const json& a : j.at("answer").at("metrics")) CHECK(scope[a.at("metric").get<std::string>()] == "target");
+  std::map<std::string, std::size_t> cost_doses;
+  for (const json& c : j.at("answer").at("profiler_cost")) {
+    CHECK(c.at("scope") == "target + profiler");
+    for (const json& d : c.at("per_dose")) {
+      CHECK(d.at("ci").size() == 2);
+      CHECK(d.at("text").is_string());
+    }
+    cost_doses[c.at("metric").get<std::string>()] = c.at("per_dose").size();
+  }
+  for (const char* m : {"user-time", "system-time", "max-rss", "minor-faults(ru)"}) CHECK(cost_doses[m] == 1);
   // The target's wall time, not the command's: the wrapper's 50 ms are not in it (the
   // command's wall time was about +1,500% here). The bound leaves room for a loaded host.
   CHECK(std::fabs(at_level_1["wall-time"]->at("effect").get<double>()) < 1.0);

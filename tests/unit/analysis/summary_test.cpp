@@ -3,6 +3,8 @@
 // verdict.
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 #include "analysis/summary.h"
 
 using namespace obscheck;
@@ -143,4 +145,45 @@ TEST_CASE("summary: the overall answer rests on the primary family: rusage neith
                           Verdict::perturbed));
   CHECK(moved.overall == Verdict::not_perturbed);
   CHECK(moved.outcomes == std::vector<std::string>{"not-perturbed", "not-perturbed", "not-perturbed"});
+}
+
+TEST_CASE("summary: a metric that holds the profiler's own work is never judged, never answered") {
+  const Plan plan = sampling_plan();
+  Findings f = findings_with(plan, {Verdict::not_perturbed, Verdict::not_perturbed, Verdict::not_perturbed},
+                             Verdict::perturbed);
+  f.metrics[1].scope = kTargetAndProfiler;
+  f.metrics[1].judged = false;
+  // judge_levels gives it no verdict, whatever its comparisons show.
+  f.verdicts.clear();
+  f.metric_verdicts.clear();
+  judge_levels(plan, f, [](std::size_t, std::size_t, const std::vector<std::size_t>&) {
+    return LevelJudgement{Verdict::perturbed, "moved", false, false};
+  });
+  for (const LevelVerdict& v : f.verdicts) CHECK(v.metric == 0);
+  CHECK(f.verdicts.size() == 3);
+  const CheckSummary s = summarize_check(plan, f);
+  REQUIRE(s.metrics.size() == 1);
+  CHECK(s.metrics[0].metric == 0);
+}
+
+TEST_CASE("least_text says an interval that excludes 0 as the least effect it shows") {
+  Comparison c;
+  c.scale = Scale::ratio;
+  c.effect = 0.75, c.ci_lo = 0.28, c.ci_hi = 1.22;
+  CHECK(least_text(c, "ns") == "at least +28.0%");
+  c.effect = 0.043, c.ci_lo = 0.020, c.ci_hi = 0.066;
+  CHECK(least_text(c, "ns") == "at least +2.0%");
+  c.effect = -0.2, c.ci_lo = -0.4, c.ci_hi = -0.12;
+  CHECK(least_text(c, "count") == "at least 12.0% lower");
+  c.effect = 0.01, c.ci_lo = -0.02, c.ci_hi = 0.04;  // holds 0: nothing to say
+  CHECK(least_text(c, "ns").empty());
+  c.ci_lo = 0.5, c.ci_hi = std::numeric_limits<double>::infinity();
+  CHECK(least_text(c, "ns") == "at least +50.0%");
+  c.ci_lo = std::numeric_limits<double>::quiet_NaN(), c.ci_hi = std::numeric_limits<double>::quiet_NaN();  // exact
+  CHECK(least_text(c, "ns").empty());
+  c.scale = Scale::difference;
+  c.effect = 2, c.ci_lo = 1, c.ci_hi = 3;
+  CHECK(least_text(c, "count") == "at least +1 per run");
+  c.effect = -2e6, c.ci_lo = -3e6, c.ci_hi = -1.5e6;
+  CHECK(least_text(c, "ns") == "at least 1.50 ms per run lower");
 }

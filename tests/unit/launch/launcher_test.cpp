@@ -446,3 +446,59 @@ TEST_CASE("the target dies with the driver: PR_SET_PDEATHSIG in the corked child
   }
   CHECK(gone);
 }
+
+TEST_CASE("rusage_since takes the counting fields off, never below zero, and keeps the peak", "[launch]") {
+  struct rusage total {}, before {};
+  total.ru_utime = {2, 500};     // 2.000500 s
+  before.ru_utime = {0, 700};    // 0.000700 s
+  total.ru_stime = {0, 300};
+  before.ru_stime = {0, 400};    // more than total: clamps to 0
+  total.ru_minflt = 120, before.ru_minflt = 20;
+  total.ru_majflt = 1, before.ru_majflt = 0;
+  total.ru_nvcsw = 2, before.ru_nvcsw = 1;
+  total.ru_nivcsw = 5, before.ru_nivcsw = 1;
+  total.ru_inblock = 8, before.ru_inblock = 0;
+  total.ru_oublock = 0, before.ru_oublock = 3;
+  total.ru_maxrss = 4000, before.ru_maxrss = 9000;
+  const struct rusage d = rusage_since(total, before);
+  CHECK(d.ru_utime.tv_sec == 1);
+  CHECK(d.ru_utime.tv_usec == 999800);
+  CHECK(d.ru_stime.tv_sec == 0);
+  CHECK(d.ru_stime.tv_usec == 0);
+  CHECK(d.ru_minflt == 100);
+  CHECK(d.ru_majflt == 1);
+  CHECK(d.ru_nvcsw == 1);
+  CHECK(d.ru_nivcsw == 4);
+  CHECK(d.ru_inblock == 8);
+  CHECK(d.ru_oublock == 0);
+  CHECK(d.ru_maxrss == 4000);
+}
+
+TEST_CASE("the target's rusage starts at its exec: the wait in the cork is not counted", "[launch]") {
+  // The corked child blocks reading the cork while the driver attaches observers: one
+  // voluntary context switch of its own, and more the longer the driver takes. Every
+  // process also switches once as it dies (the kernel counts it before the reaping).
+  // /bin/true never blocks (its pages are cached after the first run), so from its
+  // exec to its exit it has that one switch, however long it was held in the cork.
+  run(spec_for("/bin/true"));  // warm the page cache
+  for (const bool reap_first : {false, true}) {
+    INFO((reap_first ? "release_and_wait" : "release, then wait"));
+    int at_most_one = 0;
+    for (int i = 0; i < 5; ++i) {
+      CorkedChild c = CorkedChild::spawn(spec_for("/bin/true"));
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the child is in the cork by now
+      ExitInfo e;
+      if (reap_first) {
+        e = c.release_and_wait();
+      } else {
+        c.release();
+        e = c.wait();
+      }
+      REQUIRE(e.ok());
+      at_most_one += e.usage.ru_nvcsw <= 1;
+      // A second wait() gives the same usage: the cork's share is taken off once.
+      CHECK(c.wait().usage.ru_nvcsw == e.usage.ru_nvcsw);
+    }
+    CHECK(at_most_one >= 4);
+  }
+}
