@@ -55,6 +55,7 @@ int dispatch(const Parsed& parsed) {
     case Command::run: return cmd_run(o);
     case Command::slurm: return cmd_slurm(o);
     case Command::fidelity: return cmd_fidelity(o);
+    case Command::journals: return cmd_journals(o);
   }
   throw Error(ErrorKind::usage, "this command is not part of this build");
 }

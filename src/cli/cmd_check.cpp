@@ -15,12 +15,16 @@
 #include "job/check_resume.h"
 #include "job/journal_job.h"
 #include "record/journal.h"
+#include "report/brief_report.h"
 #include "report/check_report.h"
 #include "run/session.h"
 #include "util/error.h"
 
 namespace obscheck {
 namespace {
+
+// The narrowest terminal a progress line is kept within.
+constexpr std::size_t kProgressColumns = 79;
 
 // The progress line on stderr: the run, the look it runs to, when the look ends, the
 // budget. Only on a terminal, and never under --json or --csv.
@@ -31,8 +35,11 @@ SessionProgressFn progress_line(const Options& o) {
     // The look's own end, and the budget's, are what the user can wait for: the cap
     // (--max-runs) is rarely reached.
     const std::string budget = p.budget_s > 0 ? fmt::format(", budget {:.0f}/{:g} s", p.elapsed_s, p.budget_s) : "";
-    fmt::print(stderr, "\r\x1b[K  run {} (look at {} blocks, this look ends in ~{:.0f} s{})  {}", p.runs_done, p.look,
-               p.look_eta_s, budget, p.config->id);
+    std::string line = fmt::format("  run {} (look at {} blocks in ~{:.0f} s{}){}", p.runs_done, p.look,
+                                   p.look_eta_s, budget, p.verdicts.empty() ? "  " + p.config->id : "; " + p.verdicts);
+    // One line that a terminal does not wrap (a wrapped line is not rewritten by \r).
+    if (line.size() > kProgressColumns) line = line.substr(0, kProgressColumns - 3) + "...";
+    fmt::print(stderr, "\r\x1b[K{}", line);
   };
 }
 
@@ -42,7 +49,11 @@ void print_check(const Options& o, const Plan& plan, const Findings& findings, c
   emit(o, o.json       ? check_json(plan, findings, ctx)
           : o.csv      ? check_csv(plan, findings)
           : o.markdown ? check_markdown(plan, findings, ctx)
-                       : check_text(plan, findings, ctx, o.color));
+          : o.verbose || ctx.summary_only ? check_text(plan, findings, ctx, o.color)
+                                          : check_brief(plan, findings, ctx));
+  // As bias and compare (and hyperfine): the machine-readable report beside the terminal's.
+  if (!o.export_json.empty()) write_and_say(o.export_json, check_json(plan, findings, ctx));
+  if (!o.export_csv.empty()) write_and_say(o.export_csv, check_csv(plan, findings));
 }
 
 int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWriter& journal, const nlohmann::json& host) {

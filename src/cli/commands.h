@@ -34,6 +34,7 @@ int cmd_completion(const Options& o);  // the bash or zsh completion script
 int cmd_plan(const Options& o);     // a check planned once for several hosts
 int cmd_run(const Options& o);      // one host's shard of a plan
 int cmd_slurm(const Options& o);    // the plan and sbatch scripts of a Slurm job array
+int cmd_journals(const Options& o); // the state directory's journals, listed or removed
 int cmd_fidelity(const Options& o); // a sampling profile against an exact reference, per rate
 
 // The plan `o` asks for, not written (cli/cmd_plan.cpp).

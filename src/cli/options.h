@@ -14,7 +14,7 @@
 
 namespace obscheck {
 
-enum class Command { check, measure, events, doctor, report, demo, bias, compare, plan, run, slurm, completion, fidelity, help, version };
+enum class Command { check, measure, events, doctor, report, demo, bias, compare, plan, run, slurm, completion, fidelity, journals, help, version };
 
 struct Options {
   Command command = Command::check;
@@ -50,6 +50,7 @@ struct Options {
   bool color = true;                // always; never; auto: off with NO_COLOR or when stdout is not a tty
   bool progress = true;             // stderr is a terminal
   bool all = false;                 // events --all
+  bool clean = false;               // journals --clean
   std::string encode;               // events --encode LIST: the encoding of each event
   std::string shell;                // completion SHELL: bash | zsh
 
