@@ -11,6 +11,7 @@
 #include "job/sweep_setup.h"
 #include "plan/plan.h"
 #include "record/request.h"
+#include "report/completion_script.h"
 
 namespace obscheck {
 
@@ -107,18 +108,8 @@ struct Parsed {
 };
 Parsed parse_command_line(int argc, const char* const* argv);
 
-// The options each command accepts, as the parser knows them: the one source the man
-// page test and the shell completions (cli/completion.h) are checked against.
-struct OptionInfo {
-  std::string long_name;   // "counters"
-  std::string short_name;  // "e" or ""
-  bool takes_value = false;
-  std::string description;
-};
-struct CommandOptions {
-  std::string command;     // "check", "measure", ... ("check" is also the bare `obscheck PROG`)
-  std::vector<OptionInfo> options;
-};
+// The options each command accepts, as the parser knows them (report/completion_script.h):
+// the one source the man page test and the shell completions are checked against.
 std::vector<CommandOptions> option_table();
 
 }  // namespace obscheck

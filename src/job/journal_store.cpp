@@ -5,7 +5,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <ctime>
 #include <filesystem>
+
+#include <fmt/core.h>
 
 #include "job/journal_job.h"
 #include "util/fd.h"
@@ -36,6 +39,40 @@ std::string target_of(const std::string& path) {
       if (a.is_string()) out += (out.empty() ? "" : " ") + a.get<std::string>();
   const std::string command = m.value("command", std::string());
   return (command.empty() ? "" : command + ": ") + (out.empty() ? "(no target recorded)" : out);
+}
+
+std::string when(std::int64_t t) {
+  const std::time_t secs = static_cast<std::time_t>(t);
+  std::tm tm{};
+  ::gmtime_r(&secs, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M UTC", &tm);
+  return text;
+}
+
+std::string size_text(std::uintmax_t bytes) {
+  if (bytes >= 10u << 20) return fmt::format("{} MiB", bytes >> 20);
+  if (bytes >= 10u << 10) return fmt::format("{} KiB", bytes >> 10);
+  return fmt::format("{} B", bytes);
+}
+
+std::string listing_of(const std::vector<StoredJournal>& js, const std::string& verb) {
+  std::string out;
+  for (const StoredJournal& j : js)
+    out += fmt::format("{}  {:>8}  {}{}\n    {}\n", when(j.modified), size_text(j.bytes), j.what,
+                       j.busy ? " (being written)" : "", j.path);
+  std::uintmax_t total = 0;
+  for (const StoredJournal& j : js) total += j.bytes;
+  out += fmt::format("{} {} in {} ({})\n", js.size(), verb, journal_directory_path(), size_text(total));
+  return out;
+}
+
+nlohmann::json json_of(const std::vector<StoredJournal>& js) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const StoredJournal& j : js)
+    out.push_back({{"path", j.path}, {"bytes", j.bytes}, {"modified", j.modified}, {"what", j.what},
+                   {"demo", j.directory}, {"busy", j.busy}});
+  return {{"directory", journal_directory_path()}, {"journals", out}};
 }
 
 bool is_journal_name(const std::string& name) {
@@ -88,5 +125,13 @@ std::vector<StoredJournal> clean_journals() {
   }
   return removed;
 }
+
+std::string journals_text(const std::vector<StoredJournal>& js, bool cleaned) {
+  std::string text = listing_of(js, cleaned ? "removed" : "kept");
+  if (!cleaned && !js.empty()) text += "obscheck report JOURNAL prints one again; obscheck journals --clean removes them\n";
+  return text;
+}
+
+nlohmann::json journals_json(const std::vector<StoredJournal>& js) { return json_of(js); }
 
 }  // namespace obscheck

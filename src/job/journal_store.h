@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace obscheck {
 
 struct StoredJournal {
@@ -26,5 +28,12 @@ std::vector<StoredJournal> stored_journals();
 // anything not a regular file (a journal) or a real directory of this user (a demo's):
 // nothing is followed through a symbolic link. Returns what was removed.
 std::vector<StoredJournal> clean_journals();
+
+// One entry a line pair (its time in UTC, size, target, and "(being written)"; then its
+// path), then "N kept in DIR (SIZE)" ("removed" when `cleaned`) and, for a listing,
+// how to print one again and how to remove them.
+std::string journals_text(const std::vector<StoredJournal>& js, bool cleaned);
+// {"directory": DIR, "journals": [{"path", "bytes", "modified", "what", "demo", "busy"}]}.
+nlohmann::json journals_json(const std::vector<StoredJournal>& js);
 
 }  // namespace obscheck

@@ -128,16 +128,23 @@ std::string check_brief(const Plan& plan, const Findings& f, const CheckContext&
   lines.push_back(size);
   for (const std::string& b : ctx.backend) lines.push_back("  " + b);
   lines.push_back("");
-  for (const std::string& s : summary_lines(plan, f, ctx)) lines.push_back("  " + s);
-  if (const std::string d = detail::to_decide_line(f, ctx); !d.empty()) lines.push_back("  " + d);
-  if (!f.verdicts.empty()) lines.push_back("  " + aa_line(f));
-  for (const std::string& w : ctx.warnings) lines.push_back("  warning: " + w);
+  // The answer's lines first (one per metric, the safe doses), cut from the end when the
+  // screen is short; the whole check's verdict, what deciding would take, the A/A
+  // control, the warnings and where the details are always stay.
+  std::vector<std::string> tail;
+  for (const std::string& s : summary_lines(plan, f, ctx)) {
+    if (s.rfind("overall: ", 0) == 0) tail.push_back("  " + s);
+    else if (s.rfind("safe dose: ", 0) == 0) lines.push_back("  " + s.substr(0, s.find("; per dose: ")));
+    else lines.push_back("  " + s);
+  }
+  if (const std::string d = detail::to_decide_line(f, ctx); !d.empty()) tail.push_back("  " + d);
+  if (!f.verdicts.empty()) tail.push_back("  " + aa_line(f));
+  if (!f.incomparable.empty()) tail.push_back(fmt::format("  {} incomparable runs", f.incomparable.size()));
+  for (const std::string& w : ctx.warnings) tail.push_back("  warning: " + w);
   std::size_t warnings = 0;  // the host's, in the details
   for (const nlohmann::json& d : ctx.doctor)
     if (d.is_object() && d.value("severity", std::string("info")) != "info") ++warnings;
-  if (!f.incomparable.empty()) lines.push_back(fmt::format("  {} incomparable runs", f.incomparable.size()));
   const std::string where = ctx.journal_path.empty() ? "--verbose" : "obscheck report --verbose " + ctx.journal_path;
-  std::vector<std::string> tail;
   tail.push_back("");
   tail.push_back(fmt::format("details: every level and layout, the A/A control, counters, plots, the host{}, methods:",
                              warnings > 0 ? fmt::format(" ({} warning{})", warnings, warnings == 1 ? "" : "s") : ""));
