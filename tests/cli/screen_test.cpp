@@ -165,3 +165,29 @@ TEST_CASE("screen: a state directory another user could write is refused before 
   CHECK(linked.code == 6);
   CHECK(names_in(cwd.path).empty());
 }
+
+TEST_CASE("screen: a profiler command that gives up before the target shows its own words") {
+  // A wrapper that does not parse `--` says why on its stderr; the user sees that, not
+  // only "exited with code 127".
+  Scratch cwd, state;
+  const auto r = run_in(cwd.path, state.path,
+                        {"--observer-cmd", "sh -c 'echo wrapper-says-no >&2; exit 127' --", "--levels", "0,1",
+                         "--counters", "task-clock", "--", "/bin/true"});
+  CHECK(r.code == 5);
+  CHECK(r.err.find("exited with code 127") != std::string::npos);
+  CHECK(r.err.find("it said: wrapper-says-no") != std::string::npos);
+}
+
+TEST_CASE("screen: --margin takes a percentage as the reports print it, and says the forms when wrong") {
+  Scratch cwd, state;
+  const auto bad = run_in(cwd.path, state.path, {"--margin", "1x", "--", "/bin/true"});
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("a fraction (0.01) or a percentage (1%)") != std::string::npos);
+  const auto pct = run_in(cwd.path, state.path,
+                          {"--json", "--margin", "2%", "--counters", "task-clock", "--blocks", "3", "--", "/bin/true"});
+  REQUIRE((pct.code == 0 || pct.code == 1));
+  CHECK(pct.out.find("\"margin\": 0.02") != std::string::npos);
+  // A block-named option and its run-named twin are one option: give one.
+  const auto both = run_in(cwd.path, state.path, {"--runs", "3", "--blocks", "3", "--", "/bin/true"});
+  CHECK(both.code == 2);
+}
