@@ -123,7 +123,7 @@ TEST_CASE("screen: a live check and a live measure print one screen, the full re
   CHECK(full.out.find("min / q1 / q3 / max") != std::string::npos);
 }
 
-TEST_CASE("screen: a check in an empty directory leaves it empty; the journal goes to the state directory") {
+TEST_CASE("screen: a check in an empty directory leaves it empty, its journal in the state directory") {
   Scratch cwd, state;
   const auto r = run_in(cwd.path, state.path,
                         {"--counters", "task-clock", "--time-budget", "1", "--seed", "5", "--", workload("compute"),
