@@ -208,8 +208,8 @@ TEST_CASE("sim bias: an environment sweep under natural layout shows the cache-s
 }
 
 TEST_CASE("sim compare: 10% more work is worse by exactly the instructions it adds, in every context") {
-  auto r = run_cli({"compare", "--backend", "sim", "--counters", "instructions", "--env-sizes", "0,512,1024",
-                    "--seed", "2", "--", workload("extrawork"), "2000", ":::", workload("extrawork"), "2000", "10"});
+  auto r = run_cli({"compare", "--verbose", "--backend", "sim", "--counters", "instructions", "--env-sizes",
+                    "0,512,1024", "--seed", "2", "--", workload("extrawork"), "2000", ":::", workload("extrawork"), "2000", "10"});
   INFO(r.out << r.err);
   REQUIRE((r.code == 0 || r.code == 1));
   CHECK(contains(r.out, "verdict: worse"));
