@@ -183,12 +183,14 @@ TEST_CASE("install: short options bundle as getopt's do, and -x gives perf stat'
 }
 
 TEST_CASE("install: two checks started at once in one directory write two journals") {
+  // Both go to the state directory (util/state_dir.h), in the same second: two names.
   ScratchDir d;
-  const std::string cmd = "cd " + d.path.string() + " && " + std::string(OBSCHECK_BIN) +
-                          " --counters task-clock --runs 1 --warmup 0 -- " + workload("compute") + " 10";
+  const std::string cmd = "cd " + d.path.string() + " && XDG_STATE_HOME=" + d.path.string() + " " +
+                          std::string(OBSCHECK_BIN) + " --counters task-clock --runs 1 --warmup 0 -- " +
+                          workload("compute") + " 10";
   REQUIRE(shell("(" + cmd + " & " + cmd + " & wait)", d.path / "log") == 0);
   std::set<std::string> journals;
-  for (const auto& e : fs::directory_iterator(d.path))
+  for (const auto& e : fs::directory_iterator(d.path / "obscheck"))
     if (e.path().extension() == ".jsonl") journals.insert(e.path().filename().string());
   INFO(slurp(d.path / "log"));
   CHECK(journals.size() == 2);
