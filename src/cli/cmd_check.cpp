@@ -3,6 +3,9 @@
 // that plans, runs, journals, looks and stops; the findings of its last look become the
 // report and the exit code. `--resume FILE` (continue_check, job/check_resume.h) enters the
 // same session from a journal; `report FILE` (cli/cmd_report.cpp) re-reads one.
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <fmt/core.h>
 
 #include "cli/request_from.h"
@@ -23,8 +26,12 @@
 namespace obscheck {
 namespace {
 
-// The narrowest terminal a progress line is kept within.
-constexpr std::size_t kProgressColumns = 79;
+// The terminal's width less one (a line that fills it wraps on some terminals), 79
+// when it cannot be read.
+std::size_t progress_columns() {
+  winsize ws{};
+  return ::ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20 ? ws.ws_col - 1u : 79u;
+}
 
 // The progress line on stderr: the run, the look it runs to, when the look ends, the
 // budget. Only on a terminal, and never under --json or --csv.
@@ -34,11 +41,11 @@ SessionProgressFn progress_line(const Options& o) {
     if (p.config == nullptr) return fmt::print(stderr, "\r\x1b[K");
     // The look's own end, and the budget's, are what the user can wait for: the cap
     // (--max-runs) is rarely reached.
-    const std::string budget = p.budget_s > 0 ? fmt::format(", budget {:.0f}/{:g} s", p.elapsed_s, p.budget_s) : "";
-    std::string line = fmt::format("  run {} (look at {} blocks in ~{:.0f} s{}){}", p.runs_done, p.look,
-                                   p.look_eta_s, budget, p.verdicts.empty() ? "  " + p.config->id : "; " + p.verdicts);
+    const std::string budget = p.budget_s > 0 ? fmt::format(", {:.0f}/{:g} s", p.elapsed_s, p.budget_s) : "";
+    std::string line = fmt::format("  run {}, look at {} blocks in ~{:.0f} s{} | {}", p.runs_done, p.look,
+                                   p.look_eta_s, budget, p.verdicts.empty() ? p.config->id : p.verdicts);
     // One line that a terminal does not wrap (a wrapped line is not rewritten by \r).
-    if (line.size() > kProgressColumns) line = line.substr(0, kProgressColumns - 3) + "...";
+    if (const std::size_t width = progress_columns(); line.size() > width) line = line.substr(0, width - 3) + "...";
     fmt::print(stderr, "\r\x1b[K{}", line);
   };
 }

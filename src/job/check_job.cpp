@@ -85,8 +85,9 @@ StartedCheck start_check(PreparedCheck p, const std::string& journal_path, const
 
 namespace {
 
-// "2 of 3 decided: page-faults not perturbed, wall-time perturbed": the answer's
-// metrics (the named counters and wall time) at the last look; "" before it.
+// "2/3 decided: page-faults not-perturbed, wall-time perturbed": the answer's metrics
+// (the named counters and wall time) at the last look, verdicts by their short keys;
+// "" before it.
 std::string verdicts_so_far(const Findings& f) {
   std::size_t asked = 0;
   std::string decided;
@@ -96,10 +97,10 @@ std::string verdicts_so_far(const Findings& f) {
     ++asked;
     if (f.metric_verdicts[m] == Verdict::inconclusive) continue;
     ++n_decided;
-    decided += fmt::format("{}{} {}", decided.empty() ? "" : ", ", f.metrics[m].name, verdict_text(f.metric_verdicts[m]));
+    decided += fmt::format("{}{} {}", decided.empty() ? "" : ", ", f.metrics[m].name, verdict_key(f.metric_verdicts[m]));
   }
   if (asked == 0) return {};
-  return fmt::format("{} of {} decided{}{}", n_decided, asked, decided.empty() ? "" : ": ", decided);
+  return fmt::format("{}/{} decided{}{}", n_decided, asked, decided.empty() ? "" : ": ", decided);
 }
 
 }  // namespace
