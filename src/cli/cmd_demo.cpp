@@ -38,6 +38,7 @@ Options part_options(const Options& given, const DemoPart& p) {
 
 // The part's journal and page in the demo's own directory, where the user named none.
 Options in_directory(Options o, const Options& given, const std::string& dir, const char* journal) {
+  if (dir.empty()) return o;  // every file named by the user
   if (given.html.empty() || o.html != given.html) o.html = dir + "/" + o.html;
   o.journal = dir + "/" + journal;
   return o;
@@ -84,7 +85,9 @@ int second_part_code(const Options& given, const Options& first, int native, con
 // the first part's verdicts count as in a check.
 int cmd_demo(const Options& given) {
   const DemoPart first = demo_first_part(demo_ask(given));
-  const std::string dir = demo_directory();
+  // A directory of its own only for files the user did not name.
+  const bool own_files = given.journal.empty() || given.html.empty() || demo_runs_layout_part(demo_ask(given));
+  const std::string dir = own_files ? demo_directory() : std::string();
   Options o = in_directory(part_options(given, first), given, dir, "compute.jsonl");
   if (!given.journal.empty()) o.journal = given.journal;
   if (!o.json && !o.csv)
@@ -99,7 +102,7 @@ int cmd_demo(const Options& given) {
                "  perf_event_paranoid is {} and you have no CAP_PERFMON: counting {} at user level only\n"
                "  (tsc needs kernel-level counting; sudo sysctl kernel.perf_event_paranoid=1 allows it).\n\n",
                first.paranoid, first.counters);
-  if (!o.json && !o.csv) fmt::print(stderr, "  The journals and pages go to {}\n\n", dir);
+  if (!o.json && !o.csv && !dir.empty()) fmt::print(stderr, "  The journals and pages go to {}\n\n", dir);
   const int native = cmd_check(o);
   if (!demo_part_finished(native)) return native;  // interrupted
   return second_part_code(given, o, native, dir);
