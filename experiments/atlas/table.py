@@ -149,8 +149,8 @@ def main():
     print(f"The whole atlas took {a.seconds} s (`experiments/atlas/run.sh`; every command is in `commands.sh`).\n")
     print("Effects are the median paired ratio of the program's own task-clock (and wall time) at the dose against "
           "the same program with no profiler (dose 0), with obscheck's 90% confidence sequence; a verdict is decided "
-          "against ±1%. Wall time includes the profiler's own start-up and exit; task-clock is the program's CPU time "
-          "alone.\n")
+          "against ±1%. Wall time is the program's own, from its exec to its exit (the profiler's start-up and exit "
+          "are not in it); task-clock is the program's CPU time alone.\n")
     for p in a.programs:
         table, points = program_table(a.out, p)
         with open(os.path.join(a.out, p, f"atlas-{p}.svg"), "w") as f:

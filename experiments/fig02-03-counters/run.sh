@@ -6,7 +6,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 layout_check l1d,instructions,branch-misses,cycles
-obscheck report "$out/journal.jsonl" --html "$out/report.html" --svg "$out/svg" > "$out/report.txt"
+obscheck report --verbose "$out/journal.jsonl" --html "$out/report.html" --svg "$out/svg" > "$out/report.txt"
 obscheck report "$out/journal.jsonl" --json > "$out/report.json"
 point "explained by layout" "$out/check.txt"
 finish

@@ -17,7 +17,7 @@ echo "observer: ${probes[*]}" > "$out/setup.txt"
 # from running on.
 obscheck "${probes[@]}" --counters task-clock,page-faults --time-budget 10 --seed 4 \
   --journal "$out/journal.jsonl" -- "$target" 10000 > "$out/check.txt"
-obscheck report "$out/journal.jsonl" --html "$out/report.html" --svg "$out/svg" > "$out/report.txt"
+obscheck report --verbose "$out/journal.jsonl" --html "$out/report.html" --svg "$out/svg" > "$out/report.txt"
 obscheck report "$out/journal.jsonl" --json > "$out/report.json"
 point "^  task-clock " "$out/check.txt"
 finish

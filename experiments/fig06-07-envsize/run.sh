@@ -9,7 +9,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 target=$(workload layout)
 # 0..8448 bytes added in 256-byte steps: 34 contexts, two 4 KiB periods and a step.
-obscheck bias --backend sim --sim-cache D1=4096,1,64 --env-sizes 0:8448:256 --counters l1d,cycles --seed 6 \
+obscheck bias --verbose --backend sim --sim-cache D1=4096,1,64 --env-sizes 0:8448:256 --counters l1d,cycles --seed 6 \
   --export-json "$out/report.json" --export-csv "$out/runs.csv" --html "$out/report.html" --svg "$out/figures" \
   -- "$target" 2000 256 > "$out/report.txt"
 # The point: the first metric's highest context (its ratio to the median is the column

@@ -13,7 +13,7 @@ for o in main a b c d; do
   objects+=("$work/bin/$o.o")
 done
 list=$(IFS=,; echo "${objects[*]}")
-obscheck bias --backend sim --sim-cache I1=256,1,64 --link "cc {objects} -o {out}" --objects "$list" \
+obscheck bias --verbose --backend sim --sim-cache I1=256,1,64 --link "cc {objects} -o {out}" --objects "$list" \
   --link-orders 8 --counters l1i,cycles --seed 8 --export-json "$out/report.json" --export-csv "$out/runs.csv" \
   --html "$out/report.html" --svg "$out/figures" -- "{out}" 20000 > "$out/report.txt"
 point "measurement bias|no measurement bias" "$out/report.txt"

@@ -8,7 +8,7 @@ o2=$(workload compute -O2)
 o3=$(workload compute -O3)
 counters=task-clock
 if can_count cycles; then counters=cycles,task-clock; fi
-obscheck compare --aa --env-sizes 2:4096:256 --counters "$counters" --runs 3 --seed 13 \
+obscheck compare --verbose --aa --env-sizes 2:4096:256 --counters "$counters" --runs 3 --seed 13 \
   --export-json "$out/report.json" --export-csv "$out/runs.csv" --html "$out/report.html" --svg "$out/figures" \
   -- "$o2" 200 ::: "$o3" 200 > "$out/report.txt"
 point "verdict:" "$out/report.txt"

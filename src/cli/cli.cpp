@@ -50,11 +50,12 @@ int dispatch(const Parsed& parsed) {
     case Command::demo: return cmd_demo(o);
     case Command::bias: return cmd_bias(o);
     case Command::compare: return cmd_compare(o);
-    case Command::completion: return cmd_completion(o);
+    case Command::completion: return fmt::print("{}", completion_script(o.shell, option_table())), 0;
     case Command::plan: return cmd_plan(o);
     case Command::run: return cmd_run(o);
     case Command::slurm: return cmd_slurm(o);
     case Command::fidelity: return cmd_fidelity(o);
+    case Command::journals: return cmd_journals(o);
   }
   throw Error(ErrorKind::usage, "this command is not part of this build");
 }

@@ -3,6 +3,9 @@
 // that plans, runs, journals, looks and stops; the findings of its last look become the
 // report and the exit code. `--resume FILE` (continue_check, job/check_resume.h) enters the
 // same session from a journal; `report FILE` (cli/cmd_report.cpp) re-reads one.
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <fmt/core.h>
 
 #include "cli/request_from.h"
@@ -15,12 +18,20 @@
 #include "job/check_resume.h"
 #include "job/journal_job.h"
 #include "record/journal.h"
+#include "report/brief_report.h"
 #include "report/check_report.h"
 #include "run/session.h"
 #include "util/error.h"
 
 namespace obscheck {
 namespace {
+
+// The terminal's width less one (a line that fills it wraps on some terminals), 79
+// when it cannot be read.
+std::size_t progress_columns() {
+  winsize ws{};
+  return ::ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20 ? ws.ws_col - 1u : 79u;
+}
 
 // The progress line on stderr: the run, the look it runs to, when the look ends, the
 // budget. Only on a terminal, and never under --json or --csv.
@@ -30,9 +41,12 @@ SessionProgressFn progress_line(const Options& o) {
     if (p.config == nullptr) return fmt::print(stderr, "\r\x1b[K");
     // The look's own end, and the budget's, are what the user can wait for: the cap
     // (--max-runs) is rarely reached.
-    const std::string budget = p.budget_s > 0 ? fmt::format(", budget {:.0f}/{:g} s", p.elapsed_s, p.budget_s) : "";
-    fmt::print(stderr, "\r\x1b[K  run {} (look at {} blocks, this look ends in ~{:.0f} s{})  {}", p.runs_done, p.look,
-               p.look_eta_s, budget, p.config->id);
+    const std::string budget = p.budget_s > 0 ? fmt::format(", {:.0f}/{:g} s", p.elapsed_s, p.budget_s) : "";
+    std::string line = fmt::format("  run {}, look at {} blocks in ~{:.0f} s{} | {}", p.runs_done, p.look,
+                                   p.look_eta_s, budget, p.verdicts.empty() ? p.config->id : p.verdicts);
+    // One line that a terminal does not wrap (a wrapped line is not rewritten by \r).
+    if (const std::size_t width = progress_columns(); line.size() > width) line = line.substr(0, width - 3) + "...";
+    fmt::print(stderr, "\r\x1b[K{}", line);
   };
 }
 
@@ -42,7 +56,11 @@ void print_check(const Options& o, const Plan& plan, const Findings& findings, c
   emit(o, o.json       ? check_json(plan, findings, ctx)
           : o.csv      ? check_csv(plan, findings)
           : o.markdown ? check_markdown(plan, findings, ctx)
-                       : check_text(plan, findings, ctx, o.color));
+          : o.verbose || ctx.summary_only ? check_text(plan, findings, ctx, o.color)
+                                          : check_brief(plan, findings, ctx));
+  // As bias and compare (and hyperfine): the machine-readable report beside the terminal's.
+  if (!o.export_json.empty()) write_and_say(o.export_json, check_json(plan, findings, ctx));
+  if (!o.export_csv.empty()) write_and_say(o.export_csv, check_csv(plan, findings));
 }
 
 int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWriter& journal, const nlohmann::json& host) {

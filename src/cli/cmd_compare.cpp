@@ -11,7 +11,11 @@ namespace {
 
 SweepJob compare_job(const Options& o) {
   const auto words = split_variants(o.target);  // BASELINE ARGS ::: CONTENDER ARGS
-  return sweep_job(o, JobKind::compare, [&](const SweepRequest& r) { return compare_variants(r, words, o.aa); });
+  SweepJob job = sweep_job(o, JobKind::compare, [&](const SweepRequest& r) { return compare_variants(r, words, o.aa); });
+  // Outputs that differ in every context after the first round make the comparison
+  // incomparable whatever the other rounds show: it says so then, not after its budget.
+  job.spec.stop_when_outputs_differ = !o.allow_output_diff;
+  return job;
 }
 
 }  // namespace

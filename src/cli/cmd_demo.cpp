@@ -36,19 +36,27 @@ Options part_options(const Options& given, const DemoPart& p) {
   return o;
 }
 
-int layout_part(const Options& given, std::uint64_t seed) {
+// The part's journal and page in the demo's own directory, where the user named none.
+Options in_directory(Options o, const Options& given, const std::string& dir, const char* journal) {
+  if (dir.empty()) return o;  // every file named by the user
+  if (given.html.empty() || o.html != given.html) o.html = dir + "/" + o.html;
+  o.journal = dir + "/" + journal;
+  return o;
+}
+
+int layout_part(const Options& given, std::uint64_t seed, const std::string& dir) {
   const DemoPart p = demo_layout_part(seed);
   fmt::print(stderr,
              "\nobscheck demo, part 2: the paper's layout effect, on the simulated PMU (valgrind's cachegrind,\n"
              "  {}): the same counters announced to a program whose cache misses depend only on where\n"
              "  its stack lands. 'natural' moves it with the list's bytes, 'held' does not.\n\n",
              p.sim_cache);
-  return cmd_check(part_options(given, p));
+  return cmd_check(in_directory(part_options(given, p), given, dir, "layout.jsonl"));
 }
 
 // The demo's code once the first part ran to the end: whether the second part could
 // run and showed its finding.
-int second_part_code(const Options& given, const Options& first, int native) {
+int second_part_code(const Options& given, const Options& first, int native, const std::string& dir) {
   const DemoAsk ask = demo_ask(given);
   if (!demo_runs_layout_part(ask)) return demo_first_part_code(ask, native);
   if (!demo_can_simulate()) {
@@ -56,7 +64,7 @@ int second_part_code(const Options& given, const Options& first, int native) {
                        "sudo apt-get install valgrind (exit {})\n", static_cast<int>(ExitCode::host));
     return static_cast<int>(ExitCode::host);
   }
-  const int layout = layout_part(given, first.request.seed_given ? first.request.seed : 1);
+  const int layout = layout_part(given, first.request.seed_given ? first.request.seed : 1, dir);
   if (!demo_part_finished(layout)) return layout;  // interrupted
   if (layout != static_cast<int>(ExitCode::findings)) {
     fmt::print(stderr, "\nobscheck demo: the layout effect did not appear (no metric explained by layout); exit {}\n",
@@ -77,7 +85,11 @@ int second_part_code(const Options& given, const Options& first, int native) {
 // the first part's verdicts count as in a check.
 int cmd_demo(const Options& given) {
   const DemoPart first = demo_first_part(demo_ask(given));
-  const Options o = part_options(given, first);
+  // A directory of its own only for files the user did not name.
+  const bool own_files = given.journal.empty() || given.html.empty() || demo_runs_layout_part(demo_ask(given));
+  const std::string dir = own_files ? demo_directory() : std::string();
+  Options o = in_directory(part_options(given, first), given, dir, "compute.jsonl");
+  if (!given.journal.empty()) o.journal = given.journal;
   if (!o.json && !o.csv)
     fmt::print(stderr,
                "obscheck demo: does counting more events change {}?\n"
@@ -90,9 +102,10 @@ int cmd_demo(const Options& given) {
                "  perf_event_paranoid is {} and you have no CAP_PERFMON: counting {} at user level only\n"
                "  (tsc needs kernel-level counting; sudo sysctl kernel.perf_event_paranoid=1 allows it).\n\n",
                first.paranoid, first.counters);
+  if (!o.json && !o.csv && !dir.empty()) fmt::print(stderr, "  The journals and pages go to {}\n\n", dir);
   const int native = cmd_check(o);
   if (!demo_part_finished(native)) return native;  // interrupted
-  return second_part_code(given, o, native);
+  return second_part_code(given, o, native, dir);
 }
 
 }  // namespace obscheck

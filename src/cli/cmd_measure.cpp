@@ -14,7 +14,10 @@
 #include "job/journal_job.h"
 #include "job/measure_job.h"
 #include "record/journal.h"
+#include "report/brief_report.h"
+#include "report/measure_html.h"
 #include "report/measure_report.h"
+#include "cli/html_out.h"
 #include "util/error.h"
 
 namespace obscheck {
@@ -29,7 +32,12 @@ int print_measure(const Options& o, const MeasureOutcome& m, bool ended) {
             : o.csv                      ? measure_csv(f)
             : o.markdown                 ? measure_markdown(f)
             : !o.field_separator.empty() ? measure_separated(f, o.field_separator)
-                                         : measure_text(f, o.color));
+            : o.verbose                  ? measure_text(f, o.color)
+                                         : measure_brief(f));
+  // The files named beside what is printed, as bias, compare and the check write them.
+  if (!o.html.empty()) write_and_say(o.html, measure_html(f));
+  if (!o.export_json.empty()) write_and_say(o.export_json, measure_json(f));
+  if (!o.export_csv.empty()) write_and_say(o.export_csv, measure_csv(f));
   if (!ended && m.failure.empty()) return interrupted_exit_code();
   if (!m.failure.empty())
     throw Error(ErrorKind::target_failed, m.failure,

@@ -53,9 +53,9 @@ int report_journal(const Options& o, const std::string& path) {
   const std::optional<JobKind> kind = job_kind_of(manifest);
   if (kind && is_sweep(*kind)) return report_sweep(o, load_journal(path));
   if (kind == JobKind::measure) {
-    if (!o.html.empty() || !o.svg_dir.empty())
+    if (!o.svg_dir.empty())
       throw Error(ErrorKind::usage, path + " is a measure's journal: its report has no figures",
-                  "obscheck report FILE prints it as measure did (--json, --csv, --markdown)");
+                  "obscheck report FILE prints it as measure did (--json, --csv, --markdown, --html FILE)");
     return report_measure(o, load_journal(path));
   }
   // The simulated backend's analysis and the figures (--html, --svg) read RunRecords.

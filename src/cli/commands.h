@@ -30,10 +30,10 @@ int cmd_report(const Options& o);
 int cmd_demo(const Options& o);
 int cmd_bias(const Options& o);     // measurement bias across contexts
 int cmd_compare(const Options& o);  // two variants over sampled contexts
-int cmd_completion(const Options& o);  // the bash or zsh completion script
 int cmd_plan(const Options& o);     // a check planned once for several hosts
 int cmd_run(const Options& o);      // one host's shard of a plan
 int cmd_slurm(const Options& o);    // the plan and sbatch scripts of a Slurm job array
+int cmd_journals(const Options& o); // the state directory's journals, listed or removed
 int cmd_fidelity(const Options& o); // a sampling profile against an exact reference, per rate
 
 // The plan `o` asks for, not written (cli/cmd_plan.cpp).

@@ -29,8 +29,21 @@ const std::map<std::string, Command> kCommands = {
     {"doctor", Command::doctor}, {"report", Command::report},   {"demo", Command::demo},
     {"bias", Command::bias},     {"compare", Command::compare}, {"completion", Command::completion},
     {"plan", Command::plan},     {"run", Command::run},         {"slurm", Command::slurm},
-    {"fidelity", Command::fidelity},
+    {"fidelity", Command::fidelity}, {"journals", Command::journals},
 };
+
+// A check's block-named options and the run-named twins they equal (a block runs each
+// configuration once, so N runs of each configuration are N blocks); a resume and the
+// journal know them by the twin's name.
+constexpr std::pair<const char*, const char*> kBlockAliases[] = {
+    {"blocks", "runs"}, {"max-blocks", "max-runs"}, {"warmup-blocks", "warmup"}};
+
+// The run-named twin of a block-named option, else `name`.
+std::string twin_of(const std::string& name) {
+  for (const auto& [alias, twin] : kBlockAliases)
+    if (name == alias) return twin;
+  return name;
+}
 
 const char* kUsage[] = {
     "usage: obscheck [options] [--] PROG [ARGS...]       does measuring PROG change what is measured?",
@@ -48,7 +61,9 @@ const char* kUsage[] = {
     "       obscheck slurm [slurm options] -- [options] PROG [ARGS...]   the plan and sbatch scripts for a Slurm job array",
     "       obscheck report SHARD.jsonl...               merge the shards of a plan, the host as a factor",
     "       obscheck fidelity [options] -- PROG [ARGS...] is perf record's profile of PROG right at each rate?",
+    "       obscheck journals [--clean]                   the checks' journals in your state directory (--clean: remove them)",
     "       obscheck completion bash|zsh                  the shell completion script",
+    "       obscheck --version                            the version (also -V)",
 };
 
 // A titled group of options, declared as po's add_options() declares them:
@@ -63,11 +78,15 @@ struct OptionGroup : po::options_description {
   }
   OptionGroup& csv(Options& o, const char* what = "write CSV") { return (*this)("csv", po::bool_switch(&o.csv), what); }
   OptionGroup& html(Options& o) { return (*this)("html", po::value(&o.html), "also write the report with its figures as one self-contained HTML FILE"); }
+  OptionGroup& exports(Options& o, const char* csv_what) {
+    return (*this)("export-json", po::value(&o.export_json), "also write the report as JSON to FILE (as --json prints it)")
+        ("export-csv", po::value(&o.export_csv), csv_what);
+  }
   OptionGroup& svg(Options& o) { return (*this)("svg", po::value(&o.svg_dir), "also write every figure as an SVG file into DIR"); }
   OptionGroup& journal(Options& o, const char* what = "also record every run in journal FILE (obscheck report FILE prints this report again)") { return (*this)("journal", po::value(&o.journal), what); }
   OptionGroup& resume(Options& o, const std::string& job) { return (*this)("resume", po::value(&o.resume), ("continue the interrupted " + job + " recorded in FILE").c_str()); }
   OptionGroup& allow_multiplex(Options& o, const char* what) { return (*this)("allow-multiplex", po::bool_switch(&o.request.allow_multiplex), what); }
-  OptionGroup& margin(Options& o, const char* what) { return (*this)("margin", po::value(&o.request.margin), what); }
+  OptionGroup& margin(Options&, const char* what) { return (*this)("margin", po::value<std::string>(), what); }
   OptionGroup& confidence(Options& o, const char* what) { return (*this)("confidence", po::value(&o.confidence), what); }
   OptionGroup& seed(const char* what) { return (*this)("seed", po::value<std::string>(), what); }
   OptionGroup& fail_on(const char* what = "exit 1 when a verdict is one of LIST, as the check (default perturbed,layout,incomparable)") { return (*this)("fail-on", po::value<std::string>(), what); }
@@ -86,13 +105,19 @@ po::options_description target_options(Options& o) {
       ("ignore-failure,i", po::bool_switch(&o.request.ignore_failure), "keep going when the target exits non-zero or is killed");
 }
 
-po::options_description counting_options(Options& o, int default_runs) {
+// A run is one run of the program everywhere, and the counts are per configuration, as
+// hyperfine's -r, -M and -w are per command: measure has one, bias and compare one per
+// context and variant, a check one per level and layout (a block runs each once).
+po::options_description counting_options(Options& o, int default_runs, const char* of_each = "") {
+  const std::string runs = default_runs > 0 ? fmt::format("measured runs{} (default {})", of_each, default_runs)
+                                            : fmt::format("measured runs{}: a fixed number of blocks (default: "
+                                                          "sequential looks, see --max-runs)", of_each);
+  const std::string warmup = fmt::format("warm-up runs{}, not analysed (default 1)", of_each);
   return OptionGroup("Counting")
       ("counters,e", po::value(&o.counters), "events to count: comma list, {a,b} groups (see obscheck events)")
       ("events", po::value<std::string>(), "alias of --counters")
-      ("runs,r", po::value(&o.request.runs), default_runs > 0 ? ("measured runs (default " + std::to_string(default_runs) + ")").c_str()
-                                                    : "measured blocks (default: sequential, see --max-runs)")
-      ("warmup,w", po::value(&o.request.warmup), "warm-up runs, not analysed (default 1)");
+      ("runs,r", po::value(&o.request.runs), runs.c_str())
+      ("warmup,w", po::value(&o.request.warmup), warmup.c_str());
 }
 
 // Where the counts come from: the host's perf_event (native) or a simulated PMU.
@@ -113,8 +138,11 @@ po::options_description output_options(Options& o) {
 po::options_description check_options(Options& o) {
   return OptionGroup("The check (sweep of observation doses)")
       ("mode", po::value<std::string>(), "external (driver opens the counters, default) | inprocess (preloaded library, the paper's setup)")
-      .margin(o, "ε: \"not perturbed\" means within ±ε (default 0.01 = 1%)")
-      ("max-runs", po::value(&o.request.max_runs), "stop after this many measured blocks at the latest (default 2000)")
+      .margin(o, "ε: \"not perturbed\" means within ±ε: 0.01 or 1% (default 1%)")
+      ("max-runs", po::value(&o.request.max_runs), "stop after this many measured runs of each configuration at the latest (default 2000)")
+      ("blocks", po::value<int>(), "= --runs: a block runs every configuration once, in a seeded order")
+      ("max-blocks", po::value<int>(), "= --max-runs, in blocks")
+      ("warmup-blocks", po::value<int>(), "= --warmup, in blocks")
       ("time-budget", po::value<std::string>(), "stop at the first look after SECONDS of runs (default 60; 0: no limit; auto: sized after the warm-up to show ±margin, 10..600 s)")
       ("decide-all", po::bool_switch(&o.decide_all), "run until every metric's verdict is decided, the rusage metrics too (default: the counters named and wall time)")
       .seed("seed for the run order, 0..2^64-1 (default: drawn and recorded)")
@@ -123,9 +151,9 @@ po::options_description check_options(Options& o) {
       .allow_multiplex(o, "compare a multiplexed counter's scaled values (verdict labelled scaled) instead of calling it incomparable")
       .journal(o, "journal FILE (default: a new file in the current directory)").resume(o, "check")
       ("keep-output-head", po::bool_switch(&o.request.launch.keep_output_head), "keep the first line of the target's output (up to 200 bytes) in the journal; default: only its digest and size")
-      .csv(o).html(o)
+      .csv(o).html(o).exports(o, "also write the report as CSV to FILE (as --csv prints it: one row per comparison)")
       .fail_on("exit 1 when a verdict is one of LIST: perturbed,layout,incomparable,inconclusive or none (default perturbed,layout,incomparable)").ci()
-      ("verbose,v", po::bool_switch(&o.verbose), "show every metric's rows and plots, also those with nothing to act on");
+      ("verbose,v", po::bool_switch(&o.verbose), "the full report: every level and layout, the A/A control, counters, plots, host, methods (default: the answer on one screen)");
 }
 
 // The observers other than the counters (docs/design.md: observe/). The
@@ -156,10 +184,10 @@ po::options_description context_options(Options& o, bool compare) {
       .confidence(o, "confidence level of intervals and tests (default 0.95)")
       .seed("seed for the context order and sample (default: drawn and reported)")
       .csv(o, "write CSV, one row per run").html(o).svg(o)
-      ("export-json", po::value(&o.export_json), "also write the report as JSON to FILE (as --json prints it)")
-      ("export-csv", po::value(&o.export_csv), "also write every run as CSV to FILE (as --csv prints it)");
+      .exports(o, "also write every run as CSV to FILE (as --csv prints it)")
+      ("verbose,v", po::bool_switch(&o.verbose), "the full report: every context's mean and interval, the tests (default: one screen)");
   if (compare)
-    d.margin(o, "ε: \"no significant difference\" is backed by equivalence within ±ε (default 0.01)")
+    d.margin(o, "ε: \"no significant difference\" is backed by equivalence within ±ε: 0.01 or 1% (default 1%)")
         ("aa", po::bool_switch(&o.aa), "also compare the baseline against itself in the same contexts, reported first")
         ("allow-output-diff", po::bool_switch(&o.allow_output_diff), "compare the variants even where their outputs differ (they legitimately do: other options, other data); without it such contexts are incomparable")
         .fail_on("exit 1 when the outcome is one of LIST: worse,better,incomparable,aa or none (default incomparable,aa)");
@@ -174,17 +202,19 @@ po::options_description measure_options(Options& o) {
       ("field-separator,x", po::value(&o.field_separator), "perf stat's layout, fields separated by SEP (e.g. -x,)")
       .csv(o, "write CSV, one row per metric with every summary value")
       ("markdown", po::bool_switch(&o.markdown), "write the table as Markdown")
+      ("verbose,v", po::bool_switch(&o.verbose), "the full table: quartiles, ± sem, outliers, the interval's method (default: one screen)")
+      .html(o).exports(o, "also write the summary as CSV to FILE (as --csv prints it: one row per metric)")
       .journal(o).resume(o, "measure");
 }
 
 // report's own options.
 po::options_description report_options(Options& o) {
-  return OptionGroup("Report").csv(o).margin(o, "re-judge with this ε")
+  return OptionGroup("Report").csv(o).margin(o, "re-judge with this ε: 0.01 or 1%")
       ("markdown", po::bool_switch(&o.markdown), "write the verdict table as Markdown, for an issue or a lab report")
       .allow_multiplex(o, "re-judge comparing multiplexed counters' scaled values (verdicts labelled scaled)")
       .fail_on().ci()
-      ("verbose,v", po::bool_switch(&o.verbose), "show every metric's rows and plots")
-      .html(o).svg(o)
+      ("verbose,v", po::bool_switch(&o.verbose), "the full report: every level and layout, the A/A control, counters, plots, host, methods (default: the answer on one screen)")
+      .html(o).svg(o).exports(o, "also write the report as CSV to FILE (as --csv prints it)")
       ("certificate", po::bool_switch(&o.certificate), "a profiler command's check as a certificate for a methods section or a CI gate: the command, the doses, each metric's bound or effect per dose, the sampling rate achieved and the kernel's throttling, the host (text; --json, --html FILE)")
       ("allow-output-diff", po::bool_switch(&o.allow_output_diff), "a compare journal: compare the variants even where their outputs differ");
 }
@@ -240,7 +270,7 @@ po::options_description options_for(Command c, Options& o) {
       break;
     case Command::check:
     case Command::demo:
-      all.add(counting_options(o, 0)).add(check_options(o)).add(observer_options(o)).add(backend_options(o))
+      all.add(counting_options(o, 0, " of each configuration")).add(check_options(o)).add(observer_options(o)).add(backend_options(o))
           .add(target_options(o)).add(output_options(o));
       break;
     case Command::events:
@@ -253,7 +283,7 @@ po::options_description options_for(Command c, Options& o) {
       all.add(report_options(o)).add(output_options(o));
       break;
     case Command::plan:
-      all.add(counting_options(o, 0)).add(check_options(o)).add(observer_options(o)).add(backend_options(o))
+      all.add(counting_options(o, 0, " of each configuration")).add(check_options(o)).add(observer_options(o)).add(backend_options(o))
           .add(target_options(o)).add(plan_options(o));
       break;
     case Command::run:
@@ -265,9 +295,13 @@ po::options_description options_for(Command c, Options& o) {
     case Command::fidelity:
       all.add(fidelity_options(o)).add(output_options(o));
       break;
+    case Command::journals:
+      all.add(OptionGroup("Journals")("clean", po::bool_switch(&o.clean), "remove them (and the demo's directories), but what a running obscheck is writing"))
+          .add(output_options(o));
+      break;
     case Command::bias:
     case Command::compare:
-      all.add(counting_options(o, 5)).add(context_options(o, c == Command::compare)).add(backend_options(o))
+      all.add(counting_options(o, 5, " of each context and variant")).add(context_options(o, c == Command::compare)).add(backend_options(o))
           .add(target_options(o)).add(sweep_journal_options(o)).add(output_options(o));
       break;
     default:
@@ -335,7 +369,12 @@ void split_target(const std::vector<std::string>& words, const po::options_descr
 // Every value in its range, checked before the first run, so that a refused command
 // line writes nothing (no journal, no build variant): job/request_bounds.h.
 void validate(const po::variables_map& vm, const Options& o) {
-  const auto given = [&](const char* name) { return vm.count(name) > 0; };
+  const auto given = [&](const char* name) {
+    if (vm.count(name) > 0) return true;
+    for (const auto& [alias, twin] : kBlockAliases)
+      if (std::string(twin) == name && vm.count(alias) > 0) return true;
+    return false;
+  };
   const auto when = [&](const char* name, auto value) { return given(name) ? std::optional(value) : std::nullopt; };
   const CheckRequest& r = o.request;
   AskedValues v{.runs = when("runs", r.runs), .max_runs = when("max-runs", r.max_runs), .warmup = r.warmup,
@@ -440,8 +479,12 @@ void take_alias(const po::variables_map& vm, const char* alias, const char* twin
 // What to count, how often, and the analysis' knobs.
 void take_counting(const po::variables_map& vm, Options& o) {
   take_alias(vm, "events", "counters", o.counters);
-  o.runs_given = vm.count("runs") > 0;
-  o.request.warmup_given = vm.count("warmup") > 0;
+  for (const auto& [alias, twin] : kBlockAliases)
+    take_alias(vm, alias, twin, twin == std::string("runs")       ? o.request.runs
+                                : twin == std::string("max-runs") ? o.request.max_runs
+                                                                  : o.request.warmup);
+  o.runs_given = vm.count("runs") > 0 || vm.count("blocks") > 0;
+  o.request.warmup_given = vm.count("warmup") > 0 || vm.count("warmup-blocks") > 0;
   if (vm.count("time-budget")) {
     const std::string budget = vm["time-budget"].as<std::string>();
     o.time_budget_auto = budget == "auto";
@@ -453,6 +496,7 @@ void take_counting(const po::variables_map& vm, Options& o) {
   }
   take_mode_and_backend(vm, o);
   o.margin_given = vm.count("margin") > 0;
+  if (o.margin_given) o.request.margin = parse_margin(vm["margin"].as<std::string>());
   const ObserverRequest& r = o.request.observer;
   check_asked_observer(
       {o.probes, o.breakpoints, r.frequencies, r.command, r.levels, r.build, vm.count("observer-cmd") > 0, r.probe_sites});
@@ -570,7 +614,7 @@ Parsed parse_command_line(int argc, const char* const* argv) {
   take_launch_and_files(vm, o);
   validate(vm, o);
   for (const auto& [name, value] : vm)
-    if (!value.defaulted() && name != "journal-file" && name != "shell") o.given.push_back(name);
+    if (!value.defaulted() && name != "journal-file" && name != "shell") o.given.push_back(twin_of(name));
   check_combinations(o);
   o.target = std::move(rest);
   check_command_needs(o, takes_target);

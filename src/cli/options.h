@@ -11,10 +11,11 @@
 #include "job/sweep_setup.h"
 #include "plan/plan.h"
 #include "record/request.h"
+#include "report/completion_script.h"
 
 namespace obscheck {
 
-enum class Command { check, measure, events, doctor, report, demo, bias, compare, plan, run, slurm, completion, fidelity, help, version };
+enum class Command { check, measure, events, doctor, report, demo, bias, compare, plan, run, slurm, completion, fidelity, journals, help, version };
 
 struct Options {
   Command command = Command::check;
@@ -50,6 +51,7 @@ struct Options {
   bool color = true;                // always; never; auto: off with NO_COLOR or when stdout is not a tty
   bool progress = true;             // stderr is a terminal
   bool all = false;                 // events --all
+  bool clean = false;               // journals --clean
   std::string encode;               // events --encode LIST: the encoding of each event
   std::string shell;                // completion SHELL: bash | zsh
 
@@ -106,18 +108,8 @@ struct Parsed {
 };
 Parsed parse_command_line(int argc, const char* const* argv);
 
-// The options each command accepts, as the parser knows them: the one source the man
-// page test and the shell completions (cli/completion.h) are checked against.
-struct OptionInfo {
-  std::string long_name;   // "counters"
-  std::string short_name;  // "e" or ""
-  bool takes_value = false;
-  std::string description;
-};
-struct CommandOptions {
-  std::string command;     // "check", "measure", ... ("check" is also the bare `obscheck PROG`)
-  std::vector<OptionInfo> options;
-};
+// The options each command accepts, as the parser knows them (report/completion_script.h):
+// the one source the man page test and the shell completions are checked against.
 std::vector<CommandOptions> option_table();
 
 }  // namespace obscheck

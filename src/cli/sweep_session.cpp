@@ -12,10 +12,17 @@
 #include "job/sweep_verdicts.h"
 #include "record/journal.h"
 #include "report/bias_report.h"
+#include "report/brief_report.h"
 #include "util/error.h"
 
 namespace obscheck {
 namespace {
+
+// The text report: the brief one on a screen, the full one with --verbose.
+std::string sweep_text(const Options& o, const SweepReport& report, bool bias) {
+  if (o.verbose) return bias ? bias_text(report, o.color) : compare_text(report, o.color);
+  return bias ? bias_brief(report) : compare_brief(report);
+}
 
 // The report of a sweep's runs, bias's or compare's as its brief says: analyses, prints,
 // returns the exit code. `interrupted`: the runs stop short (Ctrl-C, or a journal
@@ -27,7 +34,7 @@ int finish_sweep(const Options& o, SweepReport report, const SweepBrief& brief, 
   const bool bias = job_kind_from(brief.header.command) == JobKind::bias;
   const std::vector<std::string> found =
       bias ? judge_bias(report, brief, interrupted) : judge_compare(report, brief, o.allow_output_diff);
-  emit(o, o.json ? sweep_json(report) : o.csv ? sweep_csv(report) : bias ? bias_text(report, o.color) : compare_text(report, o.color));
+  emit(o, o.json ? sweep_json(report) : o.csv ? sweep_csv(report) : sweep_text(o, report, bias));
   write_sweep_files(o, report, brief.host);
   if (live && interrupted) return interrupted_exit_code();
   return findings_exit_code(brief.fail_on, found, bias ? kBiasFailOn : kCompareFailOn);  // the journal's --fail-on

@@ -143,6 +143,14 @@ HostPerfFacts read_host_perf_facts(const std::string& sysfs_root) {
 
 bool kernel_counting_allowed(const HostPerfFacts& host) { return host.paranoid <= 1 || host.cap_perfmon; }
 
+std::string software_events_hint(const HostPerfFacts& host) {
+  // tsc (msr/tsc/) counts every level or none: where kernel counting is refused it
+  // would be the next error, so it is suggested only where it can be counted.
+  return fmt::format("count software events instead: --counters task-clock,page-faults,ctx-switches{} — or use the "
+                     "simulated backend (--backend sim)",
+                     kernel_counting_allowed(host) ? ",tsc" : "");
+}
+
 Availability diagnose_open_error(const EventDesc& e, int err, const HostPerfFacts& host,
                                  bool in_group) {
   Availability a;
@@ -165,6 +173,13 @@ Availability diagnose_open_error(const EventDesc& e, int err, const HostPerfFact
                      : "see what the kernel allows with: obscheck doctor";
         return a;
       }
+      if (e.source == "uprobe") {
+        // The uprobe PMU wants the capability whatever perf_event_paranoid says (as
+        // obscheck doctor says): lowering the sysctl would lead into the same refusal.
+        a.reason = fmt::format("uprobes need CAP_PERFMON or CAP_SYS_ADMIN, which this user lacks ({})", code);
+        a.hint = "run as root (--run-as USER runs the program as USER), or sudo setcap cap_perfmon+ep $(command -v obscheck)";
+        return a;
+      }
       a.reason = fmt::format("perf_event_paranoid is {}, which forbids opening {} ({})",
                              host.paranoid, e.name, code);
       a.hint = "allow it with: sysctl kernel.perf_event_paranoid=1 (or run as root)";
@@ -176,9 +191,7 @@ Availability diagnose_open_error(const EventDesc& e, int err, const HostPerfFact
         a.reason =
             "no hardware PMU on this host (no /sys/bus/event_source/devices/cpu; a VM without "
             "PMU passthrough?)";
-        a.hint =
-            "count software events instead: --counters task-clock,page-faults,ctx-switches,tsc — "
-            "or use the simulated backend (--backend sim)";
+        a.hint = software_events_hint(host);
       } else if (e.hardware) {
         a.reason = fmt::format("this CPU's PMU does not support {} ({})", e.name, code);
         a.hint = "see what it offers with: obscheck events --all";

@@ -198,6 +198,9 @@ struct HostPerfFacts {
 // True when this caller may count kernel level: paranoid <= 1 or CAP_PERFMON (pure).
 bool kernel_counting_allowed(const HostPerfFacts& host);
 HostPerfFacts read_host_perf_facts(const std::string& sysfs_root = std::string(kSysfsPmuRoot));
+// "count software events instead: --counters ..." for a host without a PMU: with tsc
+// only where this caller may count the kernel (tsc cannot be counted user level only).
+std::string software_events_hint(const HostPerfFacts& host);
 
 // The reason and hint for perf_event_open failing on `e` with errno `err` (pure).
 // err == 0 gives available. `in_group`: e was opened as a member of a group of > 1.

@@ -338,8 +338,7 @@ SysfsPmu require_pmu(const ResolveOptions& opts, const std::string& name, std::s
                 fmt::format("'{}': no hardware PMU on this host (no {}/{}; a VM without PMU "
                             "passthrough?)",
                             spec, opts.sysfs_root, name),
-                "count software events instead: --counters task-clock,page-faults,ctx-switches,tsc"
-                " — or use the simulated backend (--backend sim)");
+                software_events_hint(read_host_perf_facts(opts.sysfs_root)));
   throw Error(ErrorKind::event,
               fmt::format("'{}': no PMU '{}' on this host (no {}/{}){}", spec, name, opts.sysfs_root,
                           name, did_you_mean_suffix(name, list_sysfs_pmus(opts.sysfs_root))),

@@ -10,6 +10,7 @@
 #include "job/forecast.h"
 #include "host/host_info.h"
 #include "run/backend.h"
+#include "util/state_dir.h"
 
 namespace obscheck {
 
@@ -69,11 +70,33 @@ StartedCheck start_check(PreparedCheck p, const std::string& journal_path, const
   nlohmann::json manifest = check_manifest(p, s.plan, host);
   if (!plan_digest.empty()) manifest["plan_digest"] = plan_digest;
   JournalWriter journal = journal_path.empty()
-                              ? JournalWriter::create_default("", std::chrono::system_clock::now(), manifest)
+                              ? JournalWriter::create_default(journal_directory(), std::chrono::system_clock::now(), manifest)
                               : JournalWriter::create(journal_path, manifest);
   s.journal_path = journal.path();
   return StartedCheck{std::move(p), std::move(s), std::move(journal), std::move(host)};
 }
+
+namespace {
+
+// "2/3 decided: page-faults not-perturbed, wall-time perturbed": the answer's metrics
+// (the named counters and wall time) at the last look, verdicts by their short keys;
+// "" before it.
+std::string verdicts_so_far(const Findings& f) {
+  std::size_t asked = 0;
+  std::string decided;
+  std::size_t n_decided = 0;
+  for (std::size_t m = 0; m < f.metrics.size() && m < f.metric_verdicts.size(); ++m) {
+    if (!f.metrics[m].primary) continue;
+    ++asked;
+    if (f.metric_verdicts[m] == Verdict::inconclusive) continue;
+    ++n_decided;
+    decided += fmt::format("{}{} {}", decided.empty() ? "" : ", ", f.metrics[m].name, verdict_key(f.metric_verdicts[m]));
+  }
+  if (asked == 0) return {};
+  return fmt::format("{}/{} decided{}{}", n_decided, asked, decided.empty() ? "" : ": ", decided);
+}
+
+}  // namespace
 
 CheckRun run_check_session(const PreparedCheck& p, Session& s, JournalWriter& journal, const nlohmann::json& host,
                            const CheckRunAsk& ask, const SessionProgressFn& progress) {
@@ -83,8 +106,16 @@ CheckRun run_check_session(const PreparedCheck& p, Session& s, JournalWriter& jo
   if (!exact) s.after_warmup = warmup_forecast(ask.time_budget_auto, s.plan, p.request.margin);
   RunTable table;
   CheckRun run;
+  // The progress line shows the verdicts of the last look (run.findings, updated at each).
+  SessionProgressFn shown;
+  if (progress)
+    shown = [&progress, &run](const SessionProgress& at) {
+      SessionProgress with = at;
+      with.verdicts = verdicts_so_far(run.findings);
+      progress(with);
+    };
   run.outcome =
-      run_session(s, journal, analysis_at_looks(p.request, exact, ask.decide_all, s.plan, table, run.findings), progress);
+      run_session(s, journal, analysis_at_looks(p.request, exact, ask.decide_all, s.plan, table, run.findings), shown);
   run.ctx = session_context(s, run.outcome, host, p.warnings, p.backend_notes);
   say_how_to_continue(s, run.outcome, run.findings, run.ctx);
   return run;

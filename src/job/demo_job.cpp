@@ -1,12 +1,20 @@
 #include "job/demo_job.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+
+#include <fmt/core.h>
 
 #include "events/event.h"
 #include "host/install_paths.h"
 #include "launch/launcher.h"
 #include "observe/sim.h"
 #include "util/error.h"
+#include "util/state_dir.h"
 
 namespace obscheck {
 namespace {
@@ -52,8 +60,26 @@ DemoPart demo_first_part(const DemoAsk& ask) {
   p.paranoid = host.paranoid;
   if (p.user_only) p.counters = kDemoUserCounters;
   // The demo leaves its figures behind as one page a browser opens without a network.
+  // (demo_directory: in the demo's own directory, unless named.)
   p.html = ask.html.empty() ? kDemoHtml : ask.html;
   return p;
+}
+
+std::string demo_directory() {
+  const std::string base = journal_directory();
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&now, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+  for (int n = 0; n < 100; ++n) {
+    const std::string dir = n == 0 ? fmt::format("{}/demo-{}", base, stamp) : fmt::format("{}/demo-{}-{}", base, stamp, n);
+    if (::mkdir(dir.c_str(), 0700) == 0) return dir;
+    if (errno != EEXIST)
+      throw Error(ErrorKind::io, fmt::format("cannot create the demo's directory {}: {}", dir, std::strerror(errno)),
+                  "set XDG_STATE_HOME to a directory of yours");
+  }
+  throw Error(ErrorKind::io, "cannot find a free name for the demo's directory in " + base);
 }
 
 bool demo_runs_layout_part(const DemoAsk& ask) {

@@ -58,6 +58,11 @@ struct DemoPart {
 // page. Reads the host's perf_event facts.
 DemoPart demo_first_part(const DemoAsk& ask);
 
+// A fresh directory for the demo's journals and pages: demo-YYYYmmdd-HHMMSS (a
+// suffix when taken) in the journal directory (util/state_dir.h), mode 0700, so the
+// demo leaves nothing in the current directory. Throws Error(io) as journal_directory.
+std::string demo_directory();
+
 // Whether the second part runs: only for the bundled demo, since a user's own target
 // or options asked a question of their own.
 bool demo_runs_layout_part(const DemoAsk& ask);

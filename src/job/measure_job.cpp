@@ -14,6 +14,7 @@
 #include "record/run_table.h"
 #include "job/job_backend.h"
 #include "run/backend.h"
+#include "run/check.h"
 #include "run/measure.h"
 #include "util/digest.h"
 #include "util/error.h"
@@ -84,6 +85,8 @@ MeasureOutcome measure_outcome(const CheckRequest& r, const Backend& backend, co
     const std::span<const RunRecord> measured = std::span(runs).subspan(f.warmups);
     if (std::string kept = kept_failures_note(measured, r.launch.timeout_s); !kept.empty()) f.notes.push_back(kept);
   }
+  // What the runs left running was killed after each: said, as the check says it.
+  if (std::string left = left_behind_warning(runs); !left.empty()) f.notes.push_back(std::move(left));
   if (!ended && out.failure.empty())
     f.notes.push_back(fmt::format("interrupted: {} of {} measured runs done", f.runs, r.runs));
   if (!out.failure.empty()) f.notes.push_back(out.failure);
@@ -96,6 +99,7 @@ RunRecord record_of(const Plan& plan, const MeasuredRun& run, std::size_t env_by
   r.env_bytes = env_bytes;
   r.exit = run.exit;
   r.readings = run.readings;
+  if (run.left_behind > 0) r.extra["left_behind"] = run.left_behind;  // as a check's run line marks it
   return r;
 }
 

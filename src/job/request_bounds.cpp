@@ -80,7 +80,7 @@ void check_fractions_and_seconds(const AskedValues& v) {
     throw Error(ErrorKind::usage, "--timeout is a number of seconds above 0 and at most 30 days",
                 "leave it out to wait for the target as long as it runs");
   if (!(v.margin > 0 && v.margin < 1))
-    throw Error(ErrorKind::usage, "--margin is a fraction between 0 and 1 (0.01 = 1%)");
+    throw Error(ErrorKind::usage, "--margin is between 0 and 1 (0.01), or between 0% and 100% (1%)");
   if (!(v.time_budget >= 0) || !std::isfinite(v.time_budget))
     throw Error(ErrorKind::usage, "--time-budget is a number of seconds, 0 or more (0: no limit)");
   if (!(v.confidence > 0 && v.confidence < 1))
@@ -119,6 +119,16 @@ double parse_seconds(const char* option, const std::string& text) {
     throw Error(ErrorKind::usage, std::string(option) + " is a number of seconds, 0 or more (0: no limit), or auto; not '" +
                                       text + "'");
   return v;
+}
+
+double parse_margin(const std::string& text) {
+  const bool percent = !text.empty() && text.back() == '%';
+  const std::string number = percent ? text.substr(0, text.size() - 1) : text;
+  char* end = nullptr;
+  const double v = std::strtod(number.c_str(), &end);
+  if (number.empty() || *end != '\0' || !std::isfinite(v))
+    throw Error(ErrorKind::usage, "--margin is a fraction (0.01) or a percentage (1%), not '" + text + "'");
+  return percent ? v / 100 : v;
 }
 
 // --probes auto:N (also --breakpoints): N a whole number from 1 to kMaxAutoProbes;

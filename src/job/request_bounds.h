@@ -22,6 +22,10 @@ std::uint64_t parse_whole_number(const char* option, const std::string& text);
 // A number of seconds, 0 or more and finite; `option` as written ("--time-budget").
 double parse_seconds(const char* option, const std::string& text);
 
+// --margin: a fraction (0.01) or a percentage (1%), as the reports print it ("±1%");
+// the range is checked with the other values (check_asked_values).
+double parse_margin(const std::string& text);
+
 // --probes auto:N (also --breakpoints): N a whole number from 1 to kMaxAutoProbes.
 // Nothing for a list of symbols.
 void check_auto_probes(const char* option, const std::string& value);

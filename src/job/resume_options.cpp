@@ -14,8 +14,8 @@ namespace obscheck {
 namespace {
 
 // Options that shape only how the report is written (is_output_option).
-const char* const kOutputOptions[] = {"json",        "csv",        "output", "html", "svg",   "markdown",
-                                      "export-json", "export-csv", "color",  "resume"};
+const char* const kOutputOptions[] = {"json",        "csv",        "output", "html",    "svg",   "markdown",
+                                      "export-json", "export-csv", "color",  "verbose", "resume"};
 // Options that shape only this invocation of a check, not its runs: how long it may
 // run before it stops at a look, what it waits for, and a raised cap.
 const char* const kInvocationOptions[] = {"time-budget", "decide-all", "max-runs"};

@@ -15,13 +15,13 @@
 namespace obscheck {
 
 // Options that shape only how this invocation writes its report (--json, --csv, -o,
-// --html, --svg, --markdown, --export-json, --export-csv, --color, and --resume
+// --html, --svg, --markdown, --export-json, --export-csv, --color, --verbose, and --resume
 // itself): every resumed job takes them from its own command line, never from the
 // journal. One list for the check, measure and the sweeps.
 bool is_output_option(const std::string& name);
 // Those options as a resumed job's refusal names them.
 inline constexpr const char* kOutputOptionsText =
-    "--json, --csv, -o, --html, --svg, --markdown, --export-json, --export-csv, --color";
+    "--json, --csv, -o, --html, --svg, --markdown, --export-json, --export-csv, --color, --verbose";
 
 // Throws Error(usage) naming every option in `given` (long names, as given on the
 // command line) whose value in `asked` (the request this command line asks for, its

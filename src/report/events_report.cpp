@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "events/attr_json.h"
@@ -15,6 +17,9 @@ std::string events_text(const std::vector<CatalogEntry>& catalog, bool color) {
   const char* reset = color ? "\x1b[0m" : "";
   std::string avail, missing;
   std::size_t n_avail = 0, n_missing = 0;
+  // A host without a PMU refuses every hardware event for one reason: its hint is
+  // printed once, under the first, not under each.
+  std::vector<std::string> hinted;
   for (const CatalogEntry& e : catalog) {
     if (e.availability.available) {
       ++n_avail;
@@ -22,8 +27,11 @@ std::string events_text(const std::vector<CatalogEntry>& catalog, bool color) {
     } else {
       ++n_missing;
       missing += fmt::format("  {}{:<22}{} {}\n", red, e.name, reset, e.availability.reason);
-      if (!e.availability.hint.empty())
-        missing += fmt::format("  {:<22} {}hint: {}{}\n", "", dim, e.availability.hint, reset);
+      const std::string& hint = e.availability.hint;
+      if (!hint.empty() && std::find(hinted.begin(), hinted.end(), hint) == hinted.end()) {
+        missing += fmt::format("  {:<22} {}hint: {}{}\n", "", dim, hint, reset);
+        hinted.push_back(hint);
+      }
     }
   }
   std::string out = fmt::format("Available here ({}):\n{}", n_avail, avail);

@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <limits>
+#include <map>
+#include <set>
 
 #include "launch/descendants.h"
 #include "observe/counters.h"
@@ -120,6 +122,27 @@ SweepRun run_once(const SweepSpec& spec, const RunMeasurer& measure, const Trial
 
 }  // namespace
 
+namespace {
+
+// Every prepared context has run each variant once in round 0, cleanly, with captured
+// output, and in every one of them the variants' outputs differ.
+bool outputs_differ_everywhere(const std::vector<SweepRun>& runs, std::size_t contexts, std::size_t variants) {
+  std::map<std::size_t, std::set<std::string>> digests;  // context -> its variants' output digests
+  std::size_t seen = 0;
+  for (const SweepRun& r : runs) {
+    if (r.round != 0) continue;
+    if (!r.exit.ok() || r.exit.output_digest.empty()) return false;
+    digests[r.context].insert(r.exit.output_digest);
+    ++seen;
+  }
+  if (seen != contexts * variants || digests.size() != contexts) return false;
+  for (const auto& [context, ds] : digests)
+    if (ds.size() < 2) return false;
+  return true;
+}
+
+}  // namespace
+
 ContextSweepResult run_context_sweep(const SweepSpec& spec, const Plan& plan, const std::vector<Trial>& todo,
                                      const ContextSweepProgress& progress, const SweepRunDone& done) {
   if (spec.variants.empty() || spec.contexts.empty() || spec.runs < 1)
@@ -170,6 +193,12 @@ ContextSweepResult run_context_sweep(const SweepSpec& spec, const Plan& plan, co
     if (done) done(trial, run);
     result.runs.push_back(std::move(run));
     if (progress) progress(result.runs.size(), todo.size());
+    if (spec.stop_when_outputs_differ && spec.variants.size() > 1 &&
+        result.runs.size() == live.size() * spec.variants.size() &&
+        outputs_differ_everywhere(result.runs, live.size(), spec.variants.size())) {
+      result.outputs_differ = true;
+      break;
+    }
   }
   result.interrupted = InterruptGuard::interrupted();
   return result;

@@ -84,11 +84,16 @@ struct SweepSpec {
   int warmup = 1;                      // unrecorded runs of each variant before the first round
   std::uint64_t seed = 0;              // the visiting order
   RunMeasurer measurer;                // the backend's (Backend::run_measurer); empty -> measure_with_counters
+  // compare without --allow-output-diff: once the first round has run every context,
+  // stop if in each of them the variants ran cleanly and printed different outputs
+  // (captured, by digest): the comparison is incomparable whatever more rounds show.
+  bool stop_when_outputs_differ = false;
 };
 
 struct ContextSweepResult {
   std::vector<SweepRun> runs;   // time order
   bool interrupted = false;
+  bool outputs_differ = false;  // stopped after the first round (stop_when_outputs_differ)
 };
 
 using ContextSweepProgress = std::function<void(std::size_t done, std::size_t total)>;

@@ -83,7 +83,7 @@ MeasureResult run_measure(const MeasureSpec& spec, const Progress& progress, con
       throw;
     }
     if (InterruptGuard::interrupted()) break;  // killed by us: not a measurement
-    kill_descendants();
+    run.left_behind = kill_descendants();
     const bool failed = !run.exit.ok();
     if (failed && !spec.ignore_failure && i < 0) {
       result.failure = fmt::format("the target {} in a warm-up run before run {} of {}",

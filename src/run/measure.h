@@ -48,6 +48,7 @@ struct MeasuredRun {
   bool warmup = false;
   ExitInfo exit;
   std::vector<Reading> readings;
+  std::size_t left_behind = 0;  // processes the run left running, killed after it
 };
 
 struct MeasureResult {

@@ -321,7 +321,7 @@ class CommandMeasurer final : public Measurer {
     if (target <= 0)
       throw Error(ErrorKind::target_failed,
                   "the profiler command exited (" + describe_exit(rec.exit, spec_.base.timeout_s) +
-                      ") without starting the target",
+                      ") without starting the target" + own_words(profiler_output),
                   "the template must run the program it is given: end it with -- (e.g. 'perf record -F {level} -o "
                   "/dev/null --'), or place {argv} where the program goes");
     rec.readings = counters.read();
@@ -330,6 +330,20 @@ class CommandMeasurer final : public Measurer {
   }
 
  private:
+  // What the profiler command printed before it gave up (its own reason: "unknown
+  // option", "command not found"), its last lines up to a few hundred bytes, as
+  // "; it said: ..."; "" when it printed nothing or its output was not captured.
+  static std::string own_words(const std::string& output) {
+    constexpr std::size_t kShown = 400;
+    std::string said = output;
+    while (!said.empty() && (said.back() == '\n' || said.back() == ' ')) said.pop_back();
+    if (said.empty()) return {};
+    if (said.size() > kShown) said = "…" + said.substr(said.size() - kShown);
+    for (char& c : said)
+      if (c == '\n' || (static_cast<unsigned char>(c) < 0x20 && c != '\t')) c = ' ';
+    return "; it said: " + said;
+  }
+
   // The target's own wall time in place of the command's, and the profiler's own cost
   // beside it (see the class comment). A run whose target's exit was not seen keeps the
   // command's, and says so.

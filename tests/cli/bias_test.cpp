@@ -286,7 +286,7 @@ TEST_CASE("compare: 10% more work is worse, exactly, and --fail-on worse makes i
 }
 
 TEST_CASE("compare: --aa reports the A/A control first, the speedup in the paper's form") {
-  auto r = run_cli({"compare", "--aa", "--env-sizes", "0:800:400", "-r", "3", "--seed", "9", "--",
+  auto r = run_cli({"compare", "--verbose", "--aa", "--env-sizes", "0:800:400", "-r", "3", "--seed", "9", "--",
                     workload("extrawork"), "5000", ":::", workload("extrawork"), "5000", "10"});
   INFO(r.err);
   REQUIRE((r.code == 0 || r.code == 1));
@@ -305,18 +305,18 @@ TEST_CASE("compare: --aa reports the A/A control first, the speedup in the paper
 }
 
 TEST_CASE("compare: unequal exit statuses or outputs are incomparable, and say which") {
-  auto r = run_cli({"compare", "--env-sizes", "0,100", "-r", "2", "--", "/bin/true", ":::", "/bin/false"});
+  auto r = run_cli({"compare", "--verbose", "--env-sizes", "0,100", "-r", "2", "--", "/bin/true", ":::", "/bin/false"});
   CHECK(r.code == 1);
   CHECK_THAT(r.out, Catch::Contains("incomparable: context env+0: the baseline exited with code 0 but the "
                                     "contender exited with code 1"));
-  r = run_cli({"compare", "--env-sizes", "0,100", "-r", "2", "--", workload("extrawork"), "5000", ":::",
+  r = run_cli({"compare", "--verbose", "--env-sizes", "0,100", "-r", "2", "--", workload("extrawork"), "5000", ":::",
                workload("extrawork"), "5001"});
   CHECK(r.code == 1);
   CHECK_THAT(r.out, Catch::Contains("the output differs"));
   CHECK_THAT(r.out, Catch::Contains("the variants' outputs differ in 2 of 2 context(s)"));
   CHECK_THAT(r.out, Catch::Contains("--allow-output-diff"));
   // Outputs that legitimately differ are compared when asked: no longer incomparable.
-  r = run_cli({"compare", "--allow-output-diff", "--env-sizes", "0,100,200", "-r", "2", "--fail-on", "none", "--",
+  r = run_cli({"compare", "--verbose", "--allow-output-diff", "--env-sizes", "0,100,200", "-r", "2", "--fail-on", "none", "--",
                workload("extrawork"), "5000", ":::", workload("extrawork"), "5001"});
   CHECK(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("compared anyway (--allow-output-diff)"));

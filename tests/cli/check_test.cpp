@@ -256,11 +256,17 @@ TEST_CASE("check: the demo's second part shows the layout effect on the simulate
   const std::string dir = "/tmp/obscheck-check-test-" + std::to_string(getpid()) + "-demo2";
   std::filesystem::create_directories(dir);
   const std::string here = std::filesystem::current_path();
-  std::filesystem::current_path(dir);  // the demo writes its pages and journals here
-  const auto r = run_cli({"demo", "--time-budget", "2"});
+  std::filesystem::create_directories(dir + "/cwd");
+  std::filesystem::current_path(dir + "/cwd");  // the demo leaves nothing here
+  const auto r = run_cli({"demo", "--time-budget", "2"}, {"XDG_STATE_HOME=" + dir + "/state"});
   std::filesystem::current_path(here);
-  const bool page = std::filesystem::is_regular_file(dir + "/obscheck-demo-layout.html");
+  // Its pages and journals are in a directory of its own, in the state directory.
+  bool page = false;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir + "/state/obscheck"))
+    page = page || e.path().filename() == "obscheck-demo-layout.html";
+  const bool cwd_empty = std::filesystem::is_empty(dir + "/cwd");
   std::filesystem::remove_all(dir);
+  CHECK(cwd_empty);
   INFO(r.err << r.out);
   // It showed what it was built to show: exit 0, said on its last line.
   CHECK(r.code == 0);

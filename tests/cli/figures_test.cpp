@@ -243,7 +243,7 @@ TEST_CASE("figures: a native check's figures and text plots put a per-run differ
 TEST_CASE("figures: a sweep's figure has a point per context on the x axis of bytes added, as the text's env+N") {
   TempDir d;
   const std::string figs = d.file("fig");
-  auto r = run_cli({"bias", "--env-sizes", "0,400,800,1200", "-r", "2", "--seed", "5", "--svg", figs, "--",
+  auto r = run_cli({"bias", "--verbose", "--env-sizes", "0,400,800,1200", "-r", "2", "--seed", "5", "--svg", figs, "--",
                     workload("stackaddr")});
   INFO(r.out << r.err);
   REQUIRE((r.code == 0 || r.code == 1));

@@ -54,11 +54,18 @@ const fs::path kBuildDir = fs::path(OBSCHECK_BIN).parent_path();
 void check_installed_tool(const fs::path& bin, const fs::path& libexec, const fs::path& cwd) {
   const fs::path log = cwd / "log";
   INFO(slurp(log));
-  const int demo = shell("cd " + cwd.string() + " && " + bin.string() + " demo --time-budget 1 --json -o demo.json", log);
+  const int demo = shell("cd " + cwd.string() + " && XDG_STATE_HOME=" + (cwd / "state").string() + " " +
+                             bin.string() + " demo --time-budget 1 --json -o demo.json",
+                         log);
   INFO("demo: " << slurp(log));
   CHECK((demo == 0 || demo == 1));
   CHECK(fs::exists(cwd / "demo.json"));
-  CHECK(fs::exists(cwd / "obscheck-demo.html"));
+  // Its page and journal are in a directory of its own, not in the current one.
+  CHECK(!fs::exists(cwd / "obscheck-demo.html"));
+  std::size_t pages = 0;
+  for (const auto& e : fs::recursive_directory_iterator(cwd / "state" / "obscheck"))
+    pages += e.path().filename() == "obscheck-demo.html";
+  CHECK(pages == 1);
   const int inproc = shell("cd " + cwd.string() + " && " + bin.string() +
                                " --mode inprocess --counters task-clock,page-faults --runs 2 --journal j.jsonl -- " +
                                (libexec / "compute").string() + " 10",
@@ -123,7 +130,7 @@ TEST_CASE("install: the man page and the shell completions name every option the
   std::set<std::string> parser;
   const std::regex option_re("--([a-z0-9][a-z0-9-]*)");
   for (const char* cmd : {"check", "measure", "events", "doctor", "report", "demo", "bias", "compare", "plan", "run",
-                          "slurm", "completion", "fidelity"}) {
+                          "slurm", "completion", "fidelity", "journals"}) {
     const auto help = run_cli({cmd, "--help"});
     REQUIRE(help.code == 0);
     const std::string options = help.out.substr(help.out.find("\n\n"));  // past the usage lines
@@ -176,12 +183,14 @@ TEST_CASE("install: short options bundle as getopt's do, and -x gives perf stat'
 }
 
 TEST_CASE("install: two checks started at once in one directory write two journals") {
+  // Both go to the state directory (util/state_dir.h), in the same second: two names.
   ScratchDir d;
-  const std::string cmd = "cd " + d.path.string() + " && " + std::string(OBSCHECK_BIN) +
-                          " --counters task-clock --runs 1 --warmup 0 -- " + workload("compute") + " 10";
+  const std::string cmd = "cd " + d.path.string() + " && XDG_STATE_HOME=" + d.path.string() + " " +
+                          std::string(OBSCHECK_BIN) + " --counters task-clock --runs 1 --warmup 0 -- " +
+                          workload("compute") + " 10";
   REQUIRE(shell("(" + cmd + " & " + cmd + " & wait)", d.path / "log") == 0);
   std::set<std::string> journals;
-  for (const auto& e : fs::directory_iterator(d.path))
+  for (const auto& e : fs::directory_iterator(d.path / "obscheck"))
     if (e.path().extension() == ".jsonl") journals.insert(e.path().filename().string());
   INFO(slurp(d.path / "log"));
   CHECK(journals.size() == 2);

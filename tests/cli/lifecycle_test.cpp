@@ -307,7 +307,7 @@ TEST_CASE("lifecycle: every resume takes the same output options and refuses the
     CHECK(refused.code == 2);
     CHECK_THAT(refused.err, Catch::Contains("--journal"));
     CHECK_THAT(refused.err, Catch::Contains("only --json, --csv, -o, --html, --svg, --markdown, --export-json, "
-                                            "--export-csv, --color"));
+                                            "--export-csv, --color, --verbose"));
     CHECK(file_bytes(journal) == before);
     struct stat st {};
     CHECK(stat(other.c_str(), &st) != 0);

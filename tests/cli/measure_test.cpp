@@ -151,7 +151,7 @@ TEST_CASE("measure: bad input gets one clear message and its exit code") {
     CHECK(json::parse(ri.out).at("notes") ==
           json::array({"3 of 3 measured runs failed and are in the summary (--ignore-failure): the target exited "
                        "with code 1 (3)"}));
-    auto mixed = run_cli({"measure", "-i", "-r", "3", "--", workload("crash")});
+    auto mixed = run_cli({"measure", "--verbose", "-i", "-r", "3", "--", workload("crash")});
     CHECK(mixed.code == 0);
     CHECK_THAT(mixed.out, Catch::Contains("note: 3 of 3 measured runs failed and are in the summary (--ignore-failure): "
                                           "the target was killed by signal 11 (Segmentation fault) (3)"));

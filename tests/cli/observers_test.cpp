@@ -153,8 +153,8 @@ TEST_CASE("observers: a profiler command produces a verdict table") {
     return;
   }
   const std::string journal = tmp_path("cmd.jsonl");
-  auto r = run_cli({"--observer-cmd", "perf stat -e task-clock -o /dev/null --", "--levels", "0,1", "--runs", "6",
-                    "--journal", journal, "--", workload("compute"), "100"});
+  auto r = run_cli({"--verbose", "--observer-cmd", "perf stat -e task-clock -o /dev/null --", "--levels", "0,1",
+                    "--runs", "6", "--journal", journal, "--", workload("compute"), "100"});
   CHECK((r.code == 0 || r.code == 1));
   CHECK_THAT(r.out, Catch::Contains("verdicts:"));
   CHECK_THAT(r.out, Catch::Contains("task-clock (ns):"));

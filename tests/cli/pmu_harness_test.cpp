@@ -264,7 +264,7 @@ TEST_CASE("test PMU harness: bias calls multiplexed counters incomparable unless
   CHECK(ja.at("runs").at(0).at("running_fraction") == json{{"cycles", 0.5}, {"l1d", 0.5}});
 
   // The text says it where the verdict goes; the journal's report says it again.
-  const Harnessed text = harnessed(1, {"report", strict_journal});
+  const Harnessed text = harnessed(1, {"report", "--verbose", strict_journal});
   CHECK(text.code == 1);
   CHECK(text.out.find("\n  incomparable: cycles multiplexed in 6 of 6 runs (running fraction min 0.50, median 0.50)") !=
         std::string::npos);
@@ -346,8 +346,8 @@ TEST_CASE("test PMU harness: compare calls a multiplexed metric incomparable unl
 
   // With --aa the A/A pair is incomparable for the same reason, said as such: the
   // baseline did not differ from itself.
-  const Harnessed aa = harnessed(1, {"compare", "-e", "cycles,l1d", "--env-sizes", "0,400", "-r", "2", "--seed", "7",
-                                     "--aa", "--", "/bin/true", ":::", "/bin/true", "x"});
+  const Harnessed aa = harnessed(1, {"compare", "--verbose", "-e", "cycles,l1d", "--env-sizes", "0,400", "-r", "2",
+                                     "--seed", "7", "--aa", "--", "/bin/true", ":::", "/bin/true", "x"});
   CHECK(aa.code == 1);
   CHECK(aa.out.find("A/A control: the baseline against itself in the same contexts\n  verdict: incomparable: cycles "
                     "multiplexed in 8 of 8 runs") != std::string::npos);

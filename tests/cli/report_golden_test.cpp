@@ -31,9 +31,13 @@ std::string normalised(std::string out) {
 }  // namespace
 
 TEST_CASE("report: the text report of a recorded journal matches its golden file") {
-  auto r = run_cli({"report", kDir + "/journal.jsonl"}, {"NO_COLOR=1"});
+  auto r = run_cli({"report", "--verbose", kDir + "/journal.jsonl"}, {"NO_COLOR=1"});
   REQUIRE(r.code == 0);
   compare_golden(normalised(r.out), kDir + "/report.txt");
+  // The answer on one screen, as the check printed it by default.
+  auto brief = run_cli({"report", kDir + "/journal.jsonl"}, {"NO_COLOR=1"});
+  REQUIRE(brief.code == 0);
+  compare_golden(normalised(brief.out), kDir + "/brief.txt");
 }
 
 TEST_CASE("report: the JSON report of a recorded journal matches its golden file") {

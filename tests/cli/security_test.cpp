@@ -123,7 +123,7 @@ TEST_CASE("security: links planted at -o, its old .tmp name, --html and --svg fi
   fs::create_directory(d / "figs");
   for (const char* fig : {"effect-task-clock.svg", "runs-task-clock.svg", "effect-wall-time.svg"})
     plant(victim, d / ("figs/" + std::string(fig)));
-  auto r = run_cli({"report", kFixture, "-o", d / "report.txt", "--html", d / "page.html", "--svg", d / "figs"});
+  auto r = run_cli({"report", "--verbose", kFixture, "-o", d / "report.txt", "--html", d / "page.html", "--svg", d / "figs"});
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK(slurp(victim) == kPrecious);

@@ -88,7 +88,7 @@ TEST_CASE("session: --resume of a check stopped by its time budget adds blocks; 
   const auto idx = run_indexes(journal);
   for (std::size_t i = 0; i < idx.size(); ++i) CHECK(idx[i] == i);  // each planned run once, in order
 
-  auto report = run_cli({"report", journal});
+  auto report = run_cli({"report", "--verbose", journal});
   CHECK(report.out.find("sweep: 1 blocks, stopped by the time budget (0.001 s); then +1 blocks, stopped by the time "
                         "budget (0.001 s); then +1 blocks, stopped by the time budget (0.001 s)") != std::string::npos);
   auto as_json = run_cli({"report", "--json", journal});
@@ -138,7 +138,7 @@ TEST_CASE("session: --resume of a check stopped at --max-runs raises its cap; ea
   for (std::size_t i = 0; i < idx.size(); ++i) CHECK(idx[i] == i);  // each planned run once, in order
 
   // Both readers know the blocks past the manifest's cap.
-  auto report = run_cli({"report", journal});
+  auto report = run_cli({"report", "--verbose", journal});
   CHECK(report.code != 3);
   CHECK(report.out.find("sweep: 2 blocks, stopped at --max-runs; then +1 blocks, ") != std::string::npos);
   // Without the note, the runs past the manifest's cap are not the plan's.

@@ -30,8 +30,8 @@ bool contains(const std::string& s, const std::string& part) { return s.find(par
 
 TEST_CASE("sim check: --backend sim --counters cycles,l1d gives a full exact verdict table, and report repeats it") {
   const std::string journal = tmp_path("check.jsonl");
-  auto r = run_cli({"--backend", "sim", "--counters", "cycles,l1d", "--seed", "3", "--journal", journal, "--",
-                    workload("compute"), "200"});
+  auto r = run_cli({"--verbose", "--backend", "sim", "--counters", "cycles,l1d", "--seed", "3", "--journal", journal,
+                    "--", workload("compute"), "200"});
   INFO(r.out << r.err);
   REQUIRE(r.code == 0);
   // Levels: 1[cycles], 2[cycles,l1d], l1d alone; held only (counted from outside);
@@ -68,7 +68,7 @@ TEST_CASE("sim check: --backend sim --counters cycles,l1d gives a full exact ver
     CHECK(values.size() == 1);
   }
 
-  auto rep = run_cli({"report", journal});
+  auto rep = run_cli({"report", "--verbose", journal});
   CHECK(rep.code == 0);
   CHECK(rep.out == r.out);
   auto js = run_cli({"report", "--json", journal});
@@ -208,8 +208,8 @@ TEST_CASE("sim bias: an environment sweep under natural layout shows the cache-s
 }
 
 TEST_CASE("sim compare: 10% more work is worse by exactly the instructions it adds, in every context") {
-  auto r = run_cli({"compare", "--backend", "sim", "--counters", "instructions", "--env-sizes", "0,512,1024",
-                    "--seed", "2", "--", workload("extrawork"), "2000", ":::", workload("extrawork"), "2000", "10"});
+  auto r = run_cli({"compare", "--verbose", "--backend", "sim", "--counters", "instructions", "--env-sizes",
+                    "0,512,1024", "--seed", "2", "--", workload("extrawork"), "2000", ":::", workload("extrawork"), "2000", "10"});
   INFO(r.out << r.err);
   REQUIRE((r.code == 0 || r.code == 1));
   CHECK(contains(r.out, "verdict: worse"));

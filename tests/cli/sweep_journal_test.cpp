@@ -48,10 +48,13 @@ TEST_CASE("sweep journal: the reports of a recorded bias and compare match their
   for (const char* command : {"bias", "compare"}) {
     const std::string dir = std::string(OBSCHECK_GOLDEN_DIR) + "/" + command;
     INFO(command);
-    const auto text = run_cli({"report", dir + "/journal.jsonl"}, {"NO_COLOR=1"});
+    const auto text = run_cli({"report", "--verbose", dir + "/journal.jsonl"}, {"NO_COLOR=1"});
     INFO(text.err);
     REQUIRE(text.code == 0);
     compare_golden(text.out, dir + "/report.txt");
+    const auto brief = run_cli({"report", dir + "/journal.jsonl"}, {"NO_COLOR=1"});
+    REQUIRE(brief.code == 0);
+    compare_golden(brief.out, dir + "/brief.txt");
     const auto j = run_cli({"report", dir + "/journal.jsonl", "--json"});
     REQUIRE(j.code == 0);
     compare_golden(j.out, dir + "/report.json");

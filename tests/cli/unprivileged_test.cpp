@@ -24,7 +24,9 @@ struct Result {
 
 // Runs obscheck ARGS as nobody in a fresh directory nobody owns; stdout and stderr together.
 Result run_as_nobody(const std::string& dir, const std::string& args) {
-  const std::string cmd = "cd " + dir + " && /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups " +
+  // nobody's journals go to a state directory of its own in `dir` (its home does not exist).
+  const std::string cmd = "cd " + dir + " && XDG_STATE_HOME=" + dir + "/state /usr/bin/setpriv --reuid=65534 "
+                          "--regid=65534 --clear-groups " +
                           std::string(OBSCHECK_BIN) + " " + args + " 2>&1";
   Result r;
   if (FILE* p = popen(cmd.c_str(), "r")) {
@@ -65,14 +67,14 @@ TEST_CASE("unprivileged: the demo and a software-counter check count user level 
   CHECK(contains(enc.out, "note: counting user level only: perf_event_paranoid is " + std::to_string(paranoid()) +
                               " and this user has no CAP_PERFMON"));
 
-  const Result check = run_as_nobody(dir, "--counters task-clock,page-faults --runs 3 -- " +
+  const Result check = run_as_nobody(dir, "--verbose --counters task-clock,page-faults --runs 3 -- " +
                                               obscheck::test::workload("compute") + " 100");
   INFO(check.out);
   CHECK((check.code == 0 || check.code == 1));  // 1: a verdict other than "not perturbed"
   CHECK(contains(check.out, "warning: counting user level only"));
   CHECK(contains(check.out, "verdicts:"));
 
-  const Result demo = run_as_nobody(dir, "demo --runs 3");
+  const Result demo = run_as_nobody(dir, "demo --verbose --runs 3");
   INFO(demo.out);
   CHECK((demo.code == 0 || demo.code == 1));
   CHECK(contains(demo.out, "at user level only"));

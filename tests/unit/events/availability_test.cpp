@@ -27,9 +27,22 @@ TEST_CASE("cycles on a host without a hardware PMU: the no-PMU diagnosis") {
   CHECK(a.reason ==
         "no hardware PMU on this host (no /sys/bus/event_source/devices/cpu; a VM without PMU "
         "passthrough?)");
-  CHECK(a.hint ==
-        "count software events instead: --counters task-clock,page-faults,ctx-switches,tsc — or "
-        "use the simulated backend (--backend sim)");
+  CHECK(a.hint == software_events_hint(read_host_perf_facts()));
+}
+
+TEST_CASE("the no-PMU hint suggests tsc only to a user who may count it") {
+  // tsc (msr/tsc/) counts every level or none: a user who may not count the kernel
+  // would meet "cannot count tsc" next.
+  HostPerfFacts student;
+  student.paranoid = 2;
+  CHECK(software_events_hint(student) ==
+        "count software events instead: --counters task-clock,page-faults,ctx-switches — or use the simulated "
+        "backend (--backend sim)");
+  HostPerfFacts root = student;
+  root.cap_perfmon = true;
+  CHECK(software_events_hint(root) ==
+        "count software events instead: --counters task-clock,page-faults,ctx-switches,tsc — or use the "
+        "simulated backend (--backend sim)");
 }
 
 TEST_CASE("software events and msr/tsc/ open for real") {
@@ -76,6 +89,18 @@ TEST_CASE("diagnose_open_error: permission refusals name the paranoid level and 
     CHECK_THAT(a.reason, StartsWith("perf_event_paranoid is 3, which forbids opening cycles ("));
     CHECK(a.hint == "allow it with: sysctl kernel.perf_event_paranoid=1 (or run as root)");
   }
+}
+
+TEST_CASE("diagnose_open_error: a refused uprobe asks for the capability, as doctor does, not the sysctl") {
+  // The uprobe PMU wants CAP_PERFMON whatever perf_event_paranoid says: the sysctl
+  // hint would lead the user into the same refusal.
+  const EventDesc probe = resolve_event("uprobe:" + kCalls + ":obs_hot");
+  const HostPerfFacts host{.cpu_pmu = false, .paranoid = 1};
+  const Availability a = diagnose_open_error(probe, EACCES, host, false);
+  CHECK_FALSE(a.available);
+  CHECK_THAT(a.reason, StartsWith("uprobes need CAP_PERFMON or CAP_SYS_ADMIN"));
+  CHECK_THAT(a.hint, Contains("setcap cap_perfmon+ep"));
+  CHECK(a.hint.find("perf_event_paranoid") == std::string::npos);
 }
 
 TEST_CASE("diagnose_open_error: the other errnos") {

@@ -1,9 +1,6 @@
-#include "cli/completion.h"
+#include "report/completion_script.h"
 
 #include <fmt/core.h>
-
-#include "cli/commands.h"
-#include "cli/options.h"
 
 namespace obscheck {
 namespace {
@@ -19,20 +16,21 @@ std::string option_words(const CommandOptions& c) {
 }
 
 // The commands' names, joined by `sep`.
-std::string command_names(const std::string& sep) {
+std::string command_names(const std::vector<CommandOptions>& table, const std::string& sep) {
   std::string names;
-  for (const CommandOptions& c : option_table()) names += (names.empty() ? "" : sep) + c.command;
+  for (const CommandOptions& c : table) names += (names.empty() ? "" : sep) + c.command;
   return names;
 }
 
 // The options whose value is a file or a directory (completed as paths).
 bool takes_path(const std::string& name) {
-  return name == "output" || name == "journal" || name == "resume" || name == "html" || name == "svg";
+  return name == "output" || name == "journal" || name == "resume" || name == "html" || name == "svg" ||
+         name == "export-json" || name == "export-csv";
 }
 
-std::string bash_script() {
+std::string bash_script(const std::vector<CommandOptions>& table) {
   std::string cases, with_value;
-  for (const CommandOptions& c : option_table()) {
+  for (const CommandOptions& c : table) {
     cases += fmt::format("    {}) opts=\"{}\" ;;\n", c.command, option_words(c));
     for (const OptionInfo& o : c.options)
       if (o.takes_value && with_value.find(" --" + o.long_name + " ") == std::string::npos)
@@ -73,8 +71,8 @@ std::string bash_script() {
       "  fi\n"
       "}}\n"
       "complete -o default -F _obscheck obscheck\n",
-      command_names("|"),
-      with_value, cases, command_names(" "));
+      command_names(table, "|"),
+      with_value, cases, command_names(table, " "));
 }
 
 // One zsh _arguments spec per option: '--name[description]' (':value:' when it takes
@@ -96,9 +94,9 @@ std::string zsh_spec(const OptionInfo& o) {
   return spec;
 }
 
-std::string zsh_script() {
+std::string zsh_script(const std::vector<CommandOptions>& table) {
   std::string cases;
-  for (const CommandOptions& c : option_table()) {
+  for (const CommandOptions& c : table) {
     std::string specs;
     for (const OptionInfo& o : c.options) specs += " \\\n        " + zsh_spec(o);
     cases += fmt::format("    {})\n      _arguments -s{} \\\n        '*::program:_normal'\n      ;;\n", c.command, specs);
@@ -121,17 +119,14 @@ std::string zsh_script() {
       "  esac\n"
       "}}\n"
       "_obscheck \"$@\"\n",
-      command_names("|"),
-      "'" + command_names("' '") + "'", cases);
+      command_names(table, "|"),
+      "'" + command_names(table, "' '") + "'", cases);
 }
 
 }  // namespace
 
-std::string completion_script(const std::string& shell) { return shell == "zsh" ? zsh_script() : bash_script(); }
-
-int cmd_completion(const Options& o) {
-  fmt::print("{}", completion_script(o.shell));
-  return 0;
+std::string completion_script(const std::string& shell, const std::vector<CommandOptions>& table) {
+  return shell == "zsh" ? zsh_script(table) : bash_script(table);
 }
 
 }  // namespace obscheck

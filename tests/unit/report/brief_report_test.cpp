@@ -1,0 +1,57 @@
+// report/brief_report.h: the screen's contract on made-up lines — at most 25 lines of
+// 100 columns, the kept tail always there, a long word cut, a fitting line untouched.
+#include "report/brief_report.h"
+
+#include <catch2/catch.hpp>
+#include <sstream>
+
+using namespace obscheck;
+
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+std::size_t columns(const std::string& s) {
+  std::size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("brief: a line that fits keeps its spacing, a long one wraps under its text") {
+  const std::string table = "  metric        median  [1, 2]   exact";
+  const std::string long_line = "  task-clock   " + std::string(60, 'a') + " " + std::string(60, 'b');
+  const auto out = lines_of(fit_screen({table, long_line}, 0, "--verbose"));
+  REQUIRE(out.size() == 3);
+  CHECK(out[0] == table);
+  CHECK(out[1] == "  task-clock   " + std::string(60, 'a'));
+  CHECK(out[2] == std::string(15, ' ') + std::string(60, 'b'));  // under the text, not the name
+}
+
+TEST_CASE("brief: a word longer than the screen is cut with an ellipsis, UTF-8 counted per character") {
+  const std::string word = "  " + std::string(150, 'x') + "±";
+  const auto out = lines_of(fit_screen({word}, 0, "--verbose"));
+  REQUIRE(out.size() == 1);
+  CHECK(columns(out[0]) == kScreenColumns);
+  CHECK(out[0].substr(out[0].size() - 3) == "…");
+}
+
+TEST_CASE("brief: past 25 lines the head is cut with how many and where, the tail is kept") {
+  std::vector<std::string> lines;
+  for (int i = 0; i < 40; ++i) lines.push_back("  metric-" + std::to_string(i) + "  not perturbed");
+  lines.push_back("  overall: not perturbed; exit 0");
+  lines.push_back("details:");
+  const auto out = lines_of(fit_screen(lines, 2, "obscheck report --verbose J"));
+  REQUIRE(out.size() == kScreenLines);
+  CHECK(out[0] == "  metric-0  not perturbed");
+  CHECK(out[kScreenLines - 3] == "  … 18 more lines: obscheck report --verbose J");
+  CHECK(out[kScreenLines - 2] == "  overall: not perturbed; exit 0");
+  CHECK(out[kScreenLines - 1] == "details:");
+  for (const std::string& l : out) CHECK(columns(l) <= kScreenColumns);
+}
