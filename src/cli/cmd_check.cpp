@@ -16,6 +16,7 @@
 #include "job/journal_job.h"
 #include "record/journal.h"
 #include "report/check_report.h"
+#include "report/terminal_text.h"
 #include "run/session.h"
 #include "util/error.h"
 
@@ -32,7 +33,7 @@ SessionProgressFn progress_line(const Options& o) {
     // (--max-runs) is rarely reached.
     const std::string budget = p.budget_s > 0 ? fmt::format(", budget {:.0f}/{:g} s", p.elapsed_s, p.budget_s) : "";
     fmt::print(stderr, "\r\x1b[K  run {} (look at {} blocks, this look ends in ~{:.0f} s{})  {}", p.runs_done, p.look,
-               p.look_eta_s, budget, p.config->id);
+               p.look_eta_s, budget, terminal_safe(p.config->id, false));
   };
 }
 
@@ -71,15 +72,33 @@ int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWrite
 int continue_check(const Options& o, const std::string& path, const CheckResumeAsk& ask) {
   ResumedCheck c = resume_check(path, ask);
   if (c.complete) return report_complete_journal(o, c.journal.data);
-  if (!c.notice.empty()) fmt::print(stderr, "obscheck: {}\n", c.notice);
+  if (!c.notice.empty()) fmt::print(stderr, "obscheck: {}\n", terminal_safe(c.notice, false));
   return run_check(o, c.prepared, c.session, c.journal.writer, c.host);
 }
 
 namespace {
 
+// --time-budget auto is sized from the warm-up's noise and pace (job/forecast.h): a
+// check without warm-up blocks, or on an exact backend (which sizes nothing: its
+// verdicts are decided at the first look), would silently keep 60 s. Refused before
+// anything runs.
+void refuse_unsized_auto_budget(const Options& o, const PreparedCheck& p) {
+  if (!o.time_budget_auto) return;
+  if (p.spec.backend->exact())
+    throw Error(ErrorKind::usage, "--time-budget auto sizes the budget by the noise of the warm-up: --backend sim has none",
+                "leave --time-budget out: a simulated check is decided at its first look");
+  if (p.request.warmup == 0)
+    throw Error(ErrorKind::usage, "--time-budget auto is sized after the warm-up: -w 0 leaves none to size it by",
+                "give a warm-up (-w 1 or more) or a budget in seconds");
+}
+
 // A check's --resume FILE: its command line checked against the journal's request,
 // this invocation's budget and raised cap taken.
 int resume_check_journal(const Options& o) {
+  if (o.time_budget_auto)
+    throw Error(ErrorKind::usage,
+                "--time-budget auto is sized once, after the warm-up of a new check: a resume has no warm-up to size it by",
+                "leave it out to keep the budget the journal's check chose, or give one in seconds");
   if (const nlohmann::json m = manifest_to_resume(o.resume, JobKind::check); !m.is_null())
     refuse_changed_options(o.given, asked_check_request(o), m);
   CheckResumeAsk ask;
@@ -97,7 +116,9 @@ int cmd_check(const Options& o) {
     if (kind == JobKind::measure) return cmd_measure(o);
     return resume_check_journal(o);
   }
-  StartedCheck c = start_check(prepare_check(check_request_from(o)), o.journal);
+  PreparedCheck prepared = prepare_check(check_request_from(o));
+  refuse_unsized_auto_budget(o, prepared);
+  StartedCheck c = start_check(std::move(prepared), o.journal);
   return run_check(o, c.prepared, c.session, c.journal, c.host);
 }
 
