@@ -7,13 +7,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "events/event.h"
-#include "job/journal_job.h"
-#include "observe/wrap.h"
-#include "record/request.h"
-#include "report/terminal_text.h"
 #include "util/error.h"
-#include "util/output_paths.h"
-#include "util/words.h"
 
 namespace obscheck {
 namespace {
@@ -36,36 +30,6 @@ std::vector<NamedPath> inputs_of(const Options& o) {
   if (!o.plan_file.empty()) in.push_back({"--plan", o.plan_file});
   for (const std::string& f : o.report_files) in.push_back({"the journal", f});
   return in;
-}
-
-// The profiler command a check runs: the command line's, or for --resume the journal's
-// (read as report would; a journal that cannot be read is refused later, saying why).
-ObserverRequest profiler_of(const Options& o) {
-  if (o.resume.empty()) return o.request.observer;
-  const nlohmann::json m = read_manifest_line(o.resume);
-  if (!m.is_object() || !m.contains("options")) return {};
-  try {
-    return request_from_manifest(m).observer;
-  } catch (const Error&) {
-    return {};
-  }
-}
-
-// A profiler command whose words name the journal or an output (util/output_paths.h
-// check_command_words), at every level it runs with: refused before the first run.
-void check_profiler_outputs(const Options& o) {
-  const ObserverRequest observer = profiler_of(o);
-  if (observer.command.empty()) return;
-  std::vector<NamedPath> files = outputs_of(o);
-  for (const NamedPath& in : inputs_of(o)) files.push_back(in);
-  std::vector<std::string> words = split_command_words(observer.command);
-  const std::string target = "\x01";  // no path: stands for the target's argv
-  for (const std::string& level : split_commas(observer.levels)) {
-    if (level == kUnwrappedLevel) continue;
-    for (const std::string& w : wrap_command(observer.command, level, {target}))
-      if (w != target) words.push_back(w);
-  }
-  check_command_words("--observer-cmd", words, files);
 }
 
 int dispatch(const Parsed& parsed) {
@@ -102,8 +66,8 @@ int cli_main(int argc, char** argv) {
     const Parsed parsed = parse_command_line(argc, argv);
     warn_if_target_runs_as_root(parsed.options);
     // An output naming an input, or one that cannot be written: refused before anything runs.
-    check_output_paths(outputs_of(parsed.options), inputs_of(parsed.options));
-    check_profiler_outputs(parsed.options);
+    check_files_before_running(parsed.options.request.observer, parsed.options.resume, outputs_of(parsed.options),
+                               inputs_of(parsed.options));
     return dispatch(parsed);
   } catch (const EventSyntaxError& e) {
     // The list as written, with a caret under the column at fault.
@@ -111,8 +75,7 @@ int cli_main(int argc, char** argv) {
     if (!e.hint().empty()) fmt::print(stderr, "obscheck: hint: {}\n", e.hint());
     return static_cast<int>(exit_code_for(e.kind()));
   } catch (const Error& e) {
-    // A message may quote a journal's or a command line's words: shown, never obeyed.
-    fmt::print(stderr, "obscheck: error: {}\n", terminal_safe(e.what(), false));
+    fmt::print(stderr, "obscheck: error: {}\n", terminal_safe(e.what(), false));  // words of others: shown
     if (!e.hint().empty()) fmt::print(stderr, "obscheck: hint: {}\n", terminal_safe(e.hint(), false));
     return static_cast<int>(exit_code_for(e.kind()));
   } catch (const std::bad_alloc&) {

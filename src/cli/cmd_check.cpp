@@ -6,7 +6,6 @@
 #include <fmt/core.h>
 
 #include "cli/request_from.h"
-#include "job/check_setup.h"
 #include "cli/commands.h"
 #include "job/resume_options.h"
 #include "cli/html_out.h"
@@ -16,7 +15,6 @@
 #include "job/journal_job.h"
 #include "record/journal.h"
 #include "report/check_report.h"
-#include "report/terminal_text.h"
 #include "run/session.h"
 #include "util/error.h"
 
@@ -78,30 +76,12 @@ int continue_check(const Options& o, const std::string& path, const CheckResumeA
 
 namespace {
 
-// --time-budget auto is sized from the warm-up's noise and pace (job/forecast.h): a
-// check without warm-up blocks, or on an exact backend (which sizes nothing: its
-// verdicts are decided at the first look), would silently keep 60 s. Refused before
-// anything runs.
-void refuse_unsized_auto_budget(const Options& o, const PreparedCheck& p) {
-  if (!o.time_budget_auto) return;
-  if (p.spec.backend->exact())
-    throw Error(ErrorKind::usage, "--time-budget auto sizes the budget by the noise of the warm-up: --backend sim has none",
-                "leave --time-budget out: a simulated check is decided at its first look");
-  if (p.request.warmup == 0)
-    throw Error(ErrorKind::usage, "--time-budget auto is sized after the warm-up: -w 0 leaves none to size it by",
-                "give a warm-up (-w 1 or more) or a budget in seconds");
-}
-
 // A check's --resume FILE: its command line checked against the journal's request,
 // this invocation's budget and raised cap taken.
 int resume_check_journal(const Options& o) {
-  if (o.time_budget_auto)
-    throw Error(ErrorKind::usage,
-                "--time-budget auto is sized once, after the warm-up of a new check: a resume has no warm-up to size it by",
-                "leave it out to keep the budget the journal's check chose, or give one in seconds");
   if (const nlohmann::json m = manifest_to_resume(o.resume, JobKind::check); !m.is_null())
     refuse_changed_options(o.given, asked_check_request(o), m);
-  CheckResumeAsk ask;
+  CheckResumeAsk ask{.time_budget_auto = o.time_budget_auto};
   if (o.gave("time-budget") && !o.time_budget_auto) ask.time_budget = o.request.time_budget;
   if (o.gave("max-runs")) ask.max_runs = o.request.max_runs;
   return continue_check(o, o.resume, ask);
@@ -116,9 +96,7 @@ int cmd_check(const Options& o) {
     if (kind == JobKind::measure) return cmd_measure(o);
     return resume_check_journal(o);
   }
-  PreparedCheck prepared = prepare_check(check_request_from(o));
-  refuse_unsized_auto_budget(o, prepared);
-  StartedCheck c = start_check(std::move(prepared), o.journal);
+  StartedCheck c = start_check(prepare_check(check_request_from(o)), o.journal, "", o.time_budget_auto);
   return run_check(o, c.prepared, c.session, c.journal, c.host);
 }
 

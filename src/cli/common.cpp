@@ -7,7 +7,6 @@
 
 #include "cli/commands.h"
 #include "analysis/summary.h"
-#include "report/terminal_text.h"
 #include "run/signals.h"
 #include "util/error.h"
 #include "util/safe_write.h"
@@ -28,9 +27,7 @@ int interrupted_exit_code() {
 }
 
 void emit(const Options& o, const std::string& given) {
-  // A journal's or a command line's control bytes are shown, never sent to the
-  // terminal (report/terminal_text.h); JSON has none raw, so it passes unchanged.
-  const std::string bytes = terminal_safe(given, o.color);
+  const std::string bytes = terminal_safe(given, o.color);  // others' control bytes shown, not obeyed
   if (o.output.empty()) {
     std::fwrite(bytes.data(), 1, bytes.size(), stdout);
     std::fflush(stdout);

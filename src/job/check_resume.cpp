@@ -87,6 +87,10 @@ void prepare_resumed(ResumedCheck& c, const Plan& recorded, double time_budget) 
 }  // namespace
 
 ResumedCheck resume_check(const std::string& path, const CheckResumeAsk& ask) {
+  if (ask.time_budget_auto)  // before the journal is opened: it is left as it was
+    throw Error(ErrorKind::usage,
+                "--time-budget auto is sized once, after the warm-up of a new check: a resume has no warm-up to size it by",
+                "leave it out to keep the budget the journal's check chose, or give one in seconds");
   ResumedCheck c{JournalWriter::open_for_resume(path)};
   const JournalData& d = c.journal.data;
   const std::optional<StopReason> stopped = last_stop(d.notes);

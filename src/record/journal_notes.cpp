@@ -98,7 +98,9 @@ std::size_t note_count(const nlohmann::json& obj, const char* key, const std::st
     if (!fallback) bad_note_field(name, "is missing");
     return *fallback;
   }
-  if (!v->is_number_unsigned()) bad_note_field(name, "is not a whole number of 0 or more");
+  // A parsed journal's counts are unsigned; a note built in code may hold a signed one.
+  const bool whole = v->is_number_unsigned() || (v->is_number_integer() && v->get<std::int64_t>() >= 0);
+  if (!whole) bad_note_field(name, "is not a whole number of 0 or more");
   const auto n = v->get<std::uint64_t>();
   if (n > max) bad_note_field(name, fmt::format("is {}, beyond {}", n, max));
   return static_cast<std::size_t>(n);
@@ -202,7 +204,7 @@ EndNote end_note_from(const nlohmann::json& note) {
 LookNote look_note_from(const nlohmann::json& note) {
   note_object(note, "note");
   LookNote n;
-  n.look = note_count(note, "look", "", kMaxNoteCount, std::nullopt);
+  n.look = note_count(note, "look", "", kMaxNoteCount, 0);
   n.blocks = note_count(note, "blocks", "", kMaxMeasuredBlocks, 0);
   n.runs = note_count(note, "runs", "", kMaxNoteCount, 0);
   n.seconds = note_seconds(note, "seconds", "", kMaxNoteSeconds);
@@ -210,7 +212,8 @@ LookNote look_note_from(const nlohmann::json& note) {
     if (!d->is_array()) bad_note_field("decided", "is not a list");
     for (const nlohmann::json& e : *d) {
       note_object(e, "decided[]");
-      n.decided.emplace_back(note_text(e, "metric", "decided[].", true), note_text(e, "verdict", "decided[].", true));
+      std::string metric = note_text(e, "metric", "decided[].", true);  // first: the message names the first fault
+      n.decided.emplace_back(std::move(metric), note_text(e, "verdict", "decided[].", true));
     }
   }
   return n;

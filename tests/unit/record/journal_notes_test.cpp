@@ -116,7 +116,8 @@ TEST_CASE("journal notes: a field of the wrong type or out of range is named, ne
         "field configs is not a list of configurations");
   CHECK(refusal(look_note_from, {{"kind", "look"}, {"look", 1}, {"decided", {{{"metric", 3}}}}}) ==
         "field decided[].metric is not a string");
-  CHECK(refusal(look_note_from, {{"kind", "look"}}) == "field look is missing");
+  CHECK(refusal(look_note_from, {{"kind", "look"}, {"look", "first"}}) == "field look is not a whole number of 0 or more");
+  CHECK(look_note_from({{"kind", "look"}}) == LookNote{});  // a field absent keeps its default
 
   // check_note decodes by kind; a kind this version does not know passes.
   CHECK_THROWS_AS(check_note({{"kind", "extend"}, {"max_blocks", -1}}), Error);
