@@ -1,5 +1,6 @@
 #include "util/output_paths.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -67,15 +68,18 @@ void refuse_output_naming_input(const std::vector<NamedPath>& outs, const std::v
                     "give each its own file");
 }
 
-// /dev/stdout, /dev/stderr, /dev/fd/N: as util/safe_write.h reads them.
-bool names_stream(const std::string& path) {
+// The descriptor /dev/stdout, /dev/stderr, /dev/fd/N name, as util/safe_write.h reads them.
+std::optional<int> stream_fd(const std::string& path) {
   std::error_code ec;
   const fs::path p(path);
   const fs::path dir = fs::weakly_canonical(p.has_parent_path() ? p.parent_path() : fs::path("."), ec);
-  if (ec) return false;
   const std::string name = p.filename().string();
-  if (dir == "/dev") return name == "stdout" || name == "stderr";
-  return dir == fs::path("/proc") / std::to_string(::getpid()) / "fd";
+  if (ec) return std::nullopt;
+  if (dir == "/dev" && (name == "stdout" || name == "stderr")) return name == "stdout" ? 1 : 2;
+  if (dir != fs::path("/proc") / std::to_string(::getpid()) / "fd" || name.empty() || name.size() > 9 ||
+      name.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  return std::stoi(name);
 }
 
 Error cannot_write(const NamedPath& out, const std::string& why, const std::string& hint) {
@@ -90,9 +94,16 @@ void require_writable(const NamedPath& out) {
     throw cannot_write(out, "it is a directory", "name a file");
   // A character device, a FIFO or a standard stream is written into, not replaced
   // (util/safe_write.h): it must be writable itself; its directory need not be.
+  // A stream is this process's descriptor: open for writing, whoever owns what it is
+  // open on (a file the shell opened before dropping privileges).
+  if (const std::optional<int> fd = stream_fd(out.path)) {
+    const int flags = ::fcntl(*fd, F_GETFL);
+    if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY)
+      throw cannot_write(out, fmt::format("descriptor {} is not open for writing", *fd), "write it elsewhere");
+    return;
+  }
   struct stat last {};
-  const bool node = ::lstat(out.path.c_str(), &last) == 0 && (S_ISCHR(last.st_mode) || S_ISFIFO(last.st_mode));
-  if (node || names_stream(out.path)) {
+  if (::lstat(out.path.c_str(), &last) == 0 && (S_ISCHR(last.st_mode) || S_ISFIFO(last.st_mode))) {
     if (::access(out.path.c_str(), W_OK) != 0) throw cannot_write(out, std::strerror(errno), "write it elsewhere");
     return;
   }

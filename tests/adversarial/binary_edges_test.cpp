@@ -37,8 +37,9 @@ struct Result {
 };
 
 // Runs obscheck ARGS (no shell) in `cwd`; stdout and stderr together; killed after
-// 60 s (a hang fails the test). `out_fd`, when >= 0, is the child's stdout instead.
-Result run(const std::vector<std::string>& args, const std::string& cwd = {}, int out_fd = -1) {
+// 60 s (a hang fails the test). `out_fd`, when >= 0, is the child's stdout instead;
+// `uid`, when not 0, the user it runs as.
+Result run(const std::vector<std::string>& args, const std::string& cwd = {}, int out_fd = -1, uid_t uid = 0) {
   char tmpl[] = "/tmp/obscheck-adv-edges-out-XXXXXX";
   const int fd = ::mkstemp(tmpl);
   REQUIRE(fd >= 0);
@@ -51,6 +52,8 @@ Result run(const std::vector<std::string>& args, const std::string& cwd = {}, in
     const int nul = ::open("/dev/null", O_RDONLY);
     ::dup2(nul, 0);
     if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(126);
+    if (uid && (::setgroups(0, nullptr) != 0 || ::setresgid(uid, uid, uid) != 0 || ::setresuid(uid, uid, uid) != 0))
+      ::_exit(126);
     std::vector<char*> argv = {const_cast<char*>(OBSCHECK_BIN)};
     for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
@@ -181,34 +184,38 @@ TEST_CASE("outputs write into a character device, a FIFO and /dev/stdout, never 
   struct stat st {};
   REQUIRE(::lstat(fifo.c_str(), &st) == 0);
   CHECK(S_ISFIFO(st.st_mode));
-  // /dev/stdout: the report goes to the descriptor, /dev/stdout stays the link it was.
-  char tmpl[] = "/tmp/obscheck-adv-edges-stdout-XXXXXX";
-  const int out_fd = ::mkstemp(tmpl);
-  REQUIRE(out_fd >= 0);
-  const Result s = run({"report", j, "-o", "/dev/stdout"}, {}, out_fd);
-  ::close(out_fd);
-  CHECK((s.code == 0 || s.code == 1));
-  CHECK(contains(slurp(tmpl), "task-clock"));
-  ::unlink(tmpl);
+  // /dev/stdout and /proc/self/fd/1: the report goes to the descriptor, /dev/stdout
+  // stays the link it was. Run as nobody where we are root, so that a regression
+  // cannot replace the host's /dev/stdout: nobody cannot write to /dev.
+  for (const char* stream : {"/dev/stdout", "/proc/self/fd/1"}) {
+    char tmpl[] = "/tmp/obscheck-adv-edges-stdout-XXXXXX";
+    const int out_fd = ::mkstemp(tmpl);
+    REQUIRE(out_fd >= 0);
+    const Result s = run({"report", j, "-o", stream}, {}, out_fd, is_root() ? kNobody : 0);
+    ::close(out_fd);
+    INFO(stream << "\n" << s.out);
+    CHECK((s.code == 0 || s.code == 1));
+    CHECK(contains(slurp(tmpl), "task-clock"));
+    ::unlink(tmpl);
+  }
   REQUIRE(::lstat("/dev/stdout", &st) == 0);
   CHECK(S_ISLNK(st.st_mode));
-  // A character device: root's mknod d/null, and the host's /dev/null itself.
+  // A character device: root's mknod d/null (never the host's /dev/null itself: a
+  // regression would replace it for every process on the host).
   if (!is_root()) {
     WARN("SKIPPED (the device part): mknod needs root");
     return;
   }
   const std::string null = d / "null";
   REQUIRE(::mknod(null.c_str(), S_IFCHR | 0666, ::makedev(1, 3)) == 0);
-  for (const std::vector<std::string>& args : {std::vector<std::string>{"report", j, "-o", null},
-                                               {"report", j, "--html", null}, {"report", j, "-o", "/dev/null"}}) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"report", j, "-o", null}, {"report", j, "--html", null}}) {
     const Result r = run(args);
     INFO(r.out);
     CHECK((r.code == 0 || r.code == 1));
-    for (const char* node : {"/dev/null", null.c_str()}) {
-      REQUIRE(::lstat(node, &st) == 0);
-      CHECK(S_ISCHR(st.st_mode));
-      CHECK(st.st_rdev == ::makedev(1, 3));
-    }
+    REQUIRE(::lstat(null.c_str(), &st) == 0);
+    CHECK(S_ISCHR(st.st_mode));
+    CHECK(st.st_rdev == ::makedev(1, 3));
   }
   // A FIFO nobody planted in a sticky directory: refused, never waited on.
   Dir shared(01777);
@@ -270,6 +277,18 @@ TEST_CASE("a profiler command naming the journal or an output is refused before 
     CHECK(contains(r.out, "the profiler would write over it at every run"));
     CHECK(fs::is_empty(d.path));  // no journal, no report
   }
+  // run --plan: the plan's profiler command against the shard's own journal.
+  const Result plan = run({"plan", "-o", "p.json", "--observer-cmd", "perf record -o p.shard-1-of-2.jsonl --",
+                           "--levels", "0,99", "--counters", "task-clock", "--runs", "2", "--", "/bin/true"},
+                          d.path);
+  INFO(plan.out);
+  REQUIRE(plan.code == 0);
+  const Result shard = run({"run", "--plan", "p.json", "--shard", "1/2"}, d.path);
+  INFO(shard.out);
+  CHECK(shard.code == 2);
+  CHECK(contains(shard.out, "names the shard's journal p.shard-1-of-2.jsonl"));
+  CHECK_FALSE(fs::exists(d / "p.shard-1-of-2.jsonl"));
+  fs::remove(d / "p.json");
   // On --resume, the journal's own profiler command is checked against its path.
   const Result ok = run({"--observer-cmd", "/usr/bin/env -- PROFILE=J{level}", "--levels", "0,1", "--counters",
                          "task-clock", "--runs", "2", "--journal", "J", "--", "/bin/true"},
