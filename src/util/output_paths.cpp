@@ -129,6 +129,11 @@ void check_output_paths(const std::vector<NamedPath>& outs, const std::vector<Na
 
 namespace {
 
+bool is_char_device(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode);
+}
+
 // The paths a command word may name: itself, a --name=VALUE's value, a -xVALUE's value.
 std::vector<std::string> paths_in_word(const std::string& word) {
   std::vector<std::string> out;
@@ -147,7 +152,7 @@ void check_command_words(const std::string& option, const std::vector<std::strin
   for (const std::string& word : words)
     for (const std::string& path : paths_in_word(word))
       for (const NamedPath& file : files)
-        if (same_file({option, path}, file))
+        if (!is_char_device(file.path) && same_file({option, path}, file))  // /dev/null for both: nothing lost
           throw Error(ErrorKind::usage,
                       fmt::format("{} names {} {} (its word '{}'): the profiler would write over it at every run",
                                   option, file.option, file.path, word),
