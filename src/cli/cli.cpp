@@ -8,7 +8,6 @@
 #include "cli/options.h"
 #include "events/event.h"
 #include "util/error.h"
-#include "util/output_paths.h"
 
 namespace obscheck {
 namespace {
@@ -68,7 +67,8 @@ int cli_main(int argc, char** argv) {
     const Parsed parsed = parse_command_line(argc, argv);
     warn_if_target_runs_as_root(parsed.options);
     // An output naming an input, or one that cannot be written: refused before anything runs.
-    check_output_paths(outputs_of(parsed.options), inputs_of(parsed.options));
+    check_files_before_running(parsed.options.request.observer, parsed.options.resume, outputs_of(parsed.options),
+                               inputs_of(parsed.options));
     return dispatch(parsed);
   } catch (const EventSyntaxError& e) {
     // The list as written, with a caret under the column at fault.
@@ -76,8 +76,8 @@ int cli_main(int argc, char** argv) {
     if (!e.hint().empty()) fmt::print(stderr, "obscheck: hint: {}\n", e.hint());
     return static_cast<int>(exit_code_for(e.kind()));
   } catch (const Error& e) {
-    fmt::print(stderr, "obscheck: error: {}\n", e.what());
-    if (!e.hint().empty()) fmt::print(stderr, "obscheck: hint: {}\n", e.hint());
+    fmt::print(stderr, "obscheck: error: {}\n", terminal_safe(e.what(), false));  // words of others: shown
+    if (!e.hint().empty()) fmt::print(stderr, "obscheck: hint: {}\n", terminal_safe(e.hint(), false));
     return static_cast<int>(exit_code_for(e.kind()));
   } catch (const std::bad_alloc&) {
     fmt::print(stderr, "obscheck: error: out of memory\n");

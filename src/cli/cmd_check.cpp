@@ -9,7 +9,6 @@
 #include <fmt/core.h>
 
 #include "cli/request_from.h"
-#include "job/check_setup.h"
 #include "cli/commands.h"
 #include "job/resume_options.h"
 #include "cli/html_out.h"
@@ -43,7 +42,7 @@ SessionProgressFn progress_line(const Options& o) {
     // (--max-runs) is rarely reached.
     const std::string budget = p.budget_s > 0 ? fmt::format(", {:.0f}/{:g} s", p.elapsed_s, p.budget_s) : "";
     std::string line = fmt::format("  run {}, look at {} blocks in ~{:.0f} s{} | {}", p.runs_done, p.look,
-                                   p.look_eta_s, budget, p.verdicts.empty() ? p.config->id : p.verdicts);
+                                   p.look_eta_s, budget, terminal_safe(p.verdicts.empty() ? p.config->id : p.verdicts, false));
     // One line that a terminal does not wrap (a wrapped line is not rewritten by \r).
     if (const std::size_t width = progress_columns(); line.size() > width) line = line.substr(0, width - 3) + "...";
     fmt::print(stderr, "\r\x1b[K{}", line);
@@ -89,7 +88,7 @@ int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWrite
 int continue_check(const Options& o, const std::string& path, const CheckResumeAsk& ask) {
   ResumedCheck c = resume_check(path, ask);
   if (c.complete) return report_complete_journal(o, c.journal.data);
-  if (!c.notice.empty()) fmt::print(stderr, "obscheck: {}\n", c.notice);
+  if (!c.notice.empty()) fmt::print(stderr, "obscheck: {}\n", terminal_safe(c.notice, false));
   return run_check(o, c.prepared, c.session, c.journal.writer, c.host);
 }
 
@@ -100,7 +99,7 @@ namespace {
 int resume_check_journal(const Options& o) {
   if (const nlohmann::json m = manifest_to_resume(o.resume, JobKind::check); !m.is_null())
     refuse_changed_options(o.given, asked_check_request(o), m);
-  CheckResumeAsk ask;
+  CheckResumeAsk ask{.time_budget_auto = o.time_budget_auto};
   if (o.gave("time-budget") && !o.time_budget_auto) ask.time_budget = o.request.time_budget;
   if (o.gave("max-runs")) ask.max_runs = o.request.max_runs;
   return continue_check(o, o.resume, ask);
@@ -115,7 +114,7 @@ int cmd_check(const Options& o) {
     if (kind == JobKind::measure) return cmd_measure(o);
     return resume_check_journal(o);
   }
-  StartedCheck c = start_check(prepare_check(check_request_from(o)), o.journal);
+  StartedCheck c = start_check(prepare_check(check_request_from(o)), o.journal, "", o.time_budget_auto);
   return run_check(o, c.prepared, c.session, c.journal, c.host);
 }
 

@@ -25,6 +25,7 @@ Options part_options(const Options& given, const DemoPart& p) {
   o.summary_only = p.summary_only;
   if (!p.counters.empty()) o.counters = p.counters;
   if (p.backend) o.request.backend = *p.backend;
+  if (!p.sizes_budget) o.time_budget_auto = false;  // its own budget, which auto cannot size
   if (!p.sim_cache.empty()) o.request.sim_cache = p.sim_cache;
   if (p.env_pad) o.request.launch.env_pad = p.env_pad;
   if (p.time_budget) o.request.time_budget = *p.time_budget;

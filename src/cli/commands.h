@@ -8,6 +8,7 @@
 
 #include "cli/options.h"
 #include "job/check_setup.h"
+#include "report/terminal_text.h"  // every text output passes terminal_safe
 
 namespace obscheck {
 

@@ -26,7 +26,8 @@ int interrupted_exit_code() {
   return sig > 0 ? 128 + sig : static_cast<int>(ExitCode::interrupted);
 }
 
-void emit(const Options& o, const std::string& bytes) {
+void emit(const Options& o, const std::string& given) {
+  const std::string bytes = terminal_safe(given, o.color);  // others' control bytes shown, not obeyed
   if (o.output.empty()) {
     std::fwrite(bytes.data(), 1, bytes.size(), stdout);
     std::fflush(stdout);

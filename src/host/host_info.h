@@ -143,5 +143,8 @@ void to_json(nlohmann::json& j, const CpuidInfo& c);
 void from_json(const nlohmann::json& j, CpuidInfo& c);
 void to_json(nlohmann::json& j, const HostInfo& h);
 void from_json(const nlohmann::json& j, HostInfo& h);
+// What from_json(HostInfo) would throw for, in words naming the field ("field
+// host.cpuid.max_leaf has the wrong type"), or "" when `j` reads as a HostInfo.
+std::string host_json_problem(const nlohmann::json& j);
 
 }  // namespace obscheck

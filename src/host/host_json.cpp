@@ -1,6 +1,11 @@
 // HostInfo <-> JSON, for the journal's manifest line and `obscheck report`.
 #include "host/host_info.h"
 
+#include <fmt/core.h>
+
+#include <string>
+#include <string_view>
+
 namespace obscheck {
 
 namespace {
@@ -91,6 +96,33 @@ void from_json(const nlohmann::json& j, HostInfo& h) {
 #define F(name) get(j, #name, h.name);
   OBSCHECK_HOST_FIELDS(F)
 #undef F
+}
+
+std::string host_json_problem(const nlohmann::json& j) {
+  if (!j.is_object()) return "field host is not an object";
+  const auto wrong = [](const std::string& path) { return fmt::format("field {} has the wrong type", path); };
+  HostInfo h;
+  CpuidInfo c;
+#define F(name)                                \
+  try {                                        \
+    get(j, #name, h.name);                     \
+  } catch (const nlohmann::json::exception&) { \
+    if (std::string_view(#name) != "cpuid") return wrong("host." #name); \
+  }
+  OBSCHECK_HOST_FIELDS(F)
+#undef F
+  const auto cpuid = j.find("cpuid");
+  if (cpuid == j.end() || cpuid->is_null()) return "";
+  if (!cpuid->is_object()) return wrong("host.cpuid");
+#define F(name)                                \
+  try {                                        \
+    get(*cpuid, #name, c.name);                \
+  } catch (const nlohmann::json::exception&) { \
+    return wrong("host.cpuid." #name);         \
+  }
+  OBSCHECK_CPUID_FIELDS(F)
+#undef F
+  return "";
 }
 
 }  // namespace obscheck

@@ -23,46 +23,47 @@ std::vector<nlohmann::json> doctor_of(const nlohmann::json& host_json) {
   return out;
 }
 
-// A journal's field, or the default when it is absent or of another type (a damaged
-// journal's report says what it can).
-std::string text_field(const nlohmann::json& j, const char* key) {
-  return j.contains(key) && j.at(key).is_string() ? j.at(key).get<std::string>() : std::string();
-}
-double number_field(const nlohmann::json& j, const char* key) {
-  return j.contains(key) && j.at(key).is_number() ? j.at(key).get<double>() : 0.0;
-}
-
 // An end note's reason to stop, in words; a word this version does not know, as written.
-std::string stop_text(const nlohmann::json& sweep) {
-  const std::string why = text_field(sweep, "stopped");
-  const double budget = number_field(sweep, "time_budget");
-  const std::optional<StopReason> stop = stop_reason_from(why);
-  if (!stop) return why;
+std::string stop_text(const SweepStretch& sweep) {
+  const std::optional<StopReason> stop = stop_reason_from(sweep.stopped);
+  if (!stop) return sweep.stopped;
   switch (*stop) {
     case StopReason::decided: return "decided";
-    case StopReason::budget: return fmt::format("stopped by the time budget ({:g} s)", budget);
-    case StopReason::futile: return fmt::format("stopped: the rest of the time budget ({:g} s) could not decide", budget);
+    case StopReason::budget: return fmt::format("stopped by the time budget ({:g} s)", sweep.time_budget);
+    case StopReason::futile:
+      return fmt::format("stopped: the rest of the time budget ({:g} s) could not decide", sweep.time_budget);
     case StopReason::cap: return "stopped at --max-runs";
     case StopReason::fixed: return "its --runs blocks done";
     case StopReason::interrupted:
     case StopReason::failed: break;
   }
-  return why;
+  return sweep.stopped;
 }
 
+// What each invocation added: its blocks and why it stopped (its end note), and each
+// cap a resume raised (its extend note), in the journal's order. The notes were checked
+// when the journal was read (record/journal_notes.h).
 std::string stretches_line(const std::vector<nlohmann::json>& notes) {
   std::string line;
   std::size_t before = 0;
   for (const nlohmann::json& n : notes) {
     const std::optional<NoteKind> kind = note_kind_of(n);
-    if (kind != NoteKind::finished && kind != NoteKind::interrupted) continue;
-    if (!n.contains("sweep") || !n.at("sweep").is_object() || !n.at("sweep").contains("stopped")) continue;
-    const nlohmann::json& sw = n.at("sweep");
-    const auto blocks = static_cast<std::size_t>(std::max(0.0, number_field(sw, "blocks")));
-    const std::string added = line.empty() ? fmt::format("{} blocks", blocks)
-                                           : fmt::format("then +{} blocks", blocks >= before ? blocks - before : 0);
-    line += (line.empty() ? "" : "; ") + added + ", " + stop_text(sw);
-    before = blocks;
+    std::string part;
+    if (kind == NoteKind::extend) {
+      const ExtendNote e = extend_note_from(n);
+      part = e.from_blocks ? fmt::format("a resume raised the cap from {} to {} blocks", *e.from_blocks, e.max_blocks)
+                           : fmt::format("a resume raised the cap to {} blocks", e.max_blocks);
+    } else if (kind == NoteKind::finished || kind == NoteKind::interrupted) {
+      const std::optional<SweepStretch> sw = end_note_from(n).sweep;
+      if (!sw || sw->stopped.empty()) continue;
+      part = (line.empty() ? fmt::format("{} blocks", sw->blocks)
+                           : fmt::format("then +{} blocks", sw->blocks >= before ? sw->blocks - before : 0)) +
+             ", " + stop_text(*sw);
+      before = sw->blocks;
+    } else {
+      continue;
+    }
+    line += (line.empty() ? "" : "; ") + part;
   }
   return line;
 }
@@ -228,15 +229,12 @@ CheckContext manifest_context(const JournalData& d, const Plan& plan, const Back
   ctx.runs_done = d.runs.size();
   // The last word of the sweep decides: a resumed sweep that finished is complete.
   const std::optional<NoteKind> last = d.notes.empty() ? std::nullopt : note_kind_of(d.notes.back());
-  if (!d.notes.empty() && d.notes.back().contains("sweep") && d.notes.back().at("sweep").is_object())
-    ctx.seconds_per_block = d.notes.back().at("sweep").value("seconds_per_block", 0.0);
+  const std::optional<SweepStretch> stretch = last_stretch(d.notes);
+  const bool ends_with_stretch = last && (*last == NoteKind::finished || *last == NoteKind::interrupted) &&
+                                 d.notes.back().contains("sweep");
+  if (ends_with_stretch) ctx.seconds_per_block = stretch->seconds_per_block;
   ctx.complete = last == NoteKind::finished;
-  std::size_t saved = 0;
-  for (const nlohmann::json& n : d.notes)
-    if (n.is_object() && n.contains("sweep") && n.at("sweep").is_object() && n.at("sweep").contains("runs_saved") &&
-        n.at("sweep").at("runs_saved").is_number_unsigned())
-      saved = n.at("sweep").at("runs_saved").get<std::size_t>();
-  ctx.sweep = sweep_lines(d.notes, plan, saved);
+  ctx.sweep = sweep_lines(d.notes, plan, stretch ? stretch->runs_saved : 0);
   // The set-up's own warnings as the live check printed them; an older journal's
   // dropped counters from its request.
   if (const auto setup = setup_warnings(m)) ctx.warnings = *setup;
@@ -266,16 +264,11 @@ std::vector<std::string> journal_continue_warnings(const std::vector<nlohmann::j
   for (auto it = notes.rbegin(); it != notes.rend(); ++it) {
     const std::optional<NoteKind> kind = note_kind_of(*it);
     if (kind != NoteKind::finished && kind != NoteKind::interrupted) continue;
-    if (!it->contains("sweep") || !it->at("sweep").is_object()) return {};
-    const nlohmann::json& how = it->at("sweep");
-    const auto stopped = how.contains("stopped") && how.at("stopped").is_string()
-                             ? stop_reason_from(how.at("stopped").get_ref<const std::string&>())
-                             : std::nullopt;
+    const std::optional<SweepStretch> how = end_note_from(*it).sweep;
+    if (!how) return {};
+    const auto stopped = stop_reason_from(how->stopped);
     if (!stopped) return {};
-    const double budget = how.contains("time_budget") && how.at("time_budget").is_number()
-                              ? how.at("time_budget").get<double>()
-                              : 0.0;
-    return continue_warnings(*stopped, budget, plan.spec.max_blocks, journal, f);
+    return continue_warnings(*stopped, how->time_budget, plan.spec.max_blocks, journal, f);
   }
   return {};
 }
@@ -289,9 +282,10 @@ std::optional<std::vector<std::string>> setup_warnings(const nlohmann::json& man
 }
 
 std::size_t looks_of(const JournalData& d) {
-  if (d.notes.empty() || !d.notes.back().contains("sweep") || !d.notes.back().at("sweep").is_object()) return 1;
-  const auto n = d.notes.back().at("sweep").value("looks", std::size_t{1});
-  return n > 0 ? n : 1;
+  const std::optional<NoteKind> last = d.notes.empty() ? std::nullopt : note_kind_of(d.notes.back());
+  if (last != NoteKind::finished && last != NoteKind::interrupted) return 1;
+  const std::optional<SweepStretch> sw = end_note_from(d.notes.back()).sweep;
+  return sw && sw->looks > 0 ? sw->looks : 1;
 }
 
 }  // namespace obscheck

@@ -11,6 +11,7 @@
 #include "host/host_info.h"
 #include "run/backend.h"
 #include "util/state_dir.h"
+#include "util/error.h"
 
 namespace obscheck {
 
@@ -62,7 +63,22 @@ void say_how_to_continue(const Session& s, const SessionOutcome& out, const Find
 
 }  // namespace
 
-StartedCheck start_check(PreparedCheck p, const std::string& journal_path, const std::string& plan_digest) {
+namespace {
+
+void refuse_unsized_auto_budget(const PreparedCheck& p) {
+  if (p.spec.backend->exact())
+    throw Error(ErrorKind::usage, "--time-budget auto sizes the budget by the noise of the warm-up: --backend sim has none",
+                "leave --time-budget out: a simulated check is decided at its first look");
+  if (p.request.warmup == 0)
+    throw Error(ErrorKind::usage, "--time-budget auto is sized after the warm-up: -w 0 leaves none to size it by",
+                "give a warm-up (-w 1 or more) or a budget in seconds");
+}
+
+}  // namespace
+
+StartedCheck start_check(PreparedCheck p, const std::string& journal_path, const std::string& plan_digest,
+                         bool time_budget_auto) {
+  if (time_budget_auto) refuse_unsized_auto_budget(p);
   Session s;
   s.spec = p.spec;
   s.plan = make_plan(p.plan);

@@ -52,8 +52,12 @@ LookFn analysis_at_looks(const CheckRequest& r, bool exact, bool decide_all, con
 // Plans `p` and creates its journal at `journal_path` (a new file; "": a new
 // obscheck-*.jsonl in the current directory). `plan_digest`, when not empty, is
 // recorded in the manifest (a shard of a plan file). Throws Error(io) when the journal
-// cannot be created.
-StartedCheck start_check(PreparedCheck p, const std::string& journal_path, const std::string& plan_digest = "");
+// cannot be created, and first Error(usage) for `time_budget_auto` (--time-budget auto,
+// sized from the warm-up's noise and pace, job/forecast.h) when nothing can size it: no
+// warm-up block, or an exact backend (decided at its first look); it would silently
+// keep 60 s.
+StartedCheck start_check(PreparedCheck p, const std::string& journal_path, const std::string& plan_digest = "",
+                         bool time_budget_auto = false);
 
 // Runs `s` (its plan and spec set, its journal open as `journal`) to its end under
 // `p`'s request; `progress` hears of each run. `host`: the manifest's host.

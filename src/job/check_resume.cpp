@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "job/check_context.h"
@@ -14,35 +15,37 @@
 namespace obscheck {
 namespace {
 
-// The last end note's "sweep" object, or null.
-nlohmann::json last_sweep(const std::vector<nlohmann::json>& notes) {
-  for (auto it = notes.rbegin(); it != notes.rend(); ++it)
-    if (it->is_object() && it->contains("sweep") && it->at("sweep").is_object()) return it->at("sweep");
-  return nullptr;
-}
-
 // Why the journal's last invocation stopped (nullopt when its end note does not say).
 std::optional<StopReason> last_stop(const std::vector<nlohmann::json>& notes) {
-  const nlohmann::json sw = last_sweep(notes);
-  if (!sw.is_object() || !sw.contains("stopped") || !sw.at("stopped").is_string()) return std::nullopt;
-  return stop_reason_from(sw.at("stopped").get_ref<const std::string&>());
+  const std::optional<SweepStretch> sw = last_stretch(notes);
+  return sw ? stop_reason_from(sw->stopped) : std::nullopt;
+}
+
+// Whether a resume already raised the cap after the last invocation that ended: one
+// killed (kill -9, a full disk) before its end note leaves the extend note last. Its
+// stop at the cap was answered then; answering it again doubled the cap again.
+bool extended_since_last_end(const std::vector<nlohmann::json>& notes) {
+  for (auto it = notes.rbegin(); it != notes.rend(); ++it) {
+    const std::optional<NoteKind> kind = note_kind_of(*it);
+    if (kind == NoteKind::extend) return true;
+    if (kind == NoteKind::finished || kind == NoteKind::interrupted) return false;
+  }
+  return false;
 }
 
 // The budget a resume keeps: the one given, else the one the journal's last stretch
 // kept (--time-budget auto's choice too), else the one the check was started with.
 double resumed_budget(const CheckResumeAsk& ask, const std::vector<nlohmann::json>& notes, double recorded) {
   if (ask.time_budget) return *ask.time_budget;
-  const nlohmann::json sw = last_sweep(notes);
-  if (sw.is_object() && sw.contains("time_budget") && sw.at("time_budget").is_number() &&
-      sw.at("time_budget").get<double>() >= 0)
-    return sw.at("time_budget").get<double>();
-  return recorded;
+  const std::optional<SweepStretch> sw = last_stretch(notes);
+  return sw ? sw->time_budget : recorded;
 }
 
 // The cap (measured blocks) a resume runs to: the --max-runs given with it, which may
-// only raise the journal's; else, for a check stopped at its cap, as many blocks again;
-// else the journal's. Throws Error(usage) for a --max-runs below the journal's cap.
-std::size_t resumed_cap(const CheckResumeAsk& ask, const Plan& plan, std::optional<StopReason> stopped) {
+// only raise the journal's; else, for a check stopped at its cap and not raised since,
+// as many blocks again (at most kMaxMeasuredBlocks); else the journal's. Throws Error(usage) for a --max-runs below the journal's cap.
+std::size_t resumed_cap(const CheckResumeAsk& ask, const Plan& plan, std::optional<StopReason> stopped,
+                        bool extended) {
   const std::size_t cap = plan.spec.max_blocks;
   if (ask.max_runs) {
     const auto asked = static_cast<std::size_t>(*ask.max_runs);
@@ -55,7 +58,7 @@ std::size_t resumed_cap(const CheckResumeAsk& ask, const Plan& plan, std::option
                   fmt::format("give --max-runs above {}, or leave it out", cap));
     return asked;
   }
-  if (stopped == StopReason::cap && !plan.spec.fixed_blocks) return cap + cap;
+  if (stopped == StopReason::cap && !plan.spec.fixed_blocks && !extended) return std::min(cap + cap, kMaxMeasuredBlocks);
   return cap;
 }
 
@@ -85,11 +88,15 @@ void prepare_resumed(ResumedCheck& c, const Plan& recorded, double time_budget) 
 }  // namespace
 
 ResumedCheck resume_check(const std::string& path, const CheckResumeAsk& ask) {
+  if (ask.time_budget_auto)  // before the journal is opened: it is left as it was
+    throw Error(ErrorKind::usage,
+                "--time-budget auto is sized once, after the warm-up of a new check: a resume has no warm-up to size it by",
+                "leave it out to keep the budget the journal's check chose, or give one in seconds");
   ResumedCheck c{JournalWriter::open_for_resume(path)};
   const JournalData& d = c.journal.data;
   const std::optional<StopReason> stopped = last_stop(d.notes);
   const Plan recorded = plan_from_journal(d);
-  const std::size_t cap = resumed_cap(ask, recorded, stopped);
+  const std::size_t cap = resumed_cap(ask, recorded, stopped, extended_since_last_end(d.notes));
   const bool raised = cap > recorded.spec.max_blocks;
   const bool continued = ends_finished(d.notes) && ((stopped && continuable_stop(*stopped)) || (stopped == StopReason::cap && raised));
   c.complete = ends_finished(d.notes) && !continued;
@@ -97,10 +104,14 @@ ResumedCheck resume_check(const std::string& path, const CheckResumeAsk& ask) {
   prepare_resumed(c, recorded, resumed_budget(ask, d.notes, request_from_manifest(d.manifest).time_budget));
   Session& s = c.session;
   if (raised) {
-    // Recorded before any run past the old cap, so every reader knows those runs.
-    const nlohmann::json note = extend_note(cap);
+    // Recorded before any run past the old cap, so every reader knows those runs; and
+    // only once applied to a copy of the plan: a cap the plan refuses (beyond 2^32 runs)
+    // is never written, or every later reader would refuse the journal.
+    const nlohmann::json note = to_json(ExtendNote{cap, recorded.spec.max_blocks});
+    Plan extended = s.plan;
+    apply_extend_note(extended, note);
     c.journal.writer.append_note(note);
-    apply_extend_note(s.plan, note);
+    s.plan = std::move(extended);
     s.journal_notes.push_back(note);
   }
   if (continued)

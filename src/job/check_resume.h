@@ -23,6 +23,7 @@ namespace obscheck {
 struct CheckResumeAsk {
   std::optional<double> time_budget;  // --time-budget SECONDS (not auto): this invocation's
   std::optional<int> max_runs;        // --max-runs: a cap that may only raise the journal's
+  bool time_budget_auto = false;      // --time-budget auto: refused, Error(usage) (no warm-up to size it by)
 };
 
 struct ResumedCheck {

@@ -12,6 +12,7 @@
 #include "observe/variants.h"
 #include "observe/wrap.h"
 #include "job/job_backend.h"
+#include "job/journal_job.h"
 #include "run/backend.h"
 #include "util/digest.h"
 #include "util/error.h"
@@ -247,6 +248,39 @@ nlohmann::json check_manifest(const PreparedCheck& p, const Plan& plan, const nl
   // certificate) carries them as the live check printed them.
   m["warnings"] = p.warnings;
   return m;
+}
+
+namespace {
+
+// The profiler command a check runs: the given one, or for --resume the journal's.
+ObserverRequest profiler_of(const ObserverRequest& given, const std::string& resume) {
+  if (resume.empty()) return given;
+  const nlohmann::json m = read_manifest_line(resume);
+  if (!m.is_object() || !m.contains("options")) return {};
+  try {
+    return request_from_manifest(m).observer;
+  } catch (const Error&) {
+    return {};
+  }
+}
+
+}  // namespace
+
+void check_files_before_running(const ObserverRequest& given, const std::string& resume,
+                                const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs) {
+  check_output_paths(outputs, inputs);
+  const ObserverRequest observer = profiler_of(given, resume);
+  if (observer.command.empty()) return;
+  std::vector<NamedPath> files = outputs;
+  files.insert(files.end(), inputs.begin(), inputs.end());
+  std::vector<std::string> words = split_command_words(observer.command);
+  const std::string target = "\x01";  // no path: stands for the target's argv
+  for (const std::string& level : split_commas(observer.levels)) {
+    if (level == kUnwrappedLevel) continue;
+    for (const std::string& w : wrap_command(observer.command, level, {target}))
+      if (w != target) words.push_back(w);
+  }
+  check_command_words("--observer-cmd", words, files);
 }
 
 }  // namespace obscheck

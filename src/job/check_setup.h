@@ -18,6 +18,7 @@
 #include "run/backend.h"
 #include "run/check.h"
 #include "run/session.h"
+#include "util/output_paths.h"
 
 namespace obscheck {
 
@@ -64,5 +65,14 @@ PreparedCheck prepare_plan(SettledRequest s, std::vector<std::string>& cannot_co
 
 // The journal's manifest for a check about to start (record/journal.h make_manifest).
 nlohmann::json check_manifest(const PreparedCheck& p, const Plan& plan, const nlohmann::json& host);
+
+// The files a command names, checked before anything runs: util/output_paths.h
+// check_output_paths, then its profiler command (`given`'s template, or for a --resume
+// of `resume` the journal's; "" for none), which writes files of its own by the paths
+// in its words: Error(usage) (util/output_paths.h check_command_words) when a word
+// names one of the outputs or inputs, at any level it runs with. A journal that
+// cannot be read is left to the resume, which says why.
+void check_files_before_running(const ObserverRequest& given, const std::string& resume,
+                                const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs);
 
 }  // namespace obscheck

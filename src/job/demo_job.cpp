@@ -98,6 +98,7 @@ bool demo_can_simulate() {
 DemoPart demo_layout_part(std::uint64_t seed) {
   DemoPart p;
   p.backend = BackendKind::sim;
+  p.sizes_budget = false;
   p.sim_cache = kLayoutCache;
   p.mode = CountingMode::inprocess;
   p.counters = kLayoutCounters;

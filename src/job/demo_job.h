@@ -43,6 +43,9 @@ struct DemoPart {
   std::string sim_cache;
   std::optional<std::size_t> env_pad;
   std::optional<double> time_budget;  // seconds
+  // Whether --time-budget auto may size this part's budget: not for the simulated
+  // part, which is exact (decided at its first look, no warm-up noise to size by).
+  bool sizes_budget = true;
   std::optional<std::uint64_t> seed;
   std::string html;
   std::vector<std::string> fail_on;

@@ -74,6 +74,8 @@ void require_shard_journal(const std::string& path, const PlanFile& f, const Sha
 
 StartedCheck start_shard(const PlanFile& f, const Shard& shard, const std::string& path, const std::string& plan_path) {
   CheckRequest r = request_from_manifest(plan_file_json(f));
+  // The plan's profiler command must not write over the shard's journal or the plan.
+  check_files_before_running(r.observer, "", {}, {{"the shard's journal", path}, {"--plan", plan_path}});
   r.time_budget = 0;  // a plan runs its blocks
   PreparedCheck p = prepare_check(settled_as_recorded(std::move(r)));
   const std::string here = sha256_file(p.spec.base.path);

@@ -13,6 +13,7 @@
 
 #include "events/event.h"
 #include "observe/variants.h"  // kMaxProbeSites: a build variant's probe mask is a 64-bit word
+#include "record/journal_notes.h"  // kMaxTimeBudgetSeconds, kMaxMeasuredBlocks
 #include "util/error.h"
 
 namespace obscheck {
@@ -28,8 +29,9 @@ constexpr std::uint64_t kMaxAutoProbes = 4096;
 // The most measured or warm-up blocks a command line may ask for: the plan holds a
 // trial per block and level before the first run, so the bound keeps a typo
 // (--runs 2000000000) from allocating gigabytes; a million blocks of even one
-// millisecond each is already more than fifteen minutes per level.
-constexpr int kMaxBlocks = 1000000;
+// millisecond each is already more than fifteen minutes per level. A journal's plan
+// and its resumes are held to the same bound (record/journal_notes.h).
+constexpr int kMaxBlocks = static_cast<int>(kMaxMeasuredBlocks);
 // The most sampling frequencies or profiler levels: each is a dose of its own.
 constexpr std::size_t kMaxDoses = 64;
 // The most link orders: each is a binary linked before the first run.
@@ -81,8 +83,9 @@ void check_fractions_and_seconds(const AskedValues& v) {
                 "leave it out to wait for the target as long as it runs");
   if (!(v.margin > 0 && v.margin < 1))
     throw Error(ErrorKind::usage, "--margin is between 0 and 1 (0.01), or between 0% and 100% (1%)");
-  if (!(v.time_budget >= 0) || !std::isfinite(v.time_budget))
-    throw Error(ErrorKind::usage, "--time-budget is a number of seconds, 0 or more (0: no limit)");
+  if (!(v.time_budget >= 0 && v.time_budget <= kMaxTimeBudgetSeconds))
+    throw Error(ErrorKind::usage, fmt::format("--time-budget is a number of seconds from 0 (no limit) to {:g} (a year)",
+                                              kMaxTimeBudgetSeconds));
   if (!(v.confidence > 0 && v.confidence < 1))
     throw Error(ErrorKind::usage, "--confidence is a level between 0 and 1 (0.95 = 95%)");
 }
@@ -115,9 +118,9 @@ std::uint64_t parse_whole_number(const char* option, const std::string& text) {
 double parse_seconds(const char* option, const std::string& text) {
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !(v >= 0) || !std::isfinite(v))
-    throw Error(ErrorKind::usage, std::string(option) + " is a number of seconds, 0 or more (0: no limit), or auto; not '" +
-                                      text + "'");
+  if (text.empty() || *end != '\0' || !(v >= 0 && v <= kMaxTimeBudgetSeconds))
+    throw Error(ErrorKind::usage, fmt::format("{} is a number of seconds from 0 (no limit) to {:g} (a year), or auto; not '{}'",
+                                              option, kMaxTimeBudgetSeconds, text));
   return v;
 }
 

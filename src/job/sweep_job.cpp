@@ -124,6 +124,27 @@ nlohmann::json brief_to_json(const SweepBrief& b) {
           {"arguments", b.arguments}};
 }
 
+namespace {
+
+// What no command line can give (a forged 5e8 as alpha once gave exit 5): the
+// levels and margins are fractions, the runs and warm-up as the command line bounds them.
+void check_brief_ranges(const SweepBrief& b, const std::string& where) {
+  const SweepReport& h = b.header;
+  const auto refuse = [&](const char* field, const std::string& value, const char* range) {
+    throw Error(ErrorKind::io, fmt::format("{}: field {} is {}, not {}", where, field, value, range),
+                "the journal was not written by obscheck bias or compare, or was edited");
+  };
+  if (!(h.alpha > 0 && h.alpha < 1)) refuse("alpha", fmt::format("{:g}", h.alpha), "a level between 0 and 1");
+  if (!(h.margin >= 0 && h.margin < 1)) refuse("report_margin", fmt::format("{:g}", h.margin), "a fraction from 0 to 1");
+  if (!(b.margin >= 0 && b.margin < 1)) refuse("margin", fmt::format("{:g}", b.margin), "a fraction from 0 to 1");
+  if (h.runs_per_context < 1 || static_cast<std::size_t>(h.runs_per_context) > kMaxMeasuredBlocks)
+    refuse("runs_per_context", std::to_string(h.runs_per_context), "a count from 1 to 1000000");
+  if (h.warmup < 0 || static_cast<std::size_t>(h.warmup) > kMaxMeasuredBlocks)
+    refuse("warmup", std::to_string(h.warmup), "a count from 0 to 1000000");
+}
+
+}  // namespace
+
 SweepBrief brief_from_json(const nlohmann::json& j) {
   const std::string where = "the journal's sweep";
   if (!j.is_object()) throw Error(ErrorKind::io, where + " is not an object");
@@ -151,6 +172,7 @@ SweepBrief brief_from_json(const nlohmann::json& j) {
   b.arguments = field<std::vector<std::string>>(j, "arguments", where);
   if (h.variants.empty() || (h.command != "bias" && h.command != "compare") || (h.command == "compare" && h.variants.size() < 2))
     throw Error(ErrorKind::io, where + " names no command of its variants");
+  check_brief_ranges(b, where);
   return b;
 }
 
@@ -371,7 +393,12 @@ SweepToResume resume_sweep_job(const std::string& path, JobKind kind, const std:
 
 SweepBrief journal_brief(const JournalData& d) {
   if (!d.manifest.contains("sweep")) throw Error(ErrorKind::io, d.path + ": the manifest has no sweep");
-  SweepBrief brief = brief_from_json(d.manifest.at("sweep"));
+  SweepBrief brief;
+  try {
+    brief = brief_from_json(d.manifest.at("sweep"));
+  } catch (const Error& e) {
+    throw Error(ErrorKind::io, fmt::format("journal {} line 1: {}", d.path, e.what()), e.hint());
+  }
   if (d.manifest.contains("host") && d.manifest.at("host").is_object()) {
     try {
       brief.host = d.manifest.at("host").get<HostInfo>();

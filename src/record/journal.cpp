@@ -317,15 +317,33 @@ JournalWriter JournalWriter::create_default(const std::string& dir,
               "choose a name with --journal FILE");
 }
 
+namespace {
+
+Error not_a_file(const std::string& path) {
+  return Error(ErrorKind::io, fmt::format("journal {} is not a regular file (a device, pipe or socket)", path),
+               "a journal is a file obscheck wrote; copy it to a file first");
+}
+
+}  // namespace
+
 ResumedJournal JournalWriter::open_for_resume(const std::string& path) {
   // The lock first, then the reading: what is read is what no one else is appending to.
-  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC));
+  // O_NONBLOCK: opening a FIFO for writing must not wait for a reader (it hung until
+  // one came); O_NOCTTY: a terminal named as the journal does not become ours. Neither
+  // is a journal, which fstat then finds, before anything is read or locked.
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
   if (!fd) {
     const int err = errno;
     // A missing file or a directory: the reader's message says it best.
     if (err == ENOENT || err == EISDIR) load_journal(path);
+    if (err == ENXIO) throw not_a_file(path);  // a FIFO without a reader
     throw Error(ErrorKind::io, fmt::format("cannot open journal {} for appending: {}", path, errno_text(err)));
   }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0)
+    throw Error(ErrorKind::io, fmt::format("cannot read journal {}: {}", path, errno_text(errno)));
+  if (!S_ISREG(st.st_mode)) throw not_a_file(path);
+  ::fcntl(fd.get(), F_SETFL, O_APPEND);  // blocking writes again, as every journal's
   if (!try_lock_writer(fd.get(), false)) throw busy_error(path);
   JournalData data = load_journal(path);
   JournalWriter w(std::move(fd), path);

@@ -18,7 +18,9 @@
 #include <limits>
 #include <utility>
 
+#include "host/host_info.h"
 #include "record/journal.h"
+#include "record/journal_notes.h"
 #include "util/crc32c.h"
 #include "util/error.h"
 #include "util/fd.h"
@@ -130,7 +132,12 @@ class LineReader {
     } else if (type == "note") {
       nlohmann::json n = tree(text);
       if (n.contains("kind") && !n.at("kind").is_string()) bad_line(path_, number, "field kind of a note is not a string");
-      if (n.contains("kind") && n.at("kind") == "extend") extend(n, number);
+      try {
+        check_note(n);  // every known kind's fields, typed and in range (record/journal_notes.h)
+      } catch (const Error& e) {
+        bad_line(path_, number, fmt::format("note \"{}\": {}", n.at("kind").get<std::string>(), e.what()), e.hint());
+      }
+      if (note_kind_of(n) == NoteKind::extend) extend(n, number);
       sink_.note(std::move(n));
     }
     // Any other type is from a later version: skipped by design.
@@ -180,6 +187,9 @@ class LineReader {
                   "read it with the obscheck that wrote it (the manifest's \"obscheck\" field)");
     if (!m.contains("plan")) bad_line(path_, 1, "the manifest has no plan");
     if (const std::string problem = manifest_shape_problem(m); !problem.empty()) bad_line(path_, 1, problem);
+    // The host as report and doctor read it (host/host_info.h from_json), every field's type.
+    if (m.contains("host"))
+      if (const std::string problem = host_json_problem(m.at("host")); !problem.empty()) bad_line(path_, 1, problem);
     Plan plan;
     try {
       plan = plan_from_json(m.at("plan"));
@@ -188,8 +198,12 @@ class LineReader {
     } catch (const std::exception& e) {
       bad_line(path_, 1, fmt::format("the manifest's plan is malformed: {}", e.what()));
     }
-    // Run indexes are 32-bit in a RunTable, and the look schedule walks the blocks.
+    // Run indexes are 32-bit in a RunTable, and the look schedule walks the blocks: a
+    // cap no command line can ask for is a forgery that would make every reader walk it.
     const std::size_t measured = plan.spec.fixed_blocks ? *plan.spec.fixed_blocks : plan.spec.max_blocks;
+    if (measured > kMaxMeasuredBlocks || plan.spec.warmup_blocks > kMaxMeasuredBlocks)
+      bad_line(path_, 1, fmt::format("the plan's {} measured and {} warm-up blocks are beyond {} each", measured,
+                                     plan.spec.warmup_blocks, kMaxMeasuredBlocks));
     constexpr std::size_t kMaxRuns = std::numeric_limits<std::uint32_t>::max();
     if (measured > kMaxRuns / plan.block_size() || plan.spec.warmup_blocks + measured > kMaxRuns / plan.block_size())
       bad_line(path_, 1, fmt::format("the plan's {} blocks of {} runs are beyond 2^32 runs", measured,

@@ -80,7 +80,7 @@ struct CheckRequest {
   int max_runs = 0;                       // --max-runs: cap on measured blocks (0: the default)
   int warmup = 1;
   bool warmup_given = false;
-  double time_budget = 60;                // seconds; 0: none (an invocation's, not the check's)
+  double time_budget = 60;                // seconds, 0..kMaxTimeBudgetSeconds (record/journal_notes.h); 0: none (an invocation's, not the check's)
   bool ignore_failure = false;
   Leftovers leftovers = Leftovers::kill;
   LaunchRequest launch;

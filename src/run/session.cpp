@@ -81,15 +81,9 @@ LookOutcome look_and_sync(const Session& s, JournalWriter& journal, const LookFn
 
 void write_look_note(JournalWriter& journal, const Session& s, const LookOutcome& seen, std::size_t look,
                      std::size_t at, const Pace& pace) {
-  nlohmann::json decided = nlohmann::json::array();
-  for (const auto& [metric, verdict] : seen.decided) decided.push_back({{"metric", metric}, {"verdict", verdict}});
-  journal.append_note({{"kind", std::string(to_string(NoteKind::look))},
-                       {"look", look},
-                       {"blocks", at},
-                       {"runs", s.runs.size()},
-                       {"seconds", std::round(pace.elapsed() * 1e3) / 1e3},
-                       {"decided", decided}},
-                      JournalWriter::Durable::at_next_sync);
+  LookNote note{look, at, s.runs.size(), std::round(pace.elapsed() * 1e3) / 1e3, {}};
+  for (const auto& [metric, verdict] : seen.decided) note.decided.emplace_back(metric, verdict);
+  journal.append_note(to_json(note), JournalWriter::Durable::at_next_sync);
 }
 
 // The look's settled configurations stop running from the next block on; the journal
@@ -102,22 +96,22 @@ void retire_settled(Session& s, JournalWriter& journal, const LookOutcome& seen,
     if (c < s.plan.configs.size() && runs_in(s.plan, c, from)) fresh.push_back(c);
   if (fresh.empty()) return;
   for (std::size_t c : fresh) s.plan.retired.push_back({c, from});
-  journal.append_note(retire_note(s.plan, fresh, from, look), JournalWriter::Durable::at_next_sync);
+  RetireNote note{look, from, {}};
+  for (std::size_t c : fresh) note.configs.push_back(s.plan.configs.at(c).id);
+  journal.append_note(to_json(note), JournalWriter::Durable::at_next_sync);
 }
 
 void write_end_note(JournalWriter& journal, const Session& s, SessionOutcome& o, const Pace& pace) {
   if (!o.failure.empty()) return;  // a failure has no end note: the sweep did not end
-  const nlohmann::json how{{"looks", o.looks},
-                           {"seconds_per_block", pace.per_block},
-                           {"analysis_seconds", std::round(pace.analysis_s * 1e6) / 1e6},
-                           {"seconds", std::round(pace.elapsed() * 1e6) / 1e6},
-                           {"stopped", std::string(to_string(o.stopped))},
-                           {"blocks", o.measured_blocks},
-                           {"runs_saved", o.runs_saved},
-                           {"time_budget", o.time_budget_s}};
-  o.end_note = end_note(o.interrupted);
-  o.end_note["runs"] = s.runs.size();
-  o.end_note["sweep"] = how;
+  const SweepStretch how{.looks = o.looks,
+                         .seconds_per_block = pace.per_block,
+                         .analysis_seconds = std::round(pace.analysis_s * 1e6) / 1e6,
+                         .seconds = std::round(pace.elapsed() * 1e6) / 1e6,
+                         .stopped = std::string(to_string(o.stopped)),
+                         .blocks = o.measured_blocks,
+                         .runs_saved = o.runs_saved,
+                         .time_budget = o.time_budget_s};
+  o.end_note = to_json(EndNote{o.interrupted, s.runs.size(), how});
   journal.append_note(o.end_note, JournalWriter::Durable::on_return);
 }
 
@@ -139,10 +133,13 @@ std::size_t complete_blocks(const Session& s, std::size_t max_blocks) {
 
 // The measured blocks the rest of the budget allows at this invocation's pace (at least
 // one: a look always runs a block).
-std::size_t budget_blocks(double budget, const Pace& pace) {
+std::size_t budget_blocks(double budget, const Pace& pace, std::size_t cap) {
   const double left = budget - pace.elapsed();
   if (pace.per_block <= 0 || left <= pace.per_block) return 1;
-  return static_cast<std::size_t>(left / pace.per_block);
+  // Bounded before the conversion: a double at or beyond 2^64 converts to nothing
+  // defined (it was 0 blocks a look, and a check that never ended).
+  const double blocks = left / pace.per_block;
+  return blocks >= static_cast<double>(cap) ? std::max<std::size_t>(cap, 1) : static_cast<std::size_t>(blocks);
 }
 
 // Runs the warm-up blocks this invocation still owes, then asks after_warmup for the
@@ -215,7 +212,7 @@ SessionOutcome run_session(Session& s, JournalWriter& journal, const LookFn& loo
     // Within the budget: as many blocks as the rest of it allows at this pace; one
     // block first when the pace is not known yet (a resumed check).
     if (budget > 0 && at > reached)
-      at = std::min(at, reached + (pace.blocks.empty() ? 1 : budget_blocks(budget, pace)));
+      at = std::min(at, reached + (pace.blocks.empty() ? 1 : budget_blocks(budget, pace, s.plan.spec.max_blocks)));
     ++out.looks;
     const SweepResult r = run_pending(s, journal, pending_to(s, end_block_for(s.plan, at)), at, pace, progress);
     reached = at;
@@ -229,7 +226,7 @@ SessionOutcome run_session(Session& s, JournalWriter& journal, const LookFn& loo
     // Stop as soon as more runs cannot change an answer: every verdict decided, or the
     // undecided ones need more blocks than the rest of the time budget allows.
     const bool futile = budget > 0 && !out.budget_spent && seen.could_decide_by &&
-                        !seen.could_decide_by(at + budget_blocks(budget, pace));
+                        !seen.could_decide_by(at + budget_blocks(budget, pace, s.plan.spec.max_blocks));
     if (const auto stop = stop_reason(s, out, seen, futile, at_end)) {
       out.stopped = *stop;
       break;

@@ -1,5 +1,6 @@
 #include "util/output_paths.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -67,6 +68,20 @@ void refuse_output_naming_input(const std::vector<NamedPath>& outs, const std::v
                     "give each its own file");
 }
 
+// The descriptor /dev/stdout, /dev/stderr, /dev/fd/N name, as util/safe_write.h reads them.
+std::optional<int> stream_fd(const std::string& path) {
+  std::error_code ec;
+  const fs::path p(path);
+  const fs::path dir = fs::weakly_canonical(p.has_parent_path() ? p.parent_path() : fs::path("."), ec);
+  const std::string name = p.filename().string();
+  if (ec) return std::nullopt;
+  if (dir == "/dev" && (name == "stdout" || name == "stderr")) return name == "stdout" ? 1 : 2;
+  if (dir != fs::path("/proc") / std::to_string(::getpid()) / "fd" || name.empty() || name.size() > 9 ||
+      name.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  return std::stoi(name);
+}
+
 Error cannot_write(const NamedPath& out, const std::string& why, const std::string& hint) {
   return Error(ErrorKind::io, fmt::format("cannot write {} {}: {}", out.option, out.path, why),
                hint + " (checked before the check runs: nothing was run or written)");
@@ -77,6 +92,23 @@ void require_writable(const NamedPath& out) {
   struct stat st {};
   if (::stat(out.path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
     throw cannot_write(out, "it is a directory", "name a file");
+  // A character device, a FIFO or a standard stream is written into, not replaced
+  // (util/safe_write.h): it must be writable itself; its directory need not be.
+  // A stream is this process's descriptor: open for writing, whoever owns what it is
+  // open on (a file the shell opened before dropping privileges).
+  if (const std::optional<int> fd = stream_fd(out.path)) {
+    const int flags = ::fcntl(*fd, F_GETFL);
+    if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY)
+      throw cannot_write(out, fmt::format("descriptor {} is not open for writing", *fd), "write it elsewhere");
+    return;
+  }
+  struct stat last {};
+  if (::lstat(out.path.c_str(), &last) == 0 && (S_ISCHR(last.st_mode) || S_ISFIFO(last.st_mode))) {
+    if (::access(out.path.c_str(), W_OK) != 0) throw cannot_write(out, std::strerror(errno), "write it elsewhere");
+    return;
+  }
+  if (::lstat(out.path.c_str(), &last) == 0 && S_ISBLK(last.st_mode))
+    throw cannot_write(out, "it is a block device", "name a file");
   const fs::path p(out.path);
   const std::string dir = p.has_parent_path() ? p.parent_path().string() : std::string(".");
   if (::stat(dir.c_str(), &st) != 0)
@@ -93,6 +125,38 @@ void check_output_paths(const std::vector<NamedPath>& outs, const std::vector<Na
   if (outs.empty()) return;
   refuse_output_naming_input(outs, ins);
   for (const NamedPath& out : outs) require_writable(out);
+}
+
+namespace {
+
+bool is_char_device(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode);
+}
+
+// The paths a command word may name: itself, a --name=VALUE's value, a -xVALUE's value.
+std::vector<std::string> paths_in_word(const std::string& word) {
+  std::vector<std::string> out;
+  if (word.empty()) return out;
+  out.push_back(word);
+  if (const std::size_t eq = word.find('='); word.rfind("--", 0) == 0 && eq != std::string::npos && eq + 1 < word.size())
+    out.push_back(word.substr(eq + 1));
+  if (word.size() > 2 && word[0] == '-' && word[1] != '-') out.push_back(word.substr(2));
+  return out;
+}
+
+}  // namespace
+
+void check_command_words(const std::string& option, const std::vector<std::string>& words,
+                         const std::vector<NamedPath>& files) {
+  for (const std::string& word : words)
+    for (const std::string& path : paths_in_word(word))
+      for (const NamedPath& file : files)
+        if (!is_char_device(file.path) && same_file({option, path}, file))  // /dev/null for both: nothing lost
+          throw Error(ErrorKind::usage,
+                      fmt::format("{} names {} {} (its word '{}'): the profiler would write over it at every run",
+                                  option, file.option, file.path, word),
+                      "give the profiler's output another file; nothing was run or written");
 }
 
 }  // namespace obscheck

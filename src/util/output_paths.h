@@ -29,4 +29,15 @@ struct NamedPath {
 // command reads or appends to (journals, plans).
 void check_output_paths(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs);
 
+// A profiler command (--observer-cmd) writes files of its own, by the paths in its
+// words (`perf record -o J --`): one that names the journal or an output would replace
+// it at every run, behind obscheck's back (perf renames the old file aside). Throws
+// Error(usage), before anything runs, when a word of `words` names one of `files` by
+// resolved path, as an output is compared with an input above: the word itself, the
+// value of a `--name=VALUE` word, or what follows a one-letter option (`-oJ`). A
+// character device among `files` is left out (both writing into /dev/null loses
+// nothing). `option` names the command in the message.
+void check_command_words(const std::string& option, const std::vector<std::string>& words,
+                         const std::vector<NamedPath>& files);
+
 }  // namespace obscheck

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 
 #include "util/error.h"
 
@@ -61,6 +62,55 @@ bool plain_name(const std::string& name) {
   return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos;
 }
 
+bool written_into(const struct stat& st) { return S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode); }
+
+// The kernel's rule for FIFOs in sticky directories (fs.protected_fifos = 2, which
+// applies it to group-writable ones too), applied whatever the sysctl says: a FIFO
+// neither we nor the directory's owner own, in a sticky directory others can write to,
+// was planted there; writing into it would hand the report to its owner and wait for
+// as long as they choose not to read.
+bool planted_in_shared_dir(int dir_fd, const struct stat& node) {
+  struct stat dir {};
+  if (::fstat(dir_fd, &dir) != 0) return true;
+  const bool shared = (dir.st_mode & S_ISVTX) != 0 && (dir.st_mode & (S_IWGRP | S_IWOTH)) != 0;
+  return shared && node.st_uid != ::geteuid() && node.st_uid != dir.st_uid;
+}
+
+// Writes into the character device or FIFO at NAME (opened without O_CREAT or O_TRUNC
+// and not following a link: the node found by fstatat, checked again on the open
+// descriptor). A FIFO's open waits for a reader, as a shell's `>` does.
+void write_into_node(int dir_fd, const std::string& dest, const std::string& name, const struct stat& found,
+                     std::string_view bytes) {
+  if (planted_in_shared_dir(dir_fd, found))
+    throw Error(ErrorKind::io, fmt::format("cannot write {}: another user's FIFO or device in a shared sticky directory", dest),
+                "name a file of your own (obscheck writes into a FIFO or device only where its owner could not plant it)");
+  UniqueFd fd(::openat(dir_fd, name.c_str(), O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC));
+  if (!fd) throw write_error(dest, errno);
+  struct stat opened {};
+  if (::fstat(fd.get(), &opened) != 0) throw write_error(dest, errno);
+  if (opened.st_dev != found.st_dev || opened.st_ino != found.st_ino || !written_into(opened))
+    throw Error(ErrorKind::io, fmt::format("cannot write {}: it was replaced while being opened", dest), "write it again");
+  errno = 0;
+  if (!write_all(fd.get(), bytes)) throw write_error(dest, errno ? errno : EIO);
+}
+
+// The standard streams by name: /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N
+// mean "this process's descriptor N", whatever it is open on (a terminal, a pipe, a file
+// the shell opened). Replacing the name would replace /dev's link for every process.
+std::optional<int> stream_named(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path p(path);
+  const std::string name = p.filename().string();
+  std::error_code ec;
+  const fs::path dir = fs::weakly_canonical(p.has_parent_path() ? p.parent_path() : fs::path("."), ec);
+  if (ec) return std::nullopt;
+  if (dir == "/dev" && (name == "stdout" || name == "stderr")) return name == "stdout" ? 1 : 2;
+  const fs::path own_fds = fs::path("/proc") / std::to_string(::getpid()) / "fd";
+  if (dir != own_fds || name.empty() || name.size() > 9 || name.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  return std::stoi(name);
+}
+
 }  // namespace
 
 void write_file_at(int dir_fd, const std::string& dir_path, const std::string& name, std::string_view bytes,
@@ -68,10 +118,18 @@ void write_file_at(int dir_fd, const std::string& dir_path, const std::string& n
   const std::string dest = join(dir_path, name);
   if (!plain_name(name))
     throw Error(ErrorKind::io, fmt::format("cannot write {}: not a file name", dest), "name a file, not a directory");
-  // A file already there keeps its permissions (a report made private stays private);
-  // a link there is replaced with a new file of `mode`.
+  // A file of ours already there keeps its permission bits, never its set-id or sticky
+  // bits (a report made private stays private; one planted mode 6777 does not make
+  // root's report set-user-ID root); a link there is replaced with a new file of `mode`; a character
+  // device or FIFO is written into, a block device refused.
   struct stat old {};
-  const bool keep_mode = ::fstatat(dir_fd, name.c_str(), &old, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(old.st_mode);
+  const bool exists = ::fstatat(dir_fd, name.c_str(), &old, AT_SYMLINK_NOFOLLOW) == 0;
+  if (exists && existing == Existing::replace && written_into(old)) return write_into_node(dir_fd, dest, name, old, bytes);
+  if (exists && S_ISBLK(old.st_mode))
+    throw Error(ErrorKind::io, fmt::format("cannot write {}: it is a block device", dest), "name a file");
+  // Only our own file's bits are kept: another user's planted 0666 would make ours
+  // writable by them.
+  const bool keep_mode = exists && S_ISREG(old.st_mode) && old.st_uid == ::geteuid();
   std::string tmp;
   UniqueFd fd;
   for (int attempt = 0; attempt < kMaxNameAttempts && !fd; ++attempt) {
@@ -81,7 +139,7 @@ void write_file_at(int dir_fd, const std::string& dir_path, const std::string& n
   }
   if (!fd) throw write_error(dest, EEXIST, "remove the .*.obscheck-* files in " + (dir_path.empty() ? "." : dir_path));
   int err = 0;
-  if (keep_mode && ::fchmod(fd.get(), old.st_mode & 07777) != 0) err = errno;
+  if (keep_mode && ::fchmod(fd.get(), old.st_mode & 0777) != 0) err = errno;
   errno = 0;
   if (err == 0 && !write_all(fd.get(), bytes)) err = errno ? errno : EIO;
   if (err == 0 && ::fsync(fd.get()) != 0) err = errno;
@@ -109,6 +167,12 @@ void write_file_at(int dir_fd, const std::string& dir_path, const std::string& n
 }
 
 void write_file_safely(const std::string& path, std::string_view bytes, mode_t mode, Existing existing) {
+  if (const std::optional<int> stream = existing == Existing::replace ? stream_named(path) : std::nullopt) {
+    std::fflush(nullptr);  // what stdio holds for the stream goes first
+    errno = 0;
+    if (!write_all(*stream, bytes)) throw write_error(path, errno ? errno : EIO);
+    return;
+  }
   const std::filesystem::path p(path);
   const std::string name = p.filename().string();
   if (!plain_name(name))

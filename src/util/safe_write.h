@@ -15,8 +15,17 @@
 //     new regular file. Replacing was chosen over refusing because refusing would let
 //     any user who can write to the directory stop every report by planting a link,
 //     while replacing cannot be turned against the writer: the link is never opened;
-//   - a regular file already at NAME is replaced by one with its permission bits (a
-//     report made private stays private); a new file gets `mode` less the umask;
+//   - a regular file of ours already at NAME is replaced by one with its permission
+//     bits (a report made private stays private), never its set-user-ID, set-group-ID
+//     or sticky bit (one planted mode 6777 would make root's report set-user-ID root);
+//     a new file, or one replacing another user's, gets `mode` less the umask;
+//   - a character device or a FIFO at NAME (`-o /dev/null`, `-o pipe`) is written
+//     into, never replaced (as a shell's `>` does; a FIFO waits for its reader),
+//     unless it is another user's in a sticky directory others can write to (the
+//     kernel's protected_fifos rule: it was planted): Error(io). A block device is
+//     refused. /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N name this
+//     process's descriptor N, which is written to as it is. Neither applies to
+//     Existing::refuse, which never writes into anything already there;
 //   - a reader sees the old file or the whole new one, never half of it, and after a
 //     crash the new file is either complete or absent (a stray .NAME.obscheck-* file at
 //     worst);

@@ -140,7 +140,9 @@ TEST_CASE("session: --resume of a check stopped at --max-runs raises its cap; ea
   // Both readers know the blocks past the manifest's cap.
   auto report = run_cli({"report", "--verbose", journal});
   CHECK(report.code != 3);
-  CHECK(report.out.find("sweep: 2 blocks, stopped at --max-runs; then +1 blocks, ") != std::string::npos);
+  // What each resume added: the cap it raised, then its blocks.
+  CHECK(report.out.find("sweep: 2 blocks, stopped at --max-runs; a resume raised the cap from 2 to 3 blocks; then +1 blocks, ") !=
+        std::string::npos);
   // Without the note, the runs past the manifest's cap are not the plan's.
   {
     std::ifstream in(journal);

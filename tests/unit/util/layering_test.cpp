@@ -31,7 +31,7 @@ const std::map<std::string, std::set<std::string>> kMayInclude = {
     // attach and read; decides nothing. plan/ for the observer vocabulary (plan/observer.h):
     // plan/ is pure values over util/ alone, so the edge cannot close a cycle
     {"observe", {"util", "events", "launch", "plan"}},
-    {"record", {"util", "plan", "launch", "observe"}},  // the journal of runs
+    {"record", {"util", "host", "plan", "launch", "observe"}},  // the journal of runs (its manifest holds the host)
     {"run", {"util", "stats", "plan", "launch", "observe", "record", "events"}},  // the runner
     {"analysis", {"util", "stats", "plan", "record"}},            // passes over loaded runs
     {"report", {"util", "analysis", "plan", "record", "host", "events"}},  // bytes from findings

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "util/error.h"
 #include "util/safe_write.h"
@@ -182,4 +184,56 @@ TEST_CASE("safe_write: Existing::refuse writes a new file and leaves an existing
   CHECK_THROWS_AS(write_file_safely(d / "link", "x", kOutputFileMode, Existing::refuse), Error);
   CHECK(is_link(d / "link"));
   CHECK(!fs::exists(d / "target"));
+}
+
+TEST_CASE("safe_write: a file replaced keeps no set-user-ID, set-group-ID or sticky bit") {
+  Dir d;
+  std::ofstream(d / "rep.txt") << "planted";
+  REQUIRE(::chmod((d / "rep.txt").c_str(), 07777) == 0);
+  write_file_safely(d / "rep.txt", "report");
+  struct stat st {};
+  REQUIRE(::stat((d / "rep.txt").c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0777);  // ours: its permission bits kept, nothing else
+  CHECK(slurp(d / "rep.txt") == "report");
+}
+
+TEST_CASE("safe_write: a FIFO is written into, not replaced") {
+  Dir d;
+  const std::string fifo = d / "pipe";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  std::string got;
+  std::thread reader([&] { got = slurp(fifo); });
+  write_file_safely(fifo, "through the pipe\n");
+  reader.join();
+  CHECK(got == "through the pipe\n");
+  struct stat st {};
+  REQUIRE(::lstat(fifo.c_str(), &st) == 0);
+  CHECK(S_ISFIFO(st.st_mode));
+  CHECK(entries(d.path) == 1);
+}
+
+TEST_CASE("safe_write: a character device is written into; /dev/fd/N is descriptor N") {
+  Dir d;
+  struct stat st {};
+  // A null device of our own (never the host's /dev/null: a regression would replace
+  // it for every process); mknod needs root.
+  if (::geteuid() == 0) {
+    REQUIRE(::mknod((d / "null").c_str(), S_IFCHR | 0666, ::makedev(1, 3)) == 0);
+    write_file_safely(d / "null", "discarded");
+    REQUIRE(::lstat((d / "null").c_str(), &st) == 0);
+    CHECK(S_ISCHR(st.st_mode));
+    CHECK(st.st_rdev == ::makedev(1, 3));
+    CHECK(entries(d.path) == 1);
+  } else {
+    WARN("SKIPPED (the device part): mknod needs root");
+  }
+  char tmpl[] = "/tmp/obscheck-safe-write-fd-XXXXXX";
+  const int fd = ::mkstemp(tmpl);
+  REQUIRE(fd >= 0);
+  write_file_safely("/dev/fd/" + std::to_string(fd), "to the descriptor");
+  ::close(fd);
+  CHECK(slurp(tmpl) == "to the descriptor");
+  ::unlink(tmpl);
+  REQUIRE(::lstat("/dev/stdout", &st) == 0);
+  CHECK(S_ISLNK(st.st_mode));
 }
