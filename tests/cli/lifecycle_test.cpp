@@ -119,7 +119,7 @@ std::vector<std::size_t> run_indexes(const std::string& journal) {
 
 }  // namespace
 
-TEST_CASE("lifecycle: a --resume or a second check of a journal being written is refused; the journal stays valid") {
+TEST_CASE("lifecycle: a --resume or a second check of a journal being written is refused, the journal stays valid") {
   const std::string journal = tmp_path("lock.jsonl");
   unlink(journal.c_str());
   const pid_t first = start({"--counters", "task-clock", "--runs", "40", "--seed", "3", "--journal", journal, "--",
@@ -194,7 +194,7 @@ TEST_CASE("lifecycle: kill -9 of obscheck mid-run leaves no target process") {
   unlink(journal.c_str());
 }
 
-TEST_CASE("lifecycle: SIGINT, SIGTERM and SIGHUP stop the check with 130, 143 and 129; resumable, nothing left") {
+TEST_CASE("lifecycle: SIGINT, SIGTERM and SIGHUP stop the check with 130, 143 and 129, resumable, nothing left") {
   int tag = 10;
   for (const auto& [sig, code] : {std::pair{SIGINT, 130}, {SIGTERM, 143}, {SIGHUP, 129}}) {
     const std::string marker = unique_sleep(++tag);

@@ -57,7 +57,7 @@ std::size_t measured_blocks(const std::string& journal) {
 
 }  // namespace
 
-TEST_CASE("session: --resume of a check stopped by its time budget adds blocks; without --time-budget it keeps the journal's") {
+TEST_CASE("session: --resume of a check stopped by its time budget adds blocks, without --time-budget it keeps the journal's") {
   const std::string journal = tmp_path("budget.jsonl");
   unlink(journal.c_str());
   // A budget spent by the warm-up: one measured block, then the check stops.
@@ -96,7 +96,7 @@ TEST_CASE("session: --resume of a check stopped by its time budget adds blocks; 
   unlink(journal.c_str());
 }
 
-TEST_CASE("session: --resume of a check stopped at --max-runs raises its cap; each planned run exactly once") {
+TEST_CASE("session: --resume of a check stopped at --max-runs raises its cap, each planned run exactly once") {
   const std::string journal = tmp_path("cap.jsonl"), cut = tmp_path("cap-cut.jsonl");
   unlink(journal.c_str());
   auto first = run_cli({"--counters", "task-clock", "--max-runs", "2", "--journal", journal, "--", workload("compute"), "20"});

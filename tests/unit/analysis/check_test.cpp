@@ -714,7 +714,7 @@ TEST_CASE("a metric equal in every block is not perturbed as soon as the range c
   CHECK(verdict_of(four, "b", "2[a,b]").verdict == Verdict::inconclusive);
 }
 
-TEST_CASE("decisive rests on the primary family; all_decided on every metric") {
+TEST_CASE("decisive rests on the primary family, all_decided on every metric") {
   // user-time 1% slower at 2[a,b]: its interval straddles the margin for long, while
   // the counters and wall time are decided "not perturbed".
   const Plan plan = counter_plan({"a", "b"}, CountingMode::external);

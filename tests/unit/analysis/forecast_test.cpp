@@ -9,7 +9,7 @@
 
 using namespace obscheck;
 
-TEST_CASE("forecast: no blocks promise no interval; no noise shows any margin once the sequence is bounded") {
+TEST_CASE("forecast: no blocks promise no interval, no noise shows any margin once the sequence is bounded") {
   CHECK(std::isinf(likely_half_width(0.05, 0)));
   const std::size_t n = blocks_to_show(0.0, 0.01, 1000);
   REQUIRE(n > 0);

@@ -114,7 +114,7 @@ TEST_CASE("host load: a busy phase in blocks 8-14, exactly") {
                                  "the quietest blocks");
 }
 
-TEST_CASE("host load: a busy moment shorter than three blocks is not a phase; a steady load is not busy") {
+TEST_CASE("host load: a busy moment shorter than three blocks is not a phase, a steady load is not busy") {
   std::vector<RunRecord> runs;
   for (std::size_t b = 1; b <= 20; ++b) runs.push_back(run(b, 10000000, b == 10 || b == 11 ? 20000000 : 3000000));
   const HostLoad h = analyse_host_load(run_table_of(runs));

@@ -105,7 +105,7 @@ TEST_CASE("summary: a dose that moves the metric below a safe one leaves no safe
   CHECK(s.overall == Verdict::perturbed);
 }
 
-TEST_CASE("summary: all within the margin is not perturbed overall; undecided is inconclusive") {
+TEST_CASE("summary: all within the margin is not perturbed overall, undecided is inconclusive") {
   const Plan plan = sampling_plan();
   const CheckSummary quiet = summarize_check(
       plan, findings_with(plan, {Verdict::not_perturbed, Verdict::not_perturbed, Verdict::not_perturbed},

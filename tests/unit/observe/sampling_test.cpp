@@ -98,7 +98,7 @@ TEST_CASE("a one-page ring never drained during the run reports lost samples, no
   CHECK(s.stats().samples == st.samples);
 }
 
-TEST_CASE("frequency 0 is no sampler; bad ring sizes, too-high rates and missing PMUs are errors") {
+TEST_CASE("frequency 0 is no sampler, bad ring sizes, too-high rates and missing PMUs are errors") {
   CorkedChild child = spawn_compute("1");
   Sampler none = Sampler::open(child.pid(), cpu_clock(), 0);
   CHECK_FALSE(none.active());

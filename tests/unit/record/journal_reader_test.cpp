@@ -357,7 +357,7 @@ TEST_CASE("a manifest of the wrong shape is named, not a JSON type error later")
         "journal " + path + " line 1: an entry of field env is not {\"name\": string, \"bytes\": count}");
 }
 
-TEST_CASE("a reading's fault is journalled and read back; none is written when there is none") {
+TEST_CASE("a reading's fault is journalled and read back, none is written when there is none") {
   RunRecord r;
   r.config_id = "c";
   Reading bad;

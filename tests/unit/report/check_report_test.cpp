@@ -313,7 +313,7 @@ TEST_CASE("check text report: table first, every verdict named, plots per compar
   }
 }
 
-TEST_CASE("check text report: the summary comes first; driver metrics with nothing to act on only with --verbose") {
+TEST_CASE("check text report: the summary comes first, driver metrics with nothing to act on only with --verbose") {
   const Plan plan = fixture_plan();
   const Findings f = fixture_findings(plan);
   CheckContext ctx = fixture_context();

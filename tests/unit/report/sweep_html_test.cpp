@@ -110,7 +110,7 @@ TEST_CASE("compare contexts chart: the ratio per context, the overall ratio, its
   CHECK(compare_ratios_svg(no_t).empty());
 }
 
-TEST_CASE("bias page: summary row, the figure, contexts, host, doctor warnings, methods; no script, no network") {
+TEST_CASE("bias page: summary row, the figure, contexts, host, doctor warnings, methods, no script, no network") {
   const SweepReport r = bias_fixture();
   const std::string html = sweep_html(r, some_host());
   CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
@@ -205,7 +205,7 @@ TEST_CASE("bias and compare pages render in headless Chromium without console er
   }
 }
 
-TEST_CASE("bias page: a multiplexed counter's metric is incomparable, named in the summary; scaled when allowed") {
+TEST_CASE("bias page: a multiplexed counter's metric is incomparable, named in the summary, scaled when allowed") {
   SweepReport r = bias_fixture();
   // The same values, with the counter running 0.5 of the first run of every context.
   std::vector<ContextSeries> series;

@@ -31,7 +31,7 @@ struct rusage usage(long utime_us, long stime_us) {
 
 }  // namespace
 
-TEST_CASE("/proc/stat: busy ticks are user+nice+system+irq+softirq+steal of the cpu line; procs_running") {
+TEST_CASE("/proc/stat: busy ticks are user+nice+system+irq+softirq+steal of the cpu line, procs_running") {
   const auto s = parse_proc_stat(kStat);
   REQUIRE(s);
   CHECK(s->busy_ticks == 164508u + 105 + 21236 + 7 + 241 + 82);

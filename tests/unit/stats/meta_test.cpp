@@ -38,7 +38,7 @@ TEST_CASE("random effects: hosts that agree pool to the fixed-effect answer, nev
   CHECK(r.se == Approx(0.01 / std::sqrt(3.0)));  // 1 / sqrt(sum of weights): the floor
 }
 
-TEST_CASE("random effects: one host is its own estimate; bad input is refused") {
+TEST_CASE("random effects: one host is its own estimate, bad input is refused") {
   const std::vector<double> y{0.05}, se{0.01};
   const RandomEffects r = random_effects(y, se, 0.90);
   CHECK(r.mean == 0.05);

@@ -366,3 +366,23 @@ TEST_CASE("layering: cli/ stays small") {
   CHECK(lines < kCliLines);
   CHECK(lines > 500);
 }
+
+// CTest reads the names catch_discover_tests registers as a CMake list: a ';' in a
+// test's name cuts it there, the cut name matches no test case, and the test "passes" in
+// no time having run nothing. No name in tests/ may hold one.
+TEST_CASE("layering: no test case's name holds a semicolon, which CTest would cut") {
+  const std::regex test_case(R"re(TEST_CASE\s*\(\s*"([^"]*)")re");
+  std::vector<std::string> cut;
+  for (const auto& entry : fs::recursive_directory_iterator(fs::path(OBSCHECK_SOURCE_DIR) / "tests")) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".cpp") continue;
+    std::ifstream in(entry.path());
+    std::string line;
+    while (std::getline(in, line)) {
+      std::smatch m;
+      if (std::regex_search(line, m, test_case) && m[1].str().find(';') != std::string::npos)
+        cut.push_back(entry.path().filename().string() + ": " + m[1].str());
+    }
+  }
+  INFO("names with ';': " << cut.size() << (cut.empty() ? "" : " (first: " + cut.front() + ")"));
+  CHECK(cut.empty());
+}

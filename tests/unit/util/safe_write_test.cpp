@@ -212,7 +212,7 @@ TEST_CASE("safe_write: a FIFO is written into, not replaced") {
   CHECK(entries(d.path) == 1);
 }
 
-TEST_CASE("safe_write: a character device is written into; /dev/fd/N is descriptor N") {
+TEST_CASE("safe_write: a character device is written into, /dev/fd/N is descriptor N") {
   Dir d;
   struct stat st {};
   // A null device of our own (never the host's /dev/null: a regression would replace
