@@ -3,11 +3,19 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
+#include <iterator>
+#include <optional>
 
-#include "observe/profile.h"
+#include "events/elf_symbols.h"
+#include "events/event.h"
+#include "job/check_setup.h"
 #include "launch/launcher.h"
+#include "observe/profile.h"
+#include "run/signals.h"
 #include "util/error.h"
+#include "util/temp_dir.h"
 
 namespace obscheck {
 namespace {
@@ -16,24 +24,101 @@ namespace {
 // profile (99 Hz, off the timer's multiples) and ten times that.
 constexpr const char* kDefaultFrequencies = "99,999";
 // Any host has it; a hardware event needs a PMU (this tool's own sampler chooses the
-// same way, job/check_setup.cpp sampling_levels).
-constexpr const char* kDefaultEvent = "cpu-clock";
+// same way, job/check_setup.cpp sampling_levels). The reference samples it always: it
+// measures CPU time.
+constexpr const char* kTimeEvent = "cpu-clock";
+// Above this share of the program's samples without a function name, the profile has
+// no symbols to compare (analysis/fidelity.h unnamed_share).
+constexpr double kMostUnnamed = 0.5;
+constexpr const char* kNoSymbolsHint =
+    "profile a build that keeps its symbol table (not stripped: no `strip`, no -s at link time); debug "
+    "information is not needed";
 
-std::vector<std::uint64_t> frequencies(const std::string& given) {
-  const std::string list = given.empty() ? kDefaultFrequencies : given;
-  std::vector<std::uint64_t> out;
-  std::size_t at = 0;
-  while (at <= list.size()) {
-    const std::size_t comma = std::min(list.find(',', at), list.size());
-    const std::string word = list.substr(at, comma - at);
-    if (!word.empty()) out.push_back(std::stoull(word));  // digits only: checked by the parser
-    at = comma + 1;
-  }
+std::vector<std::uint64_t> frequencies(const std::string& given, const std::string& event) {
+  const std::vector<std::uint64_t> out =
+      sample_frequencies(given.empty() ? kDefaultFrequencies : given, parse_events(event).events.at(0));
   for (std::uint64_t hz : out)
     if (hz == 0)
       throw Error(ErrorKind::usage, "obscheck fidelity: --sample-freq 0 takes no profile",
                   "give the rates to compare, e.g. --sample-freq 99,999,4000");
   return out;
+}
+
+// A program file without a function symbol (stripped): nothing to compare, refused
+// before anything runs. A file that is no ELF object (a script) is left to the profile.
+void require_symbols(const std::string& path) {
+  std::optional<ElfSymbols> elf;
+  try {
+    elf = ElfSymbols::load(path);
+  } catch (const Error&) {
+    return;
+  }
+  if (elf->functions().empty())
+    throw Error(ErrorKind::target,
+                fmt::format("cannot compare: no symbols: {} has no function symbols (stripped), so every sample "
+                            "would be [unknown]",
+                            path),
+                kNoSymbolsHint);
+}
+
+void require_named(const FunctionCounts& reference, const std::string& path) {
+  const double unnamed = unnamed_share(reference);
+  if (unnamed > kMostUnnamed)
+    throw Error(ErrorKind::target,
+                fmt::format("cannot compare: no symbols: {:.0f}% of {}'s own samples are in code without a "
+                            "function name ([unknown])",
+                            100 * unnamed, path),
+                kNoSymbolsHint);
+}
+
+void pool(PooledProfile& into, const ProfileCounts& samples) {
+  ++into.runs;
+  for (const auto& [name, c] : samples) into.samples[name] += c;
+}
+
+// The rounds' shared state: the program, the pooled profiles, the private directory.
+struct Rounds {
+  LaunchSpec target;
+  std::string event;
+  std::string dir;
+  PooledProfile reference;
+  std::vector<std::uint64_t> hz;
+  std::vector<PooledProfile> doses;
+};
+
+// One profile of round `round`, slot 0 the reference, slot i the dose i - 1.
+void profile_slot(Rounds& r, std::size_t round, std::size_t slot) {
+  const auto started = [](pid_t group) { InterruptGuard::set_current_group(group); };
+  if (slot == 0) {
+    const std::uint64_t hz = kReferenceRates[round % std::size(kReferenceRates)];
+    pool(r.reference, perf_record_profile(r.target, hz, kTimeEvent, r.dir, started).samples);
+  } else {
+    pool(r.doses[slot - 1], perf_record_profile(r.target, r.hz[slot - 1], r.event, r.dir, started).samples);
+  }
+  InterruptGuard::set_current_group(-1);
+}
+
+// One round, the reference and every dose in an order rotated by the round's number
+// (no profile always first, after the same neighbour). False when a signal stopped it.
+bool run_round(Rounds& r, std::size_t round) {
+  const std::size_t slots = r.doses.size() + 1;
+  for (std::size_t i = 0; i < slots; ++i) {
+    if (InterruptGuard::interrupted()) return false;
+    try {
+      profile_slot(r, round, (round + i) % slots);
+    } catch (const Error&) {
+      InterruptGuard::set_current_group(-1);
+      if (InterruptGuard::interrupted()) return false;  // the tools killed by us: not a failure
+      throw;
+    }
+    if (InterruptGuard::interrupted()) return false;
+  }
+  return true;
+}
+
+bool every_dose_decided(const FidelityResult& result) {
+  return std::none_of(result.doses.begin(), result.doses.end(),
+                      [](const DoseFidelity& d) { return d.agreement == Agreement::undecided; });
 }
 
 }  // namespace
@@ -43,23 +128,46 @@ FidelityOutcome run_fidelity(const FidelityRequest& r, const std::function<void(
   FidelityRun& run = out.run;
   // The program as the check would run it: resolved on PATH, refused (exit 3) when it
   // is missing or not executable, before any tool starts.
+  Rounds rounds;
+  LaunchRequest launch;
+  launch.argv = r.target;
+  launch.run_as = r.run_as;
+  rounds.target = launch_spec_for(launch);
+  require_symbols(rounds.target.path);
   run.target = r.target;
-  run.target.front() = resolve_target(r.target.front());
-  run.event = r.event.empty() ? kDefaultEvent : r.event;
-  run.hz = frequencies(r.frequencies);
+  run.target.front() = rounds.target.path;
+  run.event = r.event.empty() ? kTimeEvent : r.event;
+  run.hz = frequencies(r.frequencies, run.event);
+  run.run_as = r.run_as;
+  run.time_budget = r.time_budget;
+  rounds.event = run.event;
+  rounds.hz = run.hz;
+  rounds.reference.label = "reference";
+  for (std::uint64_t hz : run.hz) rounds.doses.push_back({fmt::format("{} Hz", hz), 0, {}});
 
-  progress("the reference: valgrind --tool=cachegrind (20-100 times slower than the program)");
-  const ProfileCounts reference = cachegrind_profile(run.target);
-  std::vector<std::pair<std::string, FunctionCounts>> profiles;
-  for (std::uint64_t hz : run.hz) {
-    progress(fmt::format("perf record -e {} -F {}", run.event, hz));
-    profiles.emplace_back(fmt::format("{} Hz", hz), perf_record_profile(run.target, hz, run.event).samples);
-  }
+  // The guard outlives the directory: a signal while it is removed still only stops.
+  const InterruptGuard guard;
+  const TempDir dir = TempDir::create("obscheck-profile");
+  rounds.dir = dir.path();
   FidelityOptions fo;
   fo.tolerance = r.tolerance;
   fo.top = r.top;
   fo.confidence = r.confidence;
-  out.result = assess_fidelity(reference, profiles, fo);
+  const auto start = std::chrono::steady_clock::now();
+  for (std::size_t round = 0; round < kMaxFidelityRounds; ++round) {
+    if (!run_round(rounds, round)) {
+      run.interrupted = true;
+      break;
+    }
+    if (round == 0) require_named(rounds.reference.samples, rounds.target.path);
+    run.rounds = round + 1;
+    out.result = assess_fidelity(rounds.reference, rounds.doses, fo, run.rounds);
+    run.complete = every_dose_decided(out.result);
+    const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    progress(fmt::format("round {}: {:.0f} reference samples, {:.1f} s", run.rounds, out.result.reference_total, spent));
+    // Stop before a round that would end past the budget, at the rounds' mean pace.
+    if (run.complete || (r.time_budget > 0 && spent * (run.rounds + 1) / run.rounds > r.time_budget)) break;
+  }
   return out;
 }
 
