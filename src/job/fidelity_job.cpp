@@ -1,5 +1,7 @@
 #include "job/fidelity_job.h"
 
+#include <unistd.h>
+
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -124,6 +126,9 @@ bool every_dose_decided(const FidelityResult& result) {
 }  // namespace
 
 FidelityOutcome run_fidelity(const FidelityRequest& r, const std::function<void(const std::string&)>& progress) {
+  if (r.time_budget_auto)
+    throw Error(ErrorKind::usage, "obscheck fidelity: --time-budget auto is the check's; give seconds",
+                "e.g. --time-budget 60 (the default), or 0: until every dose is decided");
   FidelityOutcome out;
   FidelityRun& run = out.run;
   // The program as the check would run it: resolved on PATH, refused (exit 3) when it
@@ -139,6 +144,7 @@ FidelityOutcome run_fidelity(const FidelityRequest& r, const std::function<void(
   run.event = r.event.empty() ? kTimeEvent : r.event;
   run.hz = frequencies(r.frequencies, run.event);
   run.run_as = r.run_as;
+  run.as_root = r.run_as.empty() && ::geteuid() == 0;
   run.time_budget = r.time_budget;
   rounds.event = run.event;
   rounds.hz = run.hz;

@@ -30,6 +30,7 @@ struct FidelityRequest {
   std::size_t top = 5;              // --top
   double confidence = 0.95;         // --confidence
   double time_budget = 60;          // --time-budget, seconds of rounds; 0: until decided (at most kMaxFidelityRounds)
+  bool time_budget_auto = false;    // --time-budget auto: the check's, refused here (Error(usage))
   std::string run_as;               // --run-as USER ("": as obscheck runs)
 };
 

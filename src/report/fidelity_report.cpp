@@ -16,6 +16,7 @@ std::string share_pct(double share) { return fmt::format("{:.1f}%", 100 * share)
 std::string share_points(double share) { return fmt::format("{:g}", 100 * share); }
 std::string share_points1(double share) { return fmt::format("{:.1f}", 100 * share); }
 std::string signed_points1(double share) { return fmt::format("{:+.1f}", 100 * share); }
+std::string runs_of(std::size_t n) { return fmt::format("{} run{}", n, n == 1 ? "" : "s"); }
 
 std::string fidelity_join(const std::vector<std::string>& parts, const std::string& sep) {
   std::string out;
@@ -37,8 +38,8 @@ std::string fidelity_dose_block(const DoseFidelity& d, double tolerance) {
   std::size_t width = kFidelityNameColumn;
   for (const ShareCheck& s : d.functions) width = std::max(width, s.function.size());
   std::string out = fmt::format(
-      "  {}: {} runs, {:.0f} samples ({:.0f} in functions the reference never sampled); hot list {}; {}\n", d.dose,
-      d.runs, d.samples, d.outside, to_string(d.hot_list), to_string(d.agreement));
+      "  {}: {}, {:.0f} samples ({:.0f} in functions the reference never sampled); hot list {}; {}\n", d.dose,
+      runs_of(d.runs), d.samples, d.outside, to_string(d.hot_list), to_string(d.agreement));
   for (const ShareCheck& s : d.functions)
     out += fmt::format("    {:<{}} reference {:>6} [{}, {}]   profile {:>6} [{}, {}]   difference {} [{}, {}]   {}\n",
                        s.function, width, share_pct(s.reference), share_points1(s.ref_lo), share_points1(s.ref_hi),
@@ -78,13 +79,14 @@ std::string fidelity_answer(const FidelityResult& r) {
 }
 
 std::string fidelity_stop(const FidelityRun& run) {
-  if (run.interrupted) return fmt::format("interrupted after {} rounds: the table covers them", run.rounds);
-  if (run.complete) return fmt::format("every dose decided after {} rounds", run.rounds);
+  const std::string rounds = fmt::format("{} round{}", run.rounds, run.rounds == 1 ? "" : "s");
+  if (run.interrupted) return fmt::format("interrupted after {}: the table covers them", rounds);
+  if (run.complete) return fmt::format("every dose decided after {}", rounds);
   if (run.time_budget > 0 && run.rounds > 0)
-    return fmt::format("the time budget ({:g} s) ended the rounds after {}, with a dose undecided (more time: "
+    return fmt::format("the time budget ({:g} s) stopped them after {}, with a dose undecided (more time: "
                        "--time-budget)",
-                       run.time_budget, run.rounds);
-  return fmt::format("{} rounds, the most one invocation runs, with a dose undecided", run.rounds);
+                       run.time_budget, rounds);
+  return fmt::format("{}, the most one invocation runs, with a dose undecided", rounds);
 }
 
 std::string fidelity_text(const FidelityRun& run, const FidelityResult& r) {
@@ -94,10 +96,12 @@ std::string fidelity_text(const FidelityRun& run, const FidelityResult& r) {
     for (const ShareCheck& s : r.doses.front().functions)
       if (std::find(r.reference_hot.begin(), r.reference_hot.end(), s.function) != r.reference_hot.end())
         hot.push_back(fmt::format("{} {}", s.function, share_pct(s.reference)));
-  out += fmt::format("  reference: {}; {} runs, {:.0f} samples; hot list: {}\n", run.reference_tool, r.reference_runs,
+  out += fmt::format("  reference: {}; {}, {:.0f} samples; hot list: {}\n", run.reference_tool, runs_of(r.reference_runs),
                      r.reference_total, hot.empty() ? fidelity_join(r.reference_hot, ", ") : fidelity_join(hot, ", "));
   out += fmt::format("  profiles: perf record -e {} -F <dose>, one run per dose each round, pooled; {}\n", run.event,
-                     run.run_as.empty() ? "the target ran as obscheck's user" : "the target ran as " + run.run_as);
+                     !run.run_as.empty() ? "the target ran as " + run.run_as
+                     : run.as_root       ? "warning: the target ran as root (--run-as USER runs it as USER)"
+                                         : "the target ran as obscheck's user");
   out += fmt::format("  tolerance ±{} share points; intervals: Wilson per share, Newcombe for the difference, {:g}% "
                      "for the whole table over every look (Bonferroni, z = {:.3f} at look {})\n",
                      share_points(r.options.tolerance), 100 * r.options.confidence, r.z, r.look);
@@ -134,6 +138,7 @@ std::string fidelity_json(const FidelityRun& run, const FidelityResult& r) {
   }
   const json j = {{"schema", "obscheck-fidelity"}, {"version", kFidelityJsonVersion}, {"target", run.target},
                   {"event", run.event}, {"run_as", run.run_as.empty() ? json(nullptr) : json(run.run_as)},
+                  {"target_as_root", run.as_root},
                   {"reference", {{"tool", run.reference_tool}, {"runs", r.reference_runs}, {"samples", r.reference_total},
                                  {"hot", r.reference_hot}}},
                   {"tolerance", r.options.tolerance}, {"top", r.options.top}, {"min_share", r.options.min_share},

@@ -22,6 +22,7 @@ struct FidelityRun {
   std::string reference_tool = "CPU time per function: perf record -e cpu-clock at a prime rate of 461-523 Hz, "
                                "a different one each round, pooled";
   std::string run_as;               // --run-as ("": as obscheck ran)
+  bool as_root = false;             // the target ran as root (no --run-as, obscheck as root)
   double time_budget = 0;           // seconds; 0: none
   std::size_t rounds = 0;           // rounds done (one profile of the reference and of each dose each)
   bool complete = false;            // every dose decided

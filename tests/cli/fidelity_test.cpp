@@ -37,7 +37,7 @@ const json* function_of(const json& dose, const std::string& name) {
 TEST_CASE("fidelity: a known 70/30 split of CPU time is the reference's, and a 199 Hz profile agrees, in numbers") {
   // A second of CPU a run: about 500 reference samples (at ~500 Hz) and 200 at 199 Hz a
   // round; ±10 share points are shown in two or three rounds.
-  auto r = run_cli({"fidelity", "--sample-freq", "199", "--tolerance", "0.1", "--time-budget", "60", "--json", "--",
+  auto r = run_cli({"fidelity", "--sample-freq", "199", "--tolerance", "0.1", "--time-budget", "120", "--json", "--",
                     workload("timesplit"), "1000", "70"});
   if (r.code == 7) {
     WARN("SKIPPED: perf record cannot run here: " << r.err);

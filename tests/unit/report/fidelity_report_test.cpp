@@ -46,7 +46,7 @@ TEST_CASE("fidelity report: text rows and JSON fields of a fixed result") {
   CHECK(text.find("  999 Hz: 3 runs, 10000 samples (0 in functions the reference never sampled); hot list same order; "
                   "agrees\n") != std::string::npos);
   CHECK(text.find("difference -0.1 [-4.0, +4.1]   within ±5 points") != std::string::npos);
-  CHECK(text.find("  stopped: the time budget (60 s) ended the rounds after 3, with a dose undecided") !=
+  CHECK(text.find("  stopped: the time budget (60 s) stopped them after 3 rounds, with a dose undecided") !=
         std::string::npos);
   CHECK(text.find("  answer: undecided: too few samples at 99 Hz") != std::string::npos);
   const nlohmann::json j = nlohmann::json::parse(fidelity_json(run_of({99, 999}), r));
