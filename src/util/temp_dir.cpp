@@ -18,23 +18,29 @@ namespace obscheck {
 
 namespace {
 
-// Why another user could rename, replace or fill `dir` (or a directory above it), or
-// "" when only root and the caller can: each directory from / down to it is owned by
-// root or by the caller, and writable by no one else unless sticky (as /tmp is, where
-// only an entry's owner may rename or remove it).
-std::string unsafe_ancestor(const std::string& dir) {
+// `dir` with every link resolved (realpath), or `dir` itself when it does not exist
+// (mkdtemp then says so).
+std::string resolved(const std::string& dir) {
   char* real = ::realpath(dir.c_str(), nullptr);
-  if (real == nullptr) return "";  // missing: mkdtemp says so
+  if (real == nullptr) return dir;
   std::string path = real;
   std::free(real);
+  return path;
+}
+
+// Why another user could rename, replace or fill `path` (resolved) or a directory above
+// it, or "" when only root and the caller can: each directory from / down to it is
+// owned by root or by the caller, and writable by no one else unless sticky (as /tmp
+// is, where only an entry's owner may rename or remove it).
+std::string unsafe_ancestor(const std::string& path) {
   const uid_t me = ::geteuid();
   for (std::string at = path;; at = at.substr(0, std::max<std::size_t>(at.rfind('/'), 1))) {
     struct stat st {};
-    if (::lstat(at.c_str(), &st) != 0) return "";  // vanished: mkdtemp says so
+    if (::lstat(at.c_str(), &st) != 0) return "";  // missing: mkdtemp says so
     if (st.st_uid != 0 && st.st_uid != me) return fmt::format("{} belongs to uid {}", at, st.st_uid);
     if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (st.st_mode & S_ISVTX) == 0)
       return fmt::format("{} is writable by {} and not sticky", at, (st.st_mode & S_IWOTH) ? "others" : "its group");
-    if (at == "/") return "";
+    if (at == "/" || at.find('/') == std::string::npos) return "";
   }
 }
 
@@ -42,7 +48,10 @@ std::string unsafe_ancestor(const std::string& dir) {
 
 TempDir TempDir::create(const std::string& prefix) {
   const char* base = std::getenv("TMPDIR");
-  const std::string parent = base && *base ? base : "/tmp";
+  const std::string given = base && *base ? base : "/tmp";
+  // The directory as resolved now, and used from now on: a link above it that another
+  // user could point elsewhere later is never followed again.
+  const std::string parent = resolved(given);
   if (const std::string why = unsafe_ancestor(parent); !why.empty())
     throw Error(ErrorKind::io,
                 fmt::format("refusing to create a temporary directory under {}: {}, so another user could "
