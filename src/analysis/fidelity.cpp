@@ -225,4 +225,18 @@ FidelityResult assess_fidelity(const PooledProfile& reference, const std::vector
   return r;
 }
 
+void keep_settled(FidelityResult& r, const std::vector<std::optional<DoseFidelity>>& settled) {
+  if (settled.size() != r.doses.size())
+    throw Error(ErrorKind::usage, fmt::format("{} settled entries for {} doses", settled.size(), r.doses.size()));
+  std::vector<Agreement> parts;
+  for (std::size_t i = 0; i < r.doses.size(); ++i) {
+    if (settled[i]) r.doses[i] = *settled[i];
+    parts.push_back(r.doses[i].agreement);
+  }
+  r.agreement = combine(parts);
+  r.spread = 0;
+  r.spread_function.clear();
+  fill_stability(r);
+}
+
 }  // namespace obscheck

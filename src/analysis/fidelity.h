@@ -31,6 +31,8 @@
 //   - the level: Bonferroni over every function and dose compared, and over the looks
 //     (look k spends (1 − confidence)·6/(π²k²), which sums to 1 − confidence over any
 //     number of looks), so the table holds at `confidence` whenever the runs stop;
+//   - a dose decided at a look is settled (keep_settled): it is not profiled again and
+//     that look's verdict stands;
 //   - the hot list agrees when the dose's top functions are the reference's in the
 //     same order, or the same set in another order.
 // Across doses: the largest spread of a compared function's share (max − min of the
@@ -40,6 +42,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -132,5 +135,12 @@ double unnamed_share(const FunctionCounts& samples);
 // (tolerance not in (0, 1), top 0, min_share not in [0, 1), confidence not in (0, 1)).
 FidelityResult assess_fidelity(const PooledProfile& reference, const std::vector<PooledProfile>& doses,
                                const FidelityOptions& options, std::size_t look = 1);
+
+// A dose decided at an earlier look is settled: its rounds stop and that look's
+// verdict stands (it held at that look's level, which the later looks' spending leaves
+// alone). Replaces each dose with `settled[i]` where it holds one, then the table's
+// agreement and stability again. `settled` has one entry per dose (Error(usage)
+// otherwise).
+void keep_settled(FidelityResult& r, const std::vector<std::optional<DoseFidelity>>& settled);
 
 }  // namespace obscheck

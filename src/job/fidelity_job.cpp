@@ -86,6 +86,7 @@ struct Rounds {
   PooledProfile reference;
   std::vector<std::uint64_t> hz;
   std::vector<PooledProfile> doses;
+  std::vector<std::optional<DoseFidelity>> settled;  // per dose: decided at a look, not profiled again
 };
 
 // One profile of round `round`, slot 0 the reference, slot i the dose i - 1.
@@ -106,8 +107,10 @@ bool run_round(Rounds& r, std::size_t round) {
   const std::size_t slots = r.doses.size() + 1;
   for (std::size_t i = 0; i < slots; ++i) {
     if (InterruptGuard::interrupted()) return false;
+    const std::size_t slot = (round + i) % slots;
+    if (slot > 0 && r.settled[slot - 1]) continue;
     try {
-      profile_slot(r, round, (round + i) % slots);
+      profile_slot(r, round, slot);
     } catch (const Error&) {
       InterruptGuard::set_current_group(-1);
       if (InterruptGuard::interrupted()) return false;  // the tools killed by us: not a failure
@@ -118,9 +121,13 @@ bool run_round(Rounds& r, std::size_t round) {
   return true;
 }
 
-bool every_dose_decided(const FidelityResult& result) {
-  return std::none_of(result.doses.begin(), result.doses.end(),
-                      [](const DoseFidelity& d) { return d.agreement == Agreement::undecided; });
+// The look's table with the doses settled before it as they were, and the doses it
+// decides settled from now on. True when every dose is settled.
+bool settle(FidelityResult& result, Rounds& r) {
+  keep_settled(result, r.settled);
+  for (std::size_t i = 0; i < result.doses.size(); ++i)
+    if (!r.settled[i] && result.doses[i].agreement != Agreement::undecided) r.settled[i] = result.doses[i];
+  return std::all_of(r.settled.begin(), r.settled.end(), [](const auto& s) { return s.has_value(); });
 }
 
 }  // namespace
@@ -150,6 +157,7 @@ FidelityOutcome run_fidelity(const FidelityRequest& r, const std::function<void(
   rounds.hz = run.hz;
   rounds.reference.label = "reference";
   for (std::uint64_t hz : run.hz) rounds.doses.push_back({fmt::format("{} Hz", hz), 0, {}});
+  rounds.settled.resize(rounds.doses.size());
 
   // The guard outlives the directory: a signal while it is removed still only stops.
   const InterruptGuard guard;
@@ -168,7 +176,7 @@ FidelityOutcome run_fidelity(const FidelityRequest& r, const std::function<void(
     if (round == 0) require_named(rounds.reference.samples, rounds.target.path);
     run.rounds = round + 1;
     out.result = assess_fidelity(rounds.reference, rounds.doses, fo, run.rounds);
-    run.complete = every_dose_decided(out.result);
+    run.complete = settle(out.result, rounds);
     const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     progress(fmt::format("round {}: {:.0f} reference samples, {:.1f} s", run.rounds, out.result.reference_total, spent));
     // Stop before a round that would end past the budget, at the rounds' mean pace.

@@ -1,9 +1,10 @@
 // job/: obscheck fidelity's profiles, in rounds: each round one run sampled for the
 // reference (CPU time at a low prime rate, a different one each round; see
 // analysis/fidelity.h for why that measures time per function) and one run at each
-// --sample-freq, in an order that rotates round by round, every profile of a kind
-// pooled; after each round the pooled profiles are assessed, and the rounds stop when
-// every dose is decided, when the time budget would be passed by one more round, or on
+// --sample-freq not yet decided, in an order that rotates round by round, every
+// profile of a kind pooled; after each round the pooled profiles are assessed, a dose
+// decided is settled (analysis/fidelity.h keep_settled: not profiled again, its
+// verdict kept), and the rounds stop when every dose is settled, when the time budget would be passed by one more round, or on
 // SIGINT, SIGTERM or SIGHUP (the running tools' process group is killed; what was
 // pooled is kept). The program runs corked as every measuring command runs it
 // (launch/launcher.h), as --run-as's user when given; perf keeps obscheck's privileges

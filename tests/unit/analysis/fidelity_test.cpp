@@ -132,3 +132,15 @@ TEST_CASE("fidelity: bad options, look 0 and an empty reference are usage errors
   CHECK_THROWS_AS(assess_fidelity(kReference, kProfiles, FidelityOptions{}, 0), Error);
   CHECK_THROWS_AS(assess_fidelity({"reference", 1, {{"f", 0}}}, kProfiles, FidelityOptions{}), Error);
 }
+
+TEST_CASE("fidelity: a dose settled at an earlier look keeps that look's verdict in the table") {
+  FidelityResult later = assess_fidelity(kReference, kProfiles, FidelityOptions{}, 3);
+  REQUIRE(later.doses[1].agreement == Agreement::undecided);  // wider at look 3
+  const FidelityResult first = assess_fidelity(kReference, kProfiles, FidelityOptions{}, 1);
+  keep_settled(later, {std::nullopt, first.doses[1], std::nullopt});
+  CHECK(later.doses[1].agreement == Agreement::agrees);
+  CHECK(close(later.doses[1].functions[0].diff_hi, 0.044206065793718226));  // look 1's interval
+  CHECK(later.agreement == Agreement::differs);  // 20000 Hz still differs
+  CHECK(later.spread_function == "work_major");
+  CHECK_THROWS_AS(keep_settled(later, {std::nullopt}), Error);
+}
