@@ -32,6 +32,8 @@ constexpr const char* kTimeEvent = "cpu-clock";
 // Above this share of the program's samples without a function name, the profile has
 // no symbols to compare (analysis/fidelity.h unnamed_share).
 constexpr double kMostUnnamed = 0.5;
+// How much later each look at the pooled profiles comes than the last (is_look_round).
+constexpr double kLookGrowth = 1.5;
 constexpr const char* kNoSymbolsHint =
     "profile a build that keeps its symbol table (not stripped: no `strip`, no -s at link time); debug "
     "information is not needed";
@@ -71,6 +73,12 @@ void require_named(const FunctionCounts& reference, const std::string& path) {
                             "function name ([unknown])",
                             100 * unnamed, path),
                 kNoSymbolsHint);
+}
+
+double total_samples(const PooledProfile& p) {
+  double n = 0;
+  for (const auto& [name, c] : p.samples) n += c;
+  return n;
 }
 
 void pool(PooledProfile& into, const ProfileCounts& samples) {
@@ -130,6 +138,45 @@ bool settle(FidelityResult& result, Rounds& r) {
   return std::all_of(r.settled.begin(), r.settled.end(), [](const auto& s) { return s.has_value(); });
 }
 
+// The rounds after which the pooled profiles are looked at: 1, 2, 3, 5, 7, 11, 17, 25,
+// ..., each about kLookGrowth times the last. Every look spends part of the level, so a
+// look after every round would leave the later looks too little of it to decide.
+bool is_look_round(std::size_t n) {
+  double x = 1;
+  while (static_cast<std::size_t>(x) < n) x *= kLookGrowth;
+  return static_cast<std::size_t>(x) == n;
+}
+
+// Rounds until every dose is settled, the budget would be passed by one more round at
+// the mean pace so far, kMaxFidelityRounds, or a signal; looks at the rounds of
+// is_look_round and after the last round done.
+void run_rounds(Rounds& rounds, const FidelityOptions& fo, double budget, FidelityOutcome& out,
+                const std::function<void(const std::string&)>& progress) {
+  FidelityRun& run = out.run;
+  std::size_t looks = 0, looked_at = 0;
+  const auto look = [&] {
+    out.result = assess_fidelity(rounds.reference, rounds.doses, fo, ++looks);
+    run.complete = settle(out.result, rounds);
+    looked_at = run.rounds;
+  };
+  const auto start = std::chrono::steady_clock::now();
+  for (std::size_t round = 0; round < kMaxFidelityRounds && !run.complete; ++round) {
+    if (!run_round(rounds, round)) {
+      run.interrupted = true;
+      break;
+    }
+    if (round == 0) require_named(rounds.reference.samples, rounds.target.path);
+    run.rounds = round + 1;
+    const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const bool last = run.rounds == kMaxFidelityRounds || (budget > 0 && spent * (run.rounds + 1) / run.rounds > budget);
+    if (last || is_look_round(run.rounds)) look();
+    progress(fmt::format("round {}: {:.0f} reference samples, {:.1f} s", run.rounds, total_samples(rounds.reference),
+                         spent));
+    if (last) break;
+  }
+  if (run.rounds > looked_at) look();  // stopped between looks: the rounds done are looked at
+}
+
 }  // namespace
 
 FidelityOutcome run_fidelity(const FidelityRequest& r, const std::function<void(const std::string&)>& progress) {
@@ -167,21 +214,7 @@ FidelityOutcome run_fidelity(const FidelityRequest& r, const std::function<void(
   fo.tolerance = r.tolerance;
   fo.top = r.top;
   fo.confidence = r.confidence;
-  const auto start = std::chrono::steady_clock::now();
-  for (std::size_t round = 0; round < kMaxFidelityRounds; ++round) {
-    if (!run_round(rounds, round)) {
-      run.interrupted = true;
-      break;
-    }
-    if (round == 0) require_named(rounds.reference.samples, rounds.target.path);
-    run.rounds = round + 1;
-    out.result = assess_fidelity(rounds.reference, rounds.doses, fo, run.rounds);
-    run.complete = settle(out.result, rounds);
-    const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    progress(fmt::format("round {}: {:.0f} reference samples, {:.1f} s", run.rounds, out.result.reference_total, spent));
-    // Stop before a round that would end past the budget, at the rounds' mean pace.
-    if (run.complete || (r.time_budget > 0 && spent * (run.rounds + 1) / run.rounds > r.time_budget)) break;
-  }
+  run_rounds(rounds, fo, r.time_budget, out, progress);
   return out;
 }
 

@@ -2,7 +2,8 @@
 // reference (CPU time at a low prime rate, a different one each round; see
 // analysis/fidelity.h for why that measures time per function) and one run at each
 // --sample-freq not yet decided, in an order that rotates round by round, every
-// profile of a kind pooled; after each round the pooled profiles are assessed, a dose
+// profile of a kind pooled; after rounds 1, 2, 3, 5, 7, 11, 17, ... (each about 1.5
+// times the last) and after the last round the pooled profiles are assessed, a dose
 // decided is settled (analysis/fidelity.h keep_settled: not profiled again, its
 // verdict kept), and the rounds stop when every dose is settled, when the time budget would be passed by one more round, or on
 // SIGINT, SIGTERM or SIGHUP (the running tools' process group is killed; what was
