@@ -132,6 +132,7 @@ uid_t uid_of(pid_t pid) {
 // A signal sent to obscheck fidelity while perf records its target: obscheck's exit
 // code, and whether the target and perf were gone within 5 s.
 struct Stopped {
+  bool started = false;  // the target ran under perf, so there was something to stop
   std::optional<int> code;
   bool target_gone = false, perf_gone = false;
   uid_t target_uid = 0;
@@ -149,14 +150,22 @@ Stopped stop_while_recording(int sig, const std::string& tmpdir, bool run_as_nob
   const pid_t pid = start(args, tmpdir, out);
   Stopped s;
   const std::vector<pid_t> targets = wait_for(target, 30);
+  if (targets.empty()) {  // never profiled: say why (exit 7: perf missing or refused)
+    ::kill(pid, SIGKILL);
+    s.code = finish(pid, 5);
+    s.out = slurp(out);
+    fs::remove(out);
+    return s;
+  }
   // perf record attached to that target (-p PID), not another user's perf.
-  const std::string perf = targets.empty() ? "" : std::string(1, '\0') + "-p" + '\0' + std::to_string(targets.front()) + '\0';
-  const std::vector<pid_t> perfs = targets.empty() ? std::vector<pid_t>{} : wait_for(perf, 30, true);
-  if (!targets.empty()) s.target_uid = uid_of(targets.front());
+  const std::string perf = std::string(1, '\0') + "-p" + '\0' + std::to_string(targets.front()) + '\0';
+  const std::vector<pid_t> perfs = wait_for(perf, 30, true);
+  s.started = true;
+  s.target_uid = uid_of(targets.front());
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // perf recording
   ::kill(pid, sig);
   s.code = finish(pid, 20);
-  s.target_gone = !targets.empty() && gone_within(target, 5);
+  s.target_gone = gone_within(target, 5);
   s.perf_gone = !perfs.empty() && gone_within(perf, 5, true);
   s.out = slurp(out);
   fs::remove(out);
@@ -171,6 +180,11 @@ TEST_CASE("fidelity: INT, TERM and HUP end the target and perf and remove its di
     Dir tmp;
     const Stopped s = stop_while_recording(sig, tmp.path, root);
     INFO("signal " << sig << ": " << s.out);
+    if (!s.started && s.code == 7) {
+      WARN("SKIPPED: perf record cannot profile here: " << s.out);
+      return;
+    }
+    REQUIRE(s.started);
     REQUIRE(s.code.has_value());
     CHECK(*s.code == 128 + sig);
     CHECK(s.target_gone);
@@ -185,6 +199,11 @@ TEST_CASE("fidelity: kill -9 of obscheck takes the target and perf with it", "[a
   Dir tmp;
   const Stopped s = stop_while_recording(SIGKILL, tmp.path, ::geteuid() == 0);
   INFO(s.out);
+  if (!s.started && s.code == 7) {
+    WARN("SKIPPED: perf record cannot profile here: " << s.out);
+    return;
+  }
+  REQUIRE(s.started);
   REQUIRE(s.code.has_value());
   CHECK(*s.code == 128 + SIGKILL);
   CHECK(s.target_gone);
