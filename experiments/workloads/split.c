@@ -1,9 +1,10 @@
 /* split: a known hot-function split for profile fidelity (obscheck fidelity). Two
  * functions run the same loop — one multiply-add a step, so the same instructions per
  * cycle — for 70% and 30% of the iterations, interleaved in 100 rounds, so a right
- * profile gives them 70% and 30% of its samples and an exact instruction count (the
- * reference) the same shares. The multipliers differ so the compiler cannot fold the
- * two functions into one symbol.
+ * profile gives them 70% and 30% of its samples, as an exact instruction count does
+ * (timesplit.c splits time between functions whose instructions per cycle differ).
+ * The multipliers differ so the compiler cannot fold the two functions into one
+ * symbol.
  * Usage: split [MILLIONS]   (default 1000: about a second here) */
 #include <stdio.h>
 #include <stdlib.h>

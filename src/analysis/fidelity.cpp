@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 #include "stats/distributions.h"
 #include "util/error.h"
@@ -49,6 +50,23 @@ std::pair<double, double> wilson_interval(double k, double n, double z) {
   return {std::max(0.0, centre - half), std::min(1.0, centre + half)};
 }
 
+std::pair<double, double> newcombe_difference(double p1, std::pair<double, double> ci1, double p2,
+                                              std::pair<double, double> ci2) {
+  const double d = p1 - p2;
+  return {d - std::sqrt((p1 - ci1.first) * (p1 - ci1.first) + (ci2.second - p2) * (ci2.second - p2)),
+          d + std::sqrt((ci1.second - p1) * (ci1.second - p1) + (p2 - ci2.first) * (p2 - ci2.first))};
+}
+
+double unnamed_share(const FunctionCounts& samples) {
+  double own = 0, unnamed = 0;
+  for (const auto& [name, c] : samples) {
+    if (c <= 0 || name.rfind(kKernelPrefix, 0) == 0) continue;
+    own += c;
+    if (name == kUnknownFunction) unnamed += c;
+  }
+  return own > 0 ? unnamed / own : 0;
+}
+
 namespace {
 
 void check_options(const FidelityOptions& o) {
@@ -68,12 +86,17 @@ double total_of(const FunctionCounts& counts) {
   return t;
 }
 
-// The profile's samples inside the reference's functions.
-FunctionCounts inside(const FunctionCounts& profile, const FunctionCounts& reference) {
-  FunctionCounts in;
+double count_of(const FunctionCounts& counts, const std::string& name) {
+  const auto it = counts.find(name);
+  return it == counts.end() ? 0.0 : std::max(0.0, it->second);
+}
+
+// The profile's samples in functions the reference never sampled.
+double outside_of(const FunctionCounts& profile, const FunctionCounts& reference) {
+  double out = 0;
   for (const auto& [name, c] : profile)
-    if (reference.count(name) && c > 0) in[name] = c;
-  return in;
+    if (c > 0 && count_of(reference, name) <= 0) out += c;
+  return out;
 }
 
 HotListMatch match(const std::vector<std::string>& reference, const std::vector<std::string>& profile) {
@@ -91,14 +114,15 @@ std::vector<std::string> compared(const std::vector<std::string>& reference_hot,
   std::vector<std::string> names = reference_hot;
   for (const std::string& h : hot)
     if (std::find(names.begin(), names.end(), h) == names.end()) names.push_back(h);
-  std::stable_sort(names.begin(), names.end(),
-                   [&](const std::string& a, const std::string& b) { return reference.at(a) > reference.at(b); });
+  std::stable_sort(names.begin(), names.end(), [&](const std::string& a, const std::string& b) {
+    return count_of(reference, a) > count_of(reference, b);
+  });
   return names;
 }
 
-Agreement share_agreement(double lo, double hi, double ref, double tolerance) {
-  if (lo >= ref - tolerance && hi <= ref + tolerance) return Agreement::agrees;
-  if (hi < ref - tolerance || lo > ref + tolerance) return Agreement::differs;
+Agreement difference_agreement(double lo, double hi, double tolerance) {
+  if (lo >= -tolerance && hi <= tolerance) return Agreement::agrees;
+  if (hi < -tolerance || lo > tolerance) return Agreement::differs;
   return Agreement::undecided;
 }
 
@@ -110,20 +134,26 @@ Agreement combine(const std::vector<Agreement>& parts) {
   return Agreement::undecided;
 }
 
-void fill_dose(DoseFidelity& d, const FunctionCounts& in, const FunctionCounts& reference, double ref_total,
+ShareCheck share_check(const std::string& name, const FunctionCounts& dose, double n, const FunctionCounts& reference,
+                       double ref_n, double z, double tolerance) {
+  ShareCheck s;
+  s.function = name;
+  s.reference = count_of(reference, name) / ref_n;
+  std::tie(s.ref_lo, s.ref_hi) = wilson_interval(count_of(reference, name), ref_n, z);
+  s.samples = count_of(dose, name);
+  s.share = n > 0 ? s.samples / n : 0;
+  std::tie(s.lo, s.hi) = wilson_interval(s.samples, n, z);
+  std::tie(s.diff_lo, s.diff_hi) = newcombe_difference(s.share, {s.lo, s.hi}, s.reference, {s.ref_lo, s.ref_hi});
+  s.agreement = n > 0 ? difference_agreement(s.diff_lo, s.diff_hi, tolerance) : Agreement::undecided;
+  return s;
+}
+
+void fill_dose(DoseFidelity& d, const FunctionCounts& dose, const FunctionCounts& reference, double ref_total,
                const std::vector<std::string>& names, double z, double tolerance) {
-  const double n = total_of(in);
   std::vector<Agreement> parts;
   for (const std::string& name : names) {
-    ShareCheck s;
-    s.function = name;
-    s.reference = reference.at(name) / ref_total;
-    s.samples = in.count(name) ? in.at(name) : 0;
-    s.share = n > 0 ? s.samples / n : 0;
-    std::tie(s.lo, s.hi) = wilson_interval(s.samples, n, z);
-    s.agreement = share_agreement(s.lo, s.hi, s.reference, tolerance);
-    parts.push_back(s.agreement);
-    d.functions.push_back(s);
+    d.functions.push_back(share_check(name, dose, d.samples, reference, ref_total, z, tolerance));
+    parts.push_back(d.functions.back().agreement);
   }
   d.agreement = combine(parts);
 }
@@ -146,45 +176,67 @@ void fill_stability(FidelityResult& r) {
     if (match(r.doses.front().hot, d.hot) == HotListMatch::differs) r.stable = false;
 }
 
+// Two-sided alpha of one interval at look `look` among `comparisons`: the look's share
+// of 1 − confidence (6/(π²k²), summing to one over all looks), split evenly.
+double interval_alpha(double confidence, std::size_t look, std::size_t comparisons) {
+  const double k = static_cast<double>(look);
+  const double spent = (1 - confidence) * 6 / (std::numbers::pi * std::numbers::pi * k * k);
+  return spent / static_cast<double>(std::max<std::size_t>(comparisons, 1));
+}
+
 }  // namespace
 
-FidelityResult assess_fidelity(const FunctionCounts& reference,
-                               const std::vector<std::pair<std::string, FunctionCounts>>& profiles,
-                               const FidelityOptions& options) {
+FidelityResult assess_fidelity(const PooledProfile& reference, const std::vector<PooledProfile>& doses,
+                               const FidelityOptions& options, std::size_t look) {
   check_options(options);
+  if (look == 0) throw Error(ErrorKind::usage, "the looks at the profiles count from 1");
   FidelityResult r;
   r.options = options;
-  r.reference_total = total_of(reference);
+  r.look = look;
+  r.reference_runs = reference.runs;
+  r.reference_total = total_of(reference.samples);
   if (r.reference_total <= 0)
     throw Error(ErrorKind::usage, "the reference profile is empty: no function has a positive count");
-  r.reference_hot = hot_list(reference, r.reference_total, options.top, options.min_share);
+  r.reference_hot = hot_list(reference.samples, r.reference_total, options.top, options.min_share);
 
-  std::vector<FunctionCounts> in;
   std::vector<std::vector<std::string>> names;
   std::size_t comparisons = 0;
-  for (const auto& [label, profile] : profiles) {
+  for (const PooledProfile& p : doses) {
     DoseFidelity d;
-    d.dose = label;
-    d.samples = total_of(profile);
-    in.push_back(inside(profile, reference));
-    d.outside = d.samples - total_of(in.back());
-    d.hot = hot_list(in.back(), total_of(in.back()), options.top, options.min_share);
+    d.dose = p.label;
+    d.runs = p.runs;
+    d.samples = total_of(p.samples);
+    d.outside = outside_of(p.samples, reference.samples);
+    d.hot = hot_list(p.samples, d.samples, options.top, options.min_share);
     d.hot_list = match(r.reference_hot, d.hot);
-    names.push_back(compared(r.reference_hot, d.hot, reference));
+    names.push_back(compared(r.reference_hot, d.hot, reference.samples));
     comparisons += names.back().size();
     r.doses.push_back(std::move(d));
   }
-  // Two-sided, Bonferroni over every interval of the table.
-  const double alpha = (1 - options.confidence) / static_cast<double>(std::max<std::size_t>(comparisons, 1));
+  const double alpha = interval_alpha(options.confidence, look, comparisons);
   r.z = boost::math::quantile(stats::Normal(), 1 - alpha / 2);
   std::vector<Agreement> parts;
   for (std::size_t i = 0; i < r.doses.size(); ++i) {
-    fill_dose(r.doses[i], in[i], reference, r.reference_total, names[i], r.z, options.tolerance);
+    fill_dose(r.doses[i], doses[i].samples, reference.samples, r.reference_total, names[i], r.z, options.tolerance);
     parts.push_back(r.doses[i].agreement);
   }
   r.agreement = combine(parts);
   fill_stability(r);
   return r;
+}
+
+void keep_settled(FidelityResult& r, const std::vector<std::optional<DoseFidelity>>& settled) {
+  if (settled.size() != r.doses.size())
+    throw Error(ErrorKind::usage, fmt::format("{} settled entries for {} doses", settled.size(), r.doses.size()));
+  std::vector<Agreement> parts;
+  for (std::size_t i = 0; i < r.doses.size(); ++i) {
+    if (settled[i]) r.doses[i] = *settled[i];
+    parts.push_back(r.doses[i].agreement);
+  }
+  r.agreement = combine(parts);
+  r.spread = 0;
+  r.spread_function.clear();
+  fill_stability(r);
 }
 
 }  // namespace obscheck

@@ -1,6 +1,6 @@
 // obscheck fidelity: is a sampling profiler's profile right, at each rate? perf record
-// at each --sample-freq, cachegrind once for the reference (job/fidelity_job.h), then
-// the table.
+// at each --sample-freq against a reference of CPU time per function, in rounds
+// (job/fidelity_job.h), then the table.
 #include <fmt/core.h>
 
 #include "cli/commands.h"
@@ -12,12 +12,12 @@ namespace obscheck {
 
 int cmd_fidelity(const Options& o) {
   const FidelityRequest request{o.target, o.request.observer.frequencies, o.request.observer.sample_event, o.tolerance, static_cast<std::size_t>(o.top),
-                                o.confidence};
+                                o.confidence, o.request.time_budget, o.time_budget_auto, o.request.launch.run_as};
   const FidelityOutcome f = run_fidelity(request, [&o](const std::string& what) {
     if (o.progress) fmt::print(stderr, "obscheck fidelity: {}\n", what);
   });
-  emit(o, o.json ? fidelity_json(f.run, f.result) : fidelity_text(f.run, f.result));
-  return f.result.agreement == Agreement::differs ? static_cast<int>(ExitCode::findings) : 0;
+  if (f.run.rounds > 0) emit(o, o.json ? fidelity_json(f.run, f.result) : fidelity_text(f.run, f.result));
+  return f.run.interrupted ? interrupted_exit_code() : f.result.agreement == Agreement::differs ? static_cast<int>(ExitCode::findings) : 0;
 }
 
 }  // namespace obscheck

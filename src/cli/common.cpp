@@ -40,7 +40,7 @@ void emit(const Options& o, const std::string& given) {
 
 void warn_if_target_runs_as_root(const Options& o) {
   const bool runs_target = o.command == Command::check || o.command == Command::measure || o.command == Command::demo ||
-                           o.command == Command::bias || o.command == Command::compare;
+                           o.command == Command::bias || o.command == Command::compare || o.command == Command::fidelity;
   // A resumed check runs as its journal says: the warning was given when it started.
   if (!runs_target || !o.request.launch.run_as.empty() || !o.resume.empty() || ::geteuid() != 0) return;
   const char* sudo_user = std::getenv("SUDO_USER");

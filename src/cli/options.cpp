@@ -256,7 +256,9 @@ po::options_description fidelity_options(Options& o) {
       ("sample-event", po::value(&o.request.observer.sample_event), "the sampled event (default cpu-clock, a software event any host has)")
       ("tolerance", po::value(&o.tolerance), "a function's share may differ from the reference's by this much (default 0.05: five share points)")
       ("top", po::value(&o.top), "the hot list: this many functions with the largest shares (default 5)")
-      .confidence(o, "confidence level of the whole table of intervals (default 0.95)");
+      ("time-budget", po::value<std::string>(), "profile in rounds until every dose is decided or a round would end after SECONDS (default 60; 0: until decided, at most 1000 rounds)")
+      ("run-as", po::value(&o.request.launch.run_as), "run the target as USER (uid, gid, groups), taken on at its exec; perf keeps obscheck's privileges; needs root")
+      .confidence(o, "confidence level of the whole table of intervals, over every look (default 0.95)");
 }
 
 // Command c's options, each stored into its member of `o` as the words are parsed

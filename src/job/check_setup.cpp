@@ -60,13 +60,7 @@ std::vector<Level> probe_doses(const ObserverRequest& req, std::size_t counters,
 
 std::vector<Level> sampling_doses(const ObserverRequest& req, std::size_t counters, ObserverSpec& obs) {
   obs.sample_event = parse_events(req.sample_event.empty() ? default_sample_event() : req.sample_event).events.at(0);
-  std::vector<std::uint64_t> frequencies;
-  for (const std::string& w : split_commas(req.frequencies)) {
-    const std::uint64_t f = parse_frequency(w);
-    if (f > 0) require_sample_rate_allowed(obs.sample_event, f);  // exit 4 now, not after the journal
-    frequencies.push_back(f);
-  }
-  return sampling_levels(frequencies, counters);
+  return sampling_levels(sample_frequencies(req.frequencies, obs.sample_event), counters);
 }
 
 std::vector<Level> command_doses(const ObserverRequest& req, std::size_t counters, const LaunchSpec& base,
@@ -132,6 +126,16 @@ void set_budget(const CheckRequest& r, const Backend& backend, PlanSpec& ps) {
 }
 
 }  // namespace
+
+std::vector<std::uint64_t> sample_frequencies(const std::string& list, const EventDesc& event) {
+  std::vector<std::uint64_t> frequencies;
+  for (const std::string& w : split_commas(list)) {
+    const std::uint64_t f = parse_frequency(w);
+    if (f > 0) require_sample_rate_allowed(event, f);  // exit 4 now, not after the journal
+    frequencies.push_back(f);
+  }
+  return frequencies;
+}
 
 LaunchSpec launch_spec_for(const LaunchRequest& r) {
   LaunchSpec s;

@@ -1,30 +1,38 @@
-// observe/: the profiles profile fidelity compares (analysis/fidelity.h) — a sampling
-// profiler's samples per function at a rate, and a reference that does not sample:
-// cachegrind's instructions per function.
+// observe/: the profiles profile fidelity compares (analysis/fidelity.h): a sampling
+// profiler's samples per function, one run of the program each.
 //
-//   sampled:   perf record -e EVENT -F HZ -o DIR/perf.data -q -- PROG ARGS
-//              perf script -i DIR/perf.data -F ip,sym     (one line per sample)
-//   reference: valgrind --tool=cachegrind --cache-sim=no --branch-sim=no
-//                       --cachegrind-out-file=DIR/cachegrind.out -q -- PROG ARGS
-//              (its fn= records summed per function name, as cg_annotate does)
+//   the target: started corked (launch/launcher.h) as every measuring command starts
+//               it: its own process group, killed when obscheck dies (so also under
+//               kill -9), --run-as's user taken on at exec, its output discarded;
+//   record:     perf record -e EVENT -F HZ -p PID -o DIR/perf.data -q -D -1
+//                           --control fd:3,4 -B -N --no-bpf-event
+//               attached to the corked target with its events disabled; obscheck
+//               sends "enable" and waits for perf's "ack" before it lets the target
+//               exec, so every sample is the target's, from its first instruction;
+//               perf ends when the target does. perf joins the target's process group,
+//               so the group's kill (Ctrl-C, obscheck's death) ends it too;
+//   read back:  perf script -i DIR/perf.data -F ip,sym   (one line per sample)
 //
-// Each tool runs as a child of its own (posix_spawnp, PATH lookup as a shell would),
-// stdin from /dev/null, the target's output to /dev/null, the tool's own messages to a
-// file in a fresh private directory (mkdtemp, mode 0700) that is removed afterwards.
-// A tool that cannot run, or exits non-zero, is an Error(host) with the first lines of
-// what it said. Needs perf (linux-perf) and valgrind; on a host without a hardware PMU
-// the event must be a software one (cpu-clock, task-clock).
+// perf runs with obscheck's privileges (the observer keeps them, as under the check);
+// only the target takes on --run-as. Its files are in DIR, the caller's private
+// directory (util/temp_dir.h), and removed as each profile is read. A tool that cannot
+// run, or fails, is an Error(host) with the first lines of what it said.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "launch/launcher.h"
+
 namespace obscheck {
 
-// A count (samples or instructions) per function name.
+// A count (samples) per function name.
 using ProfileCounts = std::map<std::string, double>;
 
 // Samples per symbol from `perf script -F ip,sym` output: each line an address and a
@@ -33,22 +41,18 @@ using ProfileCounts = std::map<std::string, double>;
 // lines and lines that do not start with a hexadecimal address are skipped.
 ProfileCounts parse_perf_script(std::string_view text);
 
-// Instructions (the first event) per function from a cachegrind output file: "fn="
-// starts a function, each following "LINE COUNT..." line adds COUNT; the same name in
-// several files is summed; cachegrind's "???" (no symbol) is "[unknown]", as perf
-// names it.
-ProfileCounts parse_cachegrind_functions(std::string_view text);
-
 struct SampledProfile {
   std::uint64_t hz = 0;
   std::string event;
   ProfileCounts samples;  // per symbol
 };
 
-// `target`: PROG and ARGS. Throws Error(host) when perf cannot run or record.
-SampledProfile perf_record_profile(const std::vector<std::string>& target, std::uint64_t hz, const std::string& event);
-
-// Throws Error(host) when valgrind cannot run the target.
-ProfileCounts cachegrind_profile(const std::vector<std::string>& target);
+// One run of `target` sampled at `hz` on `event`, its files in `dir` (a private
+// directory). `started` hears the process group of the target and perf as soon as it
+// exists (for a Ctrl-C handler to kill). Throws Error(host) when perf cannot run or
+// record, Error(target) when the target cannot be executed, Error(target_failed) when
+// it exits non-zero or is killed.
+SampledProfile perf_record_profile(const LaunchSpec& target, std::uint64_t hz, const std::string& event,
+                                   const std::string& dir, const std::function<void(pid_t)>& started);
 
 }  // namespace obscheck

@@ -11,7 +11,11 @@ namespace obscheck {
 class TempDir {
  public:
   // mkdtemp of PREFIX-XXXXXX under $TMPDIR (or /tmp). Throws Error(io) naming the
-  // directory and errno when it cannot be created.
+  // directory and errno when it cannot be created, and, before creating anything, when
+  // another user could swap it or a directory above it for a link (a directory from /
+  // down to $TMPDIR owned by someone other than root and the caller, or writable by
+  // group or others without the sticky bit): root's files would land where that user
+  // points.
   static TempDir create(const std::string& prefix);
   TempDir(TempDir&& o) noexcept : path_(std::move(o.path_)) { o.path_.clear(); }
   TempDir& operator=(TempDir&& o) noexcept;

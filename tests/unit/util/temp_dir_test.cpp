@@ -47,3 +47,29 @@ TEST_CASE("temp dir: one that cannot be made is an I/O error naming the director
   if (old) ::setenv("TMPDIR", saved.c_str(), 1);
   else ::unsetenv("TMPDIR");
 }
+
+TEST_CASE("temp dir: under a TMPDIR others can write without the sticky bit, refused before anything is made",
+          "[temp_dir]") {
+  const char* old = std::getenv("TMPDIR");
+  const std::string saved = old ? old : "";
+  const fs::path open_dir = fs::temp_directory_path() / ("obscheck-temp-dir-open-" + std::to_string(getpid()));
+  fs::create_directory(open_dir);
+  ::chmod(open_dir.c_str(), 0777);
+  ::setenv("TMPDIR", open_dir.c_str(), 1);
+  try {
+    TempDir::create("obscheck-test");
+    FAIL("created under a directory others can write");
+  } catch (const obscheck::Error& e) {
+    CHECK(e.kind() == obscheck::ErrorKind::io);
+    CHECK_THAT(e.what(), Catch::Contains(open_dir.string() + " is writable by others and not sticky"));
+  }
+  CHECK(fs::is_empty(open_dir));
+  ::chmod(open_dir.c_str(), 01777);  // sticky, as /tmp: accepted
+  {
+    const TempDir dir = TempDir::create("obscheck-test");
+    CHECK(dir.path().rfind(open_dir.string() + "/obscheck-test-", 0) == 0);
+  }
+  if (old) ::setenv("TMPDIR", saved.c_str(), 1);
+  else ::unsetenv("TMPDIR");
+  fs::remove_all(open_dir);
+}
