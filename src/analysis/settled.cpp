@@ -3,7 +3,11 @@
 namespace obscheck {
 namespace {
 
-bool comparison_settled(const Comparison& c) { return c.equivalent || (c.significant && c.outside_margin); }
+// Shown within, shown beyond, or an intermittent effect whose mean is shown beyond
+// the margin while its median is within it (never "not perturbed" whatever comes).
+bool comparison_settled(const Comparison& c) {
+  return c.equivalent || (c.significant && c.outside_margin) || (c.median_only && c.mean_beyond);
+}
 
 }  // namespace
 
