@@ -98,9 +98,10 @@ struct ReplayWindow {
 
 // Replay `number` of a series seeded with `seed`: a window of `window` consecutive
 // blocks at a uniformly drawn start and its relabellings, all from std::mt19937_64
-// seeded with std::seed_seq over (seed, number): every pair its own stream (no two
-// seeds share replays), and the same (seed, number) gives the same window whatever the
-// effect: cases compared at the same seed see the same noise.
+// seeded with splitmix64(seed + number), so the same (seed, number) gives the same
+// window whatever the effect: cases compared at the same seed see the same noise.
+// Neighbouring seeds share replays (seed + number): the rates of a series are those of
+// one seed.
 // Throws Error(usage) when the fixture has fewer than `window` blocks or window is 0.
 ReplayWindow draw_window(const Fixture& fx, std::size_t window, std::uint64_t seed, std::size_t number);
 
