@@ -100,6 +100,14 @@ TEST_CASE("simulate: an intermittent dose is never not perturbed", "[simulate]")
   CHECK(r.false_time <= 0.05);
 }
 
+TEST_CASE("simulate: a dose retired early does not freeze an intermittent effect's equal blocks", "[simulate]") {
+  // Six doses x2: the times are decided in 7 blocks, and some dose's page-faults are
+  // equal in its first blocks in most checks (58% said "not perturbed" at some look).
+  // Equality alone does not settle a configuration, so it runs on and the extra runs
+  // show before the check stops.
+  CHECK(pooled(spec_of(Noise::intermittent, 6, 1.0)).faults_not_perturbed == 0);
+}
+
 TEST_CASE("simulate: gaussian nulls are decided, x2 is detected", "[simulate]") {
   CHECK(pooled(spec_of(Noise::gaussian, 1)).time_null >= 0.9);
   CHECK(pooled(spec_of(Noise::gaussian, 1, 1.0)).detected >= 0.95);
