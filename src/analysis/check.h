@@ -18,8 +18,11 @@
 //     range_first_blocks on the running range [min d, max d];
 //   fixed design (AnalysisOptions::fixed_design: one look): the exact order-statistic
 //     interval for the median and the sequential t-test's interval;
-// and its p-value for "no effect" is the smaller of the sign test's (always-valid, or
-// exact binomial in a fixed design) and the t-test's, each divided by its share.
+// and its p-value for the question "perturbed" answers, "|effect| within ±margin"
+// (the A/A control: "no difference"), is the smaller of the sign test's (always-valid,
+// or exact binomial in a fixed design) and the t-test's, each taken at the point of the
+// margin's region nearest its estimate and divided by its share. The t-test takes part
+// from magnitude_first_blocks on.
 // Holm adjusts the primary family (MetricInfo::primary) and the other metrics apart;
 // the A/A control's comparisons form a third family. docs/statistics.md states every
 // method, its source, its shares and the calibration that backs it.
@@ -38,7 +41,10 @@
 //   perturbed      held: Holm-significant and the whole interval beyond ±margin;
 //   explained by layout  natural or sham: significant and beyond ±margin, held: within it;
 //   not perturbed  every layout's interval within ±margin ("equal in all n blocks" when
-//                  d is 0 in every block);
+//                  d is 0 in every block), and the whole distribution too: not when the
+//                  mean is shown beyond the margin or sits beyond it with the blocks
+//                  beyond the margin on its side (Comparison::median_only: inconclusive,
+//                  "1 run in 4: +64");
 //   inconclusive   otherwise, with the bound that does hold ("no effect beyond ±2.4%")
 //                  and the blocks ±margin would need at the noise seen.
 // Findings::decisive: every primary verdict is decided; Findings::all_decided: every one.
