@@ -1,4 +1,4 @@
-// analysis/check: the rules of issue "verdicts you can take to CI" on fixed data: when
+// analysis/check: the rules of verdicts that can be taken to CI, on fixed data: when
 // the t-test takes part, "not perturbed" for the whole distribution, the p-value of the
 // question asked (|effect| within the margin) and what decides a small fixed design.
 // A one-dose plan of a profiler command (level 0, dose 1, the A/A copy: 3
