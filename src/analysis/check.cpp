@@ -203,7 +203,7 @@ std::vector<double> pooled_spreads(const std::vector<Series>& series, const Find
 
 // Every comparison's statistics from its pairs; returns each one's pairs, cut down to what later passes read.
 std::vector<Series> compute_comparisons(const RunTable& t, const BlockRows& blocks, const AnalysisOptions& o,
-                                        Findings& f) {
+                                        std::size_t magnitude_from, Findings& f) {
   // Each comparison's pairs are built, analysed and cut down to what the later passes
   // read: the block positions for the multiplexing check (counters), d and its blocks
   // for the drift test (held and A/A). The raw values go at once.
@@ -227,7 +227,7 @@ std::vector<Series> compute_comparisons(const RunTable& t, const BlockRows& bloc
   for_each_index(f.comparisons.size(), o.threads, [&](std::size_t i) {
     Comparison& c = f.comparisons[i];
     Series& s = series[i];
-    infer(c, s, o.alpha, floors[c.metric], o.fixed_design, kPredictionCap);
+    infer(c, s, {o.alpha, floors[c.metric], o.fixed_design, kPredictionCap, magnitude_from});
     if (!(c.aa || c.layout == Layout::held)) std::vector<double>().swap(s.d);
   });
   return series;
@@ -338,7 +338,8 @@ Findings analyse_check(const Plan& plan, const RunTable& t, const AnalysisOption
   const detail::BlockRows blocks = detail::index_runs(plan, t, f);
 
   detail::list_comparisons(plan, f);
-  const std::vector<detail::Series> series = detail::compute_comparisons(t, blocks, o, f);
+  const std::vector<detail::Series> series =
+      detail::compute_comparisons(t, blocks, o, magnitude_first_blocks(plan.block_size(), o.alpha), f);
   detail::note_difference_metrics(f);
   detail::apply_holm(o.alpha, f);
   detail::test_drift(series, f);

@@ -18,8 +18,11 @@
 //     range_first_blocks on the running range [min d, max d];
 //   fixed design (AnalysisOptions::fixed_design: one look): the exact order-statistic
 //     interval for the median and the sequential t-test's interval;
-// and its p-value for "no effect" is the smaller of the sign test's (always-valid, or
-// exact binomial in a fixed design) and the t-test's, each divided by its share.
+// and its p-value for the question "perturbed" answers, "|effect| within ±margin"
+// (the A/A control: "no difference"), is the smaller of the sign test's (always-valid,
+// or exact binomial in a fixed design) and the t-test's, each taken at the point of the
+// margin's region nearest its estimate and divided by its share. The t-test takes part
+// from magnitude_first_blocks on.
 // Holm adjusts the primary family (MetricInfo::primary) and the other metrics apart;
 // the A/A control's comparisons form a third family. docs/statistics.md states every
 // method, its source, its shares and the calibration that backs it.
@@ -38,7 +41,10 @@
 //   perturbed      held: Holm-significant and the whole interval beyond ±margin;
 //   explained by layout  natural or sham: significant and beyond ±margin, held: within it;
 //   not perturbed  every layout's interval within ±margin ("equal in all n blocks" when
-//                  d is 0 in every block);
+//                  d is 0 in every block), and the whole distribution too: not when the
+//                  mean is shown beyond the margin or sits beyond it with the blocks
+//                  beyond the margin on its side (Comparison::median_only: inconclusive,
+//                  "1 run in 4: +64");
 //   inconclusive   otherwise, with the bound that does hold ("no effect beyond ±2.4%")
 //                  and the blocks ±margin would need at the noise seen.
 // Findings::decisive: every primary verdict is decided; Findings::all_decided: every one.
@@ -135,12 +141,23 @@ void require_run_in_plan(const Plan& plan, const RunRecord& run);
 std::size_t planned_family(const Plan& plan);
 // Those of the primary family only: the counters' readings and wall time.
 std::size_t planned_primary_family(const Plan& plan);
+// The blocks from which the sequential t-test takes part in a plan of `block_size`
+// configurations: the smallest n with block_size^(1 - n) <= kMagnitudeShare alpha.
+// The t-test believes a tight run of agreeing blocks; under the randomised order one
+// configuration holds the same place of its block (first, say, when the first run of
+// a block is slower) in all of n blocks with probability block_size^(1 - n), and a
+// configuration can sit in one mode of a bimodal host as long. Below that count such
+// a run is as likely as the t-test's whole share of alpha, so the t-test says nothing
+// (docs/statistics.md, "Magnitudes"). At alpha = 0.05: 6 blocks for 3 configurations
+// (one dose, its baseline and the A/A copy), 5 for 4, 4 for 5 to 9, 3 from 10 on.
+std::size_t magnitude_first_blocks(std::size_t block_size, double alpha = 0.05);
 // The first look at which the primary family can reject anything: the blocks after
 // which the sequential t-test's largest evidence reaches planned_primary_family /
-// (kMagnitudeShare alpha) (stats/magnitude.h magnitude_blocks_to_decide), and never
-// before kMinPairedBlocks. At alpha = 0.05: 3 blocks for a primary family of up to 3
-// (a uprobe on one function with task-clock: 2), 4 for 4 to 80 (a four-counter check:
-// 15), 5 for 81 to 2,510. Looking earlier could only say "too few blocks".
+// (kMagnitudeShare alpha) (stats/magnitude.h magnitude_blocks_to_decide), never before
+// the t-test takes part (magnitude_first_blocks) nor before kMinPairedBlocks. At alpha
+// = 0.05: 6 blocks for one dose (3 configurations), 4 for a four-counter check (8
+// configurations, 15 comparisons), 5 for a primary family of 81 to 2,510. Looking
+// earlier could only say "too few blocks".
 std::size_t first_look(const Plan& plan, double alpha = 0.05);
 
 // Whether running up to `blocks` measured blocks in all could settle this comparison

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <span>
+#include <tuple>
 
 #include "stats/changepoint.h"
 #include "stats/descriptive.h"
@@ -40,7 +41,8 @@ double resolution_of(const Series& s, double floor) {
 std::size_t range_blocks(double alpha) { return stats::range_first_blocks(kRangeShare * 2 * alpha); }
 double interval_rest(double alpha) { return 2 * alpha - std::ldexp(1.0, 1 - static_cast<int>(range_blocks(alpha))); }
 
-// One method's interval for d's location and p-value for "no effect", combined below.
+// One method's interval for d's location and p-value for "the effect is within the
+// margin", combined below.
 struct Inference {
   double lo = -kInf, hi = kInf;
   double p = 1;
@@ -52,39 +54,112 @@ Inference intersect(Inference a, const Inference& b) {
   return a;
 }
 
+// What the methods are asked, on d's scale: the null region [lo, hi] ("the effect is
+// within ±margin"; the A/A control: {0}), the blocks from which the t-test takes part,
+// and its scale floor.
+struct Question {
+  double lo = 0, hi = 0;
+  std::size_t magnitude_from = 0;
+  double floor = 0;
+  // The point of the null region nearest an estimate: each test's p-value for the
+  // composite null is its p-value there, the largest over the region (the sign test's
+  // and the t-test's evidence only fall as the null moves towards the estimate).
+  double nearest(double estimate) const { return std::clamp(estimate, lo, hi); }
+};
+
+std::string magnitude_note(std::size_t n, const Question& q) {
+  return n >= q.magnitude_from ? std::string{}
+                               : fmt::format(" (the t-test takes part from {} blocks)", q.magnitude_from);
+}
+
+// The t-test's inference at `alpha`, or none before it takes part.
+Inference magnitude_inference(const std::vector<double>& d, double alpha, const Question& q, double share) {
+  if (d.size() < q.magnitude_from) return {};
+  const stats::MeanSequence mag = stats::mean_sequence(d, alpha, q.floor, q.nearest(stats::mean(d)));
+  return {mag.lo, mag.hi, std::min(1.0, mag.p_value / share)};
+}
+
 // The sequential methods at one look (check.h): sign sequence, t-test sequence, range.
 std::pair<Inference, Inference> sequential_inference(Comparison& c, const std::vector<double>& d, double alpha,
-                                                     double floor) {
+                                                     const Question& q) {
   const std::size_t n0 = range_blocks(alpha);
-  const stats::MedianSequence sign = stats::median_sequence(d, sequence_alpha(alpha));
-  const stats::MeanSequence mag = stats::mean_sequence(d, interval_rest(alpha) * kMagnitudeShare, floor);
+  const stats::MedianSequence sign = stats::median_sequence(d, sequence_alpha(alpha), q.nearest(stats::median(d)));
   c.sequence_half_width = (sign.hi - sign.lo) / 2;
   Inference free{sign.lo, sign.hi, std::min(1.0, sign.p_value / kSignShare)};
   if (d.size() >= n0) free = intersect(free, {c.range_lo, c.range_hi, 1});
-  c.p_method = fmt::format("always-valid sign test (Beta({0:g},{0:g}) mixture) and sequential t-test (g = {1:g})",
-                           stats::kMixturePrior, stats::kMagnitudePriorG);
+  c.p_method = fmt::format("always-valid sign test (Beta({0:g},{0:g}) mixture) and sequential t-test (g = {1:g}){2}",
+                           stats::kMixturePrior, stats::kMagnitudePriorG, magnitude_note(d.size(), q));
   c.ci_method = fmt::format(
-      "{:.0f}% confidence sequence: sign (Beta({:g},{:g}) mixture) ∩ sequential t (g = {:g}){}", 100 * c.level,
-      stats::kMixturePrior, stats::kMixturePrior, stats::kMagnitudePriorG,
+      "{:.0f}% confidence sequence: sign (Beta({:g},{:g}) mixture){}{}", 100 * c.level, stats::kMixturePrior,
+      stats::kMixturePrior,
+      d.size() >= q.magnitude_from ? fmt::format(" ∩ sequential t (g = {:g})", stats::kMagnitudePriorG) : "",
       d.size() >= n0 ? " ∩ range of all blocks" : "");
-  return {free, {mag.lo, mag.hi, std::min(1.0, mag.p_value / kMagnitudeShare)}};
+  return {free, magnitude_inference(d, interval_rest(alpha) * kMagnitudeShare, q, kMagnitudeShare)};
 }
 
 // The fixed design's methods at its one look: exact sign test and interval, t-test.
+// The method strings name what can decide: the exact interval is unbounded up to
+// 4 blocks (its coverage needs 1 - 2^(1-n) >= 1 - 0.8 * 2 alpha), and the t-test
+// takes part from magnitude_from blocks only.
 std::pair<Inference, Inference> fixed_inference(Comparison& c, const std::vector<double>& d, double alpha,
-                                                double floor) {
+                                                const Question& q) {
   const double a2 = 2 * alpha;
+  const double null = q.nearest(stats::median(d));
   std::size_t above = 0, below = 0;
-  for (double v : d) above += v > 0, below += v < 0;
+  for (double v : d) above += v > null, below += v < null;
   const stats::OrderInterval exact = stats::exact_median_interval(d, kSignShare * a2);
-  const stats::MeanSequence mag = stats::mean_sequence(d, kMagnitudeShare * a2, floor);
   const stats::MedianSequence sign = stats::median_sequence(d, sequence_alpha(alpha));
   c.sequence_half_width = (sign.hi - sign.lo) / 2;  // for "about N blocks would decide" only
-  c.p_method = fmt::format("exact sign test and sequential t-test (g = {:g}), one look", stats::kMagnitudePriorG);
-  c.ci_method = fmt::format("{:.0f}% interval, one look: exact order statistics for the median ∩ sequential t (g = {:g})",
-                            100 * c.level, stats::kMagnitudePriorG);
+  const bool t_part = d.size() >= q.magnitude_from;
+  const std::string t_name = fmt::format("sequential t (g = {:g})", stats::kMagnitudePriorG);
+  c.p_method = fmt::format("exact sign test{}, one look{}",
+                           t_part ? fmt::format(" and sequential t-test (g = {:g})", stats::kMagnitudePriorG) : "",
+                           magnitude_note(d.size(), q));
+  if (exact.k == 0)
+    c.ci_method = fmt::format("{:.0f}% interval, one look: {} (exact order statistics unbounded at {} blocks)",
+                              100 * c.level, t_part ? t_name : "none bounded", d.size());
+  else
+    c.ci_method = fmt::format("{:.0f}% interval, one look: exact order statistics for the median{}", 100 * c.level,
+                              t_part ? " ∩ " + t_name : "");
   return {{exact.lo, exact.hi, std::min(1.0, stats::sign_test_p(above, below) / kSignShare)},
-          {mag.lo, mag.hi, std::min(1.0, mag.p_value / kMagnitudeShare)}};
+          magnitude_inference(d, kMagnitudeShare * a2, q, kMagnitudeShare)};
+}
+
+// The whole distribution beside the median (findings.h Comparison::median_only): the
+// mean of d and the t-test's interval for it, and whether the blocks beyond the
+// margin lean to the mean's side.
+void judge_whole_distribution(Comparison& c, const std::vector<double>& d, double alpha, const Question& q,
+                              const Series& s) {
+  const stats::MeanSequence mean = stats::mean_sequence(d, interval_rest(alpha) * kMagnitudeShare, q.floor);
+  c.mean_beyond = mean.lo > q.hi || mean.hi < q.lo;
+  const bool up = mean.mean > q.hi, down = mean.mean < q.lo;
+  c.tail_blocks = up ? s.tail_up : down ? s.tail_down : 0;
+  c.tail_size = up ? s.tail_up_size : down ? s.tail_down_size : kNaN;
+  // Lopsided: every block beyond the margin on one side, or the always-valid sign
+  // test over those blocks alone rejects symmetry (under no effect d is symmetric
+  // about 0, what the randomised order gives).
+  const std::size_t t = s.tail_up + s.tail_down;
+  const bool one_side = t > 0 && (s.tail_up == 0 || s.tail_down == 0);
+  const bool uneven = t > 0 && stats::sign_mixture_log(t, s.tail_up) >= std::log(1 / alpha);
+  c.median_only = c.equivalent && (c.mean_beyond || ((up || down) && (one_side || uneven)));
+  if (c.median_only) c.equivalent = false;
+  c.mean_effect = c.scale == Scale::ratio ? std::expm1(mean.mean) : mean.mean;
+  c.mean_lo = c.scale == Scale::ratio && std::isfinite(mean.lo) ? std::expm1(mean.lo) : mean.lo;
+  c.mean_hi = c.scale == Scale::ratio && std::isfinite(mean.hi) ? std::expm1(mean.hi) : mean.hi;
+}
+
+// The blocks beyond the margin on either side and their raw differences' medians.
+void fill_tails(Comparison& c, Series& s) {
+  const auto [lo, hi] = margin_on_d(c);
+  std::vector<double> up, down;
+  for (std::size_t i = 0; i < s.d.size(); ++i) {
+    if (s.d[i] > hi) up.push_back(s.x[i] - s.y[i]);
+    if (s.d[i] < lo) down.push_back(s.x[i] - s.y[i]);
+  }
+  s.tail_up = up.size();
+  s.tail_down = down.size();
+  s.tail_up_size = up.empty() ? kNaN : stats::median(up);
+  s.tail_down_size = down.empty() ? kNaN : stats::median(down);
 }
 
 }  // namespace
@@ -128,6 +203,12 @@ void fill_differences(Comparison& c, Series& s, const MetricInfo& m, Scale scale
     const double step = resolution_of(s, rusage_clock ? kRusageStepNs : 1);
     c.margin = std::max(margin * std::fabs(c.median_baseline), step / 2);
   }
+  fill_tails(c, s);
+}
+
+std::pair<double, double> margin_on_d(const Comparison& c) {
+  if (c.scale == Scale::ratio) return {std::log1p(-std::min(c.margin, 0.999999)), std::log1p(c.margin)};
+  return {-c.margin, c.margin};
 }
 
 // The sample standard deviation of d (0 below two pairs).
@@ -136,9 +217,9 @@ double spread_of(const std::vector<double>& d) {
   return std::sqrt(stats::variance(d));
 }
 
-// The comparison's statistics from its d (fill_differences) and the metric's pooled
-// spread `floor` (the t-test's scale floor).
-void infer(Comparison& c, const Series& s, double alpha, double floor, bool fixed, std::size_t max_blocks) {
+// The comparison's statistics from its d (fill_differences).
+void infer(Comparison& c, const Series& s, const InferInputs& in) {
+  const double alpha = in.alpha;
   c.level = 1 - 2 * alpha;
   if (c.n == 0) return;
   const auto [lo_d, hi_d] = std::minmax_element(s.d.begin(), s.d.end());
@@ -149,7 +230,13 @@ void infer(Comparison& c, const Series& s, double alpha, double floor, bool fixe
   c.range_lo = *lo_d;  // on d's scale until the end
   c.range_hi = *hi_d;
   c.equal_blocks = *lo_d == 0 && *hi_d == 0 ? c.n : 0;
-  auto [free, mag] = fixed ? fixed_inference(c, s.d, alpha, floor) : sequential_inference(c, s.d, alpha, floor);
+  Question q;
+  q.magnitude_from = std::max<std::size_t>(in.magnitude_from, 2);
+  q.floor = in.floor;
+  // The question asked: "perturbed" is beyond ±margin, so its null is the margin's
+  // whole region; the A/A control asks whether identical configurations differ at all.
+  if (!c.aa) std::tie(q.lo, q.hi) = margin_on_d(c);
+  auto [free, mag] = in.fixed ? fixed_inference(c, s.d, alpha, q) : sequential_inference(c, s.d, alpha, q);
   Inference both = intersect(free, mag);
   both.p = std::min(free.p, mag.p);
   // The methods' intervals hold together with probability 1 - 2 alpha when the noise is
@@ -169,12 +256,15 @@ void infer(Comparison& c, const Series& s, double alpha, double floor, bool fixe
   c.bound = std::max(std::fabs(c.ci_lo), std::fabs(c.ci_hi));
   c.equivalent = c.ci_lo > -c.margin && c.ci_hi < c.margin;
   c.outside_margin = c.ci_lo > c.margin || c.ci_hi < -c.margin;
+  std::tie(q.lo, q.hi) = margin_on_d(c);
+  judge_whole_distribution(c, s.d, alpha, q, s);
   // How many blocks would decide at this noise: the sign sequence must come to fit
   // between the estimate and the nearer side of the margin (both on d's scale).
-  if (!c.equivalent && !c.outside_margin && std::isfinite(c.sequence_half_width)) {
+  if (!c.equivalent && !c.outside_margin && !c.median_only && std::isfinite(c.sequence_half_width)) {
     const double m_d = c.scale == Scale::ratio ? std::log1p(c.margin) : c.margin;
     const double room = std::fabs(std::fabs(median) - m_d);
-    c.blocks_needed = stats::blocks_for_half_width(c.sequence_half_width, c.n, room, sequence_alpha(alpha), max_blocks);
+    c.blocks_needed =
+        stats::blocks_for_half_width(c.sequence_half_width, c.n, room, sequence_alpha(alpha), in.max_blocks);
   }
 }
 
@@ -217,6 +307,8 @@ std::pair<std::string, std::string> drift_of(const Comparison& c, const Series& 
 
 bool more_blocks_could_decide(const Comparison& c, std::size_t blocks) {
   if (c.equivalent || (c.significant && c.outside_margin)) return false;
+  // The median within the margin and the mean shown beyond it: settled as not within.
+  if (c.median_only) return !c.mean_beyond && blocks > c.n;
   if (!std::isfinite(c.ci_lo) || !std::isfinite(c.ci_hi) || !c.drift.empty() || c.outside_margin) return true;
   if (blocks <= c.n) return false;
   // Not the point estimate: early on it sits near the margin by chance as often as not,

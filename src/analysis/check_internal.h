@@ -40,6 +40,10 @@ struct Series {
   std::vector<std::uint32_t> blocks;  // ... and both have the metric: the pairs (block numbers)
   std::vector<double> x, y;         // config, baseline: raw values
   std::vector<double> d;            // on the comparison's scale
+  // The blocks whose d lies above / below the margin, and the median of their raw
+  // differences config - baseline (NaN: none): an intermittent effect's size.
+  std::size_t tail_up = 0, tail_down = 0;
+  double tail_up_size = kNaN, tail_down_size = kNaN;
 };
 
 inline std::string layout_name(const Comparison& c) { return std::string(to_string(c.layout)); }
@@ -66,9 +70,21 @@ Scale scale_of(const MetricInfo& m, const std::vector<double>* column, const Blo
 void fill_differences(Comparison& c, Series& s, const MetricInfo& m, Scale scale, double margin);
 // The sample standard deviation of d (0 below two pairs).
 double spread_of(const std::vector<double>& d);
-// The comparison's statistics from its d (fill_differences) and the metric's pooled
-// spread `floor` (the t-test's scale floor).
-void infer(Comparison& c, const Series& s, double alpha, double floor, bool fixed, std::size_t max_blocks);
+// The margin's region on d's scale: [ln(1 - margin), ln(1 + margin)] on the ratio
+// scale, [-margin, margin] on the difference scale.
+std::pair<double, double> margin_on_d(const Comparison& c);
+// What infer() is given beside the comparison's d.
+struct InferInputs {
+  double alpha = 0.05;
+  double floor = 0;                 // the metric's pooled spread: the t-test's scale floor
+  bool fixed = false;               // a fixed design (one look)
+  std::size_t max_blocks = 0;       // the largest block count a prediction names
+  std::size_t magnitude_from = 0;   // the t-test takes part from this many blocks (check.h magnitude_first_blocks)
+};
+// The comparison's statistics from its d (fill_differences): its interval, its p-value
+// for "within ±margin" (the A/A control's: for "no difference"), equivalence for the
+// median and for the whole distribution (Comparison::median_only).
+void infer(Comparison& c, const Series& s, const InferInputs& in);
 bool ci_excludes_zero(const Comparison& c);
 // Pettitt's drift in d that changes the conclusion: {drift text, or a note when a
 // change is found but ignored}.

@@ -233,10 +233,17 @@ std::size_t planned_family(const Plan& plan) { return check_detail::count_family
 
 std::size_t planned_primary_family(const Plan& plan) { return check_detail::count_family(plan, true); }
 
+std::size_t magnitude_first_blocks(std::size_t block_size, double alpha) {
+  const double k = static_cast<double>(std::max<std::size_t>(block_size, 2));
+  std::size_t n = 1;
+  while (std::pow(k, 1.0 - static_cast<double>(n)) > kMagnitudeShare * alpha) ++n;
+  return n;
+}
+
 std::size_t first_look(const Plan& plan, double alpha) {
   const std::size_t family = std::max<std::size_t>(planned_primary_family(plan), 1);
-  return std::max(kMinPairedBlocks,
-                  stats::magnitude_blocks_to_decide(kMagnitudeShare * alpha / static_cast<double>(family)));
+  return std::max({kMinPairedBlocks, magnitude_first_blocks(plan.block_size(), alpha),
+                   stats::magnitude_blocks_to_decide(kMagnitudeShare * alpha / static_cast<double>(family))});
 }
 
 }  // namespace obscheck

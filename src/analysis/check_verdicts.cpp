@@ -7,6 +7,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace obscheck {
 namespace check_detail {
@@ -37,6 +38,23 @@ LevelJudgement failed_aa_judgement(const VerdictInputs& x, std::size_t metric, c
   return {Verdict::inconclusive, x.aa_failed[metric]};
 }
 
+// The typical run within the margin, the whole distribution not: "1 run in 4: +64".
+std::string median_only_text(const Comparison& c, const std::string& unit) {
+  const Comparison mean = [&] {
+    Comparison m = c;
+    m.effect = c.mean_effect;
+    m.ci_lo = c.mean_lo;
+    m.ci_hi = c.mean_hi;
+    return m;
+  }();
+  std::string text = fmt::format("{}: median {} within {}, but not the whole distribution: mean {}", layout_name(c),
+                                 effect_text(c, unit), margin_text(c, unit), effect_text(mean, unit));
+  if (c.tail_blocks > 0)
+    text += fmt::format("; 1 run in {:.0f}: {}", std::round(static_cast<double>(c.n) / static_cast<double>(c.tail_blocks)),
+                        value_text(c.tail_size, unit, true));
+  return text;
+}
+
 // The level's judgement when no rule decided it.
 LevelJudgement undecided_judgement(const VerdictInputs& x, const std::string& unit,
                                    const std::vector<std::size_t>& idx) {
@@ -47,6 +65,7 @@ LevelJudgement undecided_judgement(const VerdictInputs& x, const std::string& un
   for (std::size_t i : order) {
     const Comparison& c = cs[i];
     if (c.equivalent || decisive_effect(c)) continue;
+    if (c.median_only) return {Verdict::inconclusive, median_only_text(c, unit), !more_blocks_could_decide(c, x.max_blocks)};
     if (c.outside_margin)  // the size is settled, the family-wise test not yet: more blocks will decide
       return {Verdict::inconclusive,
               fmt::format("{}: {} — beyond {}, but not yet significant over the family (Holm p = {:.2g})",

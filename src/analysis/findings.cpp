@@ -89,14 +89,6 @@ std::string count_text(double v, bool sign) {
   return sign ? fmt::format("{:+.{}f}", v, digits) : fmt::format("{:.{}f}", v, digits);
 }
 
-std::string value_text(double v, const std::string& unit, bool sign) {
-  if (std::isinf(v)) return v > 0 ? "+∞" : "-∞";
-  if (std::isnan(v)) return "n/a";
-  if (unit == "ns") return time_text(v, sign);
-  std::string out = count_text(v, sign);
-  return unit == "count" || unit.empty() ? out : out + " " + unit;
-}
-
 std::string pct_text(double fraction, int digits) {
   if (std::isinf(fraction)) return fraction > 0 ? "+∞" : "-∞";
   std::string s = fmt::format("{:+.{}f}", 100.0 * fraction, digits);
@@ -105,6 +97,14 @@ std::string pct_text(double fraction, int digits) {
 }
 
 }  // namespace
+
+std::string value_text(double v, const std::string& unit, bool sign) {
+  if (std::isinf(v)) return v > 0 ? "+∞" : "-∞";
+  if (std::isnan(v)) return "n/a";
+  if (unit == "ns") return time_text(v, sign);
+  std::string out = count_text(v, sign);
+  return unit == "count" || unit.empty() ? out : out + " " + unit;
+}
 
 std::string effect_text(const Comparison& c, const std::string& unit) {
   if (!std::isfinite(c.effect)) return "n/a";

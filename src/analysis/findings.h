@@ -83,7 +83,9 @@ struct Comparison {
   double ci_lo = 0, ci_hi = 0;  // the confidence sequence for it (may be ±inf: too few blocks)
   double level = 0.90;          // the sequence's coverage (1 - 2 alpha: the TOST convention)
   std::string ci_method;
-  double p_value = 1, p_holm = 1;  // always-valid p for "median d = 0"; p_holm: Holm across the family
+  // p for "the effect is within ±margin" (the A/A control: for "no difference"),
+  // always-valid or exact in a fixed design; p_holm: Holm across the family.
+  double p_value = 1, p_holm = 1;
   std::string p_method;
   bool significant = false;     // p_holm < alpha (the A/A: Holm over the A/A's own family) and CI excludes 0
   bool equivalent = false;      // the whole interval within ±margin
@@ -101,6 +103,19 @@ struct Comparison {
   // the interval's own is used): what the projections of "more blocks" scale,
   // whichever method made the interval.
   double sequence_half_width = NAN;
+  // The whole distribution (docs/statistics.md, "Not perturbed means the whole
+  // distribution"). The mean of d on the comparison's scale (ratio: exp(mean) - 1) and
+  // the sequential t-test's interval for it (±inf while it has none); the blocks whose
+  // d lies beyond the margin on the side of the mean, and the median of their raw
+  // differences config - baseline in the metric's unit ("1 run in 4: +64"); and
+  // median_only: the median's interval is within the margin, but the mean is shown
+  // beyond it, or sits beyond it with the blocks beyond the margin all (or
+  // significantly more) on its side: an intermittent effect, never "not perturbed".
+  double mean_effect = NAN, mean_lo = -INFINITY, mean_hi = INFINITY;
+  std::size_t tail_blocks = 0;
+  double tail_size = NAN;
+  bool median_only = false;
+  bool mean_beyond = false;  // the mean's whole interval beyond the margin
   // Readings in its pairs (either side) that were multiplexed but ran, so their values
   // are raw counts scaled up (AnalysisOptions::allow_multiplex let them be compared),
   // and the largest such scale. 0 and 1 for a driver metric or an exact counter.
@@ -112,6 +127,8 @@ struct Comparison {
 // (difference, in the metric's unit); an unbounded end prints as ∞; exact counts (no
 // interval: the simulated PMU) as "-3.3% (exact)".
 std::string effect_text(const Comparison& c, const std::string& unit);
+// One value in the metric's unit: "+64" (a count), "+1.50 ms" (a time), "+∞", "n/a".
+std::string value_text(double v, const std::string& unit, bool sign);
 // "±1%" (ratio) or "±0.5 per run", "±1 µs per run" (difference).
 std::string margin_text(const Comparison& c, const std::string& unit);
 // "±2.4%" / "±3 per run": the bound that holds, or "" when the interval is unbounded.

@@ -2,8 +2,10 @@
 // running the others (run/session.h: "spend runs where they can change an answer").
 // Pure: the findings of a look in, configuration indexes out.
 //
-// A comparison is unsettled while its metric's verdict at its level is inconclusive
-// and the comparison itself is neither shown within ±margin nor significant beyond it
+// A comparison is unsettled while its metric's verdict at its level is inconclusive,
+// or while it is within ±margin by equality alone (every block equal so far: the runs
+// to come may differ), and the comparison itself is neither shown within ±margin nor
+// significant beyond it
 // (the rule analysis/check.h more_blocks_could_decide starts from: a decided
 // comparison waits on nothing). A configuration is needed while it, or a comparison
 // that uses it as the reference, is unsettled; the A/A copy while its baseline is. The

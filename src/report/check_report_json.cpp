@@ -229,7 +229,11 @@ nlohmann::json comparison_json(const Plan& plan, const Findings& f, std::size_t 
           {"blocks_needed", c.blocks_needed},
           {"drift", c.drift},
           {"scaled_runs", c.scaled_runs},
-          {"max_scale", num(c.max_scale)}};
+          {"max_scale", num(c.max_scale)},
+          {"mean", {{"effect", num(c.mean_effect)}, {"lo", num(c.mean_lo)}, {"hi", num(c.mean_hi)},
+                    {"beyond_margin", c.mean_beyond}}},
+          {"tail", {{"blocks", c.tail_blocks}, {"size", num(c.tail_size)}}},
+          {"median_only", c.median_only}};
 }
 
 // The "comparisons" array, every comparison in the analysis's order.

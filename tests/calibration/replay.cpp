@@ -9,6 +9,7 @@
 #include <set>
 
 #include "analysis/host_load.h"
+#include "analysis/settled.h"
 #include "calibration/adapter.h"
 #include "record/run_table.h"
 #include "util/error.h"
@@ -136,6 +137,9 @@ ReplayWindow draw_window(const Fixture& fx, std::size_t window, std::uint64_t se
   if (window > fx.blocks.size())
     throw Error(ErrorKind::usage,
                 fmt::format("{} has {} complete blocks, fewer than a window of {}", fx.name, fx.blocks.size(), window));
+  // seed + number: neighbouring seeds share most of their replays (seeds 1..8 share
+  // 92 of 100), so a rate here is one sample, not one per seed; the simulated
+  // families (simulate.h) give every replay its own stream.
   std::mt19937_64 rng(splitmix64(seed + number));
   ReplayWindow w;
   w.first_block = bounded_draw(rng, fx.blocks.size() - window + 1);
@@ -189,9 +193,29 @@ std::vector<RunRecord> replay_runs(const Fixture& fx, const ReplayWindow& w, con
   return out;
 }
 
+namespace {
+
+// The live check's retirements after a look (analysis/settled.h): configurations no
+// unsettled comparison needs stop running from the next block on.
+void retire_settled(Plan& plan, const Findings& f, std::size_t from_block) {
+  for (std::size_t c : settled_configs(plan, f, false))
+    if (std::none_of(plan.retired.begin(), plan.retired.end(), [&](const Retirement& r) { return r.config == c; }))
+      plan.retired.push_back({c, from_block});
+}
+
+// The replayed runs less those of retired configurations in their later blocks.
+std::vector<RunRecord> live_runs(const Plan& plan, std::vector<RunRecord> runs) {
+  if (plan.retired.empty()) return runs;
+  runs.erase(std::remove_if(runs.begin(), runs.end(), [&](const RunRecord& r) { return !runs_in(plan, r.config, r.block); }),
+             runs.end());
+  return runs;
+}
+
+}  // namespace
+
 ReplayedCheck replay_check(const Fixture& fx, const ReplaySpec& spec, std::uint64_t seed, std::size_t number) {
   const ReplayWindow w = draw_window(fx, spec.window, seed, number);
-  const Plan plan = replay_plan(fx, spec.window);
+  Plan plan = replay_plan(fx, spec.window);
   std::vector<std::size_t> looks = spec.looks.empty() ? default_looks(plan, spec.window) : spec.looks;
   looks.erase(std::remove_if(looks.begin(), looks.end(), [&](std::size_t n) { return n == 0 || n > spec.window; }),
               looks.end());
@@ -199,7 +223,7 @@ ReplayedCheck replay_check(const Fixture& fx, const ReplaySpec& spec, std::uint6
   ReplayedCheck out;
   out.first_block = w.first_block;
   for (std::size_t i = 0; i < looks.size(); ++i) {
-    std::vector<RunRecord> runs = replay_runs(fx, w, spec.injection, looks[i]);
+    std::vector<RunRecord> runs = live_runs(plan, replay_runs(fx, w, spec.injection, looks[i]));
     LookInput in;
     in.look = i;
     in.looks_planned = looks.size();
@@ -217,6 +241,9 @@ ReplayedCheck replay_check(const Fixture& fx, const ReplaySpec& spec, std::uint6
     out.last = std::move(f);
     out.runs = std::move(runs);
     if (spec.stop_when_decisive && out.decisive) break;
+    // A live check retires what is settled; a replay of the whole window at one look
+    // (the drift and load cases) has nothing to retire.
+    if (spec.stop_when_decisive) retire_settled(plan, out.last, plan.spec.warmup_blocks + looks[i]);
   }
   return out;
 }
@@ -267,9 +294,13 @@ CaseRates run_case(const Fixture& fx, const ReplaySpec& spec, std::size_t replay
     const Findings& f = c.last;
     const auto tc = metric_index(f, "task-clock"), wall = metric_index(f, "wall-time");
     bool any = false, any_primary = false, all_null = true, drift_any = false;
+    // A false "perturbed" at any look counts: a live check may stop or retire there.
+    for (const Findings& g : c.at_look)
+      for (const LevelVerdict& v : g.verdicts) {
+        any |= v.verdict == Verdict::perturbed;
+        any_primary |= v.verdict == Verdict::perturbed && g.metrics.at(v.metric).primary;
+      }
     for (const LevelVerdict& v : f.verdicts) {
-      any |= v.verdict == Verdict::perturbed;
-      any_primary |= v.verdict == Verdict::perturbed && f.metrics.at(v.metric).primary;
       if (!is_time_metric(f, v.metric)) continue;
       all_null &= v.verdict == Verdict::not_perturbed;
       drift_any |= drift_flagged(f, v);

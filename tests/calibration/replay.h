@@ -100,6 +100,8 @@ struct ReplayWindow {
 // blocks at a uniformly drawn start and its relabellings, all from std::mt19937_64
 // seeded with splitmix64(seed + number), so the same (seed, number) gives the same
 // window whatever the effect: cases compared at the same seed see the same noise.
+// Neighbouring seeds share replays (seed + number): the rates of a series are those of
+// one seed.
 // Throws Error(usage) when the fixture has fewer than `window` blocks or window is 0.
 ReplayWindow draw_window(const Fixture& fx, std::size_t window, std::uint64_t seed, std::size_t number);
 
@@ -121,7 +123,9 @@ struct ReplayedCheck {
 };
 
 // One replayed check: each look of the schedule in turn through analyse_look
-// (adapter.h), stopping when decisive if the spec says so.
+// (adapter.h), stopping when decisive if the spec says so, and then also retiring
+// after each look the configurations no unsettled comparison needs (analysis/
+// settled.h), whose later runs are left out, as the live check does.
 ReplayedCheck replay_check(const Fixture& fx, const ReplaySpec& spec, std::uint64_t seed, std::size_t number);
 
 // What a series of replayed checks of one case decided; each rate is a fraction of
@@ -129,7 +133,7 @@ ReplayedCheck replay_check(const Fixture& fx, const ReplaySpec& spec, std::uint6
 // the level of the injected configuration.
 struct CaseRates {
   std::size_t replays = 0;
-  double any_perturbed = 0;         // some verdict "perturbed" (every one is false at effect 0)
+  double any_perturbed = 0;         // some verdict "perturbed" at some look (every one is false at effect 0)
   double time_not_perturbed = 0;    // every task-clock and wall-time verdict "not perturbed"
   double detected_task_clock = 0;   // injected level: task-clock "perturbed", effect of the injected sign
   double detected_wall = 0;         // the same for wall-time

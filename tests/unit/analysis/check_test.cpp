@@ -623,16 +623,18 @@ TEST_CASE("more blocks could decide while any effect the interval admits could b
   CHECK(more_blocks_could_decide(c, 81));
 }
 
-TEST_CASE("a x100 effect is perturbed after four blocks: the sequential t-test uses its size") {
+TEST_CASE("a x100 effect is perturbed after five blocks: the sequential t-test uses its size") {
   const Plan plan = counter_plan({"a", "b"}, CountingMode::external);
   Synth s;
   s.factor = [](std::size_t, const Plan& p, const Configuration& c, const std::string& m) {
     return m == "a" && level_of(p, c) == "2[a,b]" ? 100.0 : 1.0;
   };
-  const Findings f = analyse_check(plan, synth_runs(plan, 4, s), kOptions);
+  // Four configurations: the t-test takes part from 5 blocks (4^-4 <= 0.2 alpha < 4^-3).
+  REQUIRE(magnitude_first_blocks(plan.block_size()) == 5);
+  const Findings f = analyse_check(plan, synth_runs(plan, 5, s), kOptions);
   const Comparison& c = comparison_of(f, "a", "2[a,b]", Layout::held);
-  CHECK(c.n == 4);
-  // The sign sequence alone is unbounded at 4 blocks; the t-test's interval bounds it.
+  CHECK(c.n == 5);
+  // The sign sequence alone is unbounded at 5 blocks; the t-test's interval bounds it.
   CHECK(std::isinf(c.sequence_half_width));
   CHECK(c.ci_lo > 90);
   CHECK(c.ci_hi < 110);
@@ -640,8 +642,12 @@ TEST_CASE("a x100 effect is perturbed after four blocks: the sequential t-test u
   CHECK(c.effect <= c.ci_hi);
   CHECK(c.p_value < 0.05 / 4);
   CHECK(verdict_of(f, "a", "2[a,b]").verdict == Verdict::perturbed);
-  // Three blocks: (1 + 300)^1 = 301 is the most evidence there is; not enough for a
-  // family of four at the t-test's fifth of alpha.
+  // Four blocks: (1 + 400)^1.5 = 8,030 would be evidence enough, but a configuration
+  // holds one place of its block in all of 4 blocks with probability 4^-3 = 1/64, more
+  // than the t-test's 0.2 alpha: it waits.
+  const Findings f4 = analyse_check(plan, synth_runs(plan, 4, s), kOptions);
+  CHECK(verdict_of(f4, "a", "2[a,b]").verdict == Verdict::inconclusive);
+  // Three blocks: (1 + 300)^1 = 301 is the most evidence there is in any case.
   const Findings f3 = analyse_check(plan, synth_runs(plan, 3, s), kOptions);
   CHECK(verdict_of(f3, "a", "2[a,b]").verdict == Verdict::inconclusive);
 }
@@ -649,7 +655,8 @@ TEST_CASE("a x100 effect is perturbed after four blocks: the sequential t-test u
 TEST_CASE("the t-test's scale is floored by the metric's pooled spread") {
   // Every block's d for a at 2[a,b] is +40% (a near-constant ratio), while the A/A
   // control of a swings by ±40% from block to block: the pooled spread keeps the t of
-  // four agreeing blocks from passing for evidence of a tiny variance.
+  // five agreeing blocks (the t-test takes part from 5 here) from passing for evidence
+  // of a tiny variance.
   const Plan plan = counter_plan({"a", "b"}, CountingMode::external);
   Synth s;
   s.noise = 0.0001;
@@ -658,7 +665,7 @@ TEST_CASE("the t-test's scale is floored by the metric's pooled spread") {
     if (level_of(p, c) == "2[a,b]") return 1.4;
     return c.aa_duplicate && block % 2 ? 1.4 : 1.0;
   };
-  const Findings f = analyse_check(plan, synth_runs(plan, 4, s), kOptions);
+  const Findings f = analyse_check(plan, synth_runs(plan, 5, s), kOptions);
   const Comparison& c = comparison_of(f, "a", "2[a,b]", Layout::held);
   CHECK(c.p_value > 0.05);  // unfloored, t would be in the thousands
   CHECK(verdict_of(f, "a", "2[a,b]").verdict == Verdict::inconclusive);
@@ -737,11 +744,14 @@ TEST_CASE("the first look is where the primary family's t-test can first decide"
   const Plan two = counter_plan({"a", "b"}, CountingMode::external);
   CHECK(planned_primary_family(two) == 4);
   CHECK(planned_family(two) == 2 + 7 * 2);
-  CHECK(first_look(two) == stats::magnitude_blocks_to_decide(kMagnitudeShare * 0.05 / 4));
-  CHECK(first_look(two) == 4);
+  CHECK(stats::magnitude_blocks_to_decide(kMagnitudeShare * 0.05 / 4) == 4);
+  // ... but its four configurations hold a place in 4 blocks too often (4^-3 > 0.01).
+  CHECK(first_look(two) == magnitude_first_blocks(two.block_size()));
+  CHECK(first_look(two) == 5);
   // A family of three or fewer decides from 3 blocks (301 >= 3 / 0.01); never fewer.
   CHECK(stats::magnitude_blocks_to_decide(kMagnitudeShare * 0.05 / 3) == 3);
   const Plan one = counter_plan({"a"}, CountingMode::external);
   CHECK(planned_primary_family(one) == 0);  // one counter is its own reference
-  CHECK(first_look(one) == 3);
+  // Two configurations (1[a] and its A/A copy): 2^(1 - n) <= 0.01 from 8 blocks on.
+  CHECK(first_look(one) == 8);
 }

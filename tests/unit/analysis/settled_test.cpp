@@ -78,3 +78,25 @@ TEST_CASE("settled: an inconclusive verdict whose comparisons are all decided wa
   f.comparisons[0].equivalent = true;  // e.g. a failed A/A control left the verdict inconclusive
   CHECK(settled_configs(plan, f, false) == std::vector<std::size_t>{0, 1, 2, 3});
 }
+
+TEST_CASE("settled: within by equality alone keeps its configuration running; an intermittent effect settles") {
+  const Plan plan = two_counter_plan();
+  Findings f = findings();
+  f.comparisons[0].equivalent = true;
+  f.verdicts[0].verdict = Verdict::not_perturbed;
+  REQUIRE(settled_configs(plan, f, false) == std::vector<std::size_t>{0, 1, 2, 3});
+  // page-faults at dose 2 "equal in all 7 blocks": the runs to come may differ, so
+  // 2[task-clock,page-faults] and its reference 1[page-faults] run on (the A/A copy
+  // with the baseline 1[task-clock] does not: nothing unsettled uses it).
+  f.comparisons[1].equal_blocks = 7;
+  CHECK(settled_configs(plan, f, false) == std::vector<std::size_t>{0, 3});
+  // The median within and the mean shown beyond (one run in four): settled as not within.
+  f.comparisons[1].equal_blocks = 0;
+  f.comparisons[1].equivalent = false;
+  f.comparisons[1].median_only = true;
+  f.comparisons[1].mean_beyond = true;
+  f.verdicts[1].verdict = Verdict::inconclusive;
+  CHECK(settled_configs(plan, f, false) == std::vector<std::size_t>{0, 1, 2, 3});
+  f.comparisons[1].mean_beyond = false;
+  CHECK(settled_configs(plan, f, false) == std::vector<std::size_t>{0, 3});
+}

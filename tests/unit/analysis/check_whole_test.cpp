@@ -1,0 +1,194 @@
+// analysis/check: the rules of verdicts that can be taken to CI, on fixed data: when
+// the t-test takes part, "not perturbed" for the whole distribution, the p-value of the
+// question asked (|effect| within the margin) and what decides a small fixed design.
+// A one-dose plan of a profiler command (level 0, dose 1, the A/A copy: 3
+// configurations) measuring task-clock and page-faults; every value is given.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <functional>
+#include <string>
+
+#include "analysis/check.h"
+#include "plan/levels.h"
+#include "stats/magnitude.h"
+#include "stats/sequential.h"
+
+using namespace obscheck;
+
+namespace {
+
+// value(block, is_dose, position, metric): block counts measured blocks from 0.
+using Values = std::function<double(std::size_t block, bool dose, std::size_t position, const std::string& metric)>;
+
+Plan one_dose_plan(std::optional<std::size_t> fixed = std::nullopt) {
+  PlanSpec p;
+  p.observer = ObserverKind::command;
+  p.counters = {"task-clock", "page-faults"};
+  p.levels = command_levels({"0", "1"}, 2);
+  p.layouts = {Layout::held};
+  p.seed = 5;
+  p.fixed_blocks = fixed;
+  return make_plan(p);
+}
+
+timeval to_timeval(double ns) {
+  const auto us = static_cast<long long>(std::llround(ns / 1000.0));
+  return {static_cast<time_t>(us / 1000000), static_cast<suseconds_t>(us % 1000000)};
+}
+
+std::vector<RunRecord> runs_of(const Plan& plan, std::size_t measured, const Values& value) {
+  std::vector<RunRecord> out;
+  for (const Trial& t : trials(plan, 0, plan.spec.warmup_blocks + measured)) {
+    RunRecord r = run_record_for(plan, t);
+    const bool dose = plan.spec.levels[plan.configs[t.config].level_index].dose > 0;
+    const std::size_t b = t.block >= plan.spec.warmup_blocks ? t.block - plan.spec.warmup_blocks : 0;
+    const auto v = [&](const std::string& m) { return value(b, dose, t.position, m); };
+    r.exit.exit_code = 0;
+    r.exit.signal = 0;
+    r.exit.wall_ns = static_cast<std::uint64_t>(v("wall-time"));
+    r.exit.usage.ru_utime = to_timeval(v("task-clock"));
+    r.exit.usage.ru_stime = to_timeval(0);
+    r.exit.usage.ru_maxrss = 2000;
+    r.exit.usage.ru_minflt = 200;
+    r.exit.usage.ru_nvcsw = 1;
+    r.exit.usage.ru_nivcsw = 0;
+    r.exit.output_digest = std::string(64, 'a');
+    for (const char* name : {"task-clock", "page-faults"}) {
+      Reading x;
+      x.name = name;
+      x.value = v(name);
+      x.raw = static_cast<std::uint64_t>(x.value);
+      x.time_enabled = x.time_running = 1000000;
+      r.readings.push_back(x);
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+// A tiny deterministic jitter (±0.1%) so that no spread is exactly zero.
+double jitter(std::size_t block, std::size_t position) {
+  return 1 + 0.001 * std::sin(static_cast<double>(7 * block + 3 * position + 1));
+}
+
+const LevelVerdict& verdict(const Findings& f, const std::string& metric) {
+  for (const LevelVerdict& v : f.verdicts)
+    if (f.metrics[v.metric].name == metric) return v;
+  FAIL("no verdict for " << metric);
+  return f.verdicts.front();
+}
+
+const Comparison& held(const Findings& f, const std::string& metric) {
+  for (const Comparison& c : f.comparisons)
+    if (f.metrics[c.metric].name == metric && !c.aa) return c;
+  FAIL("no comparison for " << metric);
+  return f.comparisons.front();
+}
+
+const AnalysisOptions kOptions{0.01, 0.05, 1, 42};
+
+}  // namespace
+
+TEST_CASE("the t-test takes part once a tight run of blocks is rarer than its share of alpha") {
+  // block_size^(1 - n) <= 0.2 * 0.05: 3^-5 = 0.0041, 3^-4 = 0.012; 4^-4, 4^-3 = 0.016; 5^-3 = 0.008.
+  CHECK(magnitude_first_blocks(3) == 6);
+  CHECK(magnitude_first_blocks(4) == 5);
+  CHECK(magnitude_first_blocks(5) == 4);
+  CHECK(magnitude_first_blocks(8) == 4);
+  CHECK(magnitude_first_blocks(12) == 3);
+  CHECK(first_look(one_dose_plan()) == 6);
+}
+
+TEST_CASE("a dose in the slow place of every block for five blocks is not perturbed: the t-test waits") {
+  // The dose runs 50% slower in every block, exactly what a first run 50% slower
+  // gives when the dose happens to run first five times. Five blocks cannot tell them
+  // apart, so nothing is decided; at six blocks the t-test takes part and a real x1.5
+  // is perturbed.
+  const Plan plan = one_dose_plan();
+  const Values v = [](std::size_t b, bool dose, std::size_t pos, const std::string& m) {
+    if (m == "page-faults") return 145.0;
+    return std::round(1.2e6 * jitter(b, pos) * (dose ? 1.5 : 1.0));
+  };
+  const Findings five = analyse_check(plan, runs_of(plan, 5, v), kOptions);
+  const Comparison& c5 = held(five, "task-clock");
+  CHECK(c5.n == 5);
+  CHECK(verdict(five, "task-clock").verdict == Verdict::inconclusive);
+  CHECK(c5.p_method.find("(the t-test takes part from 6 blocks)") != std::string::npos);
+  CHECK(c5.ci_method.find("sequential t") == std::string::npos);
+  const Findings six = analyse_check(plan, runs_of(plan, 6, v), kOptions);
+  CHECK(verdict(six, "task-clock").verdict == Verdict::perturbed);
+  CHECK(held(six, "task-clock").ci_method.find("sequential t") != std::string::npos);
+}
+
+TEST_CASE("an intermittent effect is never not perturbed: one run in four touches 64 more pages") {
+  // page-faults: 145 in every run, 209 in the dose's runs of blocks 3, 7, 11, ...: the
+  // median does not move, the mean moves by +11%.
+  const Plan plan = one_dose_plan();
+  const Values v = [](std::size_t b, bool dose, std::size_t pos, const std::string& m) {
+    if (m == "page-faults") return dose && b % 4 == 3 ? 209.0 : 145.0;
+    return std::round(1.2e6 * jitter(b, pos));
+  };
+  const Findings f = analyse_check(plan, runs_of(plan, 40, v), kOptions);
+  const Comparison& c = held(f, "page-faults");
+  CHECK(c.n == 40);
+  CHECK(c.effect == 0);
+  CHECK(c.median_only);
+  CHECK_FALSE(c.equivalent);
+  CHECK(c.tail_blocks == 10);
+  CHECK(c.tail_size == 64);
+  CHECK(c.mean_effect == Approx(std::expm1(10 * std::log(209.0 / 145) / 40)));
+  const LevelVerdict& pf = verdict(f, "page-faults");
+  CHECK(pf.verdict == Verdict::inconclusive);
+  CHECK_THAT(pf.reason, Catch::Contains("but not the whole distribution") && Catch::Contains("1 run in 4: +64"));
+  // Before the first extra run every block is equal: nothing shows it yet.
+  const Findings early = analyse_check(plan, runs_of(plan, 3, v), kOptions);
+  CHECK_FALSE(held(early, "page-faults").median_only);
+}
+
+TEST_CASE("perturbed asks for an effect beyond the margin: p for |effect| <= margin") {
+  // task-clock +0.9% in every block (within ±1%): p = 1 at the nearest null, the
+  // effect itself; +3%: the p-value is taken at the margin's edge, +1%.
+  const Plan plan = one_dose_plan();
+  const auto with = [&](double effect) {
+    const Values v = [effect](std::size_t b, bool dose, std::size_t pos, const std::string& m) {
+      if (m == "page-faults") return 145.0;
+      return std::round(1.2e6 * jitter(b, pos) * (dose ? 1 + effect : 1.0));
+    };
+    return analyse_check(plan, runs_of(plan, 30, v), kOptions);
+  };
+  const Findings inside = with(0.009);
+  const Comparison& c = held(inside, "task-clock");
+  CHECK(c.p_value == 1);
+  CHECK(verdict(inside, "task-clock").verdict != Verdict::perturbed);
+  const Findings beyond = with(0.03);
+  const Comparison& b = held(beyond, "task-clock");
+  // The sign test at m = ln 1.01: all 30 blocks above it.
+  const double sign_p = std::exp(-stats::sign_mixture_log(30, 30)) / kSignShare;
+  CHECK(b.p_value <= sign_p);
+  CHECK(b.p_value < 0.05);
+  CHECK(verdict(beyond, "task-clock").verdict == Verdict::perturbed);
+}
+
+TEST_CASE("--runs 4 says what decides: the exact interval is unbounded, the t-test not yet in") {
+  const Plan plan = one_dose_plan(4);
+  const Values v = [](std::size_t b, bool dose, std::size_t pos, const std::string& m) {
+    if (m == "page-faults") return 145.0;
+    return std::round(1.2e6 * jitter(b, pos) * (dose ? 100.0 : 1.0));
+  };
+  AnalysisOptions fixed = kOptions;
+  fixed.fixed_design = true;
+  const Findings f = analyse_check(plan, runs_of(plan, 4, v), fixed);
+  const Comparison& c = held(f, "task-clock");
+  CHECK(c.ci_method == "90% interval, one look: none bounded (exact order statistics unbounded at 4 blocks)");
+  CHECK(c.p_method == "exact sign test, one look (the t-test takes part from 6 blocks)");
+  // The exact sign test's smallest p at 4 blocks: 2^-3 / 0.8.
+  CHECK(c.p_value == Approx(0.125 / kSignShare));
+  CHECK(verdict(f, "task-clock").verdict == Verdict::inconclusive);
+  // Six blocks: both take part.
+  const Plan six = one_dose_plan(6);
+  const Findings g = analyse_check(six, runs_of(six, 6, v), fixed);
+  CHECK(held(g, "task-clock").ci_method ==
+        "90% interval, one look: exact order statistics for the median ∩ sequential t (g = 100)");
+  CHECK(verdict(g, "task-clock").verdict == Verdict::perturbed);
+}
