@@ -210,6 +210,9 @@ struct Findings {
   double margin = 0.01, alpha = 0.05;
   std::size_t looks_planned = 1;         // looks the live check took (informational: every look is valid)
   std::vector<std::string> notes;        // warm-up transients dropped, drift, scales, ...
+  // Per metric: the pooled standard deviation of d over its comparisons (the t-test's
+  // scale floor; 0 below two pairs), on each comparison's scale.
+  std::vector<double> spread;
   // The worst verdict per metric over its levels (perturbed > layout > incomparable >
   // inconclusive > not perturbed), for the one-line summary; index = metric.
   std::vector<Verdict> metric_verdicts;
