@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "analysis/host_load.h"
+#include "stats/descriptive.h"
 #include "stats/hypothesis.h"
 #include "util/error.h"
 
@@ -203,24 +204,46 @@ std::vector<double> pooled_spreads(const std::vector<double>& spreads, const Fin
   return out;
 }
 
+// The mean absolute deviation of d from its median, scaled to a standard deviation
+// under normality (E|d - median| = sigma sqrt(2 / pi)). n >= 2.
+double mean_deviation_scale(const std::vector<double>& d) {
+  const double m = stats::median(d);
+  double sum = 0;
+  for (double v : d) sum += std::fabs(v - m);
+  return sum / static_cast<double>(d.size()) * std::sqrt(std::acos(-1.0) / 2);
+}
+
+// Per metric, the median of its comparisons' robust spreads (those of two pairs or more).
+std::vector<double> median_spreads(const std::vector<double>& mads, const Findings& f) {
+  std::vector<std::vector<double>> by_metric(f.metrics.size());
+  for (std::size_t i = 0; i < mads.size(); ++i)
+    if (f.comparisons[i].n >= 2) by_metric[f.comparisons[i].metric].push_back(mads[i]);
+  std::vector<double> out(f.metrics.size(), 0.0);
+  for (std::size_t m = 0; m < out.size(); ++m)
+    if (!by_metric[m].empty()) out[m] = stats::median(by_metric[m]);
+  return out;
+}
+
 // Every comparison's statistics from its pairs. The pairs are built from the table for
 // one comparison at a time (one per thread) and dropped after it, in each pass that
 // reads them: the first gives each comparison's d, medians and spread, the second (once
 // the pooled spreads are known) its interval. Rebuilding them is a pass over the blocks;
 // holding every comparison's at once was most of a large journal's report's memory.
-// Sets f.spread.
+// Sets f.spread and f.robust_spread.
 void compute_comparisons(const RunTable& t, const BlockRows& blocks, const AnalysisOptions& o, Findings& f) {
   std::vector<Scale> scales;
   for (const MetricInfo& m : f.metrics) scales.push_back(scale_of(m, column_of(m, t), blocks));
-  std::vector<double> spreads(f.comparisons.size(), 0.0);
+  std::vector<double> spreads(f.comparisons.size(), 0.0), mads(f.comparisons.size(), 0.0);
   for_each_index(f.comparisons.size(), o.threads, [&](std::size_t i) {
     Comparison& c = f.comparisons[i];
     const MetricInfo& m = f.metrics[c.metric];
     Series s = pair_series(column_of(m, t), blocks, c.config, c.baseline);
     fill_differences(c, s, m, scales[c.metric], o.margin);
     spreads[i] = spread_of(s.d);
+    if (s.d.size() >= 2) mads[i] = mean_deviation_scale(s.d);
   });
   f.spread = pooled_spreads(spreads, f);
+  f.robust_spread = median_spreads(mads, f);
   for_each_index(f.comparisons.size(), o.threads, [&](std::size_t i) {
     Comparison& c = f.comparisons[i];
     infer(c, series_of(t, blocks, f, c), o.alpha, f.spread[c.metric], o.fixed_design, kPredictionCap);
