@@ -40,16 +40,24 @@ void validate(const AnalysisOptions& o) {
   if (o.looks_planned == 0) throw Error(ErrorKind::usage, "looks_planned must be at least 1");
 }
 
-// Below this many comparisons per thread, starting a thread costs more than it saves.
+// Below this many comparisons per thread, starting a thread costs more than it saves;
+// from kLargeBlocks measured blocks on, one comparison's passes (selections, sorts for
+// Pettitt's ranks, logarithms over every pair) outweigh a thread's start.
 constexpr std::size_t kMinComparisonsPerThread = 16;
+constexpr std::size_t kLargeBlocks = 2000;
+
+std::size_t min_per_thread(const BlockRows& blocks) {
+  return blocks.size() >= kLargeBlocks ? 1 : kMinComparisonsPerThread;
+}
 
 // Calls body(i) for i in [0, count), spread over up to `threads` threads (0: one per
-// hardware thread). The first exception thrown by any call is rethrown here, after
-// every thread has finished.
+// hardware thread), each with at least `per_thread` indexes. The first exception
+// thrown by any call is rethrown here, after every thread has finished. Every call
+// writes its own index's results only, so the threads change no value.
 template <typename Body>
-void for_each_index(std::size_t count, std::size_t threads, const Body& body) {
+void for_each_index(std::size_t count, std::size_t threads, std::size_t per_thread, const Body& body) {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  threads = std::min(threads, count / kMinComparisonsPerThread);
+  threads = std::min(threads, count / std::max<std::size_t>(per_thread, 1));
   if (threads <= 1) {
     for (std::size_t i = 0; i < count; ++i) body(i);
     return;
@@ -234,7 +242,7 @@ void compute_comparisons(const RunTable& t, const BlockRows& blocks, const Analy
   std::vector<Scale> scales;
   for (const MetricInfo& m : f.metrics) scales.push_back(scale_of(m, column_of(m, t), blocks));
   std::vector<double> spreads(f.comparisons.size(), 0.0), mads(f.comparisons.size(), 0.0);
-  for_each_index(f.comparisons.size(), o.threads, [&](std::size_t i) {
+  for_each_index(f.comparisons.size(), o.threads, min_per_thread(blocks), [&](std::size_t i) {
     Comparison& c = f.comparisons[i];
     const MetricInfo& m = f.metrics[c.metric];
     Series s = pair_series(column_of(m, t), blocks, c.config, c.baseline);
@@ -244,7 +252,7 @@ void compute_comparisons(const RunTable& t, const BlockRows& blocks, const Analy
   });
   f.spread = pooled_spreads(spreads, f);
   f.robust_spread = median_spreads(mads, f);
-  for_each_index(f.comparisons.size(), o.threads, [&](std::size_t i) {
+  for_each_index(f.comparisons.size(), o.threads, min_per_thread(blocks), [&](std::size_t i) {
     Comparison& c = f.comparisons[i];
     infer(c, series_of(t, blocks, f, c), o.alpha, f.spread[c.metric], o.fixed_design, kPredictionCap);
   });
@@ -280,14 +288,21 @@ void apply_holm(double alpha, Findings& f) {
 
 // Drift, under held layout (there the dose is the only thing that differs) and in
 // the A/A control, at kDriftAlpha over all of them.
-void test_drift(const RunTable& t, const BlockRows& blocks, Findings& f) {
+// Each comparison's test runs on its own (up to o.threads at once); the notes follow in
+// the comparisons' order.
+void test_drift(const RunTable& t, const BlockRows& blocks, const AnalysisOptions& o, Findings& f) {
   std::size_t drift_family = 0;
   for (const Comparison& c : f.comparisons)
     if ((c.aa || c.layout == Layout::held) && c.n >= kMinDriftBlocks) ++drift_family;
+  std::vector<std::pair<std::string, std::string>> found(f.comparisons.size());
+  for_each_index(f.comparisons.size(), o.threads, min_per_thread(blocks), [&](std::size_t i) {
+    const Comparison& c = f.comparisons[i];
+    if (c.aa || c.layout == Layout::held)
+      found[i] = drift_of(c, series_of(t, blocks, f, c), drift_family, f.metrics[c.metric].unit);
+  });
   for (std::size_t i = 0; i < f.comparisons.size(); ++i) {
     Comparison& c = f.comparisons[i];
-    if (!(c.aa || c.layout == Layout::held)) continue;
-    auto [drift, note] = drift_of(c, series_of(t, blocks, f, c), drift_family, f.metrics[c.metric].unit);
+    auto& [drift, note] = found[i];
     c.drift = std::move(drift);
     if (!note.empty())
       f.notes.push_back(fmt::format("{} {}/{}: {}", f.metrics[c.metric].name, c.level_label, layout_name(c), note));
@@ -358,7 +373,7 @@ Findings analyse_check(const Plan& plan, const RunTable& t, const AnalysisOption
   detail::compute_comparisons(t, blocks, o, f);
   detail::note_difference_metrics(f);
   detail::apply_holm(o.alpha, f);
-  detail::test_drift(t, blocks, f);
+  detail::test_drift(t, blocks, o, f);
   const detail::AaOutcome aa = detail::judge_aa_control(f);
   const detail::Comparability comparability =
       detail::check_comparability(plan, t, blocks, o.allow_multiplex, f);
