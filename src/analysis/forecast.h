@@ -73,8 +73,8 @@ double interval_half_width(double sigma, double floor, std::size_t blocks, doubl
 
 // The forecast waits for the first look with at least this many measured blocks: the
 // check's first look comes at 3 to 5 blocks (check.h first_look), where the spread of
-// so few pairs was within 2x of what the check went on to show in only 40-60% of the
-// replays on recorded noise, against 80-90% at 10 blocks.
+// so few pairs was within 2x of what the check went on to show in only 60% of the
+// replays on two of the three noise fixtures, against 84-90% at 10 blocks.
 inline constexpr std::size_t kForecastBlocks = 10;
 
 struct FirstLookForecast {
