@@ -232,13 +232,17 @@ std::vector<double> median_spreads(const std::vector<double>& mads, const Findin
   return out;
 }
 
+// Drift results per comparison: {drift text, ignored change's note} (drift_of).
+using DriftFound = std::vector<std::pair<std::string, std::string>>;
+
 // Every comparison's statistics from its pairs. The pairs are built from the table for
 // one comparison at a time (one per thread) and dropped after it, in each pass that
 // reads them: the first gives each comparison's d, medians and spread, the second (once
-// the pooled spreads are known) its interval. Rebuilding them is a pass over the blocks;
-// holding every comparison's at once was most of a large journal's report's memory.
-// Sets f.spread and f.robust_spread.
-void compute_comparisons(const RunTable& t, const BlockRows& blocks, const AnalysisOptions& o, Findings& f) {
+// the pooled spreads are known) its interval and, under held layout and in the A/A
+// control, its drift test (which reads nothing Holm changes; test_drift applies it).
+// Rebuilding them is a pass over the blocks; holding every comparison's at once was
+// most of a large journal's report's memory. Sets f.spread and f.robust_spread.
+DriftFound compute_comparisons(const RunTable& t, const BlockRows& blocks, const AnalysisOptions& o, Findings& f) {
   std::vector<Scale> scales;
   for (const MetricInfo& m : f.metrics) scales.push_back(scale_of(m, column_of(m, t), blocks));
   std::vector<double> spreads(f.comparisons.size(), 0.0), mads(f.comparisons.size(), 0.0);
@@ -252,10 +256,19 @@ void compute_comparisons(const RunTable& t, const BlockRows& blocks, const Analy
   });
   f.spread = pooled_spreads(spreads, f);
   f.robust_spread = median_spreads(mads, f);
+  // Drift, under held layout (there the dose is the only thing that differs) and in
+  // the A/A control, at kDriftAlpha over all of them.
+  std::size_t drift_family = 0;
+  for (const Comparison& c : f.comparisons)
+    if ((c.aa || c.layout == Layout::held) && c.n >= kMinDriftBlocks) ++drift_family;
+  DriftFound drift(f.comparisons.size());
   for_each_index(f.comparisons.size(), o.threads, min_per_thread(blocks), [&](std::size_t i) {
     Comparison& c = f.comparisons[i];
-    infer(c, series_of(t, blocks, f, c), o.alpha, f.spread[c.metric], o.fixed_design, kPredictionCap);
+    const Series s = series_of(t, blocks, f, c);
+    infer(c, s, o.alpha, f.spread[c.metric], o.fixed_design, kPredictionCap);
+    if (c.aa || c.layout == Layout::held) drift[i] = drift_of(c, s, drift_family, f.metrics[c.metric].unit);
   });
+  return drift;
 }
 
 // A note for each metric that some comparison compares as a difference per run.
@@ -286,20 +299,8 @@ void apply_holm(double alpha, Findings& f) {
   for (Comparison& c : f.comparisons) c.significant = c.n >= 2 && c.p_holm < alpha && ci_excludes_zero(c);
 }
 
-// Drift, under held layout (there the dose is the only thing that differs) and in
-// the A/A control, at kDriftAlpha over all of them.
-// Each comparison's test runs on its own (up to o.threads at once); the notes follow in
-// the comparisons' order.
-void test_drift(const RunTable& t, const BlockRows& blocks, const AnalysisOptions& o, Findings& f) {
-  std::size_t drift_family = 0;
-  for (const Comparison& c : f.comparisons)
-    if ((c.aa || c.layout == Layout::held) && c.n >= kMinDriftBlocks) ++drift_family;
-  std::vector<std::pair<std::string, std::string>> found(f.comparisons.size());
-  for_each_index(f.comparisons.size(), o.threads, min_per_thread(blocks), [&](std::size_t i) {
-    const Comparison& c = f.comparisons[i];
-    if (c.aa || c.layout == Layout::held)
-      found[i] = drift_of(c, series_of(t, blocks, f, c), drift_family, f.metrics[c.metric].unit);
-  });
+// The drift tests' results (compute_comparisons), their notes in the comparisons' order.
+void test_drift(DriftFound& found, Findings& f) {
   for (std::size_t i = 0; i < f.comparisons.size(); ++i) {
     Comparison& c = f.comparisons[i];
     auto& [drift, note] = found[i];
@@ -370,10 +371,10 @@ Findings analyse_check(const Plan& plan, const RunTable& t, const AnalysisOption
   const detail::BlockRows blocks = detail::index_runs(plan, t, f);
 
   detail::list_comparisons(plan, f);
-  detail::compute_comparisons(t, blocks, o, f);
+  detail::DriftFound drift = detail::compute_comparisons(t, blocks, o, f);
   detail::note_difference_metrics(f);
   detail::apply_holm(o.alpha, f);
-  detail::test_drift(t, blocks, o, f);
+  detail::test_drift(drift, f);
   const detail::AaOutcome aa = detail::judge_aa_control(f);
   const detail::Comparability comparability =
       detail::check_comparability(plan, t, blocks, o.allow_multiplex, f);
