@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "analysis/host_load.h"
+#include "stats/descriptive.h"
 #include "stats/hypothesis.h"
 #include "util/error.h"
 
@@ -39,16 +40,24 @@ void validate(const AnalysisOptions& o) {
   if (o.looks_planned == 0) throw Error(ErrorKind::usage, "looks_planned must be at least 1");
 }
 
-// Below this many comparisons per thread, starting a thread costs more than it saves.
+// Below this many comparisons per thread, starting a thread costs more than it saves;
+// from kLargeBlocks measured blocks on, one comparison's passes (selections, sorts for
+// Pettitt's ranks, logarithms over every pair) outweigh a thread's start.
 constexpr std::size_t kMinComparisonsPerThread = 16;
+constexpr std::size_t kLargeBlocks = 2000;
+
+std::size_t min_per_thread(const BlockRows& blocks) {
+  return blocks.size() >= kLargeBlocks ? 1 : kMinComparisonsPerThread;
+}
 
 // Calls body(i) for i in [0, count), spread over up to `threads` threads (0: one per
-// hardware thread). The first exception thrown by any call is rethrown here, after
-// every thread has finished.
+// hardware thread), each with at least `per_thread` indexes. The first exception
+// thrown by any call is rethrown here, after every thread has finished. Every call
+// writes its own index's results only, so the threads change no value.
 template <typename Body>
-void for_each_index(std::size_t count, std::size_t threads, const Body& body) {
+void for_each_index(std::size_t count, std::size_t threads, std::size_t per_thread, const Body& body) {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  threads = std::min(threads, count / kMinComparisonsPerThread);
+  threads = std::min(threads, count / std::max<std::size_t>(per_thread, 1));
   if (threads <= 1) {
     for (std::size_t i = 0; i < count; ++i) body(i);
     return;
@@ -94,7 +103,7 @@ constexpr std::size_t kMinTrendLevels = 3;
 constexpr std::size_t kMinTrendBlocks = 3;
 
 std::optional<Trend> trend_of(const Plan& plan, const RunTable&, const BlockRows& blocks,
-                              const std::vector<double>* column, std::size_t metric, Layout layout,
+                              const NumberColumn* column, std::size_t metric, Layout layout,
                               const std::vector<std::size_t>& levels) {
   if (!column) return std::nullopt;
   std::vector<std::size_t> configs;
@@ -106,11 +115,12 @@ std::optional<Trend> trend_of(const Plan& plan, const RunTable&, const BlockRows
   std::vector<double> up, down;
   std::size_t n = 0;
   std::vector<double> row;
-  for (const auto& slot : blocks.rows) {
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
     row.clear();
     for (std::size_t c : configs) {
-      if (slot[c] == kNone || !std::isfinite((*column)[slot[c]])) break;
-      row.push_back((*column)[slot[c]]);
+      const std::size_t r = blocks.row(b, c);
+      if (r == kNone || !std::isfinite((*column)[r])) break;
+      row.push_back((*column)[r]);
     }
     if (row.size() != k) continue;
     ++n;
@@ -138,7 +148,7 @@ std::optional<Trend> trend_of(const Plan& plan, const RunTable&, const BlockRows
 // kHostLoadMaxBlocks (past the live check's cap); a longer journal gets a note instead.
 constexpr std::size_t kHostLoadMaxBlocks = 2500;
 
-void note_host_load(const RunTable& t, const std::vector<Series>& series, Findings& f) {
+void note_host_load(const RunTable& t, const BlockRows& blocks, Findings& f) {
   const bool any = std::any_of(t.host_other_cpu_ns.begin(), t.host_other_cpu_ns.end(),
                                [](double v) { return std::isfinite(v); });
   if (!any) return;
@@ -154,11 +164,12 @@ void note_host_load(const RunTable& t, const std::vector<Series>& series, Findin
   for (LevelVerdict& v : f.verdicts)
     for (std::size_t i : v.comparisons) {
       const Comparison& c = f.comparisons[i];
-      if (c.layout != Layout::held || series[i].blocks.empty()) continue;
-      const auto n = static_cast<std::size_t>(std::count_if(series[i].blocks.begin(), series[i].blocks.end(),
-                                                            [&](std::uint32_t b) { return busy.count(b) > 0; }));
-      if (n > 0)
-        v.reason += fmt::format(" ({} of its {} blocks ran while the host was busy)", n, series[i].blocks.size());
+      if (c.layout != Layout::held) continue;
+      const Series s = series_of(t, blocks, f, c);
+      if (s.blocks.empty()) continue;
+      const auto n = static_cast<std::size_t>(
+          std::count_if(s.blocks.begin(), s.blocks.end(), [&](std::uint32_t b) { return busy.count(b) > 0; }));
+      if (n > 0) v.reason += fmt::format(" ({} of its {} blocks ran while the host was busy)", n, s.blocks.size());
       break;
     }
 }
@@ -180,20 +191,20 @@ void list_comparisons(const Plan& plan, Findings& f) {
 }
 
 // Per metric, the pooled standard deviation of d over its comparisons (the A/A control's
-// included): sqrt(sum (n - 1) s^2 / sum (n - 1)). The sequential t-test's scale is
-// floored by it, so that a comparison whose few blocks happen to agree closely (on a
-// bimodal host: every pair from the same two modes, d near +0.45 four times in a row,
-// probability (2/9)^4 per comparison) cannot claim a tiny variance the metric does not
-// have. docs/statistics.md, "Magnitudes", measures what it buys.
-std::vector<double> pooled_spreads(const std::vector<Series>& series, const Findings& f) {
+// included): sqrt(sum (n - 1) s^2 / sum (n - 1)), from each comparison's n and s. The
+// sequential t-test's scale is floored by it, so that a comparison whose few blocks
+// happen to agree closely (on a bimodal host: every pair from the same two modes, d near
+// +0.45 four times in a row, probability (2/9)^4 per comparison) cannot claim a tiny
+// variance the metric does not have. docs/statistics.md, "Magnitudes", measures what it buys.
+std::vector<double> pooled_spreads(const std::vector<double>& spreads, const Findings& f) {
   std::vector<double> ss(f.metrics.size(), 0.0), df(f.metrics.size(), 0.0);
-  for (std::size_t i = 0; i < series.size(); ++i) {
-    const std::vector<double>& d = series[i].d;
-    if (d.size() < 2) continue;
-    const double s = spread_of(d);
-    const double k = static_cast<double>(d.size() - 1);
-    ss[f.comparisons[i].metric] += k * s * s;
-    df[f.comparisons[i].metric] += k;
+  for (std::size_t i = 0; i < spreads.size(); ++i) {
+    const Comparison& c = f.comparisons[i];
+    if (c.n < 2) continue;
+    const double s = spreads[i];
+    const double k = static_cast<double>(c.n - 1);
+    ss[c.metric] += k * s * s;
+    df[c.metric] += k;
   }
   std::vector<double> out(f.metrics.size(), 0.0);
   for (std::size_t m = 0; m < out.size(); ++m)
@@ -201,36 +212,64 @@ std::vector<double> pooled_spreads(const std::vector<Series>& series, const Find
   return out;
 }
 
-// Every comparison's statistics from its pairs; returns each one's pairs, cut down to what later passes read.
-std::vector<Series> compute_comparisons(const RunTable& t, const BlockRows& blocks, const AnalysisOptions& o,
-                                        std::size_t magnitude_from, Findings& f) {
-  // Each comparison's pairs are built, analysed and cut down to what the later passes
-  // read: the block positions for the multiplexing check (counters), d and its blocks
-  // for the drift test (held and A/A). The raw values go at once.
+// The mean absolute deviation of d from its median, scaled to a standard deviation
+// under normality (E|d - median| = sigma sqrt(2 / pi)). n >= 2.
+double mean_deviation_scale(const std::vector<double>& d) {
+  const double m = stats::median(d);
+  double sum = 0;
+  for (double v : d) sum += std::fabs(v - m);
+  return sum / static_cast<double>(d.size()) * std::sqrt(std::acos(-1.0) / 2);
+}
+
+// Per metric, the median of its comparisons' robust spreads (those of two pairs or more).
+std::vector<double> median_spreads(const std::vector<double>& mads, const Findings& f) {
+  std::vector<std::vector<double>> by_metric(f.metrics.size());
+  for (std::size_t i = 0; i < mads.size(); ++i)
+    if (f.comparisons[i].n >= 2) by_metric[f.comparisons[i].metric].push_back(mads[i]);
+  std::vector<double> out(f.metrics.size(), 0.0);
+  for (std::size_t m = 0; m < out.size(); ++m)
+    if (!by_metric[m].empty()) out[m] = stats::median(by_metric[m]);
+  return out;
+}
+
+// Drift results per comparison: {drift text, ignored change's note} (drift_of).
+using DriftFound = std::vector<std::pair<std::string, std::string>>;
+
+// Every comparison's statistics from its pairs. The pairs are built from the table for
+// one comparison at a time (one per thread) and dropped after it, in each pass that
+// reads them: the first gives each comparison's d, medians and spread, the second (once
+// the pooled spreads are known) its interval and, under held layout and in the A/A
+// control, its drift test (which reads nothing Holm changes; test_drift applies it).
+// Rebuilding them is a pass over the blocks; holding every comparison's at once was
+// most of a large journal's report's memory. Sets f.spread and f.robust_spread.
+DriftFound compute_comparisons(const RunTable& t, const BlockRows& blocks, const AnalysisOptions& o,
+                               std::size_t magnitude_from, Findings& f) {
   std::vector<Scale> scales;
   for (const MetricInfo& m : f.metrics) scales.push_back(scale_of(m, column_of(m, t), blocks));
-  std::vector<Series> series(f.comparisons.size());
-  for_each_index(f.comparisons.size(), o.threads, [&](std::size_t i) {
+  std::vector<double> spreads(f.comparisons.size(), 0.0), mads(f.comparisons.size(), 0.0);
+  for_each_index(f.comparisons.size(), o.threads, min_per_thread(blocks), [&](std::size_t i) {
     Comparison& c = f.comparisons[i];
     const MetricInfo& m = f.metrics[c.metric];
-    Series& s = series[i];
-    s = pair_series(column_of(m, t), blocks, c.config, c.baseline);
+    Series s = pair_series(column_of(m, t), blocks, c.config, c.baseline);
     fill_differences(c, s, m, scales[c.metric], o.margin);
-    std::vector<double>().swap(s.x);
-    std::vector<double>().swap(s.y);
-    // What no later pass reads goes now, before every comparison's pairs are held at
-    // once: infer() reads d alone.
-    if (m.driver) std::vector<std::uint32_t>().swap(s.joint);
-    if (!(c.aa || c.layout == Layout::held)) std::vector<std::uint32_t>().swap(s.blocks);
+    spreads[i] = spread_of(s.d);
+    if (s.d.size() >= 2) mads[i] = mean_deviation_scale(s.d);
   });
-  const std::vector<double> floors = pooled_spreads(series, f);
-  for_each_index(f.comparisons.size(), o.threads, [&](std::size_t i) {
+  f.spread = pooled_spreads(spreads, f);
+  f.robust_spread = median_spreads(mads, f);
+  // Drift, under held layout (there the dose is the only thing that differs) and in
+  // the A/A control, at kDriftAlpha over all of them.
+  std::size_t drift_family = 0;
+  for (const Comparison& c : f.comparisons)
+    if ((c.aa || c.layout == Layout::held) && c.n >= kMinDriftBlocks) ++drift_family;
+  DriftFound drift(f.comparisons.size());
+  for_each_index(f.comparisons.size(), o.threads, min_per_thread(blocks), [&](std::size_t i) {
     Comparison& c = f.comparisons[i];
-    Series& s = series[i];
-    infer(c, s, {o.alpha, floors[c.metric], o.fixed_design, kPredictionCap, magnitude_from});
-    if (!(c.aa || c.layout == Layout::held)) std::vector<double>().swap(s.d);
+    const Series s = series_of(t, blocks, f, c);
+    infer(c, s, {o.alpha, f.spread[c.metric], o.fixed_design, kPredictionCap, magnitude_from});
+    if (c.aa || c.layout == Layout::held) drift[i] = drift_of(c, s, drift_family, f.metrics[c.metric].unit);
   });
-  return series;
+  return drift;
 }
 
 // A note for each metric that some comparison compares as a difference per run.
@@ -261,16 +300,11 @@ void apply_holm(double alpha, Findings& f) {
   for (Comparison& c : f.comparisons) c.significant = c.n >= 2 && c.p_holm < alpha && ci_excludes_zero(c);
 }
 
-// Drift, under held layout (there the dose is the only thing that differs) and in
-// the A/A control, at kDriftAlpha over all of them.
-void test_drift(const std::vector<Series>& series, Findings& f) {
-  std::size_t drift_family = 0;
-  for (const Comparison& c : f.comparisons)
-    if ((c.aa || c.layout == Layout::held) && c.n >= kMinDriftBlocks) ++drift_family;
+// The drift tests' results (compute_comparisons), their notes in the comparisons' order.
+void test_drift(DriftFound& found, Findings& f) {
   for (std::size_t i = 0; i < f.comparisons.size(); ++i) {
     Comparison& c = f.comparisons[i];
-    if (!(c.aa || c.layout == Layout::held)) continue;
-    auto [drift, note] = drift_of(c, series[i], drift_family, f.metrics[c.metric].unit);
+    auto& [drift, note] = found[i];
     c.drift = std::move(drift);
     if (!note.empty())
       f.notes.push_back(fmt::format("{} {}/{}: {}", f.metrics[c.metric].name, c.level_label, layout_name(c), note));
@@ -338,14 +372,14 @@ Findings analyse_check(const Plan& plan, const RunTable& t, const AnalysisOption
   const detail::BlockRows blocks = detail::index_runs(plan, t, f);
 
   detail::list_comparisons(plan, f);
-  const std::vector<detail::Series> series =
+  detail::DriftFound drift =
       detail::compute_comparisons(t, blocks, o, magnitude_first_blocks(plan.block_size(), o.alpha), f);
   detail::note_difference_metrics(f);
   detail::apply_holm(o.alpha, f);
-  detail::test_drift(series, f);
+  detail::test_drift(drift, f);
   const detail::AaOutcome aa = detail::judge_aa_control(f);
   const detail::Comparability comparability =
-      detail::check_comparability(plan, t, blocks, series, o.allow_multiplex, f);
+      detail::check_comparability(plan, t, blocks, o.allow_multiplex, f);
 
   // One verdict per metric and level that has comparisons.
   const detail::VerdictInputs ctx{f, comparability.incomparable, aa.failed, aa.discrepancy,
@@ -356,7 +390,7 @@ Findings analyse_check(const Plan& plan, const RunTable& t, const AnalysisOption
   });
   f.counters = counter_validity(plan, t, f.metrics);
 
-  detail::note_host_load(t, series, f);
+  detail::note_host_load(t, blocks, f);
   detail::find_trends(plan, t, blocks, f);
   return f;
 }

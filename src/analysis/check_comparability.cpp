@@ -60,8 +60,8 @@ struct IncomparableRuns {
 std::string check_pair(const Plan& plan, const RunTable& t, const BlockRows& b, std::size_t config, std::size_t base,
                        IncomparableRuns& named) {
   std::vector<std::size_t> xs, ys;
-  for (const auto& slot : b.rows)
-    if (slot[config] != kNone && slot[base] != kNone) xs.push_back(slot[config]), ys.push_back(slot[base]);
+  for (std::size_t k = 0; k < b.size(); ++k)
+    if (b.row(k, config) != kNone && b.row(k, base) != kNone) xs.push_back(b.row(k, config)), ys.push_back(b.row(k, base));
   if (xs.empty()) return {};
   const std::string& id = plan.configs[config].id;
 
@@ -113,7 +113,7 @@ std::string check_multiplexed(const MetricInfo& m, Comparison& c, const Series& 
   std::size_t count = 0, never_ran = 0;
   double max_scale = 1;
   for (std::size_t k : s.joint) {
-    for (std::size_t r : {b.rows[k][c.config], b.rows[k][c.baseline]}) {
+    for (std::size_t r : {b.row(k, c.config), b.row(k, c.baseline)}) {
       if (!col->multiplexed[r]) continue;
       const double scale = col->scale[r];
       const bool ran = std::isfinite(scale) && scale > 0;
@@ -147,7 +147,7 @@ std::string check_faults(const MetricInfo& m, const Comparison& c, const Series&
   if (!col) return {};
   std::size_t count = 0;
   for (std::size_t k : s.joint)
-    for (std::size_t r : {b.rows[k][c.config], b.rows[k][c.baseline]}) {
+    for (std::size_t r : {b.row(k, c.config), b.row(k, c.baseline)}) {
       const double scale = col->scale[r];
       if (!(std::isfinite(scale) && scale > 0) || std::isfinite(col->value[r])) continue;
       ++count;
@@ -161,8 +161,8 @@ std::string check_faults(const MetricInfo& m, const Comparison& c, const Series&
 }  // namespace
 
 // What breaks comparability: exit status, output, multiplexing, faults, instructions.
-Comparability check_comparability(const Plan& plan, const RunTable& t, const BlockRows& blocks,
-                                  const std::vector<Series>& series, bool allow_scaled, Findings& f) {
+Comparability check_comparability(const Plan& plan, const RunTable& t, const BlockRows& blocks, bool allow_scaled,
+                                  Findings& f) {
   IncomparableRuns named;
   std::map<std::pair<std::size_t, std::size_t>, std::string> pair_checks;
   Comparability out{std::vector<std::string>(f.comparisons.size()), {}};
@@ -174,9 +174,11 @@ Comparability check_comparability(const Plan& plan, const RunTable& t, const Blo
     if (it == pair_checks.end())
       it = pair_checks.emplace(key, check_pair(plan, t, blocks, c.config, c.baseline, named)).first;
     out.incomparable[i] = it->second;
-    if (!m.driver && out.incomparable[i].empty())
-      out.incomparable[i] = check_multiplexed(m, f.comparisons[i], series[i], t, blocks, allow_scaled, named);
-    if (!m.driver && out.incomparable[i].empty()) out.incomparable[i] = check_faults(m, c, series[i], t, blocks, named);
+    if (!m.driver && out.incomparable[i].empty()) {
+      const Series s = series_of(t, blocks, f, c);  // this comparison's pairs, for this pass only
+      out.incomparable[i] = check_multiplexed(m, f.comparisons[i], s, t, blocks, allow_scaled, named);
+      if (out.incomparable[i].empty()) out.incomparable[i] = check_faults(m, c, s, t, blocks, named);
+    }
     if (plan.spec.doses_are_counters() && m.name == kInstructionsMetric && !c.aa && c.layout == Layout::held &&
         decisive_effect(c) && !out.level_incomparable.count(c.level_index))
       out.level_incomparable[c.level_index] = fmt::format(

@@ -168,12 +168,11 @@ void fill_tails(Comparison& c, Series& s) {
 // run" for one metric could not be read down a column): the difference scale when any
 // measured run has a value <= 0, or the median of all measured runs is below the
 // metric's floor (analysis/check.h).
-Scale scale_of(const MetricInfo& m, const std::vector<double>* column, const BlockRows& b) {
+Scale scale_of(const MetricInfo& m, const NumberColumn* column, const BlockRows& b) {
   if (!column) return Scale::ratio;
   std::vector<double> v;
-  for (const auto& slot : b.rows)
-    for (std::size_t r : slot)
-      if (r != kNone && std::isfinite((*column)[r])) v.push_back((*column)[r]);
+  for (std::uint32_t r : b.cells)
+    if (r != BlockRows::kNoRow && std::isfinite((*column)[r])) v.push_back((*column)[r]);
   if (v.empty()) return Scale::ratio;
   if (std::any_of(v.begin(), v.end(), [](double x) { return x <= 0; })) return Scale::difference;
   const double floor = m.unit == "ns" ? kRareTimeFloorNs : m.unit == "count" ? kRareCountFloor : 0;
@@ -194,11 +193,8 @@ void fill_differences(Comparison& c, Series& s, const MetricInfo& m, Scale scale
   c.primary = m.primary;
   if (c.n == 0) return;
   c.scale = scale;
-  s.d.resize(c.n);
-  if (c.scale == Scale::ratio) {
-    for (std::size_t i = 0; i < c.n; ++i) s.d[i] = std::log(s.x[i]) - std::log(s.y[i]);
-  } else {
-    for (std::size_t i = 0; i < c.n; ++i) s.d[i] = s.x[i] - s.y[i];
+  differences(s, scale);
+  if (c.scale == Scale::difference) {
     const bool rusage_clock = m.driver && m.unit == "ns" && m.name != "wall-time";
     const double step = resolution_of(s, rusage_clock ? kRusageStepNs : 1);
     c.margin = std::max(margin * std::fabs(c.median_baseline), step / 2);
@@ -209,6 +205,16 @@ void fill_differences(Comparison& c, Series& s, const MetricInfo& m, Scale scale
 std::pair<double, double> margin_on_d(const Comparison& c) {
   if (c.scale == Scale::ratio) return {std::log1p(-std::min(c.margin, 0.999999)), std::log1p(c.margin)};
   return {-c.margin, c.margin};
+}
+
+void differences(Series& s, Scale scale) {
+  const std::size_t n = s.x.size();
+  s.d.resize(n);
+  if (scale == Scale::ratio) {
+    for (std::size_t i = 0; i < n; ++i) s.d[i] = std::log(s.x[i]) - std::log(s.y[i]);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) s.d[i] = s.x[i] - s.y[i];
+  }
 }
 
 // The sample standard deviation of d (0 below two pairs).

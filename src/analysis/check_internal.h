@@ -26,15 +26,26 @@ using stats::kInf;
 inline constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
 
 // Measured blocks in order; per block the row of each configuration (kNone: did not run).
+// One flat array of 32-bit rows, blocks by configurations: a million runs' blocks take
+// a few MB, not a heap vector per block.
 struct BlockRows {
-  std::vector<std::size_t> blocks;                 // block numbers, ascending
-  std::vector<std::vector<std::size_t>> rows;      // [k][config]
+  std::vector<std::size_t> blocks;  // block numbers, ascending
+  std::size_t configs = 0;          // configurations per block (the plan's)
+  std::vector<std::uint32_t> cells;  // [k * configs + config]: a row, or kNoRow
+
+  static constexpr std::uint32_t kNoRow = std::numeric_limits<std::uint32_t>::max();
+  std::size_t size() const { return blocks.size(); }
+  // The row of `config` in the k-th block, or kNone.
+  std::size_t row(std::size_t k, std::size_t config) const {
+    const std::uint32_t r = cells[k * configs + config];
+    return r == kNoRow ? kNone : r;
+  }
 };
 
-// One comparison's paired data, beside its Comparison.
-// Kept small on purpose: a journal of a million runs has over a hundred thousand blocks,
-// and the analysis keeps, per comparison, only what a later pass reads (see
-// compute_comparisons).
+// One comparison's paired data, beside its Comparison. Built from the table for one
+// pass over one comparison at a time (series_of) and dropped after it: a journal of a
+// million runs has a quarter of a million blocks, and every comparison's pairs held at
+// once would outweigh the table itself.
 struct Series {
   std::vector<std::uint32_t> joint;   // positions in BlockRows where both configurations ran
   std::vector<std::uint32_t> blocks;  // ... and both have the metric: the pairs (block numbers)
@@ -53,21 +64,26 @@ inline std::string layout_name(const Comparison& c) { return std::string(to_stri
 // The check's driver metrics: those of record/run_table.h with a RunTable column.
 const std::vector<DriverMetric>& check_driver_metrics();
 // The column of a metric in the table (a driver metric's, or a reading's values).
-const std::vector<double>* column_of(const MetricInfo& m, const RunTable& t);
+const NumberColumn* column_of(const MetricInfo& m, const RunTable& t);
 // Throws Error(io) when run `index` names a configuration the plan does not have.
 void require_config_in_plan(const Plan& plan, std::size_t config, std::size_t index);
 // The measured runs by block (warm-ups dropped and counted, a repeated trial's first
 // run kept), with f's notes on incomplete blocks, warm-ups and repeats.
 BlockRows index_runs(const Plan& plan, const RunTable& t, Findings& f);
 // The pairs of `config` and `base` in `column` (null: the blocks where both ran only).
-Series pair_series(const std::vector<double>* column, const BlockRows& b, std::size_t config, std::size_t base);
+Series pair_series(const NumberColumn* column, const BlockRows& b, std::size_t config, std::size_t base);
+// Comparison `c`'s pairs and their d on c.scale (fill_differences having set it), the
+// raw values dropped: the same d as fill_differences gave, for a later pass.
+Series series_of(const RunTable& t, const BlockRows& b, const Findings& f, const Comparison& c);
 
 // ---- check_inference.cpp: one comparison's statistics ------------------------------
 
 // The metric's one scale for all its comparisons (ratio, or difference for small values).
-Scale scale_of(const MetricInfo& m, const std::vector<double>* column, const BlockRows& b);
+Scale scale_of(const MetricInfo& m, const NumberColumn* column, const BlockRows& b);
 // The pairs' d on the comparison's scale, the raw medians and the margin (before any inference).
 void fill_differences(Comparison& c, Series& s, const MetricInfo& m, Scale scale, double margin);
+// d from the pairs' raw values on `scale` (fill_differences's).
+void differences(Series& s, Scale scale);
 // The sample standard deviation of d (0 below two pairs).
 double spread_of(const std::vector<double>& d);
 // The margin's region on d's scale: [ln(1 - margin), ln(1 + margin)] on the ratio
@@ -101,8 +117,8 @@ struct Comparability {
 
 // What breaks comparability: exit status, output, multiplexing, faults, instructions.
 // Sets f.incomparable (the runs named, by run index).
-Comparability check_comparability(const Plan& plan, const RunTable& t, const BlockRows& blocks,
-                                  const std::vector<Series>& series, bool allow_scaled, Findings& f);
+Comparability check_comparability(const Plan& plan, const RunTable& t, const BlockRows& blocks, bool allow_scaled,
+                                  Findings& f);
 
 // ---- check_verdicts.cpp: the verdict rules -----------------------------------------
 

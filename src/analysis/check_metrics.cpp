@@ -83,7 +83,7 @@ const std::vector<DriverMetric>& check_driver_metrics() {
 }
 
 // The column of a metric in the table (a driver metric's, or a reading's values).
-const std::vector<double>* column_of(const MetricInfo& m, const RunTable& t) {
+const NumberColumn* column_of(const MetricInfo& m, const RunTable& t) {
   if (m.driver) {
     for (const DriverMetric& d : check_driver_metrics())
       if (m.name == d.name) return &(t.*d.column);
@@ -101,8 +101,11 @@ void require_config_in_plan(const Plan& plan, std::size_t config, std::size_t in
 }
 
 BlockRows index_runs(const Plan& plan, const RunTable& t, Findings& f) {
-  std::map<std::size_t, std::vector<std::size_t>> by_block;
-  std::size_t duplicates = 0;
+  if (t.size() >= BlockRows::kNoRow)
+    throw Error(ErrorKind::io, fmt::format("{} runs are more than one check's analysis can hold", t.size()));
+  // The measured rows as {block, row}, sorted: by block, and within a block in file
+  // order, so that the first run of a repeated trial is the one analysed.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> measured;
   for (std::size_t row = 0; row < t.size(); ++row) {
     require_config_in_plan(plan, t.config[row], t.index[row]);
     if (t.warmup[row]) {
@@ -110,16 +113,27 @@ BlockRows index_runs(const Plan& plan, const RunTable& t, Findings& f) {
       continue;
     }
     ++f.runs;
-    auto& slot = by_block.try_emplace(t.block[row], plan.configs.size(), kNone).first->second;
-    if (slot[t.config[row]] != kNone) {
-      ++duplicates;  // the first run of a trial is the one analysed
-      continue;
-    }
-    slot[t.config[row]] = row;
+    measured.emplace_back(t.block[row], static_cast<std::uint32_t>(row));
   }
+  std::sort(measured.begin(), measured.end());
   BlockRows out;
-  for (auto& [block, slot] : by_block) {
-    const auto ran = static_cast<std::size_t>(std::count_if(slot.begin(), slot.end(), [](std::size_t r) { return r != kNone; }));
+  out.configs = plan.configs.size();
+  std::size_t duplicates = 0;
+  for (std::size_t i = 0; i < measured.size();) {
+    const std::uint32_t block = measured[i].first;
+    const std::size_t first = out.cells.size();
+    out.blocks.push_back(block);
+    out.cells.resize(first + out.configs, BlockRows::kNoRow);
+    std::size_t ran = 0;
+    for (; i < measured.size() && measured[i].first == block; ++i) {
+      std::uint32_t& cell = out.cells[first + t.config[measured[i].second]];
+      if (cell != BlockRows::kNoRow) {
+        ++duplicates;  // the first run of a trial is the one analysed
+        continue;
+      }
+      cell = measured[i].second;
+      ++ran;
+    }
     // A block is complete when every configuration it ran ran (plan/ Retirement: a
     // settled configuration stops running).
     if (ran >= configs_in_block(plan, block)) {
@@ -127,10 +141,8 @@ BlockRows index_runs(const Plan& plan, const RunTable& t, Findings& f) {
     } else {
       f.notes.push_back(fmt::format("block {} is incomplete ({} of {} configurations ran): its pairs are used "
                                     "where both sides ran",
-                                    block, ran, slot.size()));
+                                    block, ran, out.configs));
     }
-    out.blocks.push_back(block);
-    out.rows.push_back(std::move(slot));
   }
   if (f.warmup_runs_dropped > 0)
     f.notes.push_back(fmt::format("{} warm-up runs (the first {} block{}) not analysed", f.warmup_runs_dropped,
@@ -140,7 +152,7 @@ BlockRows index_runs(const Plan& plan, const RunTable& t, Findings& f) {
   return out;
 }
 
-Series pair_series(const std::vector<double>* column, const BlockRows& b, std::size_t config, std::size_t base) {
+Series pair_series(const NumberColumn* column, const BlockRows& b, std::size_t config, std::size_t base) {
   Series s;
   // At most one pair a block: reserved, the kept vectors carry no growth slack (and
   // are fitted below where a configuration ran in fewer blocks).
@@ -151,7 +163,7 @@ Series pair_series(const std::vector<double>* column, const BlockRows& b, std::s
     s.y.reserve(b.blocks.size());
   }
   for (std::size_t k = 0; k < b.blocks.size(); ++k) {
-    const std::size_t rx = b.rows[k][config], ry = b.rows[k][base];
+    const std::size_t rx = b.row(k, config), ry = b.row(k, base);
     if (rx == kNone || ry == kNone) continue;
     s.joint.push_back(static_cast<std::uint32_t>(k));
     if (!column) continue;
@@ -163,6 +175,14 @@ Series pair_series(const std::vector<double>* column, const BlockRows& b, std::s
   }
   s.joint.shrink_to_fit();
   s.blocks.shrink_to_fit();
+  return s;
+}
+
+Series series_of(const RunTable& t, const BlockRows& b, const Findings& f, const Comparison& c) {
+  Series s = pair_series(column_of(f.metrics[c.metric], t), b, c.config, c.baseline);
+  differences(s, c.scale);
+  std::vector<double>().swap(s.x);
+  std::vector<double>().swap(s.y);
   return s;
 }
 

@@ -237,6 +237,14 @@ struct Findings {
   double margin = 0.01, alpha = 0.05;
   std::size_t looks_planned = 1;         // looks the live check took (informational: every look is valid)
   std::vector<std::string> notes;        // warm-up transients dropped, drift, scales, ...
+  // Per metric: the pooled standard deviation of d over its comparisons (the t-test's
+  // scale floor; 0 below two pairs), on each comparison's scale.
+  std::vector<double> spread;
+  // Per metric: the median over its comparisons of two pairs or more of their d's mean
+  // absolute deviation from its median, scaled to a standard deviation (the noise about
+  // the median, which the sign sequence measures, less swayed than the standard
+  // deviation by a bimodal d; 0 when none has two pairs). For the forecast.
+  std::vector<double> robust_spread;
   // The worst verdict per metric over its levels (perturbed > layout > incomparable >
   // inconclusive > not perturbed), for the one-line summary; index = metric.
   std::vector<Verdict> metric_verdicts;

@@ -119,7 +119,11 @@ CheckRun run_check_session(const PreparedCheck& p, Session& s, JournalWriter& jo
   s.time_budget_s = p.request.time_budget;
   const bool exact = p.spec.backend->exact();
   s.first_look = exact ? kFirstLook : first_look(s.plan);
-  if (!exact) s.after_warmup = warmup_forecast(ask.time_budget_auto, s.plan, p.request.margin);
+  auto clock = std::make_shared<ForecastClock>();
+  clock->clock = s.clock;
+  clock->started = s.clock ? s.clock() : std::chrono::steady_clock::now();
+  clock->budget_s = s.plan.spec.fixed_blocks ? 0.0 : s.time_budget_s;
+  if (!exact) s.after_warmup = warmup_forecast(ask.time_budget_auto, s.plan, p.request.margin, clock);
   RunTable table;
   CheckRun run;
   // The progress line shows the verdicts of the last look (run.findings, updated at each).
@@ -130,8 +134,9 @@ CheckRun run_check_session(const PreparedCheck& p, Session& s, JournalWriter& jo
       with.verdicts = verdicts_so_far(run.findings);
       progress(with);
     };
-  run.outcome =
-      run_session(s, journal, analysis_at_looks(p.request, exact, ask.decide_all, s.plan, table, run.findings), shown);
+  LookFn look = analysis_at_looks(p.request, exact, ask.decide_all, s.plan, table, run.findings);
+  if (!exact) look = with_first_look_forecast(std::move(look), s.plan, run.findings, clock);
+  run.outcome = run_session(s, journal, look, shown);
   run.ctx = session_context(s, run.outcome, host, p.warnings, p.backend_notes);
   say_how_to_continue(s, run.outcome, run.findings, run.ctx);
   return run;

@@ -92,7 +92,7 @@ std::size_t RunTable::append(const Row& r) {
 
 void RunTable::set_reading(std::size_t row, const std::string& name, double value, bool multiplexed, double scale) {
   Readings& c = column(name);
-  c.value[row] = std::isfinite(value) ? value : kNaN;
+  c.value.set(row, std::isfinite(value) ? value : kNaN);
   c.multiplexed[row] = multiplexed;
   c.scale[row] = static_cast<float>(scale);
 }

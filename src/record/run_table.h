@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "record/number_column.h"
 #include "record/run_record.h"
 
 namespace obscheck {
@@ -31,7 +32,7 @@ struct RunTable {
   std::vector<std::string> digests{std::string()};  // interned output digests; [0] is ""
 
   // The driver's metrics (check_metrics): wall time and the rusage of wait4.
-  std::vector<double> wall_ns, utime_ns, stime_ns, maxrss_kb, minflt, nvcsw, nivcsw;
+  NumberColumn wall_ns, utime_ns, stime_ns, maxrss_kb, minflt, nvcsw, nivcsw;
 
   // The host's load during the run, as the runner records it in extra["host"]
   // (run/host_sample.h): other processes' CPU time over the run (ns, from /proc/stat's
@@ -40,15 +41,15 @@ struct RunTable {
   // run (ns; NaN in journals without it) and the run queue at its end (procs_running,
   // the driver included). NaN when not recorded. host_idle_cpu_ns may be shorter than
   // the other columns in a table built by hand: a missing entry is NaN.
-  std::vector<double> host_other_cpu_ns, host_procs_running, host_idle_cpu_ns;
+  NumberColumn host_other_cpu_ns, host_procs_running, host_idle_cpu_ns;
   // The host's busy CPU time over the run, every process's (ns, whole ticks; NaN in
   // journals without it; may be shorter than the other columns, as host_idle_cpu_ns).
-  std::vector<double> host_busy_cpu_ns;
+  NumberColumn host_busy_cpu_ns;
 
   // One column per distinct reading name, in order of first appearance.
   struct Readings {
     std::string name;
-    std::vector<double> value;            // NaN: the run has no such reading, or it never ran
+    NumberColumn value;                   // NaN: the run has no such reading, or it never ran
     std::vector<std::uint8_t> multiplexed;  // the reading was multiplexed (scaled by `scale`)
     std::vector<float> scale;             // time_enabled / time_running (1 exact, 0 never ran)
   };
@@ -96,7 +97,7 @@ struct DriverMetric {
   const char* name;
   const char* unit;
   double (*of)(const ExitInfo&);           // its value in one run
-  std::vector<double> RunTable::*column;   // null: not among the check's metrics
+  NumberColumn RunTable::*column;          // null: not among the check's metrics
 };
 const std::vector<DriverMetric>& driver_metrics();
 

@@ -12,10 +12,12 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
 #include "analysis/check.h"
+#include "analysis/forecast.h"
 #include "analysis/host_load.h"
 #include "calibration/fixture.h"
 #include "calibration/replay.h"
@@ -51,6 +53,45 @@ CaseRates rates(const std::string& fx, const std::string& name) {
               fx.c_str(), name.c_str(), r.any_perturbed, r.time_not_perturbed, r.detected_task_clock, r.detected_wall,
               r.first_look_decided, r.decided_by_4, r.decided_by_6, r.drift_injected_level, r.drift_any, r.load_found, r.mean_looks, r.mean_blocks);
   return r;
+}
+
+// The interval a replayed check reached on `metric`: the median half-width (a ratio)
+// of its comparisons of that metric other than the A/A control, at its last look.
+double reached_half_width(const Findings& f, const std::string& metric) {
+  std::vector<double> hw;
+  for (const Comparison& c : f.comparisons)
+    if (!c.aa && c.n > 0 && f.metrics[c.metric].name == metric) hw.push_back((c.ci_hi - c.ci_lo) / 2);
+  if (hw.empty()) return NAN;
+  std::sort(hw.begin(), hw.end());
+  return hw[hw.size() / 2];
+}
+
+// Replays per fixture for the forecast's rate (each a null check to its end).
+constexpr std::size_t kForecastReplays = 100;
+
+// The share of `replays` replayed null checks (the "null" case: stopping when decided,
+// a 600-block budget) whose forecast, made at the look the check makes it (the first
+// of at least kForecastBlocks blocks), lay within 2x of the interval the check then
+// reached, either way. Each line also gives what the pooled standard deviation alone
+// would have forecast (sd), for comparison.
+double forecast_within_2x(const std::string& fx, std::size_t replays) {
+  const ReplaySpec spec = case_spec("null");
+  std::size_t within = 0;
+  for (std::size_t k = 0; k < replays; ++k) {
+    const ReplayedCheck r = replay_check(fixture(fx), spec, kCalibrationSeed, k);
+    std::size_t at = 0;
+    while (at + 1 < r.at_look.size() && r.at_look[at].measured_blocks < kForecastBlocks) ++at;
+    const Findings& look = r.at_look[at];
+    const std::optional<FirstLookForecast> fc = first_look_forecast(look, spec.window);
+    REQUIRE(fc);
+    const double reached = reached_half_width(r.last, fc->metric);
+    const double ratio = fc->half_width / reached;
+    within += std::isfinite(ratio) && ratio >= 0.5 && ratio <= 2.0;
+    const double sd = interval_half_width(fc->floor, fc->floor, spec.window, look.alpha);
+    std::printf("%s replay %zu: look at %zu blocks, forecast +-%.3g%% by %zu blocks, reached +-%.3g%% at %zu; sd %.3g%%\n",
+                fx.c_str(), k, look.measured_blocks, 100 * fc->half_width, fc->blocks, 100 * reached, r.blocks, 100 * sd);
+  }
+  return static_cast<double>(within) / static_cast<double>(replays);
 }
 
 const Reading* reading(const RunRecord& r, const std::string& name) {
@@ -251,6 +292,16 @@ TEST_CASE("calibration: rates: compute-a: x2 decided within 6 blocks", "[rates]"
 }
 TEST_CASE("calibration: rates: pagetouch-a: x2 decided within 6 blocks", "[rates]") {
   CHECK(rates("pagetouch-a", "x2").decided_by_6 >= 0.95);
+}
+// The first look's forecast (analysis/forecast.h) against the interval the check
+// reached: within 2x in at least 80% of replays, on every fixture.
+TEST_CASE("calibration: rates: the first look's forecast is within 2x of the interval reached", "[rates]") {
+  for (const char* fx : {"compute-a", "compute-b", "pagetouch-a"}) {
+    INFO(fx);
+    const double rate = forecast_within_2x(fx, kForecastReplays);
+    std::printf("%s: forecast within 2x in %.2f of %zu replays\n", fx, rate, kForecastReplays);
+    CHECK(rate >= 0.80);
+  }
 }
 TEST_CASE("calibration: rates: compute-a: drift flagged rarely without drift, nearly always with a step", "[rates]") {
   CHECK(rates("compute-a", "null-full").drift_injected_level <= 0.05);

@@ -1,5 +1,5 @@
 // How `obscheck report` scales with the journal: a real --runs 20 check of the bundled
-// compute workload (2 counters: 4 configurations, 84 runs) is recorded with the built
+// compute workload (2 counters: 5 configurations with the A/A copy, 105 runs) is recorded with the built
 // obscheck, then relabelled into journals of 10k, 100k and 1M runs (its measured runs
 // repeated over more blocks: index and block renumbered, the plan's block count set to
 // match, every line's integrity check recomputed; the manifest otherwise kept). For
@@ -11,7 +11,7 @@
 // time: a check of /bin/true looked at as the live check looks, every look analysed.
 //
 //   bench_analysis_scaling [RUNS...]     default 10000 100000 1000000
-// OBSCHECK_BENCH_KEEP=1 keeps the journals (in the /tmp/obscheck-bench-scaling-XXXXXX/ it names).
+// OBSCHECK_BENCH_KEEP=1 keeps the journals (in a new $TMPDIR/obscheck-bench-scaling-XXXXXX/, named).
 //
 // A report that takes longer than kReportLimit is stopped and shown as "> limit".
 #include <fcntl.h>
@@ -25,6 +25,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <optional>
 #include <string>
@@ -47,6 +48,7 @@ double now_s() {
 
 struct Timing {
   double seconds = 0;
+  double cpu_s = 0;  // user + system, from wait4: what a shared machine's load moves least
   double peak_mb = 0;
   int status = -1;
   bool stopped = false;
@@ -68,6 +70,8 @@ Timing wait_timed(pid_t pid, double t0, std::chrono::seconds limit) {
   }
   t.seconds = now_s() - t0;
   t.peak_mb = static_cast<double>(u.ru_maxrss) / 1024.0;
+  const auto secs = [](const struct timeval& tv) { return static_cast<double>(tv.tv_sec) + tv.tv_usec / 1e6; };
+  t.cpu_s = secs(u.ru_utime) + secs(u.ru_stime);
   t.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   return t;
 }
@@ -87,14 +91,29 @@ Timing run(const std::vector<std::string>& args, std::chrono::seconds limit) {
   return wait_timed(pid, t0, limit);
 }
 
-// The parse-only floor, in a child so that its peak RSS is the reader's.
-Timing parse_floor(const std::string& path, std::size_t expect_runs) {
+// Counts the run lines the reader passes, keeping nothing of them.
+class CountingSink : public obscheck::JournalSink {
+ public:
+  void run(const obscheck::RunFields&, std::size_t) override { ++runs; }
+  std::size_t runs = 0;
+};
+
+// One reader of `path`, in a child so that its peak RSS is the reader's: the parse
+// floor (`table` false) or the run table.
+Timing read_in_child(const std::string& path, std::size_t expect_runs, bool table) {
   const double t0 = now_s();
   const pid_t pid = ::fork();
   if (pid == 0) {
     try {
-      const obscheck::JournalTable t = obscheck::read_journal_table(path);
-      ::_exit(t.runs.size() == expect_runs ? 0 : 2);
+      std::size_t runs = 0;
+      if (table) {
+        runs = obscheck::read_journal_table(path).runs.size();
+      } else {
+        CountingSink sink;
+        obscheck::scan_journal(path, sink);
+        runs = sink.runs;
+      }
+      ::_exit(runs == expect_runs ? 0 : 2);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "%s\n", e.what());
       ::_exit(1);
@@ -142,6 +161,19 @@ std::size_t synthesize(const obscheck::JournalData& src, std::size_t runs, const
   return written;
 }
 
+// Which host and when: the figures are this host's, on this day, at this load.
+void print_host() {
+  char host[256] = "?";
+  ::gethostname(host, sizeof host - 1);
+  double load[3] = {0, 0, 0};
+  ::getloadavg(load, 3);
+  const std::time_t now = std::time(nullptr);
+  char when[64];
+  std::strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+  std::printf("host %s, %ld CPUs, %s, load average %.2f %.2f %.2f\n", host, ::sysconf(_SC_NPROCESSORS_ONLN), when,
+              load[0], load[1], load[2]);
+}
+
 std::string seconds(const Timing& t) {
   if (t.stopped) return "> " + std::to_string(kReportLimit.count()) + " s";
   char b[32];
@@ -157,9 +189,12 @@ int main(int argc, char** argv) {
   if (sizes.empty()) sizes = {10'000, 100'000, 1'000'000};
 
   const bool keep = std::getenv("OBSCHECK_BENCH_KEEP") != nullptr;
-  // A new private directory (mkdtemp): a name no other user can guess and plant first.
-  std::string dir = "/tmp/obscheck-bench-scaling-XXXXXX";
-  if (::mkdtemp(dir.data()) == nullptr) return std::perror("mkdtemp"), 1;
+  // A new directory of this user's only (mkdtemp: not a name another user can guess
+  // and create first).
+  const char* tmp = std::getenv("TMPDIR");
+  std::string dir_template = std::string(tmp && *tmp ? tmp : "/tmp") + "/obscheck-bench-scaling-XXXXXX";
+  if (::mkdtemp(dir_template.data()) == nullptr) return std::perror("mkdtemp"), 1;
+  const std::string dir = dir_template;
   const std::string recorded = dir + "/recorded.jsonl";
   const Timing check = run({OBSCHECK_BIN, "--json", "--counters", "task-clock,page-faults", "--runs", "20", "--seed",
                             "1", "--journal", recorded, "--", std::string(OBSCHECK_WORKLOADS) + "/compute", "1000"},
@@ -171,11 +206,12 @@ int main(int argc, char** argv) {
   const obscheck::JournalData src = obscheck::load_journal(recorded);
   std::printf("analysis_scaling: a --runs 20 check of compute 1000 (task-clock,page-faults, %zu runs) relabelled\n",
               src.runs.size());
-  std::printf("%10s %9s | %12s %9s | %10s %9s | %12s\n", "runs", "file MB", "report", "peak MB", "parse", "peak MB",
-              "report/parse");
+  print_host();
+  std::printf("%10s %9s | %12s %9s %7s | %10s %9s %7s | %10s %9s | %12s %9s\n", "runs", "file MB", "report", "peak MB",
+              "CPU s", "parse", "peak MB", "CPU s", "table", "peak MB", "report/parse", "CPU ratio");
   struct Row {
     std::size_t runs;
-    Timing report, floor;
+    Timing report, floor, table;
   };
   std::vector<Row> rows;
   for (std::size_t n : sizes) {
@@ -183,23 +219,31 @@ int main(int argc, char** argv) {
     const std::size_t runs = synthesize(src, n, path);
     struct stat st {};
     ::stat(path.c_str(), &st);
-    const Timing floor = parse_floor(path, runs);
+    const Timing floor = read_in_child(path, runs, false);
+    const Timing table = read_in_child(path, runs, true);
     const Timing report = run({OBSCHECK_BIN, "report", "--json", path}, kReportLimit);
-    if (floor.status != 0) std::fprintf(stderr, "the reader failed on %s\n", path.c_str());
+    if (floor.status != 0 || table.status != 0) std::fprintf(stderr, "the reader failed on %s\n", path.c_str());
     if (!report.stopped && report.status != 0 && report.status != 1)
       std::fprintf(stderr, "report exited %d on %s\n", report.status, path.c_str());
-    std::printf("%10zu %9.1f | %12s %9.1f | %8.2f s %9.1f | %11.1fx\n", runs, static_cast<double>(st.st_size) / 1e6,
-                seconds(report).c_str(), report.peak_mb, floor.seconds, floor.peak_mb, report.seconds / floor.seconds);
+    std::printf("%10zu %9.1f | %12s %9.1f %7.2f | %8.2f s %9.1f %7.2f | %8.2f s %9.1f | %11.2fx %8.2fx\n", runs,
+                static_cast<double>(st.st_size) / 1e6, seconds(report).c_str(), report.peak_mb, report.cpu_s,
+                floor.seconds, floor.peak_mb, floor.cpu_s, table.seconds, table.peak_mb, report.seconds / floor.seconds,
+                report.cpu_s / floor.cpu_s);
     std::fflush(stdout);
-    rows.push_back({runs, report, floor});
+    rows.push_back({runs, report, floor, table});
     if (!keep) ::unlink(path.c_str());
   }
   for (std::size_t i = 0; i + 1 < rows.size(); ++i) {
     const Row& a = rows[i];
     const Row& b = rows[i + 1];
-    std::printf("growth %zu -> %zu runs (%.1fx the data): report %.1fx%s, parse %.1fx\n", a.runs, b.runs,
-                static_cast<double>(b.runs) / static_cast<double>(a.runs), b.report.seconds / a.report.seconds,
-                b.report.stopped ? " (at least)" : "", b.floor.seconds / a.floor.seconds);
+    const double more = static_cast<double>(b.runs - a.runs);
+    const auto per_run = [&](const Timing& x, const Timing& y) { return (y.peak_mb - x.peak_mb) * 1048576.0 / more; };
+    std::printf("growth %zu -> %zu runs (%.1fx the data): time: report %.1fx%s, parse %.1fx, table %.1fx; "
+                "memory per added run: report %.0f B, parse %.0f B, table %.0f B\n",
+                a.runs, b.runs, static_cast<double>(b.runs) / static_cast<double>(a.runs),
+                b.report.seconds / a.report.seconds, b.report.stopped ? " (at least)" : "",
+                b.floor.seconds / a.floor.seconds, b.table.seconds / a.table.seconds, per_run(a.report, b.report),
+                per_run(a.floor, b.floor), per_run(a.table, b.table));
   }
   // The looks' cost in a live check: a long check of /bin/true (the shortest runs, so
   // the analyses weigh the most), every look analysed, the share of the check's time
@@ -220,6 +264,7 @@ int main(int argc, char** argv) {
     }
     if (!keep) ::unlink(live.c_str());
   }
+  if (keep) std::printf("journals kept in %s\n", dir.c_str());
   if (!keep) {
     ::unlink(recorded.c_str());
     ::rmdir(dir.c_str());
