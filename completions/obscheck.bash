@@ -6,7 +6,7 @@ _obscheck() {
   cmd=check
   for ((i = 1; i < COMP_CWORD; i++)); do
     case "${COMP_WORDS[i]}" in
-      bias|check|compare|completion|demo|doctor|events|fidelity|measure|plan|report|run|slurm) cmd="${COMP_WORDS[i]}"; break ;;
+      bias|check|compare|completion|demo|doctor|events|fidelity|journals|measure|plan|report|run|slurm) cmd="${COMP_WORDS[i]}"; break ;;
       --) return 0 ;;
     esac
   done
@@ -17,28 +17,29 @@ _obscheck() {
     --leftovers) COMPREPLY=($(compgen -W "kill fail" -- "$cur")); return 0 ;;
     completion) COMPREPLY=($(compgen -W "bash zsh" -- "$cur")); return 0 ;;
   esac
-  case "  --counters -e  --events  --runs -r  --warmup -w  --env-sizes  --argv0-pads  --link  --objects  --link-orders  --contexts  --metric  --confidence  --seed  --html  --svg  --export-json  --export-csv  --fail-on  --backend  --sim-cache  --cpu  --env-pad  --timeout  --run-as  --journal  --resume  --output -o  --color  --mode  --margin  --max-runs  --time-budget  --leftovers  --probes  --breakpoints  --sample-freq  --sample-event  --observer-cmd  --levels  --build  --probe-sites  --encode  --tolerance  --top  --field-separator -x  --plan  --shard  --shards  --nodes  --partition  --time  --array-parallelism  --dir  " in
+  case "  --counters -e  --events  --runs -r  --warmup -w  --env-sizes  --argv0-pads  --link  --objects  --link-orders  --contexts  --metric  --confidence  --seed  --html  --svg  --export-json  --export-csv  --fail-on  --backend  --sim-cache  --cpu  --env-pad  --timeout  --run-as  --journal  --resume  --output -o  --color  --mode  --margin  --max-runs  --blocks  --max-blocks  --warmup-blocks  --time-budget  --leftovers  --probes  --breakpoints  --sample-freq  --sample-event  --observer-cmd  --levels  --build  --probe-sites  --encode  --tolerance  --top  --field-separator -x  --plan  --shard  --shards  --nodes  --partition  --time  --array-parallelism  --dir  " in
     *" $prev "*) return 0 ;;
   esac
   case "$cmd" in
-    bias) opts="--counters -e --events --runs -r --warmup -w --env-sizes --argv0-pads --link --objects --link-orders --contexts --metric --allow-multiplex --confidence --seed --csv --html --svg --export-json --export-csv --fail-on --backend --sim-cache --aslr --cpu --env-pad --timeout --show-output --run-as --ignore-failure -i --journal --resume --json --output -o --color --help -h" ;;
-    check) opts="--counters -e --events --runs -r --warmup -w --mode --margin --max-runs --time-budget --decide-all --seed --leftovers --allow-missing --allow-multiplex --journal --resume --keep-output-head --csv --html --fail-on --verbose -v --probes --breakpoints --sample-freq --sample-event --observer-cmd --levels --build --probe-sites --backend --sim-cache --aslr --cpu --env-pad --timeout --show-output --run-as --ignore-failure -i --json --output -o --color --help -h" ;;
-    compare) opts="--counters -e --events --runs -r --warmup -w --env-sizes --argv0-pads --link --objects --link-orders --contexts --metric --allow-multiplex --confidence --seed --csv --html --svg --export-json --export-csv --margin --aa --allow-output-diff --fail-on --backend --sim-cache --aslr --cpu --env-pad --timeout --show-output --run-as --ignore-failure -i --journal --resume --json --output -o --color --help -h" ;;
+    bias) opts="--counters -e --events --runs -r --warmup -w --env-sizes --argv0-pads --link --objects --link-orders --contexts --metric --allow-multiplex --confidence --seed --csv --html --svg --export-json --export-csv --verbose -v --fail-on --backend --sim-cache --aslr --cpu --env-pad --timeout --show-output --run-as --ignore-failure -i --journal --resume --json --output -o --color --help -h" ;;
+    check) opts="--counters -e --events --runs -r --warmup -w --mode --margin --max-runs --blocks --max-blocks --warmup-blocks --time-budget --decide-all --seed --leftovers --allow-missing --allow-multiplex --journal --resume --keep-output-head --csv --html --export-json --export-csv --fail-on --ci --verbose -v --probes --breakpoints --sample-freq --sample-event --observer-cmd --levels --build --probe-sites --backend --sim-cache --aslr --cpu --env-pad --timeout --show-output --run-as --ignore-failure -i --json --output -o --color --help -h" ;;
+    compare) opts="--counters -e --events --runs -r --warmup -w --env-sizes --argv0-pads --link --objects --link-orders --contexts --metric --allow-multiplex --confidence --seed --csv --html --svg --export-json --export-csv --verbose -v --margin --aa --allow-output-diff --fail-on --backend --sim-cache --aslr --cpu --env-pad --timeout --show-output --run-as --ignore-failure -i --journal --resume --json --output -o --color --help -h" ;;
     completion) opts="--json --output -o --color --help -h" ;;
-    demo) opts="--counters -e --events --runs -r --warmup -w --mode --margin --max-runs --time-budget --decide-all --seed --leftovers --allow-missing --allow-multiplex --journal --resume --keep-output-head --csv --html --fail-on --verbose -v --probes --breakpoints --sample-freq --sample-event --observer-cmd --levels --build --probe-sites --backend --sim-cache --aslr --cpu --env-pad --timeout --show-output --run-as --ignore-failure -i --json --output -o --color --help -h" ;;
+    demo) opts="--counters -e --events --runs -r --warmup -w --mode --margin --max-runs --blocks --max-blocks --warmup-blocks --time-budget --decide-all --seed --leftovers --allow-missing --allow-multiplex --journal --resume --keep-output-head --csv --html --export-json --export-csv --fail-on --ci --verbose -v --probes --breakpoints --sample-freq --sample-event --observer-cmd --levels --build --probe-sites --backend --sim-cache --aslr --cpu --env-pad --timeout --show-output --run-as --ignore-failure -i --json --output -o --color --help -h" ;;
     doctor) opts="--json --output -o --color --help -h" ;;
     events) opts="--all --encode --backend --sim-cache --json --output -o --color --help -h" ;;
     fidelity) opts="--sample-freq --sample-event --tolerance --top --time-budget --run-as --confidence --json --output -o --color --help -h" ;;
-    measure) opts="--counters -e --events --runs -r --warmup -w --backend --sim-cache --aslr --cpu --env-pad --timeout --show-output --run-as --ignore-failure -i --field-separator -x --csv --markdown --journal --resume --json --output -o --color --help -h" ;;
-    plan) opts="--counters -e --events --runs -r --warmup -w --mode --margin --max-runs --time-budget --decide-all --seed --leftovers --allow-missing --allow-multiplex --journal --resume --keep-output-head --csv --html --fail-on --verbose -v --probes --breakpoints --sample-freq --sample-event --observer-cmd --levels --build --probe-sites --backend --sim-cache --aslr --cpu --env-pad --timeout --show-output --run-as --ignore-failure -i --output -o --help -h" ;;
-    report) opts="--csv --margin --markdown --allow-multiplex --fail-on --verbose -v --html --svg --certificate --allow-output-diff --json --output -o --color --help -h" ;;
+    journals) opts="--clean --json --output -o --color --help -h" ;;
+    measure) opts="--counters -e --events --runs -r --warmup -w --backend --sim-cache --aslr --cpu --env-pad --timeout --show-output --run-as --ignore-failure -i --field-separator -x --csv --markdown --verbose -v --html --export-json --export-csv --journal --resume --json --output -o --color --help -h" ;;
+    plan) opts="--counters -e --events --runs -r --warmup -w --mode --margin --max-runs --blocks --max-blocks --warmup-blocks --time-budget --decide-all --seed --leftovers --allow-missing --allow-multiplex --journal --resume --keep-output-head --csv --html --export-json --export-csv --fail-on --ci --verbose -v --probes --breakpoints --sample-freq --sample-event --observer-cmd --levels --build --probe-sites --backend --sim-cache --aslr --cpu --env-pad --timeout --show-output --run-as --ignore-failure -i --output -o --help -h" ;;
+    report) opts="--csv --margin --markdown --allow-multiplex --fail-on --ci --verbose -v --html --svg --export-json --export-csv --certificate --allow-output-diff --json --output -o --color --help -h" ;;
     run) opts="--plan --shard --journal --time-budget --fail-on --json --output -o --color --help -h" ;;
     slurm) opts="--shards --nodes --partition --time --array-parallelism --shared --dir --submit --help -h" ;;
   esac
   if [[ "$cur" == -* ]]; then
     COMPREPLY=($(compgen -W "$opts" -- "$cur"))
   elif [[ $COMP_CWORD -eq 1 ]]; then
-    COMPREPLY=($(compgen -W "bias check compare completion demo doctor events fidelity measure plan report run slurm" -- "$cur") $(compgen -c -- "$cur"))
+    COMPREPLY=($(compgen -W "bias check compare completion demo doctor events fidelity journals measure plan report run slurm" -- "$cur") $(compgen -c -- "$cur"))
   else
     COMPREPLY=($(compgen -f -- "$cur"))
   fi
