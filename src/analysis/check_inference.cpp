@@ -148,8 +148,11 @@ void judge_whole_distribution(Comparison& c, const std::vector<double>& d, doubl
   c.mean_hi = c.scale == Scale::ratio && std::isfinite(mean.hi) ? std::expm1(mean.hi) : mean.hi;
 }
 
+
+}  // namespace
+
 // The blocks beyond the margin on either side and their raw differences' medians.
-void fill_tails(Comparison& c, Series& s) {
+void fill_tails(const Comparison& c, Series& s) {
   const auto [lo, hi] = margin_on_d(c);
   std::vector<double> up, down;
   for (std::size_t i = 0; i < s.d.size(); ++i) {
@@ -161,8 +164,6 @@ void fill_tails(Comparison& c, Series& s) {
   s.tail_up_size = up.empty() ? kNaN : stats::median(up);
   s.tail_down_size = down.empty() ? kNaN : stats::median(down);
 }
-
-}  // namespace
 
 // One scale per metric, for all its comparisons (a table that mixed "+3%" and "+2 µs per
 // run" for one metric could not be read down a column): the difference scale when any

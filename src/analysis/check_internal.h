@@ -89,6 +89,9 @@ double spread_of(const std::vector<double>& d);
 // The margin's region on d's scale: [ln(1 - margin), ln(1 + margin)] on the ratio
 // scale, [-margin, margin] on the difference scale.
 std::pair<double, double> margin_on_d(const Comparison& c);
+// The blocks of s beyond c's margin on either side and the medians of their raw
+// differences config - baseline (Series::tail_*); reads s.d, s.x and s.y.
+void fill_tails(const Comparison& c, Series& s);
 // What infer() is given beside the comparison's d.
 struct InferInputs {
   double alpha = 0.05;

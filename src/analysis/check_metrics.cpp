@@ -181,6 +181,7 @@ Series pair_series(const NumberColumn* column, const BlockRows& b, std::size_t c
 Series series_of(const RunTable& t, const BlockRows& b, const Findings& f, const Comparison& c) {
   Series s = pair_series(column_of(f.metrics[c.metric], t), b, c.config, c.baseline);
   differences(s, c.scale);
+  fill_tails(c, s);  // the whole distribution's test (infer) reads them; x and y go after
   std::vector<double>().swap(s.x);
   std::vector<double>().swap(s.y);
   return s;
