@@ -70,11 +70,16 @@ LevelJudgement undecided_judgement(const VerdictInputs& x, const std::string& un
       return {Verdict::inconclusive,
               fmt::format("{}: {} — beyond {}, but not yet significant over the family (Holm p = {:.2g})",
                           layout_name(c), effect_text(c, unit), margin_text(c, unit), c.p_holm)};
-    const std::string bound = bound_text(c, unit);
+    // An interval that excludes 0 is said as the least effect it shows, not as a
+    // symmetric bound a reader would take for "maybe safe" ([+28, +122] is "at least
+    // +28%", never "no effect beyond ±122%").
+    const std::string bound = bound_text(c, unit), least = least_text(c, unit);
     std::string text =
-        bound.empty() ? fmt::format("{}: {} — too few blocks to bound the effect", layout_name(c), effect_text(c, unit))
-                      : fmt::format("{}: {} — no effect beyond {} ({:.0f}%), not shown within {}", layout_name(c),
-                                    effect_text(c, unit), bound, 100 * c.level, margin_text(c, unit));
+        bound.empty()    ? fmt::format("{}: {} — too few blocks to bound the effect", layout_name(c), effect_text(c, unit))
+        : least.empty() ? fmt::format("{}: {} — no effect beyond {} ({:.0f}%), not shown within {}", layout_name(c),
+                                       effect_text(c, unit), bound, 100 * c.level, margin_text(c, unit))
+                         : fmt::format("{}: {} — {} ({:.0f}%), not yet decided: its interval still reaches within {}",
+                                       layout_name(c), effect_text(c, unit), least, 100 * c.level, margin_text(c, unit));
     if (c.blocks_needed > 0) text += fmt::format("; about {} blocks would decide at this noise", c.blocks_needed);
     // More runs can change this answer only if the blocks it needs are within the
     // plan's cap; a bounded interval that no block count up to the cap would narrow
