@@ -170,7 +170,7 @@ TEST_CASE("perturbed asks for an effect beyond the margin: p for |effect| <= mar
   CHECK(verdict(beyond, "task-clock").verdict == Verdict::perturbed);
 }
 
-TEST_CASE("--runs 4 says what decides: the exact interval is unbounded, the t-test not yet in") {
+TEST_CASE("a fixed design of 4 blocks (--runs 4) says what decides: the exact interval is unbounded, the t-test not yet in") {
   const Plan plan = one_dose_plan(4);
   const Values v = [](std::size_t b, bool dose, std::size_t pos, const std::string& m) {
     if (m == "page-faults") return 145.0;

@@ -50,7 +50,7 @@ Findings look_at(std::size_t blocks, double robust, double pooled) {
 
 }  // namespace
 
-TEST_CASE("forecast: the interval narrows with blocks and widens with noise; none without blocks") {
+TEST_CASE("forecast: the interval narrows with blocks and widens with noise, none without blocks") {
   CHECK(std::isinf(interval_half_width(0.01, 0.01, 0, 0.05)));
   const double at100 = interval_half_width(0.01, 0.01, 100, 0.05);
   const double at400 = interval_half_width(0.01, 0.01, 400, 0.05);

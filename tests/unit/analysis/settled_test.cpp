@@ -79,7 +79,7 @@ TEST_CASE("settled: an inconclusive verdict whose comparisons are all decided wa
   CHECK(settled_configs(plan, f, false) == std::vector<std::size_t>{0, 1, 2, 3});
 }
 
-TEST_CASE("settled: within by equality alone keeps its configuration running; an intermittent effect settles") {
+TEST_CASE("settled: within by equality alone keeps its configuration running, an intermittent effect settles") {
   const Plan plan = two_counter_plan();
   Findings f = findings();
   f.comparisons[0].equivalent = true;
