@@ -45,7 +45,8 @@
 //                  mean is shown beyond the margin or sits beyond it with the blocks
 //                  beyond the margin on its side (Comparison::median_only: inconclusive,
 //                  "1 run in 4: +64");
-//   inconclusive   otherwise, with the bound that does hold ("no effect beyond ±2.4%")
+//   inconclusive   otherwise, with what the interval shows ("no effect beyond ±2.4%" when it
+//                  holds 0, "at least +28%" when it excludes 0)
 //                  and the blocks ±margin would need at the noise seen.
 // Findings::decisive: every primary verdict is decided; Findings::all_decided: every one.
 // Findings::counters: each counter's validity (analysis/counter_validity.h).

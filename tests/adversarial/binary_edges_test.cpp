@@ -203,7 +203,7 @@ TEST_CASE("outputs write into a character device, a FIFO and /dev/stdout, never 
   // A character device: root's mknod d/null (never the host's /dev/null itself: a
   // regression would replace it for every process on the host).
   if (!is_root()) {
-    WARN("SKIPPED (the device part): mknod needs root");
+    WARN("SKIPPED: the device part (mknod needs root)");
     return;
   }
   const std::string null = d / "null";
