@@ -225,7 +225,7 @@ TEST_CASE("safe_write: a character device is written into, /dev/fd/N is descript
     CHECK(st.st_rdev == ::makedev(1, 3));
     CHECK(entries(d.path) == 1);
   } else {
-    WARN("SKIPPED (the device part): mknod needs root");
+    WARN("SKIPPED: the device part (mknod needs root)");
   }
   char tmpl[] = "/tmp/obscheck-safe-write-fd-XXXXXX";
   const int fd = ::mkstemp(tmpl);
