@@ -22,19 +22,6 @@ std::size_t columns(const std::string& s) {
   return n;
 }
 
-// The first `width` columns of `word`, the last one "…", on a character boundary.
-std::string cut(const std::string& word, std::size_t width) {
-  if (columns(word) <= width) return word;
-  std::string out;
-  std::size_t n = 0;
-  for (std::size_t i = 0; i < word.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(word[i]);
-    if ((c & 0xC0) != 0x80 && ++n == width) break;
-    out += word[i];
-  }
-  return out + "…";
-}
-
 // Where a line's continuations start: under the text after a leading name and two
 // spaces ("task-clock  not perturbed: ..."), else two columns in from its indent.
 std::size_t hang_of(const std::string& line, std::size_t indent) {
@@ -57,9 +44,19 @@ std::size_t offset_of_column(const std::string& s, std::size_t col) {
   return s.size();
 }
 
+// Whether a line may break at the space at `space`: not inside a command the user is to
+// type ("obscheck report --verbose PATH", "obscheck --resume PATH"), that is not right
+// after "obscheck", "report" or an option, so that a command and its path stay together.
+bool may_break_at(const std::string& line, std::size_t space) {
+  const std::size_t word = space == 0 ? std::string::npos : line.rfind(' ', space - 1);
+  const std::size_t from = word == std::string::npos ? 0 : word + 1;
+  const std::string prev = line.substr(from, space - from);
+  return prev != "obscheck" && prev != "report" && prev.rfind("--", 0) != 0;
+}
+
 // One logical line broken at spaces into pieces of at most kScreenColumns columns; a
-// line that fits keeps its spacing (the tables' columns), a word longer than the screen
-// is cut with "…".
+// line that fits keeps its spacing (the tables' columns). A word longer than the screen
+// (a path) is kept whole, on a line of its own: a path cut short could not be used.
 std::vector<std::string> wrap(std::string line) {
   while (!line.empty() && line.back() == ' ') line.pop_back();
   const std::size_t indent = std::min(line.find_first_not_of(' '), line.size());
@@ -69,17 +66,16 @@ std::vector<std::string> wrap(std::string line) {
     const std::size_t limit = offset_of_column(line, kScreenColumns);
     const std::size_t start = offset_of_column(line, out.empty() ? indent : hang);
     std::size_t space = line.rfind(' ', limit);
+    while (space != std::string::npos && space > start && !may_break_at(line, space)) space = line.rfind(' ', space - 1);
     if (space == std::string::npos || space <= start) {
-      // No space to break at: the word is cut, the rest of it dropped.
-      const std::size_t end = line.find(' ', limit);
-      out.push_back(cut(line.substr(0, end), kScreenColumns));
-      if (end == std::string::npos) return out;
-      space = end;
-    } else {
-      std::string piece = line.substr(0, space);
-      while (!piece.empty() && piece.back() == ' ') piece.pop_back();
-      out.push_back(piece);
+      // Nothing fits before the limit: the first word (with its option) goes whole.
+      space = line.find(' ', limit);
+      while (space != std::string::npos && !may_break_at(line, space)) space = line.find(' ', space + 1);
+      if (space == std::string::npos) break;
     }
+    std::string piece = line.substr(0, space);
+    while (!piece.empty() && piece.back() == ' ') piece.pop_back();
+    out.push_back(piece);
     const std::size_t next = line.find_first_not_of(' ', space);
     if (next == std::string::npos) return out;
     line = std::string(hang, ' ') + line.substr(next);

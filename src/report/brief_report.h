@@ -5,8 +5,9 @@
 // details are. The full reports stay behind --verbose, and always in JSON and HTML.
 //
 // Contract: the result has at most kScreenLines lines and no line passes kScreenColumns
-// terminal columns (UTF-8 characters count one column each); a metric list longer than
-// the screen is cut with a line that says how many were left out and where they are.
+// terminal columns (UTF-8 characters count one column each), but for a word longer than
+// the screen (a long path), kept whole with its option rather than cut; a metric list
+// longer than the screen is cut with a line that says how many were left out and where.
 // No colour; no end-of-line whitespace; every line ends with "\n".
 #pragma once
 
@@ -40,8 +41,8 @@ std::string bias_brief(const SweepReport& r);
 std::string compare_brief(const SweepReport& r);
 
 // `text`'s lines made to fit the screen: each wrapped at spaces to kScreenColumns
-// (continuations indented under the line's text), a word longer than the screen cut with
-// "…", and past kScreenLines the lines from `keep_last` from the end kept, the middle cut
+// (continuations indented under the line's text), never between an option and its value,
+// a word longer than the screen kept whole, and past kScreenLines the lines from `keep_last` from the end kept, the middle cut
 // with "  … N more lines: HINT". Exposed for the tests of the contract.
 std::string fit_screen(const std::vector<std::string>& lines, std::size_t keep_last, const std::string& hint);
 
