@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+
+#include "adversarial_support.h"
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -34,96 +36,12 @@ constexpr rlim_t kBombAddressSpace = 1024ull * 1024 * 1024;
 
 std::string workload(const std::string& name) { return std::string(OBSCHECK_WORKLOADS) + "/" + name; }
 
-struct Result {
-  int code = -1;
-  std::string out;  // stdout and stderr together
-};
-
-struct Spawn {
-  std::string cwd;
-  uid_t uid = 0;             // 0: as we are
-  rlim_t address_space = 0;  // 0: no limit
-};
-
-// Runs obscheck ARGS (no shell) in `how.cwd`, as `how.uid`, under an address-space
-// limit; stdout and stderr together, at most 60 s (then killed: a hang fails the test).
-Result run(const std::vector<std::string>& args, const Spawn& how = {}) {
-  char tmpl[] = "/tmp/obscheck-adv-out-XXXXXX";
-  const int fd = ::mkstemp(tmpl);
-  REQUIRE(fd >= 0);
-  const pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    ::dup2(fd, 1);
-    ::dup2(fd, 2);
-    const int nul = ::open("/dev/null", O_RDONLY);
-    ::dup2(nul, 0);
-    if (!how.cwd.empty() && ::chdir(how.cwd.c_str()) != 0) ::_exit(126);
-    if (how.address_space) {
-      const rlimit lim{how.address_space, how.address_space};
-      ::setrlimit(RLIMIT_AS, &lim);
-    }
-    if (how.uid && (::setgroups(0, nullptr) != 0 || ::setresgid(how.uid, how.uid, how.uid) != 0 ||
-                    ::setresuid(how.uid, how.uid, how.uid) != 0))
-      ::_exit(126);
-    std::vector<char*> argv = {const_cast<char*>(OBSCHECK_BIN)};
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(OBSCHECK_BIN, argv.data());
-    ::_exit(127);
-  }
-  int status = 0;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (::waitpid(pid, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      FAIL("obscheck did not finish within 60 s");
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  Result r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  std::ifstream in(tmpl);
-  std::ostringstream s;
-  s << in.rdbuf();
-  r.out = s.str();
-  ::close(fd);
-  ::unlink(tmpl);
-  return r;
-}
-
-// A fresh directory, removed with what is in it.
-struct Dir {
-  std::string path;
-  explicit Dir(mode_t mode = 0755) {
-    char tmpl[] = "/tmp/obscheck-adv-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl) != nullptr);
-    path = tmpl;
-    ::chmod(path.c_str(), mode);
-  }
-  ~Dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string operator/(const std::string& name) const { return path + "/" + name; }
-  // The names in it, for "nothing was written".
-  std::vector<std::string> names() const {
-    std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(path)) out.push_back(e.path().filename().string());
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using adversarial::contains;
+using adversarial::Dir;
+using adversarial::Result;
+using adversarial::run;
+using adversarial::slurp;
+using adversarial::Spawn;
 
 bool can_be_nobody() { return ::geteuid() == 0; }
 

@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+
+#include "adversarial_support.h"
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -30,83 +32,14 @@ namespace {
 
 constexpr uid_t kNobody = 65534;
 
-struct Result {
-  int code = -1;
-  std::string out;  // stdout and stderr together
-  double seconds = 0;
-};
-
-// Runs obscheck ARGS (no shell) in `cwd`; stdout and stderr together; killed after
-// 60 s (a hang fails the test). `out_fd`, when >= 0, is the child's stdout instead;
-// `uid`, when not 0, the user it runs as.
-Result run(const std::vector<std::string>& args, const std::string& cwd = {}, int out_fd = -1, uid_t uid = 0) {
-  char tmpl[] = "/tmp/obscheck-adv-edges-out-XXXXXX";
-  const int fd = ::mkstemp(tmpl);
-  REQUIRE(fd >= 0);
-  const auto start = std::chrono::steady_clock::now();
-  const pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    ::dup2(out_fd >= 0 ? out_fd : fd, 1);
-    ::dup2(fd, 2);
-    const int nul = ::open("/dev/null", O_RDONLY);
-    ::dup2(nul, 0);
-    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(126);
-    if (uid && (::setgroups(0, nullptr) != 0 || ::setresgid(uid, uid, uid) != 0 || ::setresuid(uid, uid, uid) != 0))
-      ::_exit(126);
-    std::vector<char*> argv = {const_cast<char*>(OBSCHECK_BIN)};
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(OBSCHECK_BIN, argv.data());
-    ::_exit(127);
-  }
-  int status = 0;
-  const auto deadline = start + std::chrono::seconds(60);
-  while (::waitpid(pid, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      FAIL("obscheck did not finish within 60 s");
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  Result r;
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  std::ifstream in(tmpl);
-  std::ostringstream s;
-  s << in.rdbuf();
-  r.out = s.str();
-  ::close(fd);
-  ::unlink(tmpl);
-  return r;
-}
-
-struct Dir {
-  std::string path;
-  explicit Dir(mode_t mode = 0755) {
-    char tmpl[] = "/tmp/obscheck-adv-edges-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl) != nullptr);
-    path = tmpl;
-    ::chmod(path.c_str(), mode);
-  }
-  ~Dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string operator/(const std::string& name) const { return path + "/" + name; }
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using adversarial::contains;
+using adversarial::Dir;
+using adversarial::Result;
+using adversarial::run;
+using adversarial::slurp;
+using adversarial::Spawn;
 
 void spit(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes; }
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 std::size_t count_of(const std::string& s, const std::string& part) {
   std::size_t n = 0;
@@ -191,7 +124,7 @@ TEST_CASE("outputs write into a character device, a FIFO and /dev/stdout, never 
     char tmpl[] = "/tmp/obscheck-adv-edges-stdout-XXXXXX";
     const int out_fd = ::mkstemp(tmpl);
     REQUIRE(out_fd >= 0);
-    const Result s = run({"report", j, "-o", stream}, {}, out_fd, is_root() ? kNobody : 0);
+    const Result s = run({"report", j, "-o", stream}, {.uid = is_root() ? kNobody : 0, .out_fd = out_fd});
     ::close(out_fd);
     INFO(stream << "\n" << s.out);
     CHECK((s.code == 0 || s.code == 1));
@@ -271,7 +204,7 @@ TEST_CASE("a profiler command naming the journal or an output is refused before 
     std::vector<std::string> full = args;
     for (const char* w : {"--levels", "0,99", "--counters", "task-clock", "--runs", "2", "--", "/bin/true"})
       full.push_back(w);
-    const Result r = run(full, d.path);
+    const Result r = run(full, {d.path});
     INFO(r.out);
     CHECK(r.code == 2);
     CHECK(contains(r.out, "the profiler would write over it at every run"));
@@ -280,10 +213,10 @@ TEST_CASE("a profiler command naming the journal or an output is refused before 
   // run --plan: the plan's profiler command against the shard's own journal.
   const Result plan = run({"plan", "-o", "p.json", "--observer-cmd", "perf record -o p.shard-1-of-2.jsonl --",
                            "--levels", "0,99", "--counters", "task-clock", "--runs", "2", "--", "/bin/true"},
-                          d.path);
+                          {d.path});
   INFO(plan.out);
   REQUIRE(plan.code == 0);
-  const Result shard = run({"run", "--plan", "p.json", "--shard", "1/2"}, d.path);
+  const Result shard = run({"run", "--plan", "p.json", "--shard", "1/2"}, {d.path});
   INFO(shard.out);
   CHECK(shard.code == 2);
   CHECK(contains(shard.out, "names the shard's journal p.shard-1-of-2.jsonl"));
@@ -292,12 +225,12 @@ TEST_CASE("a profiler command naming the journal or an output is refused before 
   // On --resume, the journal's own profiler command is checked against its path.
   const Result ok = run({"--observer-cmd", "/usr/bin/env -- PROFILE=J{level}", "--levels", "0,1", "--counters",
                          "task-clock", "--runs", "2", "--journal", "J", "--", "/bin/true"},
-                        d.path);
+                        {d.path});
   INFO(ok.out);
   REQUIRE((ok.code == 0 || ok.code == 1));
   fs::rename(d / "J", d / "PROFILE=J1");
   const std::string before = slurp(d / "PROFILE=J1");
-  const Result r = run({"--resume", "PROFILE=J1"}, d.path);
+  const Result r = run({"--resume", "PROFILE=J1"}, {d.path});
   INFO(r.out);
   CHECK(r.code == 2);
   CHECK(slurp(d / "PROFILE=J1") == before);

@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+
+#include "adversarial_support.h"
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -28,34 +30,9 @@ constexpr uid_t kNobody = 65534;
 
 std::string workload(const std::string& name) { return std::string(OBSCHECK_WORKLOADS) + "/" + name; }
 
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
-// A fresh directory of `mode`, removed with what is in it.
-struct Dir {
-  std::string path;
-  explicit Dir(mode_t mode = 0700) {
-    char tmpl[] = "/tmp/obscheck-adv-fid-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl) != nullptr);
-    path = tmpl;
-    ::chmod(path.c_str(), mode);
-  }
-  ~Dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::vector<std::string> names() const {
-    std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(path)) out.push_back(e.path().filename().string());
-    return out;
-  }
-};
+using adversarial::contains;
+using adversarial::Dir;
+using adversarial::slurp;
 
 // obscheck ARGS started with TMPDIR=tmpdir, its output into `out`; returns its pid.
 pid_t start(const std::vector<std::string>& args, const std::string& tmpdir, const std::string& out) {
@@ -177,7 +154,7 @@ Stopped stop_while_recording(int sig, const std::string& tmpdir, bool run_as_nob
 TEST_CASE("fidelity: INT, TERM and HUP end the target and perf and remove its directory", "[adversarial]") {
   const bool root = ::geteuid() == 0;
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
-    Dir tmp;
+    Dir tmp(0700);
     const Stopped s = stop_while_recording(sig, tmp.path, root);
     INFO("signal " << sig << ": " << s.out);
     if (!s.started && s.code == 7) {
@@ -196,7 +173,7 @@ TEST_CASE("fidelity: INT, TERM and HUP end the target and perf and remove its di
 }
 
 TEST_CASE("fidelity: kill -9 of obscheck takes the target and perf with it", "[adversarial]") {
-  Dir tmp;
+  Dir tmp(0700);
   const Stopped s = stop_while_recording(SIGKILL, tmp.path, ::geteuid() == 0);
   INFO(s.out);
   if (!s.started && s.code == 7) {
@@ -237,7 +214,7 @@ TEST_CASE("fidelity as root: a TMPDIR nobody owns is refused, nothing written th
     ::chmod(planted.path.c_str(), mode);
     REQUIRE(::chown(planted.path.c_str(), kNobody, kNobody) == 0);
     // What nobody plants for root's files to land on: links into a root-owned place.
-    Dir victim;
+    Dir victim(0700);
     for (const char* name : {"cachegrind.out", "perf.log", "perf.script", "perf.data"})
       fs::create_symlink(victim.path + "/" + name, planted.path + "/" + name);
     const std::string out = planted.path + "-out";

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+
+#include "adversarial_support.h"
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -74,14 +76,8 @@ Ran run(const std::vector<std::string>& argv, const std::string& cwd = "", const
   return r;
 }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using adversarial::contains;
+using adversarial::slurp;
 
 // A new private directory, removed with what is in it.
 struct TempDir {
