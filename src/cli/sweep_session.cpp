@@ -51,23 +51,16 @@ int run_and_finish(const Options& o, SweepJob& job, std::vector<RunRecord> recor
   return finish_sweep(o, sweep_report(job.brief, done.runs, done.interrupted), job.brief, done.interrupted, true);
 }
 
-// The sweep the journal recorded, its command line parsed again as this one was.
-SweepJob recorded_job(const std::vector<std::string>& arguments, std::uint64_t seed,
-                      const std::function<SweepJob(const Options&)>& build) {
+// The request of a journal written before manifests recorded it typed: its command
+// line, read as this one was (the one command line parsed a second time).
+SweepRequest previous_version_request(const std::vector<std::string>& arguments) {
   std::vector<const char*> argv = {"obscheck"};
   for (const std::string& w : arguments) argv.push_back(w.c_str());
-  Options stored = parse_command_line(static_cast<int>(argv.size()), argv.data()).options;
-  stored.request.seed = seed;
-  stored.request.seed_given = true;
-  stored.journal.clear();
-  return build(stored);
+  return sweep_request_from(parse_command_line(static_cast<int>(argv.size()), argv.data()).options);
 }
 
-int resume_sweep(const Options& o, JobKind kind, const std::function<SweepJob(const Options&)>& build) {
-  SweepToResume r = resume_sweep_job(o.resume, kind, o.given, !o.target.empty(),
-                                     [&](const std::vector<std::string>& arguments, std::uint64_t seed) {
-                                       return recorded_job(arguments, seed, build);
-                                     });
+int resume_sweep(const Options& o, JobKind kind) {
+  SweepToResume r = resume_sweep_job(o.resume, kind, o.given, !o.target.empty(), previous_version_request);
   const JournalData& d = r.opened.journal.data;
   if (r.opened.complete) return report_complete_journal(o, d);
   if (d.torn_tail) fmt::print(stderr, "obscheck: {}\n", kTornTailNotice);
@@ -78,16 +71,9 @@ int resume_sweep(const Options& o, JobKind kind, const std::function<SweepJob(co
 
 }  // namespace
 
-SweepJob sweep_job(const Options& o, JobKind kind, const SweepVariants& variants) {
-  const SweepRequest request = sweep_request_from(o);
-  SweepSetup setup = prepare_sweep(request);
-  std::vector<VariantSpec> v = variants(request);
-  return make_sweep_job(std::move(setup), std::move(v), kind, {1 - o.confidence, o.request.margin, o.aa, o.request.allow_multiplex, o.fail_on, o.command_line});
-}
-
-int run_sweep_command(const Options& o, JobKind kind, const std::function<SweepJob(const Options&)>& build) {
-  if (!o.resume.empty()) return resume_sweep(o, kind, build);
-  SweepJob job = build(o);
+int run_sweep_command(const Options& o, JobKind kind) {
+  if (!o.resume.empty()) return resume_sweep(o, kind);
+  SweepJob job = sweep_job_for(sweep_request_from(o), kind);
   std::optional<JournalWriter> journal = create_sweep_journal(job, o.journal);
   if (!o.journal.empty() && !job.plan)
     fmt::print(stderr, "obscheck: no context could be prepared, so there is nothing to run or journal ({} not written)\n",

@@ -24,7 +24,7 @@ inline constexpr const char* kDemoLayoutFinding = "layout";
 // What the user's command line said that the demo reads.
 struct DemoAsk {
   std::vector<std::string> target;  // empty: the bundled workload
-  std::string counters;             // empty: the check's default
+  CounterList counters;             // empty: the check's default
   CountingMode mode = CountingMode::external;
   BackendKind backend = BackendKind::native;
   bool time_budget_given = false;
@@ -37,7 +37,7 @@ struct DemoAsk {
 // leaves the user's value.
 struct DemoPart {
   std::vector<std::string> target;
-  std::string counters;
+  CounterList counters;
   CountingMode mode = CountingMode::inprocess;
   std::optional<BackendKind> backend;
   std::string sim_cache;

@@ -52,11 +52,11 @@ std::size_t split_count(const std::string& list) {
 // An event list is not empty (a command-line mistake, exit 2) and is well formed by
 // the event grammar: a malformed list gets the error every command gives for it (the
 // list with a caret under the column at fault, exit 4), before anything runs.
-void check_event_list(const std::string& option, const std::string& list) {
+CounterList check_event_list(const std::string& option, const std::string& list) {
   if (list.find_first_not_of(" \t,") == std::string::npos)
     throw Error(ErrorKind::usage, "--" + option + " is empty",
                 "name at least one event (see obscheck events), or leave the option out for the default list");
-  split_event_list(list);
+  return CounterList(split_event_list(list));
 }
 
 // --runs, --max-runs and --warmup: at least 1 (0 for the warm-up), the cap not below
@@ -162,7 +162,7 @@ void check_number_list(const char* option, const std::string& list, std::uint64_
     throw Error(ErrorKind::usage, fmt::format("--{}: {} values; a check doses at most {}", option, count, kMaxDoses));
 }
 
-void check_asked_values(const AskedValues& v) {
+std::vector<CounterList> check_asked_values(const AskedValues& v) {
   check_blocks(v);
   if (v.link_orders && *v.link_orders > kMaxLinkOrders)
     throw Error(ErrorKind::usage, fmt::format("--link-orders is at most {}", kMaxLinkOrders));
@@ -170,11 +170,11 @@ void check_asked_values(const AskedValues& v) {
     throw Error(ErrorKind::usage, fmt::format("--levels: a check doses at most {} levels", kMaxDoses));
   check_fractions_and_seconds(v);
   if (v.cpu) check_cpu(*v.cpu);
-  for (const auto& [option, list] : v.event_lists) check_event_list(option, list);
+  std::vector<CounterList> lists;
+  for (const auto& [option, list] : v.event_lists) lists.push_back(check_event_list(option, list));
   if (v.link_orders && *v.link_orders < 0) throw Error(ErrorKind::usage, "--link-orders cannot be negative");
   if (v.contexts && *v.contexts < 1) throw Error(ErrorKind::usage, "--contexts must be at least 1");
-  if (v.leftovers != "kill" && v.leftovers != "fail")
-    throw Error(ErrorKind::usage, "--leftovers must be kill or fail, not '" + v.leftovers + "'");
+  return lists;
 }
 
 void check_asked_observer(const AskedObserver& o) {

@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "plan/counter_list.h"
+
 namespace obscheck {
 
 // A whole unsigned number, nothing else (Boost would read "-1" as 2^64-1); `option`
@@ -49,12 +51,12 @@ struct AskedValues {
   double confidence = 0.95;              // --confidence: (0, 1)
   // Event lists given, as (option, list): not empty, well formed.
   std::vector<std::pair<std::string, std::string>> event_lists;
-  std::string leftovers = "kill";        // --leftovers: kill | fail
 };
 
 // Throws Error(usage) for the first value out of its range (Error(event) for a
-// malformed event list).
-void check_asked_values(const AskedValues& v);
+// malformed event list). Returns the event lists, each parsed once into its items, in
+// the order given.
+std::vector<CounterList> check_asked_values(const AskedValues& v);
 
 // The observer a check doses, as the command line names it: one at a time, each with
 // the knobs that go with it (--levels with --observer-cmd alone, --probe-sites 1..64,
