@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <tuple>
 
 #include "job/request_bounds.h"
 #include "util/words.h"
@@ -394,26 +395,6 @@ void validate(const po::variables_map& vm, Options& o) {
   if (vm.count("leftovers")) o.request.leftovers = leftovers_from_string(vm["leftovers"].as<std::string>());
 }
 
-// --shard I/N, or N alone with $SLURM_ARRAY_TASK_ID as I (a Slurm array task).
-void parse_shard(const std::string& text, Options& o) {
-  const std::size_t slash = text.find('/');
-  std::string index = slash == std::string::npos ? "" : text.substr(0, slash);
-  const std::string count = slash == std::string::npos ? text : text.substr(slash + 1);
-  if (index.empty()) {
-    const char* task = std::getenv("SLURM_ARRAY_TASK_ID");
-    if (task == nullptr || *task == '\0')
-      throw Error(ErrorKind::usage, "--shard " + text + ": which shard? write I/N, or run it as a Slurm array task",
-                  "e.g. --shard 0/4 (shards are numbered 0..N-1)");
-    index = task;
-  }
-  o.shard_index = parse_whole_number("shard", index);
-  o.shard_count = parse_whole_number("shard", count);
-  if (o.shard_count == 0 || o.shard_index >= o.shard_count)
-    throw Error(ErrorKind::usage,
-                "--shard " + std::to_string(o.shard_index) + "/" + std::to_string(o.shard_count) + " is out of range",
-                "shards are numbered 0..N-1, as Slurm's array task ids");
-}
-
 // The words of a command that runs a target, split at the target (split_target); a
 // slurm's, at "--" (after it a whole check command line); any other's, all ours.
 void split_words(const std::vector<std::string>& words, const po::options_description& desc, Options& o,
@@ -510,7 +491,10 @@ void take_launch_and_files(const po::variables_map& vm, Options& o) {
   if (o.color_when != "auto" && o.color_when != "always" && o.color_when != "never")
     throw Error(ErrorKind::usage, "--color must be auto, always or never, not '" + o.color_when + "'");
   if (!o.report_files.empty()) o.report_file = o.report_files.front();
-  if (vm.count("shard")) parse_shard(vm["shard"].as<std::string>(), o);
+  if (vm.count("shard")) {
+    const char* task = std::getenv("SLURM_ARRAY_TASK_ID");
+    std::tie(o.shard_index, o.shard_count) = parse_shard(vm["shard"].as<std::string>(), task ? task : "");
+  }
   take_alias(vm, "nodes", "shards", o.slurm.shards);
   if (vm.count("shared")) o.slurm.exclusive = !vm["shared"].as<bool>();
   check_fidelity_bounds(o.tolerance, o.top);

@@ -79,7 +79,7 @@ struct Options {
 
   // --fail-on LIST: which outcomes make the command exit 1 (cli/commands.h
   // findings_exit_code); empty: the command's default.
-  std::vector<std::string> fail_on;
+  FailOn fail_on;
   bool verbose = false;             // --verbose: every metric's detail in the text report
   bool summary_only = false;        // not an option: the demo's second part prints its answer alone
   bool demo_part = false;           // not an option: a part of the demo, whose exit code is the demo's

@@ -17,11 +17,12 @@ namespace obscheck {
 
 struct JournalData;
 
-// bias or compare as the command line asks: a new sweep (journalled with --journal),
-// or with --resume FILE the continuation of the one recorded there (its typed request
-// read back, job/sweep_job.h resume_sweep_job). Prints the report and returns the
-// exit code, as report_sweep.
+// A new bias or compare sweep as the command line asks (journalled with --journal).
+// Prints the report and returns the exit code, as report_sweep.
 int run_sweep_command(const Options& o, JobKind kind);
+// --resume FILE of a `kind` sweep (cli/cmd_check.cpp cmd_resume): the one recorded
+// there continued, its typed request read back (job/sweep_job.h resume_sweep_job).
+int resume_sweep(const Options& o, JobKind kind);
 
 // A sweep's report from its journal alone: analyses, prints (text, JSON or CSV; --html,
 // --svg, --export-*) as the live sweep did, returns the exit code on its findings.

@@ -14,12 +14,13 @@
 #include <vector>
 
 #include "plan/plan.h"
+#include "job/request_bounds.h"
 #include "record/request.h"
 
 namespace obscheck {
 
 // The outcome the second part was built to show (a --fail-on outcome of the check).
-inline constexpr const char* kDemoLayoutFinding = "layout";
+inline constexpr FindingKind kDemoLayoutFinding = FindingKind::layout;
 
 // What the user's command line said that the demo reads.
 struct DemoAsk {
@@ -48,7 +49,7 @@ struct DemoPart {
   bool sizes_budget = true;
   std::optional<std::uint64_t> seed;
   std::string html;
-  std::vector<std::string> fail_on;
+  FailOn fail_on;
   bool summary_only = false;          // the report prints its answer alone
   // The first part where this user may not count the kernel: the software events
   // alone, user level only (the demo says so, with the host's perf_event_paranoid).

@@ -105,7 +105,7 @@ nlohmann::json brief_to_json(const SweepBrief& b) {
   for (const SweepVariantRecord& v : h.variants)
     variants.push_back({{"name", v.name}, {"argv", v.argv}, {"binary_sha256", v.binary_sha256}});
   for (const SweepContextRecord& c : h.contexts) contexts.push_back(context_json(c));
-  nlohmann::json j = {{"command", h.command},
+  nlohmann::json j = {{"command", std::string(to_string(h.command))},
           {"variants", variants},
           {"contexts", contexts},
           {"seed", h.seed},
@@ -121,7 +121,7 @@ nlohmann::json brief_to_json(const SweepBrief& b) {
           {"margin", b.margin},
           {"aa", b.aa},
           {"allow_multiplex", h.allow_multiplex},
-          {"fail_on", b.fail_on}};
+          {"fail_on", b.fail_on.words()}};
   if (!b.arguments.empty()) j["arguments"] = b.arguments;  // only a journal read back from before the request
   return j;
 }
@@ -152,7 +152,8 @@ SweepBrief brief_from_json(const nlohmann::json& j) {
   if (!j.is_object()) throw Error(ErrorKind::io, where + " is not an object");
   SweepBrief b;
   SweepReport& h = b.header;
-  h.command = field<std::string>(j, "command", where);
+  const std::optional<JobKind> kind = job_kind_from(field<std::string>(j, "command", where));
+  if (kind) h.command = *kind;
   for (const nlohmann::json& v : field<nlohmann::json>(j, "variants", where))
     h.variants.push_back({field<std::string>(v, "name", "sweep variant"), field<std::vector<std::string>>(v, "argv", "sweep variant"),
                           field<std::string>(v, "binary_sha256", "sweep variant")});
@@ -170,11 +171,16 @@ SweepBrief brief_from_json(const nlohmann::json& j) {
   b.margin = field<double>(j, "margin", where);
   b.aa = field<bool>(j, "aa", where);
   h.allow_multiplex = optional_field<bool>(j, "allow_multiplex", where).value_or(false);
-  b.fail_on = field<std::vector<std::string>>(j, "fail_on", where);
+  const auto fail_on = field<std::vector<std::string>>(j, "fail_on", where);
   b.arguments = optional_field<std::vector<std::string>>(j, "arguments", where).value_or(std::vector<std::string>{});
-  const std::optional<JobKind> kind = job_kind_from(h.command);
   if (h.variants.empty() || !kind || !is_sweep(*kind) || (kind == JobKind::compare && h.variants.size() < 2))
     throw Error(ErrorKind::io, where + " names no command of its variants");
+  try {
+    if (!fail_on.empty()) b.fail_on = fail_on_outcomes(kind == JobKind::bias ? FailOnOf::bias : FailOnOf::compare, fail_on);
+  } catch (const Error& e) {
+    throw Error(ErrorKind::io, fmt::format("{}: field fail_on: {}", where, e.what()),
+                "the journal was not written by obscheck bias or compare, or was edited");
+  }
   check_brief_ranges(b, where);
   return b;
 }
@@ -185,7 +191,7 @@ namespace {
 // contexts (each context's environment size as the first variant runs in it).
 SweepReport sweep_header(const SweepSetup& setup, const SweepSpec& spec, JobKind kind, const SweepRequest& ask) {
   SweepReport h;
-  h.command = std::string(to_string(kind));
+  h.command = kind;
   h.seed = setup.seed;
   h.runs_per_context = spec.runs;
   h.warmup = spec.warmup;
@@ -309,7 +315,7 @@ nlohmann::json sweep_manifest(const SweepJob& job) {
   const VariantSpec& first = job.spec.variants.at(0);
   nlohmann::json options = sweep_request_json(job.request);
   options["backend"] = std::string(to_string(job.setup.backend->kind()));
-  nlohmann::json manifest = job_manifest(job_kind_from(job.brief.header.command).value(), read_host(), options,
+  nlohmann::json manifest = job_manifest(job.brief.header.command, read_host(), options,
                                          first.launch, first.sha256, job.plan.value());
   manifest["sweep"] = brief_to_json(job.brief);
   return manifest;

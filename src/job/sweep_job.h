@@ -66,7 +66,7 @@ struct SweepBrief {
   std::vector<std::string> metrics;    // bias: the metrics analysed, the chosen one first
   double margin = 0.01;                // ε of the analysis (--margin)
   bool aa = false;                     // compare --aa: variant 2 is the baseline's copy
-  std::vector<std::string> fail_on;    // --fail-on as given (empty: the command's default)
+  FailOn fail_on;                      // --fail-on (empty: the command's default)
   // A journal written before the manifest recorded the typed request: its command
   // line, which --resume parses again (empty in a journal written since).
   std::vector<std::string> arguments;

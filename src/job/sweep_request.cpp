@@ -42,7 +42,7 @@ LaunchRequest launch_from(const nlohmann::json& j) {
 // The request's values against the bounds the command line applies (request_bounds.h),
 // so a journal can ask for nothing its command line could not: Error(usage) here, which
 // the caller names as the journal's fault.
-void check_bounds(const SweepRequest& r, JobKind kind) {
+void check_bounds(const SweepRequest& r) {
   const CheckRequest& c = r.check;
   const auto given = [](int v) { return v != 0 ? std::optional(v) : std::nullopt; };
   AskedValues v{.runs = given(c.runs), .max_runs = std::nullopt, .warmup = c.warmup,
@@ -53,9 +53,6 @@ void check_bounds(const SweepRequest& r, JobKind kind) {
   check_asked_values(v);
   if (r.contexts < 0) throw Error(ErrorKind::usage, "--contexts cannot be negative");
   check_context_sizes(r);
-  std::string fail_on;
-  for (const std::string& o : r.fail_on) fail_on += (fail_on.empty() ? "" : ",") + o;
-  if (!r.fail_on.empty()) fail_on_outcomes(kind == JobKind::compare ? FailOnOf::compare : FailOnOf::bias, fail_on);
 }
 
 }  // namespace
@@ -83,7 +80,7 @@ nlohmann::json sweep_request_json(const SweepRequest& r) {
           {"contexts", r.contexts},
           {"aa", r.aa},
           {"allow_output_diff", r.allow_output_diff},
-          {"fail_on", r.fail_on}};
+          {"fail_on", r.fail_on.words()}};
 }
 
 SweepRequest sweep_request_from_json(const nlohmann::json& j, JobKind kind) {
@@ -111,8 +108,10 @@ SweepRequest sweep_request_from_json(const nlohmann::json& j, JobKind kind) {
   r.contexts = field<int>(j, "contexts");
   r.aa = field<bool>(j, "aa");
   r.allow_output_diff = field<bool>(j, "allow_output_diff");
-  r.fail_on = field<std::vector<std::string>>(j, "fail_on");
-  check_bounds(r, kind);
+  // The command's outcomes alone (Error(usage) otherwise); none recorded: its default.
+  if (const auto words = field<std::vector<std::string>>(j, "fail_on"); !words.empty())
+    r.fail_on = fail_on_outcomes(kind == JobKind::compare ? FailOnOf::compare : FailOnOf::bias, words);
+  check_bounds(r);
   return r;
 }
 

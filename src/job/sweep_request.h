@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "job/request_bounds.h"
 #include "record/journal_notes.h"
 #include "record/request.h"
 
@@ -36,7 +37,7 @@ struct SweepRequest {
   int contexts = 0;                       // --contexts N (0: all)
   bool aa = false;                        // compare --aa
   bool allow_output_diff = false;         // compare --allow-output-diff
-  std::vector<std::string> fail_on;       // --fail-on outcomes (empty: the command's default)
+  FailOn fail_on;                         // --fail-on (empty: the command's default)
   bool operator==(const SweepRequest&) const = default;
 };
 
