@@ -8,6 +8,7 @@
 #include "job/journal_job.h"
 #include "job/resume_options.h"
 #include "job/sweep_setup.h"
+#include "host/doctor.h"
 #include "host/host_info.h"
 #include "record/journal.h"
 #include "record/journal_notes.h"
@@ -415,6 +416,14 @@ SweepToResume resume_sweep_job(const std::string& path, JobKind kind, const std:
   refuse_changed_sweep(d, r.opened.recorded, *r.job);
   r.job->brief = r.opened.recorded;  // the report is the journal's: its header, its notes
   return r;
+}
+
+SweepPageContext sweep_page_context(const std::optional<HostInfo>& recorded) {
+  SweepPageContext ctx;
+  const HostInfo host = recorded ? *recorded : read_host();
+  ctx.host = host;
+  for (const Finding& f : doctor_checks(host)) ctx.doctor.push_back(f);
+  return ctx;
 }
 
 SweepBrief journal_brief(const JournalData& d) {

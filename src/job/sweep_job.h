@@ -30,6 +30,7 @@
 #include "record/journal_notes.h"
 #include "record/run_record.h"
 #include "report/bias_report.h"
+#include "report/sweep_html.h"
 #include "run/backend.h"
 #include "run/contexts.h"
 #include "run/link_order.h"
@@ -156,6 +157,10 @@ struct SweepToResume {
 };
 SweepToResume resume_sweep_job(const std::string& path, JobKind kind, const std::vector<std::string>& given,
                                bool program_given, const SweepRebuild& legacy);
+
+// What a sweep's page says of its host: `recorded` (the journal's), or this one when
+// unset (a live sweep), with doctor's findings on it.
+SweepPageContext sweep_page_context(const std::optional<HostInfo>& recorded);
 
 // The brief of a sweep's journal, with the manifest's host when this obscheck can read
 // it. Throws Error(io) for a manifest without a sweep.
