@@ -12,6 +12,7 @@
 #include <map>
 #include <string_view>
 
+#include "plan/counter_list.h"
 #include "stats/magnitude.h"
 #include "util/error.h"
 
@@ -22,23 +23,11 @@ namespace {
 // The driver metric that belongs to the primary family: the time the user waits.
 constexpr std::string_view kWallTimeMetric = "wall-time";
 
-std::string trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '{')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '}')) s.remove_suffix(1);
-  return std::string(s);
-}
-
 // The plan counter item named `name`, or a {group} item with `name` as a member.
 std::optional<std::size_t> counter_by_name(const Plan& plan, const std::string& name) {
   for (std::size_t i = 0; i < plan.spec.counters.size(); ++i) {
-    std::string_view item = plan.spec.counters[i];
-    if (trim(item) == name) return i;
-    while (!item.empty()) {
-      const std::size_t comma = item.find(',');
-      if (trim(item.substr(0, comma)) == name) return i;
-      if (comma == std::string_view::npos) break;
-      item.remove_prefix(comma + 1);
-    }
+    const std::vector<std::string> members = item_members(plan.spec.counters[i]);
+    if (std::find(members.begin(), members.end(), name) != members.end()) return i;
   }
   return std::nullopt;
 }

@@ -34,6 +34,9 @@ std::vector<NamedPath> inputs_of(const Options& o) {
 
 int dispatch(const Parsed& parsed) {
   const Options& o = parsed.options;
+  const bool resumes = o.command == Command::check || o.command == Command::measure ||
+                       o.command == Command::bias || o.command == Command::compare;
+  if (resumes && !o.resume.empty()) return cmd_resume(o);
   switch (o.command) {
     case Command::version:
       fmt::print("obscheck {}\n", OBSCHECK_VERSION);

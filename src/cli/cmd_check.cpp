@@ -96,7 +96,7 @@ namespace {
 
 // A check's --resume FILE: its command line checked against the journal's request,
 // this invocation's budget and raised cap taken.
-int resume_check_journal(const Options& o) {
+int resume_check(const Options& o) {
   if (const nlohmann::json m = manifest_to_resume(o.resume, JobKind::check); !m.is_null())
     refuse_changed_options(o.given, asked_check_request(o), m);
   CheckResumeAsk ask{.time_budget_auto = o.time_budget_auto};
@@ -107,13 +107,23 @@ int resume_check_journal(const Options& o) {
 
 }  // namespace
 
-int cmd_check(const Options& o) {
-  if (!o.resume.empty()) {
-    const std::optional<JobKind> kind = job_kind_of(read_manifest_line(o.resume));
-    if (kind && is_sweep(*kind)) return *kind == JobKind::bias ? cmd_bias(o) : cmd_compare(o);
-    if (kind == JobKind::measure) return cmd_measure(o);
-    return resume_check_journal(o);
+int cmd_resume(const Options& o) {
+  const JobKind kind = o.command == Command::measure ? JobKind::measure
+                       : o.command == Command::bias  ? JobKind::bias
+                       : o.command == Command::compare
+                           ? JobKind::compare
+                           : job_kind_of(read_manifest_line(o.resume)).value_or(JobKind::check);
+  switch (kind) {
+    case JobKind::bias:
+    case JobKind::compare: return resume_sweep(o, kind);
+    case JobKind::measure: return resume_measure(o);
+    case JobKind::check: break;
   }
+  return resume_check(o);
+}
+
+int cmd_check(const Options& o) {
+  if (!o.resume.empty()) return cmd_resume(o);  // a demo's part, given --resume
   StartedCheck c = start_check(prepare_check(check_request_from(o)), o.journal, "", o.time_budget_auto);
   return run_check(o, c.prepared, c.session, c.journal, c.host);
 }

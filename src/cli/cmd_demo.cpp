@@ -10,7 +10,7 @@ namespace obscheck {
 namespace {
 
 DemoAsk demo_ask(const Options& o) {
-  return {o.target, o.counters, o.request.mode, o.request.backend, o.gave("time-budget"), o.html, o.json || o.csv, !o.fail_on.empty()};
+  return {o.target, o.request.counters, o.request.mode, o.request.backend, o.gave("time-budget"), o.html, o.json || o.csv, !o.fail_on.empty()};
 }
 
 // The check the part asks for: the user's options with the part's own. A part's exit
@@ -23,7 +23,7 @@ Options part_options(const Options& given, const DemoPart& p) {
   o.request.mode = p.mode;
   o.html = p.html;
   o.summary_only = p.summary_only;
-  if (!p.counters.empty()) o.counters = p.counters;
+  if (!p.counters.empty()) o.request.counters = p.counters;
   if (p.backend) o.request.backend = *p.backend;
   if (!p.sizes_budget) o.time_budget_auto = false;  // its own budget, which auto cannot size
   if (!p.sim_cache.empty()) o.request.sim_cache = p.sim_cache;
@@ -102,7 +102,7 @@ int cmd_demo(const Options& given) {
     fmt::print(stderr,
                "  perf_event_paranoid is {} and you have no CAP_PERFMON: counting {} at user level only\n"
                "  (tsc needs kernel-level counting; sudo sysctl kernel.perf_event_paranoid=1 allows it).\n\n",
-               first.paranoid, first.counters);
+               first.paranoid, first.counters.text());
   if (!o.json && !o.csv && !dir.empty()) fmt::print(stderr, "  The journals and pages go to {}\n\n", dir);
   const int native = cmd_check(o);
   if (!demo_part_finished(native)) return native;  // interrupted

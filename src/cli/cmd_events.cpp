@@ -20,7 +20,7 @@ int cmd_events(const Options& o) {
     const auto catalog = sim_catalog();
     std::vector<std::string> notes;
     try {
-      const std::shared_ptr<const Backend> backend = job_backend(to_string(o.request.backend), o.request.sim_cache);
+      const std::shared_ptr<const Backend> backend = job_backend(o.request.backend, o.request.sim_cache);
       backend->require_here();
       const SimGeometry g = *backend->geometry();
       notes.push_back("geometry a check would simulate here: " + format_sim_geometry(g) + " (" + g.source + ")");

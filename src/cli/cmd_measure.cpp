@@ -59,6 +59,8 @@ int run_and_report(const Options& o, MeasureSetup& m, std::vector<RunRecord> rec
   return print_measure(o, out, out.ended);
 }
 
+}  // namespace
+
 int resume_measure(const Options& o) {
   if (const nlohmann::json m = manifest_to_resume(o.resume, JobKind::measure); !m.is_null()) 
     refuse_changed_options(o.given, asked_check_request(o), m);
@@ -70,10 +72,7 @@ int resume_measure(const Options& o) {
   return run_and_report(o, m, r.journal.data.runs, &r.journal.writer);
 }
 
-}  // namespace
-
 int cmd_measure(const Options& o) {
-  if (!o.resume.empty()) return resume_measure(o);
   MeasureSetup m = measure_setup(measure_request(check_request_from(o), o.runs_given));
   std::optional<JournalWriter> journal = create_measure_journal(m, o.journal);
   return run_and_report(o, m, {}, journal ? &*journal : nullptr);

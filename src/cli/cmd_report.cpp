@@ -81,7 +81,7 @@ int report_merged(const Options& o) {
   const HostsFindings f = analyse_merged(m, ask.margin, ask.allow_multiplex);
   emit(o, o.json ? hosts_json(m.plan, f, m.ctx) : hosts_text(m.plan, f, m.ctx));
   if (!o.html.empty()) write_and_say(o.html, hosts_html(m.plan, f, m.ctx));
-  return findings_exit_code(o.fail_on, merged_outcomes(f), kCheckFailOn);
+  return findings_exit_code(o.fail_on, merged_outcomes(f), FailOnOf::check);
 }
 
 }  // namespace

@@ -8,18 +8,25 @@
 
 #include "cli/options.h"
 #include "job/check_setup.h"
+#include "job/request_bounds.h"
 #include "report/terminal_text.h"  // every text output passes terminal_safe
 
 namespace obscheck {
 
-int cmd_measure(const Options& o);  // also measure --resume FILE
+int cmd_measure(const Options& o);
 // A measure's report from its journal alone: the same bytes measure printed
 // (cli/cmd_measure.cpp).
 struct JournalData;
 int report_measure(const Options& o, const JournalData& d);
 int cmd_events(const Options& o);
 int cmd_doctor(const Options& o);
-int cmd_check(const Options& o);   // the main job (and --resume)
+int cmd_check(const Options& o);   // the main job
+// --resume FILE of check, measure, bias or compare: the one place a journal's kind
+// decides which job continues it (cli/cmd_check.cpp). `obscheck --resume FILE`
+// continues what the journal records; measure, bias and compare continue their own
+// kind and refuse another's (job/journal_job.h manifest_to_resume: exit 2).
+int cmd_resume(const Options& o);
+int resume_measure(const Options& o);  // measure --resume FILE (cli/cmd_measure.cpp)
 // A check continued from its journal at `path` with `ask` (job/check_resume.h): what
 // is missing run and reported, or a complete journal's report (cli/cmd_check.cpp).
 struct CheckResumeAsk;
@@ -48,12 +55,9 @@ int interrupted_exit_code();
 
 // The exit code of a command that ran to the end: 1 (ExitCode::findings) when one of
 // `found` (the outcomes this run produced: verdict keys, "worse", "bias", ...) is in
-// `fail_on` (--fail-on's, or a sweep journal's), or in `defaults` when it is empty;
-// else 0. "none" in --fail-on never fails.
-int findings_exit_code(const std::vector<std::string>& fail_on, const std::vector<std::string>& found,
-                       const std::vector<std::string>& defaults);
-// The check's default: a verdict a person must act on.
-inline const std::vector<std::string> kCheckFailOn = {"perturbed", "layout", "incomparable"};
+// `fail_on` (--fail-on's, or a sweep journal's), or in `command`'s default when it is
+// empty (job/request_bounds.h default_fail_on); else 0. "none" in --fail-on never fails.
+int findings_exit_code(const FailOn& fail_on, const std::vector<std::string>& found, FailOnOf command);
 // The exit code of a check (or its report) that ran to the end: --fail-on over the
 // verdicts it reached, per metric and level (cli/common.cpp).
 struct Findings;

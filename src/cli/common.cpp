@@ -13,11 +13,12 @@
 
 namespace obscheck {
 
-int findings_exit_code(const std::vector<std::string>& fail_on, const std::vector<std::string>& found,
-                       const std::vector<std::string>& defaults) {
-  const std::vector<std::string>& rule = fail_on.empty() ? defaults : fail_on;
-  for (const std::string& outcome : found)
-    if (std::find(rule.begin(), rule.end(), outcome) != rule.end()) return static_cast<int>(ExitCode::findings);
+int findings_exit_code(const FailOn& fail_on, const std::vector<std::string>& found,
+                       FailOnOf command) {
+  const FailOn rule = fail_on.empty() ? default_fail_on(command) : fail_on;
+  for (const std::string& word : found)
+    if (const std::optional<FindingKind> o = outcome_named(word); o && rule.has(*o))
+      return static_cast<int>(ExitCode::findings);
   return static_cast<int>(ExitCode::ok);
 }
 
@@ -52,7 +53,7 @@ void warn_if_target_runs_as_root(const Options& o) {
 }
 
 int check_exit_code(const Options& o, const Plan& plan, const Findings& f) {
-  return findings_exit_code(o.fail_on, summarize_check(plan, f).outcomes, kCheckFailOn);
+  return findings_exit_code(o.fail_on, summarize_check(plan, f).outcomes, FailOnOf::check);
 }
 
 }  // namespace obscheck

@@ -8,8 +8,7 @@
 #include <utility>
 
 #include "cli/commands.h"
-#include "host/doctor.h"
-#include "host/host_info.h"
+#include "job/sweep_job.h"
 #include "report/html_report.h"
 #include "report/sweep_html.h"
 #include "util/safe_write.h"
@@ -33,14 +32,6 @@ void write_page_files(const Options& o, const std::function<std::string()>& page
   }
 }
 
-SweepPageContext page_context(const std::optional<HostInfo>& recorded) {
-  SweepPageContext ctx;
-  const HostInfo host = recorded ? *recorded : read_host();
-  ctx.host = host;
-  for (const Finding& f : doctor_checks(host)) ctx.doctor.push_back(f);
-  return ctx;
-}
-
 }  // namespace
 
 void write_and_say(const std::string& file, const std::string& bytes) {
@@ -54,7 +45,7 @@ void write_report_files(const Options& o, const Plan& plan, const Findings& f, c
 }
 
 void write_sweep_files(const Options& o, const SweepReport& r, const std::optional<HostInfo>& host) {
-  write_page_files(o, [&] { return sweep_html(r, page_context(host)); }, [&] { return sweep_svgs(r); });
+  write_page_files(o, [&] { return sweep_html(r, sweep_page_context(host)); }, [&] { return sweep_svgs(r); });
   // As hyperfine's --export-json: the machine-readable report beside the terminal's.
   if (!o.export_json.empty()) write_and_say(o.export_json, sweep_json(r));
   if (!o.export_csv.empty()) write_and_say(o.export_csv, sweep_csv(r));

@@ -9,8 +9,10 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <tuple>
 
 #include "job/request_bounds.h"
+#include "util/words.h"
 #include "util/error.h"
 
 namespace po = boost::program_options;
@@ -114,7 +116,7 @@ po::options_description counting_options(Options& o, int default_runs, const cha
                                                           "sequential looks, see --max-runs)", of_each);
   const std::string warmup = fmt::format("warm-up runs{}, not analysed (default 1)", of_each);
   return OptionGroup("Counting")
-      ("counters,e", po::value(&o.counters), "events to count: comma list, {a,b} groups (see obscheck events)")
+      ("counters,e", po::value<std::string>(), "events to count: comma list, {a,b} groups (see obscheck events)")
       ("events", po::value<std::string>(), "alias of --counters")
       ("runs,r", po::value(&o.request.runs), runs.c_str())
       ("warmup,w", po::value(&o.request.warmup), warmup.c_str());
@@ -146,7 +148,7 @@ po::options_description check_options(Options& o) {
       ("time-budget", po::value<std::string>(), "stop at the first look after SECONDS of runs (default 60; 0: no limit; auto: sized after the warm-up to show ±margin, 10..600 s)")
       ("decide-all", po::bool_switch(&o.decide_all), "run until every metric's verdict is decided, the rusage metrics too (default: the counters named and wall time)")
       .seed("seed for the run order, 0..2^64-1 (default: drawn and recorded)")
-      ("leftovers", po::value(&o.leftovers), "processes a run leaves running: kill (kill them and mark the run, default) | fail (also fail the run)")
+      ("leftovers", po::value<std::string>(), "processes a run leaves running: kill (kill them and mark the run, default) | fail (also fail the run)")
       ("allow-missing", po::bool_switch(&o.request.allow_missing), "drop counters this host cannot count (with a warning)")
       .allow_multiplex(o, "compare a multiplexed counter's scaled values (verdict labelled scaled) instead of calling it incomparable")
       .journal(o, "journal FILE (default: a new file in the current directory)").resume(o, "check")
@@ -173,10 +175,10 @@ po::options_description observer_options(Options& o) {
 // bias / compare: the measurement contexts to sweep (Mytkowicz et al., "Observer Effect and Measurement Bias in Performance Analysis" §4.2, §5.2).
 po::options_description context_options(Options& o, bool compare) {
   OptionGroup d("Measurement contexts (bias / compare)");
-  d("env-sizes", po::value(&o.sweep.env_sizes), "environment contexts: bytes of a dummy variable's value, FROM:TO:STEP or a,b,c (default 2:8192:390, the paper's)")
-      ("argv0-pads", po::value(&o.sweep.argv0_pads), "argv[0] contexts: extra bytes in argv[0], FROM:TO:STEP or a,b,c")
+  d("env-sizes", po::value<std::string>(), "environment contexts: bytes of a dummy variable's value, FROM:TO:STEP or a,b,c (default 2:8192:390, the paper's)")
+      ("argv0-pads", po::value<std::string>(), "argv[0] contexts: extra bytes in argv[0], FROM:TO:STEP or a,b,c")
       ("link", po::value(&o.sweep.link_command), "link-order contexts: link command template with {objects} and {out} (run without a shell)")
-      ("objects", po::value(&o.sweep.link_objects), "object files for --link, comma-separated, in their usual order")
+      ("objects", po::value<std::string>(), "object files for --link, comma-separated, in their usual order")
       ("link-orders", po::value(&o.sweep.link_orders), "number of link orders: the given one plus seeded random permutations")
       ("contexts", po::value(&o.sweep.contexts), "measure a seeded random sample of N contexts (default: all)")
       ("metric", po::value(&o.sweep.metric), "the metric the analysis is on (default: the first counter)")
@@ -188,7 +190,7 @@ po::options_description context_options(Options& o, bool compare) {
       ("verbose,v", po::bool_switch(&o.verbose), "the full report: every context's mean and interval, the tests (default: one screen)");
   if (compare)
     d.margin(o, "ε: \"no significant difference\" is backed by equivalence within ±ε: 0.01 or 1% (default 1%)")
-        ("aa", po::bool_switch(&o.aa), "also compare the baseline against itself in the same contexts, reported first")
+        ("aa", po::bool_switch(&o.sweep.aa), "also compare the baseline against itself in the same contexts, reported first")
         ("allow-output-diff", po::bool_switch(&o.allow_output_diff), "compare the variants even where their outputs differ (they legitimately do: other options, other data); without it such contexts are incomparable")
         .fail_on("exit 1 when the outcome is one of LIST: worse,better,incomparable,aa or none (default incomparable,aa)");
   else
@@ -369,8 +371,9 @@ void split_target(const std::vector<std::string>& words, const po::options_descr
 }
 
 // Every value in its range, checked before the first run, so that a refused command
-// line writes nothing (no journal, no build variant): job/request_bounds.h.
-void validate(const po::variables_map& vm, const Options& o) {
+// line writes nothing (no journal, no build variant): job/request_bounds.h. The counter
+// list and --leftovers are read into the request here, in the order they are checked.
+void validate(const po::variables_map& vm, Options& o) {
   const auto given = [&](const char* name) {
     if (vm.count(name) > 0) return true;
     for (const auto& [alias, twin] : kBlockAliases)
@@ -383,32 +386,13 @@ void validate(const po::variables_map& vm, const Options& o) {
                 .warmup_given = given("warmup"), .link_orders = when("link-orders", o.sweep.link_orders),
                 .contexts = when("contexts", o.sweep.contexts), .cpu = when("cpu", r.launch.cpu),
                 .levels = when("levels", r.observer.levels), .timeout_s = when("timeout", r.launch.timeout_s),
-                .margin = r.margin, .time_budget = r.time_budget, .confidence = o.confidence, .event_lists = {},
-                .leftovers = o.leftovers};
-  for (const char* name : {"counters", "events"})
-    if (given(name)) v.event_lists.emplace_back(name, o.counters);
+                .margin = r.margin, .time_budget = r.time_budget, .confidence = o.confidence, .event_lists = {}};
+  const char* counters = vm.count("events") ? "events" : "counters";  // one of them (take_alias)
+  if (given(counters)) v.event_lists.emplace_back(counters, vm[counters].as<std::string>());
   if (given("sample-event")) v.event_lists.emplace_back("sample-event", r.observer.sample_event);
-  check_asked_values(v);
-}
-
-// --shard I/N, or N alone with $SLURM_ARRAY_TASK_ID as I (a Slurm array task).
-void parse_shard(const std::string& text, Options& o) {
-  const std::size_t slash = text.find('/');
-  std::string index = slash == std::string::npos ? "" : text.substr(0, slash);
-  const std::string count = slash == std::string::npos ? text : text.substr(slash + 1);
-  if (index.empty()) {
-    const char* task = std::getenv("SLURM_ARRAY_TASK_ID");
-    if (task == nullptr || *task == '\0')
-      throw Error(ErrorKind::usage, "--shard " + text + ": which shard? write I/N, or run it as a Slurm array task",
-                  "e.g. --shard 0/4 (shards are numbered 0..N-1)");
-    index = task;
-  }
-  o.shard_index = parse_whole_number("shard", index);
-  o.shard_count = parse_whole_number("shard", count);
-  if (o.shard_count == 0 || o.shard_index >= o.shard_count)
-    throw Error(ErrorKind::usage,
-                "--shard " + std::to_string(o.shard_index) + "/" + std::to_string(o.shard_count) + " is out of range",
-                "shards are numbered 0..N-1, as Slurm's array task ids");
+  const std::vector<CounterList> lists = check_asked_values(v);
+  if (given(counters)) o.request.counters = lists.front();
+  if (vm.count("leftovers")) o.request.leftovers = leftovers_from_string(vm["leftovers"].as<std::string>());
 }
 
 // The words of a command that runs a target, split at the target (split_target); a
@@ -456,17 +440,10 @@ po::variables_map store_options(const std::vector<std::string>& ours, const po::
 // The options that are not stored where they are declared (po::value(&o.member)): the
 // ones read into an enum or a number from their text, the aliases that refuse their
 // twin, and the switches that say the opposite of their member.
-// --mode and --backend, read once into their enums.
+// --mode and --backend, read once into their enums by their own parsers.
 void take_mode_and_backend(const po::variables_map& vm, Options& o) {
-  const std::string mode = vm.count("mode") ? vm["mode"].as<std::string>() : "external";
-  const std::string backend = vm.count("backend") ? vm["backend"].as<std::string>() : "native";
-  if (mode != "external" && mode != "inprocess")
-    throw Error(ErrorKind::usage, "--mode must be external or inprocess, not '" + mode + "'");
-  if (backend != "native" && backend != "sim")
-    throw Error(ErrorKind::usage, "--backend must be native or sim, not '" + backend + "'",
-                "sim runs the target under valgrind's cachegrind: a simulated PMU for hosts without one");
-  o.request.mode = counting_mode_from_string(mode);
-  o.request.backend = backend_from_string(backend);
+  if (vm.count("mode")) o.request.mode = counting_mode_from_string(vm["mode"].as<std::string>());
+  if (vm.count("backend")) o.request.backend = backend_from_string(vm["backend"].as<std::string>());
 }
 
 // An alias (--events, --nodes) read into its twin's member; refused beside its twin,
@@ -480,7 +457,8 @@ void take_alias(const po::variables_map& vm, const char* alias, const char* twin
 
 // What to count, how often, and the analysis' knobs.
 void take_counting(const po::variables_map& vm, Options& o) {
-  take_alias(vm, "events", "counters", o.counters);
+  if (vm.count("events") && vm.count("counters"))
+    throw Error(ErrorKind::usage, "--counters and --events are the same option: give one");
   for (const auto& [alias, twin] : kBlockAliases)
     take_alias(vm, alias, twin, twin == std::string("runs")       ? o.request.runs
                                 : twin == std::string("max-runs") ? o.request.max_runs
@@ -513,7 +491,10 @@ void take_launch_and_files(const po::variables_map& vm, Options& o) {
   if (o.color_when != "auto" && o.color_when != "always" && o.color_when != "never")
     throw Error(ErrorKind::usage, "--color must be auto, always or never, not '" + o.color_when + "'");
   if (!o.report_files.empty()) o.report_file = o.report_files.front();
-  if (vm.count("shard")) parse_shard(vm["shard"].as<std::string>(), o);
+  if (vm.count("shard")) {
+    const char* task = std::getenv("SLURM_ARRAY_TASK_ID");
+    std::tie(o.shard_index, o.shard_count) = parse_shard(vm["shard"].as<std::string>(), task ? task : "");
+  }
   take_alias(vm, "nodes", "shards", o.slurm.shards);
   if (vm.count("shared")) o.slurm.exclusive = !vm["shared"].as<bool>();
   check_fidelity_bounds(o.tolerance, o.top);
@@ -523,6 +504,14 @@ void take_launch_and_files(const po::variables_map& vm, Options& o) {
                                                                : FailOnOf::check,
                                  vm["fail-on"].as<std::string>());
   if (vm.count("ci") && vm["ci"].as<bool>()) o.fail_on = ci_fail_on(vm.count("fail-on") > 0);
+}
+
+// bias's and compare's lists, each parsed and bounded once into the sweep's request.
+void take_sweep_lists(const po::variables_map& vm, Options& o) {
+  const auto text = [&](const char* name) { return vm.count(name) ? vm[name].as<std::string>() : std::string(); };
+  if (const std::string t = text("env-sizes"); !t.empty()) o.sweep.env_sizes = parse_env_sizes(t);
+  if (const std::string t = text("argv0-pads"); !t.empty()) o.sweep.argv0_pads = parse_argv0_pads(t);
+  o.sweep.link_objects = split_commas(text("objects"));
 }
 
 // Options that exclude one another, or only go with another.
@@ -581,7 +570,6 @@ Parsed parse_command_line(int argc, const char* const* argv) {
   Parsed parsed;
   Options& o = parsed.options;
   std::vector<std::string> words(argv + 1, argv + argc);
-  o.command_line = words;
 
   if (!words.empty() && (words[0] == "--version" || words[0] == "-V")) {
     o.command = Command::version;
@@ -620,6 +608,7 @@ Parsed parse_command_line(int argc, const char* const* argv) {
   check_combinations(o);
   o.target = std::move(rest);
   check_command_needs(o, takes_target);
+  take_sweep_lists(vm, o);
 
   // NO_COLOR (https://no-color.org): any non-empty value turns colour off.
   const char* no_color = std::getenv("NO_COLOR");

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "job/slurm_job.h"
-#include "job/sweep_setup.h"
+#include "job/sweep_request.h"
 #include "plan/plan.h"
 #include "record/request.h"
 #include "report/completion_script.h"
@@ -22,16 +22,14 @@ struct Options {
   std::vector<std::string> target;  // PROG ARGS... (argv[0] = PROG as written)
 
   // How often, the analysis' knobs, how the target starts (launch) and the observer's
-  // knobs, typed as the check's request (record/request.h) as they are read; every
-  // command reads these there. Its counters, leftovers, observer kind and argv are set
-  // from the fields below (cli/request_from.h).
+  // knobs, typed as the check's request (record/request.h) as they are read, the
+  // counter list and --leftovers among them; every command reads these there. Its
+  // observer kind and argv are set from the fields below (cli/request_from.h).
   CheckRequest request;
-  std::string counters;             // -e/--counters/--events
   bool runs_given = false;          // -r given (measure --backend sim runs two by default)
   bool time_budget_auto = false;    // --time-budget auto: sized after the warm-up (cli/cmd_check.cpp)
   bool decide_all = false;          // --decide-all: stop only when every metric is decided
   bool margin_given = false;        // report: re-judge with a new ε, else the journal's
-  std::string leftovers = "kill";   // --leftovers kill|fail: processes a run leaves behind
 
   // Output.
   bool json = false;                // --json: machine-readable on stdout (or -o)
@@ -59,12 +57,12 @@ struct Options {
   std::string probes;               // --probes SYM[,SYM...] | auto:N  (uprobes)
   std::string breakpoints;          // --breakpoints SYM[,...]          (hardware breakpoints)
 
-  // bias / compare: measurement contexts (Mytkowicz et al., "Observer Effect and Measurement Bias in Performance Analysis" §4.2, §5.2)
-  // and the metric, stored in the sweep's request (job/sweep_setup.h) as they are read;
-  // its other fields are set from `request` (cli/request_from.h sweep_request_from).
+  // bias / compare: measurement contexts (Mytkowicz et al., "Observer Effect and
+  // Measurement Bias in Performance Analysis" §4.2, §5.2), the metric and --aa, stored
+  // in the sweep's request (job/sweep_request.h) as they are read, each list parsed
+  // there; its other fields are set from `request` (cli/request_from.h).
   SweepRequest sweep;
   double confidence = 0.95;         // --confidence LEVEL of the intervals and tests
-  bool aa = false;                  // compare --aa: the baseline against itself, first
   bool allow_output_diff = false;   // compare: variants whose outputs differ are compared anyway
   bool certificate = false;         // report --certificate: a profiler command's check as a certificate
 
@@ -81,7 +79,7 @@ struct Options {
 
   // --fail-on LIST: which outcomes make the command exit 1 (cli/commands.h
   // findings_exit_code); empty: the command's default.
-  std::vector<std::string> fail_on;
+  FailOn fail_on;
   bool verbose = false;             // --verbose: every metric's detail in the text report
   bool summary_only = false;        // not an option: the demo's second part prints its answer alone
   bool demo_part = false;           // not an option: a part of the demo, whose exit code is the demo's
@@ -92,9 +90,6 @@ struct Options {
   // given option that differs from the journal's); gave(name) asks for one.
   std::vector<std::string> given;
   bool gave(const std::string& name) const { return std::find(given.begin(), given.end(), name) != given.end(); }
-  // The words after the program's name, as given: bias and compare record them in their
-  // journal, and --resume parses them again, so a continuation runs as the sweep began.
-  std::vector<std::string> command_line;
 };
 
 // Parses argv and checks every value before anything runs or is written: a range,

@@ -1,8 +1,5 @@
 #include "cli/request_from.h"
 
-#include <tuple>
-
-#include "events/event.h"
 #include "job/check_setup.h"
 
 namespace obscheck {
@@ -34,24 +31,23 @@ LaunchRequest launch_request_from(const Options& o) {
 
 SweepRequest sweep_request_from(const Options& o) {
   SweepRequest s = o.sweep;
-  const CheckRequest& c = o.request;
-  std::tie(s.counters, s.runs, s.warmup, s.warmup_given, s.seed, s.seed_given, s.backend, s.sim_cache, s.confidence) =
-      std::tie(o.counters, c.runs, c.warmup, c.warmup_given, c.seed, c.seed_given, c.backend, c.sim_cache, o.confidence);
-  s.launch = launch_request_from(o);
+  s.check = o.request;
+  s.check.launch = launch_request_from(o);
+  s.confidence = o.confidence;
+  s.allow_output_diff = o.allow_output_diff;
+  s.fail_on = o.fail_on;
   return s;
 }
 
 CheckRequest asked_check_request(const Options& o) {
   CheckRequest r = o.request;
   r.observer = observer_request_from(o);
-  if (!o.counters.empty()) r.counters = CounterList(split_event_list(o.counters));
-  r.leftovers = leftovers_from_string(o.leftovers);
   r.launch = launch_request_from(o);
   return r;
 }
 
 SettledRequest check_request_from(const Options& o) {
-  return settle_backend(asked_check_request(o), to_string(o.request.backend), o.request.sim_cache);
+  return settle_backend(asked_check_request(o));
 }
 
 }  // namespace obscheck

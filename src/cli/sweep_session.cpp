@@ -28,46 +28,51 @@ std::string sweep_text(const Options& o, const SweepReport& report, bool bias) {
 // returns the exit code. `interrupted`: the runs stop short (Ctrl-C, or a journal
 // without its "finished" note); `live`: this invocation was interrupted, so it exits
 // 130, where a report exits on its findings.
-int finish_sweep(const Options& o, SweepReport report, const SweepBrief& brief, bool interrupted, bool live) {
+int finish_sweep(const Options& o, SweepReport report, const SweepBrief& brief, bool interrupted,
+                 bool live) {
   // The journal's choice, or report FILE --allow-multiplex re-judging it.
   report.allow_multiplex = report.allow_multiplex || o.request.allow_multiplex;
-  const bool bias = job_kind_from(brief.header.command) == JobKind::bias;
-  const std::vector<std::string> found =
-      bias ? judge_bias(report, brief, interrupted) : judge_compare(report, brief, o.allow_output_diff);
-  emit(o, o.json ? sweep_json(report) : o.csv ? sweep_csv(report) : sweep_text(o, report, bias));
+  const bool bias = brief.header.command == JobKind::bias;
+  const std::vector<std::string> found = bias ? judge_bias(report, brief, interrupted)
+                                              : judge_compare(report, brief, o.allow_output_diff);
+  emit(o, o.json  ? sweep_json(report)
+          : o.csv ? sweep_csv(report)
+                  : sweep_text(o, report, bias));
   write_sweep_files(o, report, brief.host);
   if (live && interrupted) return interrupted_exit_code();
-  return findings_exit_code(brief.fail_on, found, bias ? kBiasFailOn : kCompareFailOn);  // the journal's --fail-on
+  // The journal's --fail-on.
+  return findings_exit_code(brief.fail_on, found, bias ? FailOnOf::bias : FailOnOf::compare);
 }
 
 // Runs what the job has left after `recorded` (journalling each run when a journal is
 // open), with "run k/n" on a terminal, then reports.
-int run_and_finish(const Options& o, SweepJob& job, std::vector<RunRecord> recorded, JournalWriter* journal) {
+int run_and_finish(const Options& o, SweepJob& job, std::vector<RunRecord> recorded,
+                   JournalWriter* journal) {
   ContextSweepProgress progress;
   if (o.progress && !o.json && !o.csv)
-    progress = [](std::size_t done, std::size_t total) { fmt::print(stderr, "\r  run {}/{}", done, total); };
+    progress = [](std::size_t done, std::size_t total) {
+      fmt::print(stderr, "\r  run {}/{}", done, total);
+    };
   SweepRunsDone done = run_sweep_job(job, std::move(recorded), journal, progress);
   if (progress && job.plan) fmt::print(stderr, "\r\x1b[K");
-  return finish_sweep(o, sweep_report(job.brief, done.runs, done.interrupted), job.brief, done.interrupted, true);
+  const SweepReport report = sweep_report(job.brief, done.runs, done.interrupted);
+  return finish_sweep(o, report, job.brief, done.interrupted, true);
 }
 
-// The sweep the journal recorded, its command line parsed again as this one was.
-SweepJob recorded_job(const std::vector<std::string>& arguments, std::uint64_t seed,
-                      const std::function<SweepJob(const Options&)>& build) {
+// The request of a journal written before manifests recorded it typed: its command
+// line, read as this one was (the one command line parsed a second time).
+SweepRequest previous_version_request(const std::vector<std::string>& arguments) {
   std::vector<const char*> argv = {"obscheck"};
   for (const std::string& w : arguments) argv.push_back(w.c_str());
-  Options stored = parse_command_line(static_cast<int>(argv.size()), argv.data()).options;
-  stored.request.seed = seed;
-  stored.request.seed_given = true;
-  stored.journal.clear();
-  return build(stored);
+  const Parsed parsed = parse_command_line(static_cast<int>(argv.size()), argv.data());
+  return sweep_request_from(parsed.options);
 }
 
-int resume_sweep(const Options& o, JobKind kind, const std::function<SweepJob(const Options&)>& build) {
-  SweepToResume r = resume_sweep_job(o.resume, kind, o.given, !o.target.empty(),
-                                     [&](const std::vector<std::string>& arguments, std::uint64_t seed) {
-                                       return recorded_job(arguments, seed, build);
-                                     });
+}  // namespace
+
+int resume_sweep(const Options& o, JobKind kind) {
+  SweepToResume r =
+      resume_sweep_job(o.resume, kind, o.given, !o.target.empty(), previous_version_request);
   const JournalData& d = r.opened.journal.data;
   if (r.opened.complete) return report_complete_journal(o, d);
   if (d.torn_tail) fmt::print(stderr, "obscheck: {}\n", kTornTailNotice);
@@ -76,21 +81,13 @@ int resume_sweep(const Options& o, JobKind kind, const std::function<SweepJob(co
   return run_and_finish(o, *r.job, d.runs, &r.opened.journal.writer);
 }
 
-}  // namespace
-
-SweepJob sweep_job(const Options& o, JobKind kind, const SweepVariants& variants) {
-  const SweepRequest request = sweep_request_from(o);
-  SweepSetup setup = prepare_sweep(request);
-  std::vector<VariantSpec> v = variants(request);
-  return make_sweep_job(std::move(setup), std::move(v), kind, {1 - o.confidence, o.request.margin, o.aa, o.request.allow_multiplex, o.fail_on, o.command_line});
-}
-
-int run_sweep_command(const Options& o, JobKind kind, const std::function<SweepJob(const Options&)>& build) {
-  if (!o.resume.empty()) return resume_sweep(o, kind, build);
-  SweepJob job = build(o);
+int run_sweep_command(const Options& o, JobKind kind) {
+  SweepJob job = sweep_job_for(sweep_request_from(o), kind);
   std::optional<JournalWriter> journal = create_sweep_journal(job, o.journal);
   if (!o.journal.empty() && !job.plan)
-    fmt::print(stderr, "obscheck: no context could be prepared, so there is nothing to run or journal ({} not written)\n",
+    fmt::print(stderr,
+               "obscheck: no context could be prepared, so there is nothing to run or journal "
+               "({} not written)\n",
                o.journal);
   return run_and_finish(o, job, {}, journal ? &*journal : nullptr);
 }

@@ -1,11 +1,10 @@
 // cli/: bias and compare from their command lines to their reports. The job itself
-// (its runs, journal, resume checks and report records) is job/sweep_job.h; here the
-// options become the job, a --resume's options are checked, the journal's recorded
-// command line is parsed again, and the report of either, live or from a journal, is
-// printed by one function.
+// (its request made into contexts and variants, runs, journal, resume and report
+// records) is job/sweep_setup.h and job/sweep_job.h; here the options become the
+// request, and the report of either, live or from a journal, is printed by one
+// function.
 #pragma once
 
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,17 +17,12 @@ namespace obscheck {
 
 struct JournalData;
 
-// The job under the options: the setup first (job/sweep_setup.h prepare_sweep), then
-// the variants from `variants` (so a bad context option is said before a bad program),
-// the header from both, the metrics, margin, A/A and --fail-on from the options.
-using SweepVariants = std::function<std::vector<VariantSpec>(const SweepRequest&)>;
-SweepJob sweep_job(const Options& o, JobKind kind, const SweepVariants& variants);
-
-// bias or compare as the command line asks: a new sweep (journalled with --journal),
-// or with --resume FILE the continuation of the one recorded there. `build` makes the
-// command's job from options (for --resume: the journal's options). Prints the report
-// and returns the exit code, as report_sweep.
-int run_sweep_command(const Options& o, JobKind kind, const std::function<SweepJob(const Options&)>& build);
+// A new bias or compare sweep as the command line asks (journalled with --journal).
+// Prints the report and returns the exit code, as report_sweep.
+int run_sweep_command(const Options& o, JobKind kind);
+// --resume FILE of a `kind` sweep (cli/cmd_check.cpp cmd_resume): the one recorded
+// there continued, its typed request read back (job/sweep_job.h resume_sweep_job).
+int resume_sweep(const Options& o, JobKind kind);
 
 // A sweep's report from its journal alone: analyses, prints (text, JSON or CSV; --html,
 // --svg, --export-*) as the live sweep did, returns the exit code on its findings.

@@ -151,11 +151,12 @@ LaunchSpec launch_spec_for(const LaunchRequest& r) {
   return s;
 }
 
-SettledRequest settle_backend(CheckRequest r, std::string_view backend_name, const std::string& sim_cache) {
+SettledRequest settle_backend(CheckRequest r) {
   if (r.observer.kind != ObserverKind::counters && r.mode == CountingMode::inprocess)
     throw Error(ErrorKind::usage, "--mode inprocess goes with the counter observer only",
                 "probes, breakpoints, sampling, profiler commands and builds are checked with --mode external");
-  std::shared_ptr<const Backend> backend = job_backend(backend_name, sim_cache);
+  const std::string sim_cache = r.sim_cache;
+  std::shared_ptr<const Backend> backend = job_backend(r.backend, sim_cache);
   backend->admit(r.observer.kind);
   backend->require_here();  // valgrind, before a journal is written
   r.backend = backend->kind();

@@ -36,7 +36,7 @@ struct SettledRequest {
 // (valgrind must be there before a journal is written). Throws Error(usage) for an
 // observer that cannot act in the request's mode or under the simulator, or for an
 // unknown backend.
-SettledRequest settle_backend(CheckRequest r, std::string_view backend_name, const std::string& sim_cache);
+SettledRequest settle_backend(CheckRequest r);
 
 // A request a journal or a plan file recorded, with its backend as recorded (no host
 // check: a resumed job calls require_here() itself).

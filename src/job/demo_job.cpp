@@ -34,13 +34,13 @@ constexpr const char* kDemoHtml = "obscheck-demo.html";
 // The demo's counters where kernel counting is not allowed: the check's default
 // software events without the TSC (the TSC comes from the msr PMU, which only counts
 // all levels).
-constexpr const char* kDemoUserCounters = "task-clock,page-faults,ctx-switches";
+const CounterList kDemoUserCounters({"task-clock", "page-faults", "ctx-switches"});
 // The second part: the paper's layout effect on the simulated PMU (experiments/
 // fig12-padding does the same). The `layout` workload's two half-cache buffers in a
 // direct-mapped L1d miss by how far their sets overlap, so the counter list's bytes in
 // the environment move l1d whenever they move the stack by a cache line.
 constexpr const char* kLayoutHtml = "obscheck-demo-layout.html";
-constexpr const char* kLayoutCounters = "l1d,instructions,branch-misses,cycles";
+const CounterList kLayoutCounters({"l1d", "instructions", "branch-misses", "cycles"});
 constexpr const char* kLayoutCache = "D1=2048,1,32";
 // The environment is padded to this before the list is added (more when the user's is
 // larger), so that the user's own environment's size does not decide the result.

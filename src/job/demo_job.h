@@ -14,17 +14,18 @@
 #include <vector>
 
 #include "plan/plan.h"
+#include "job/request_bounds.h"
 #include "record/request.h"
 
 namespace obscheck {
 
 // The outcome the second part was built to show (a --fail-on outcome of the check).
-inline constexpr const char* kDemoLayoutFinding = "layout";
+inline constexpr FindingKind kDemoLayoutFinding = FindingKind::layout;
 
 // What the user's command line said that the demo reads.
 struct DemoAsk {
   std::vector<std::string> target;  // empty: the bundled workload
-  std::string counters;             // empty: the check's default
+  CounterList counters;             // empty: the check's default
   CountingMode mode = CountingMode::external;
   BackendKind backend = BackendKind::native;
   bool time_budget_given = false;
@@ -37,7 +38,7 @@ struct DemoAsk {
 // leaves the user's value.
 struct DemoPart {
   std::vector<std::string> target;
-  std::string counters;
+  CounterList counters;
   CountingMode mode = CountingMode::inprocess;
   std::optional<BackendKind> backend;
   std::string sim_cache;
@@ -48,7 +49,7 @@ struct DemoPart {
   bool sizes_budget = true;
   std::optional<std::uint64_t> seed;
   std::string html;
-  std::vector<std::string> fail_on;
+  FailOn fail_on;
   bool summary_only = false;          // the report prints its answer alone
   // The first part where this user may not count the kernel: the software events
   // alone, user level only (the demo says so, with the host's perf_event_paranoid).

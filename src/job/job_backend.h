@@ -14,10 +14,10 @@
 
 namespace obscheck {
 
-// A new job's backend, by the name the command line gives ("native" | "sim") and
-// --sim-cache over this host's geometry. Throws Error(usage) for either malformed.
-// Nothing is checked on the host: the job calls require_here() before it writes.
-std::shared_ptr<const Backend> job_backend(std::string_view name, const std::string& sim_cache);
+// A new job's backend, as the command line's --backend asks, and --sim-cache over this
+// host's geometry. Throws Error(usage) for a malformed geometry. Nothing is checked on
+// the host: the job calls require_here() before it writes.
+std::shared_ptr<const Backend> job_backend(BackendKind kind, const std::string& sim_cache);
 
 // A recorded job's backend, as its request records it (no host check).
 std::shared_ptr<const Backend> job_backend(const CheckRequest& recorded);

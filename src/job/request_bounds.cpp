@@ -15,6 +15,7 @@
 #include "observe/variants.h"  // kMaxProbeSites: a build variant's probe mask is a 64-bit word
 #include "record/journal_notes.h"  // kMaxTimeBudgetSeconds, kMaxMeasuredBlocks
 #include "util/error.h"
+#include "util/words.h"
 
 namespace obscheck {
 namespace {
@@ -40,6 +41,9 @@ constexpr int kMaxLinkOrders = 10000;
 // default MaxArraySize is 1001, sites raise it).
 constexpr int kDefaultShards = 4;
 constexpr int kMaxShards = 10000;
+// FindingKind's words, in its order.
+constexpr std::string_view kOutcomeWords[] = {"perturbed", "layout", "incomparable", "inconclusive", "worse",
+                                              "better",    "aa",     "bias",         "failed",       "none"};
 // The non-empty words of a comma list.
 std::size_t split_count(const std::string& list) {
   std::size_t n = 0;
@@ -52,11 +56,11 @@ std::size_t split_count(const std::string& list) {
 // An event list is not empty (a command-line mistake, exit 2) and is well formed by
 // the event grammar: a malformed list gets the error every command gives for it (the
 // list with a caret under the column at fault, exit 4), before anything runs.
-void check_event_list(const std::string& option, const std::string& list) {
+CounterList check_event_list(const std::string& option, const std::string& list) {
   if (list.find_first_not_of(" \t,") == std::string::npos)
     throw Error(ErrorKind::usage, "--" + option + " is empty",
                 "name at least one event (see obscheck events), or leave the option out for the default list");
-  split_event_list(list);
+  return CounterList(split_event_list(list));
 }
 
 // --runs, --max-runs and --warmup: at least 1 (0 for the warm-up), the cap not below
@@ -162,7 +166,7 @@ void check_number_list(const char* option, const std::string& list, std::uint64_
     throw Error(ErrorKind::usage, fmt::format("--{}: {} values; a check doses at most {}", option, count, kMaxDoses));
 }
 
-void check_asked_values(const AskedValues& v) {
+std::vector<CounterList> check_asked_values(const AskedValues& v) {
   check_blocks(v);
   if (v.link_orders && *v.link_orders > kMaxLinkOrders)
     throw Error(ErrorKind::usage, fmt::format("--link-orders is at most {}", kMaxLinkOrders));
@@ -170,11 +174,11 @@ void check_asked_values(const AskedValues& v) {
     throw Error(ErrorKind::usage, fmt::format("--levels: a check doses at most {} levels", kMaxDoses));
   check_fractions_and_seconds(v);
   if (v.cpu) check_cpu(*v.cpu);
-  for (const auto& [option, list] : v.event_lists) check_event_list(option, list);
+  std::vector<CounterList> lists;
+  for (const auto& [option, list] : v.event_lists) lists.push_back(check_event_list(option, list));
   if (v.link_orders && *v.link_orders < 0) throw Error(ErrorKind::usage, "--link-orders cannot be negative");
   if (v.contexts && *v.contexts < 1) throw Error(ErrorKind::usage, "--contexts must be at least 1");
-  if (v.leftovers != "kill" && v.leftovers != "fail")
-    throw Error(ErrorKind::usage, "--leftovers must be kill or fail, not '" + v.leftovers + "'");
+  return lists;
 }
 
 void check_asked_observer(const AskedObserver& o) {
@@ -200,33 +204,78 @@ void check_fidelity_bounds(double tolerance, int top) {
   if (top < 1 || top > 1000) throw Error(ErrorKind::usage, "--top is 1..1000 functions");
 }
 
-std::vector<std::string> fail_on_outcomes(FailOnOf command, const std::string& list) {
-  const std::vector<std::string> known =
-      command == FailOnOf::compare ? std::vector<std::string>{"worse", "better", "incomparable", "aa", "none"}
-      : command == FailOnOf::bias  ? std::vector<std::string>{"bias", "failed", "incomparable", "none"}
-                                   : std::vector<std::string>{"perturbed", "layout", "incomparable", "inconclusive", "none"};
-  std::vector<std::string> outcomes;
-  std::string word;
-  std::stringstream words(list);
-  while (std::getline(words, word, ',')) {
-    if (word.empty()) continue;
-    if (std::find(known.begin(), known.end(), word) == known.end()) {
+std::string_view to_string(FindingKind o) {
+  return kOutcomeWords[static_cast<std::size_t>(o)];
+}
+
+std::optional<FindingKind> outcome_named(std::string_view word) {
+  for (std::size_t i = 0; i < std::size(kOutcomeWords); ++i)
+    if (word == kOutcomeWords[i]) return static_cast<FindingKind>(i);
+  return std::nullopt;
+}
+
+std::vector<std::string> FailOn::words() const {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < std::size(kOutcomeWords); ++i)
+    if (has(static_cast<FindingKind>(i))) out.emplace_back(kOutcomeWords[i]);
+  return out;
+}
+
+FailOn fail_on_outcomes(FailOnOf command, const std::vector<std::string>& words) {
+  using O = FindingKind;
+  const std::vector<FindingKind> known = command == FailOnOf::compare ? std::vector{O::worse, O::better, O::incomparable, O::aa, O::none}
+                                     : command == FailOnOf::bias ? std::vector{O::bias, O::failed, O::incomparable, O::none}
+                                     : std::vector{O::perturbed, O::layout, O::incomparable, O::inconclusive, O::none};
+  FailOn outcomes;
+  for (const std::string& word : words) {
+    const std::optional<FindingKind> o = outcome_named(word);
+    if (!o || std::find(known.begin(), known.end(), *o) == known.end()) {
       std::string accepted;
-      for (const auto& k : known) accepted += (accepted.empty() ? "" : ", ") + k;
-      throw Error(ErrorKind::usage, "--fail-on: '" + word + "' is not an outcome of this command", "one or more of " + accepted);
+      for (const FindingKind k : known) accepted += (accepted.empty() ? "" : ", ") + std::string(to_string(k));
+      throw Error(ErrorKind::usage, "--fail-on: '" + word + "' is not an outcome of this command",
+                  "one or more of " + accepted);
     }
-    outcomes.push_back(word);
+    outcomes.add(*o);
   }
   if (outcomes.empty()) throw Error(ErrorKind::usage, "--fail-on is empty", "name an outcome, or none");
   return outcomes;
 }
 
-std::vector<std::string> ci_fail_on(bool fail_on_given) {
+FailOn fail_on_outcomes(FailOnOf command, const std::string& list) {
+  return fail_on_outcomes(command, split_commas(list));
+}
+
+FailOn default_fail_on(FailOnOf command) {
+  // A finding a person must act on; compare's worse and better are its answer, not a failure.
+  using O = FindingKind;
+  return command == FailOnOf::compare ? FailOn{O::incomparable, O::aa}
+         : command == FailOnOf::bias  ? FailOn{O::bias, O::failed, O::incomparable}
+                                      : FailOn{O::perturbed, O::layout, O::incomparable};
+}
+
+FailOn ci_fail_on(bool fail_on_given) {
   // What a gate needs: nothing passes that was not measured to a decision.
   if (fail_on_given)
     throw Error(ErrorKind::usage, "--ci and --fail-on: choose one",
                 "--ci is --fail-on perturbed,layout,incomparable,inconclusive");
-  return {"perturbed", "layout", "incomparable", "inconclusive"};
+  return {FindingKind::perturbed, FindingKind::layout, FindingKind::incomparable, FindingKind::inconclusive};
+}
+
+std::pair<std::size_t, std::size_t> parse_shard(const std::string& text, const std::string& slurm_task) {
+  const std::size_t slash = text.find('/');
+  std::string index = slash == std::string::npos ? "" : text.substr(0, slash);
+  const std::string count = slash == std::string::npos ? text : text.substr(slash + 1);
+  if (index.empty()) {
+    if (slurm_task.empty())
+      throw Error(ErrorKind::usage, "--shard " + text + ": which shard? write I/N, or run it as a Slurm array task",
+                  "e.g. --shard 0/4 (shards are numbered 0..N-1)");
+    index = slurm_task;
+  }
+  const std::size_t i = parse_whole_number("shard", index), n = parse_whole_number("shard", count);
+  if (n == 0 || i >= n)
+    throw Error(ErrorKind::usage, fmt::format("--shard {}/{} is out of range", i, n),
+                "shards are numbered 0..N-1, as Slurm's array task ids");
+  return {i, n};
 }
 
 int slurm_shards(std::optional<int> asked, int array_parallelism) {

@@ -8,10 +8,14 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
+
+#include "plan/counter_list.h"
 
 namespace obscheck {
 
@@ -49,12 +53,12 @@ struct AskedValues {
   double confidence = 0.95;              // --confidence: (0, 1)
   // Event lists given, as (option, list): not empty, well formed.
   std::vector<std::pair<std::string, std::string>> event_lists;
-  std::string leftovers = "kill";        // --leftovers: kill | fail
 };
 
 // Throws Error(usage) for the first value out of its range (Error(event) for a
-// malformed event list).
-void check_asked_values(const AskedValues& v);
+// malformed event list). Returns the event lists, each parsed once into its items, in
+// the order given.
+std::vector<CounterList> check_asked_values(const AskedValues& v);
 
 // The observer a check doses, as the command line names it: one at a time, each with
 // the knobs that go with it (--levels with --observer-cmd alone, --probe-sites 1..64,
@@ -69,14 +73,49 @@ void check_asked_observer(const AskedObserver& o);
 // fidelity: --tolerance a share in (0, 1), --top 1..1000 functions.
 void check_fidelity_bounds(double tolerance, int top);
 
+// An outcome --fail-on may name: the check's verdicts, bias's and compare's findings,
+// and "none", which names none of them.
+enum class FindingKind { perturbed, layout, incomparable, inconclusive, worse, better, aa, bias, failed, none };
+std::string_view to_string(FindingKind o);
+// The outcome `word` names (a verdict key, "worse", "bias", ...), if any.
+std::optional<FindingKind> outcome_named(std::string_view word);
+
+// --fail-on's outcomes, a set (empty: the command's default).
+class FailOn {
+ public:
+  FailOn() = default;
+  FailOn(std::initializer_list<FindingKind> outcomes) {
+    for (FindingKind o : outcomes) add(o);
+  }
+  void add(FindingKind o) { bits_ |= bit(o); }
+  bool has(FindingKind o) const { return (bits_ & bit(o)) != 0; }
+  bool empty() const { return bits_ == 0; }
+  // Its outcomes' words, in FindingKind's order: as a journal records them.
+  std::vector<std::string> words() const;
+  bool operator==(const FailOn&) const = default;
+
+ private:
+  static std::uint32_t bit(FindingKind o) { return 1u << static_cast<unsigned>(o); }
+  std::uint32_t bits_ = 0;
+};
+
 // The command whose outcomes --fail-on names.
 enum class FailOnOf { check, bias, compare };
-// --fail-on LIST as its outcomes, in order; Error(usage) for an outcome the command
-// does not produce, or a list without one ("none" is one).
-std::vector<std::string> fail_on_outcomes(FailOnOf command, const std::string& list);
+// --fail-on LIST as its outcomes (also a journal's words); Error(usage) for an outcome
+// the command does not produce, or a list without one ("none" is one).
+FailOn fail_on_outcomes(FailOnOf command, const std::string& list);
+FailOn fail_on_outcomes(FailOnOf command, const std::vector<std::string>& words);
+// What fails a command when --fail-on is not given, a finding a person must act on:
+// the check's perturbed, layout and incomparable; bias's bias, failed and incomparable;
+// compare's incomparable and aa (job/sweep_verdicts.h says what each means).
+FailOn default_fail_on(FailOnOf command);
 // --ci: the check's gate that fails closed, every verdict but "not perturbed" (the
 // inconclusive too); Error(usage) when --fail-on was given as well.
-std::vector<std::string> ci_fail_on(bool fail_on_given);
+FailOn ci_fail_on(bool fail_on_given);
+
+// run --shard I/N as (I, N), or N alone with `slurm_task` ($SLURM_ARRAY_TASK_ID, "" when
+// unset) as I; Error(usage) for a shard out of 0..N-1 or no I at all.
+std::pair<std::size_t, std::size_t> parse_shard(const std::string& text, const std::string& slurm_task);
 
 // slurm: the array tasks asked for (unset: not given, four), 1..kMaxShards; at most K
 // at once, K not negative.

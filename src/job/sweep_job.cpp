@@ -7,6 +7,8 @@
 
 #include "job/journal_job.h"
 #include "job/resume_options.h"
+#include "job/sweep_setup.h"
+#include "host/doctor.h"
 #include "host/host_info.h"
 #include "record/journal.h"
 #include "record/journal_notes.h"
@@ -104,7 +106,7 @@ nlohmann::json brief_to_json(const SweepBrief& b) {
   for (const SweepVariantRecord& v : h.variants)
     variants.push_back({{"name", v.name}, {"argv", v.argv}, {"binary_sha256", v.binary_sha256}});
   for (const SweepContextRecord& c : h.contexts) contexts.push_back(context_json(c));
-  return {{"command", h.command},
+  nlohmann::json j = {{"command", std::string(to_string(h.command))},
           {"variants", variants},
           {"contexts", contexts},
           {"seed", h.seed},
@@ -120,8 +122,9 @@ nlohmann::json brief_to_json(const SweepBrief& b) {
           {"margin", b.margin},
           {"aa", b.aa},
           {"allow_multiplex", h.allow_multiplex},
-          {"fail_on", b.fail_on},
-          {"arguments", b.arguments}};
+          {"fail_on", b.fail_on.words()}};
+  if (!b.arguments.empty()) j["arguments"] = b.arguments;  // only a journal read back from before the request
+  return j;
 }
 
 namespace {
@@ -150,7 +153,8 @@ SweepBrief brief_from_json(const nlohmann::json& j) {
   if (!j.is_object()) throw Error(ErrorKind::io, where + " is not an object");
   SweepBrief b;
   SweepReport& h = b.header;
-  h.command = field<std::string>(j, "command", where);
+  const std::optional<JobKind> kind = job_kind_from(field<std::string>(j, "command", where));
+  if (kind) h.command = *kind;
   for (const nlohmann::json& v : field<nlohmann::json>(j, "variants", where))
     h.variants.push_back({field<std::string>(v, "name", "sweep variant"), field<std::vector<std::string>>(v, "argv", "sweep variant"),
                           field<std::string>(v, "binary_sha256", "sweep variant")});
@@ -168,10 +172,16 @@ SweepBrief brief_from_json(const nlohmann::json& j) {
   b.margin = field<double>(j, "margin", where);
   b.aa = field<bool>(j, "aa", where);
   h.allow_multiplex = optional_field<bool>(j, "allow_multiplex", where).value_or(false);
-  b.fail_on = field<std::vector<std::string>>(j, "fail_on", where);
-  b.arguments = field<std::vector<std::string>>(j, "arguments", where);
-  if (h.variants.empty() || (h.command != "bias" && h.command != "compare") || (h.command == "compare" && h.variants.size() < 2))
+  const auto fail_on = field<std::vector<std::string>>(j, "fail_on", where);
+  b.arguments = optional_field<std::vector<std::string>>(j, "arguments", where).value_or(std::vector<std::string>{});
+  if (h.variants.empty() || !kind || !is_sweep(*kind) || (kind == JobKind::compare && h.variants.size() < 2))
     throw Error(ErrorKind::io, where + " names no command of its variants");
+  try {
+    if (!fail_on.empty()) b.fail_on = fail_on_outcomes(kind == JobKind::bias ? FailOnOf::bias : FailOnOf::compare, fail_on);
+  } catch (const Error& e) {
+    throw Error(ErrorKind::io, fmt::format("{}: field fail_on: {}", where, e.what()),
+                "the journal was not written by obscheck bias or compare, or was edited");
+  }
   check_brief_ranges(b, where);
   return b;
 }
@@ -180,9 +190,9 @@ namespace {
 
 // The report's header: the sweep's seed, runs, events, metric, notes, variants and
 // contexts (each context's environment size as the first variant runs in it).
-SweepReport sweep_header(const SweepSetup& setup, const SweepSpec& spec, JobKind kind, const SweepAsk& ask) {
+SweepReport sweep_header(const SweepSetup& setup, const SweepSpec& spec, JobKind kind, const SweepRequest& ask) {
   SweepReport h;
-  h.command = std::string(to_string(kind));
+  h.command = kind;
   h.seed = setup.seed;
   h.runs_per_context = spec.runs;
   h.warmup = spec.warmup;
@@ -206,9 +216,9 @@ SweepReport sweep_header(const SweepSetup& setup, const SweepSpec& spec, JobKind
     cr.failure = c.failure;
     h.contexts.push_back(std::move(cr));
   }
-  h.alpha = ask.alpha;
-  h.allow_multiplex = ask.allow_multiplex;
-  if (kind == JobKind::compare) h.margin = ask.margin;
+  h.alpha = 1 - ask.confidence;
+  h.allow_multiplex = ask.check.allow_multiplex;
+  if (kind == JobKind::compare) h.margin = ask.check.margin;
   return h;
 }
 
@@ -228,8 +238,9 @@ std::vector<std::string> sweep_metrics(const SweepSetup& setup) {
 
 }  // namespace
 
-SweepJob make_sweep_job(SweepSetup setup, std::vector<VariantSpec> variants, JobKind kind, const SweepAsk& ask) {
+SweepJob make_sweep_job(SweepSetup setup, std::vector<VariantSpec> variants, JobKind kind, const SweepRequest& ask) {
   SweepJob job;
+  job.request = ask;
   job.setup = std::move(setup);
   SweepSpec& spec = job.spec;
   spec.variants = std::move(variants);
@@ -246,10 +257,9 @@ SweepJob make_sweep_job(SweepSetup setup, std::vector<VariantSpec> variants, Job
     }
   job.brief.header = sweep_header(job.setup, spec, kind, ask);
   job.brief.metrics = sweep_metrics(job.setup);
-  job.brief.margin = ask.margin;
+  job.brief.margin = ask.check.margin;
   job.brief.aa = ask.aa;
   job.brief.fail_on = ask.fail_on;
-  job.brief.arguments = ask.arguments;
   return job;
 }
 
@@ -304,9 +314,9 @@ SweepReport sweep_report(const SweepBrief& brief, const std::vector<RunRecord>& 
 
 nlohmann::json sweep_manifest(const SweepJob& job) {
   const VariantSpec& first = job.spec.variants.at(0);
-  const nlohmann::json options = {{"arguments", job.brief.arguments},
-                                  {"backend", std::string(to_string(job.setup.backend->kind()))}};
-  nlohmann::json manifest = job_manifest(job_kind_from(job.brief.header.command).value(), read_host(), options,
+  nlohmann::json options = sweep_request_json(job.request);
+  options["backend"] = std::string(to_string(job.setup.backend->kind()));
+  nlohmann::json manifest = job_manifest(job.brief.header.command, read_host(), options,
                                          first.launch, first.sha256, job.plan.value());
   manifest["sweep"] = brief_to_json(job.brief);
   return manifest;
@@ -359,18 +369,34 @@ ResumedSweep open_sweep_journal(const std::string& path) {
 
 namespace {
 
-// The sweep the journal recorded, made again from its command line with the seed it
-// drew. The words come from the file: what they say wrong is the journal's fault (an
-// edited or foreign journal, exit 6), not this command line's.
-SweepJob recorded_sweep_job(const SweepBrief& recorded, const std::string& command, const SweepRebuild& rebuild) {
-  const auto bad = [](const std::string& why) {
-    return Error(ErrorKind::io, "the journal's recorded command line cannot be run again: " + why,
+// The sweep the journal recorded, made again from its request with the seed it drew:
+// the request typed in its manifest's "options", or in a journal written before that,
+// its command line read by `legacy`. The values come from the file: what they say wrong
+// is the journal's fault (an edited or foreign journal, exit 6), not this command line's.
+SweepJob recorded_sweep_job(const nlohmann::json& manifest, const SweepBrief& recorded, JobKind kind,
+                              const SweepRebuild& legacy) {
+  const std::string command(to_string(kind));
+  const bool typed = recorded.arguments.empty();
+  const auto bad = [typed](const std::string& why) {
+    return Error(ErrorKind::io,
+                 std::string("the journal's recorded ") + (typed ? "request" : "command line") +
+                     " cannot be run again: " + why,
                  "the journal was edited, or written by another version; start a new sweep");
   };
-  if (recorded.arguments.empty() || recorded.arguments.front() != command)
-    throw bad("it is not a " + command + " command line");
+  if (!typed && recorded.arguments.front() != command) throw bad("it is not a " + command + " command line");
+  SweepRequest r;
   try {
-    return rebuild(recorded.arguments, recorded.header.seed);
+    r = typed ? sweep_request_from_json(manifest.at("options"), kind) : legacy(recorded.arguments);
+  } catch (const nlohmann::json::exception& e) {
+    throw bad(e.what());
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::usage && e.kind() != ErrorKind::io) throw;
+    throw bad(e.what());
+  }
+  r.check.seed = recorded.header.seed;  // the seed it drew
+  r.check.seed_given = true;
+  try {
+    return sweep_job_for(r, kind);
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::usage) throw;
     throw bad(e.what());
@@ -380,15 +406,24 @@ SweepJob recorded_sweep_job(const SweepBrief& recorded, const std::string& comma
 }  // namespace
 
 SweepToResume resume_sweep_job(const std::string& path, JobKind kind, const std::vector<std::string>& given,
-                               bool program_given, const SweepRebuild& rebuild) {
+                               bool program_given, const SweepRebuild& legacy) {
   const std::string command(to_string(kind));
   if (!manifest_to_resume(path, kind).is_null()) refuse_sweep_options(given, program_given, command);
   SweepToResume r{open_sweep_journal(path), std::nullopt};
   if (r.opened.complete) return r;
-  r.job = recorded_sweep_job(r.opened.recorded, command, rebuild);
-  refuse_changed_sweep(r.opened.journal.data, r.opened.recorded, *r.job);
+  const JournalData& d = r.opened.journal.data;
+  r.job = recorded_sweep_job(d.manifest, r.opened.recorded, kind, legacy);
+  refuse_changed_sweep(d, r.opened.recorded, *r.job);
   r.job->brief = r.opened.recorded;  // the report is the journal's: its header, its notes
   return r;
+}
+
+SweepPageContext sweep_page_context(const std::optional<HostInfo>& recorded) {
+  SweepPageContext ctx;
+  const HostInfo host = recorded ? *recorded : read_host();
+  ctx.host = host;
+  for (const Finding& f : doctor_checks(host)) ctx.doctor.push_back(f);
+  return ctx;
 }
 
 SweepBrief journal_brief(const JournalData& d) {

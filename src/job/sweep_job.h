@@ -24,11 +24,13 @@
 
 #include "events/event.h"
 #include "host/host_info.h"
+#include "job/sweep_request.h"
 #include "observe/sim.h"
 #include "record/journal.h"
 #include "record/journal_notes.h"
 #include "record/run_record.h"
 #include "report/bias_report.h"
+#include "report/sweep_html.h"
 #include "run/backend.h"
 #include "run/contexts.h"
 #include "run/link_order.h"
@@ -65,8 +67,10 @@ struct SweepBrief {
   std::vector<std::string> metrics;    // bias: the metrics analysed, the chosen one first
   double margin = 0.01;                // ε of the analysis (--margin)
   bool aa = false;                     // compare --aa: variant 2 is the baseline's copy
-  std::vector<std::string> fail_on;    // --fail-on as given (empty: the command's default)
-  std::vector<std::string> arguments;  // the command line, parsed again by --resume
+  FailOn fail_on;                      // --fail-on (empty: the command's default)
+  // A journal written before the manifest recorded the typed request: its command
+  // line, which --resume parses again (empty in a journal written since).
+  std::vector<std::string> arguments;
   // --allow-multiplex is in the header (SweepReport::allow_multiplex): the JSON's
   // "allow_multiplex", false when a journal written before it lacks the field.
   // Not in the JSON: the manifest's host, which report_sweep sets so the page describes
@@ -77,29 +81,21 @@ nlohmann::json brief_to_json(const SweepBrief& b);
 // Throws Error(io) naming a missing or malformed field.
 SweepBrief brief_from_json(const nlohmann::json& j);
 
-// What one command runs: the setup (it owns the linked binaries), the runner's spec, its
-// plan and the brief.
+// What one command runs: the request it was made from (the manifest records it), the
+// setup (it owns the linked binaries), the runner's spec, its plan and the brief.
 struct SweepJob {
+  SweepRequest request;
   SweepSetup setup;
   SweepSpec spec;
   std::optional<Plan> plan;  // sweep_plan(spec); none when no context could be prepared
   SweepBrief brief;
 };
 
-// What the command line asks of a sweep's analysis besides its setup.
-struct SweepAsk {
-  double alpha = 0.05;                 // 1 - --confidence
-  double margin = 0.01;                // --margin
-  bool aa = false;                     // compare --aa
-  bool allow_multiplex = false;        // --allow-multiplex
-  std::vector<std::string> fail_on;    // --fail-on as given
-  std::vector<std::string> arguments;  // the command line, parsed again by --resume
-};
-
-// The `kind` (bias or compare) job of `variants` in `setup`'s contexts: the runner's
+// The `kind` (bias or compare) job of `variants` in `setup`'s contexts, as `request`
+// asks (its confidence, margin, A/A, --allow-multiplex and --fail-on): the runner's
 // spec, its plan (none when no context could be prepared), the report's header and the
 // metrics analysed (the chosen one first).
-SweepJob make_sweep_job(SweepSetup setup, std::vector<VariantSpec> variants, JobKind kind, const SweepAsk& ask);
+SweepJob make_sweep_job(SweepSetup setup, std::vector<VariantSpec> variants, JobKind kind, const SweepRequest& request);
 
 // A run as the journal records it, and back as the report reads it.
 RunRecord journal_record_of(const Plan& plan, const Trial& trial, const SweepRun& run);
@@ -128,8 +124,8 @@ SweepRunsDone run_sweep_job(SweepJob& job, std::vector<RunRecord> recorded, Jour
                             const ContextSweepProgress& progress);
 
 // A resumed sweep runs the journal's programs in the journal's contexts with the
-// journal's plan: `job` is the journal's sweep built again from its recorded command
-// line, `recorded` the journal's brief. Throws Error(usage) naming the first
+// journal's plan: `job` is the journal's sweep built again from its recorded request,
+// `recorded` the journal's brief. Throws Error(usage) naming the first
 // difference (the environment, a binary, a context, the plan), before a run.
 void refuse_changed_sweep(const JournalData& d, const SweepBrief& recorded, const SweepJob& job);
 
@@ -146,18 +142,25 @@ ResumedSweep open_sweep_journal(const std::string& path);
 // A sweep's --resume FILE (`kind`: bias or compare). The command line's own options are
 // refused first where they would change the sweep (`given`, `program_given`:
 // job/resume_options.h). Unless the journal is complete, the job is the journal's sweep
-// made again by `rebuild` from the recorded command line (its words after "obscheck",
-// the command first) and the seed it drew, refused where it would run other programs
-// or contexts (refuse_changed_sweep), reporting under the journal's brief. Error(io)
-// when the recorded words are not this command's, or `rebuild` refuses them with
-// Error(usage): the journal was edited, or written by another version.
-using SweepRebuild = std::function<SweepJob(const std::vector<std::string>& arguments, std::uint64_t seed)>;
+// made again (sweep_job_for) from the typed request its manifest records and the seed
+// it drew, refused where it would run other programs or contexts
+// (refuse_changed_sweep), reporting under the journal's brief. A journal written
+// before the manifest recorded the request holds its command line instead: `legacy`
+// reads those words (after "obscheck", the command first) into the request, the one
+// place a command line is parsed again. Error(io) when the request is malformed or
+// asks what no command line could, or the recorded words are not this command's or
+// `legacy` refuses them with Error(usage): the journal was edited.
+using SweepRebuild = std::function<SweepRequest(const std::vector<std::string>& arguments)>;
 struct SweepToResume {
   ResumedSweep opened;
   std::optional<SweepJob> job;  // unset when the journal is complete
 };
 SweepToResume resume_sweep_job(const std::string& path, JobKind kind, const std::vector<std::string>& given,
-                               bool program_given, const SweepRebuild& rebuild);
+                               bool program_given, const SweepRebuild& legacy);
+
+// What a sweep's page says of its host: `recorded` (the journal's), or this one when
+// unset (a live sweep), with doctor's findings on it.
+SweepPageContext sweep_page_context(const std::optional<HostInfo>& recorded);
 
 // The brief of a sweep's journal, with the manifest's host when this obscheck can read
 // it. Throws Error(io) for a manifest without a sweep.

@@ -9,8 +9,10 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <tuple>
 
 #include "job/job_backend.h"
+#include "job/sweep_verdicts.h"
 #include "run/backend.h"
 #include "run/measure.h"
 #include "stats/rng.h"
@@ -67,6 +69,9 @@ void check_size(std::size_t v, std::size_t max, const std::string& option) {
                             kMaxArgStringBytes));
 }
 
+namespace {
+
+// "FROM:TO:STEP" or "a,b,c" of --env-sizes or --argv0-pads, none above `max`.
 std::vector<std::size_t> parse_size_list(const std::string& spec, const std::string& option, std::size_t max) {
   std::vector<std::size_t> out;
   if (spec.find(':') != std::string::npos) {
@@ -97,21 +102,40 @@ std::vector<std::size_t> parse_size_list(const std::string& spec, const std::str
   return out;
 }
 
+}  // namespace
+
+std::vector<std::size_t> parse_env_sizes(const std::string& text) {
+  return parse_size_list(text, "--env-sizes", kMaxEnvPadValue);
+}
+
+std::vector<std::size_t> parse_argv0_pads(const std::string& text) {
+  return parse_size_list(text, "--argv0-pads", kMaxArgv0Pad);
+}
+
+void check_context_sizes(const SweepRequest& r) {
+  for (const auto& [option, sizes, max] : {std::tuple{"--env-sizes", &r.env_sizes, kMaxEnvPadValue},
+                                           std::tuple{"--argv0-pads", &r.argv0_pads, kMaxArgv0Pad}}) {
+    if (sizes->size() > kMaxContexts)
+      throw Error(ErrorKind::usage,
+                  fmt::format("{}: {} values; a sweep takes at most {}", option, sizes->size(), kMaxContexts));
+    for (std::size_t v : *sizes) check_size(v, max, option);
+  }
+}
+
 namespace {
 
 // The counters (or simulated events) and the metric the verdict is on: every counter
 // must be countable here (Backend::resolve_all), the metric one of them or wall-time.
 void choose_events(const SweepRequest& o, SweepSetup& s) {
-  s.backend = job_backend(to_string(o.backend), o.sim_cache);
+  s.backend = job_backend(o.check.backend, o.check.sim_cache);
   const Backend& backend = *s.backend;
-  const CounterList list =
-      o.counters.empty() ? backend.default_counters(CounterUse::sweep) : CounterList(split_event_list(o.counters));
+  const CounterList list = o.check.counters.empty() ? backend.default_counters(CounterUse::sweep) : o.check.counters;
   const ResolvedCounters c = backend.resolve_all(list);
   const std::vector<std::string> names = c.names();
   backend.require_here();
   const BlockPolicy policy = backend.block_policy();
-  if (policy.blocks && o.runs <= 0) s.runs = static_cast<int>(*policy.blocks);
-  if (!policy.warmup && !o.warmup_given) s.warmup = 0;
+  if (policy.blocks && o.check.runs <= 0) s.runs = static_cast<int>(*policy.blocks);
+  if (!policy.warmup && !o.check.warmup_given) s.warmup = 0;
   s.backend_notes = backend.notes(names);
   if (!backend.times_the_program())
     s.backend_notes.push_back("wall-time and user-time are the simulator's under --backend sim, not the program's");
@@ -136,12 +160,13 @@ std::vector<std::optional<std::size_t>> link_orders(const SweepRequest& o, Sweep
   s.link_dir = TempDir::create("obscheck-link");
   // A --run-as target must reach its linked binary: others may pass through the
   // directory (and run a binary by its name), never list or write it.
-  if (!o.launch.run_as.empty() && ::chmod(s.link_dir->path().c_str(), kRunAsLinkDirMode) != 0)
-    throw Error(ErrorKind::io, fmt::format("cannot open {} to --run-as {}: {}", s.link_dir->path(), o.launch.run_as,
+  const std::string& run_as = o.check.launch.run_as;
+  if (!run_as.empty() && ::chmod(s.link_dir->path().c_str(), kRunAsLinkDirMode) != 0)
+    throw Error(ErrorKind::io, fmt::format("cannot open {} to --run-as {}: {}", s.link_dir->path(), run_as,
                                            std::strerror(errno)));
   LinkSpec ls;
   ls.command = o.link_command;
-  ls.objects = split_commas(o.link_objects);
+  ls.objects = o.link_objects;
   ls.orders = static_cast<std::size_t>(o.link_orders > 0 ? o.link_orders : 1);
   ls.seed = s.seed;
   ls.dir = s.link_dir->path();
@@ -158,15 +183,11 @@ std::vector<ContextSpec> context_grid(const SweepRequest& o, SweepSetup& s) {
   std::vector<std::optional<std::size_t>> envs = {std::nullopt};
   if (!o.env_sizes.empty() || !any) {
     envs.clear();
-    const auto sizes = o.env_sizes.empty()
-                           ? parse_size_list(fmt::format("{}:{}:{}", kPaperEnvFrom, kPaperEnvTo, kPaperEnvStep),
-                                             "--env-sizes", kMaxEnvPadValue)
-                           : parse_size_list(o.env_sizes, "--env-sizes", kMaxEnvPadValue);
-    for (auto v : sizes) envs.emplace_back(v);
+    if (o.env_sizes.empty())  // the paper's grid
+      for (std::size_t v = kPaperEnvFrom; v <= kPaperEnvTo; v += kPaperEnvStep) envs.emplace_back(v);
+    for (std::size_t v : o.env_sizes) envs.emplace_back(v);
   }
-  const std::vector<std::size_t> argv0 = o.argv0_pads.empty()
-                                             ? std::vector<std::size_t>{0}
-                                             : parse_size_list(o.argv0_pads, "--argv0-pads", kMaxArgv0Pad);
+  const std::vector<std::size_t> argv0 = o.argv0_pads.empty() ? std::vector<std::size_t>{0} : o.argv0_pads;
   const std::size_t orders_wanted = o.link_orders > 0 ? static_cast<std::size_t>(o.link_orders) : 1;
   if (envs.size() * argv0.size() * orders_wanted > kMaxContexts)
     throw Error(ErrorKind::usage,
@@ -222,11 +243,11 @@ SweepSetup prepare_sweep(const SweepRequest& o) {
   SweepSetup s;
   if (o.confidence <= 0.5 || o.confidence >= 1)
     throw Error(ErrorKind::usage, "--confidence is a level between 0.5 and 1 (0.95 = 95%)");
-  if (o.launch.env_pad) throw Error(ErrorKind::usage, "--env-pad holds the environment constant; bias and compare vary it",
+  if (o.check.launch.env_pad) throw Error(ErrorKind::usage, "--env-pad holds the environment constant; bias and compare vary it",
                              "use --env-sizes to choose the environment contexts");
-  s.runs = o.runs > 0 ? o.runs : kDefaultContextRuns;
-  s.warmup = o.warmup;
-  s.seed = o.seed_given ? o.seed : std::random_device{}() * 0x100000001ull + std::random_device{}();
+  s.runs = o.check.runs > 0 ? o.check.runs : kDefaultContextRuns;
+  s.warmup = o.check.warmup;
+  s.seed = o.check.seed_given ? o.check.seed : std::random_device{}() * 0x100000001ull + std::random_device{}();
   choose_events(o, s);
   s.contexts = sample_contexts(context_grid(o, s), o.contexts, s.seed);
   for (std::size_t i = 0; i < s.contexts.size(); ++i) s.contexts[i].id = i;
@@ -246,11 +267,12 @@ VariantSpec make_variant(const SweepRequest& o, const std::vector<std::string>& 
   v.launch.path = linked ? std::string() : resolve_target(words[0]);
   v.launch.argv = words;
   v.launch.env = EnvBlock::from_current();
-  v.launch.aslr = o.launch.aslr;
-  v.launch.cpu = o.launch.cpu;
-  v.launch.timeout_s = o.launch.timeout_s;
-  v.launch.out = o.launch.show_output ? Stdio::inherit : Stdio::capture;
-  if (!o.launch.run_as.empty()) v.launch.run_as = credentials_of(o.launch.run_as);
+  const LaunchRequest& l = o.check.launch;
+  v.launch.aslr = l.aslr;
+  v.launch.cpu = l.cpu;
+  v.launch.timeout_s = l.timeout_s;
+  v.launch.out = l.show_output ? Stdio::inherit : Stdio::capture;
+  if (!l.run_as.empty()) v.launch.run_as = credentials_of(l.run_as);
   if (!linked) v.sha256 = sha256_file(v.launch.path);
   return v;
 }
@@ -265,6 +287,21 @@ std::vector<VariantSpec> compare_variants(
     variants.push_back(std::move(copy));
   }
   return variants;
+}
+
+SweepJob sweep_job_for(const SweepRequest& r, JobKind kind) {
+  const std::vector<std::string>& words = r.check.launch.argv;
+  // compare's words are split first (BASELINE ARGS ::: CONTENDER ARGS), as it reads them.
+  std::optional<std::pair<std::vector<std::string>, std::vector<std::string>>> split;
+  if (kind == JobKind::compare) split = split_variants(words);
+  SweepSetup setup = prepare_sweep(r);
+  std::vector<VariantSpec> variants = split ? compare_variants(r, *split, r.aa)
+                                            : std::vector<VariantSpec>{make_variant(r, words, "program")};
+  SweepJob job = make_sweep_job(std::move(setup), std::move(variants), kind, r);
+  // Outputs that differ in every context after the first round make the comparison
+  // incomparable whatever the other rounds show: it says so then, not after its budget.
+  job.spec.stop_when_outputs_differ = kind == JobKind::compare && !r.allow_output_diff;
+  return job;
 }
 
 }  // namespace obscheck

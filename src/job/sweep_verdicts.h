@@ -16,11 +16,9 @@ namespace obscheck {
 
 // The outcomes bias can find ("bias": the chosen metric swings beyond run-to-run noise;
 // "failed": a context made the program fail; "incomparable": a metric's counter was
-// multiplexed in some run, without --allow-multiplex), and those that exit 1 by default.
-inline const std::vector<std::string> kBiasFailOn = {"bias", "failed", "incomparable"};
-// compare's, likewise ("aa": the A/A pair showed a difference, so the comparison
-// cannot be trusted).
-inline const std::vector<std::string> kCompareFailOn = {"incomparable", "aa"};
+// multiplexed in some run, without --allow-multiplex) and compare's ("aa": the A/A pair
+// showed a difference, so the comparison cannot be trusted); those that exit 1 by
+// default are job/request_bounds.h default_fail_on's.
 
 // Analyses every metric of the brief into report.bias: a multiplexed counter's metric
 // is incomparable unless report.allow_multiplex; a metric with no positive value in

@@ -6,9 +6,14 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace obscheck {
+
+// The events an item names: a {group}'s members in order ("{l1d, l1i}" -> l1d, l1i),
+// or the item itself, without the spaces and braces around each.
+std::vector<std::string> item_members(std::string_view item);
 
 class CounterList {
  public:

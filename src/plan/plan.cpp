@@ -109,7 +109,7 @@ std::string_view to_string(CountingMode mode) {
 CountingMode counting_mode_from_string(std::string_view text) {
   if (text == "external") return CountingMode::external;
   if (text == "inprocess") return CountingMode::inprocess;
-  throw Error(ErrorKind::usage, fmt::format("unknown --mode '{}'", text),
+  throw Error(ErrorKind::usage, fmt::format("--mode must be external or inprocess, not '{}'", text),
               "use --mode external (the driver counts) or --mode inprocess (a preloaded library counts)");
 }
 

@@ -60,8 +60,8 @@ std::string_view to_string(BackendKind b) { return b == BackendKind::sim ? "sim"
 BackendKind backend_from_string(std::string_view text) {
   if (text == "native") return BackendKind::native;
   if (text == "sim") return BackendKind::sim;
-  throw Error(ErrorKind::usage, "--backend: '" + std::string(text) + "' is not a backend",
-              "use native (perf_event) or sim (the simulated PMU: valgrind --tool=cachegrind)");
+  throw Error(ErrorKind::usage, "--backend must be native or sim, not '" + std::string(text) + "'",
+              "sim runs the target under valgrind's cachegrind: a simulated PMU for hosts without one");
 }
 
 std::string_view to_string(Leftovers l) { return l == Leftovers::fail ? "fail" : "kill"; }

@@ -223,7 +223,7 @@ std::string compare_text(const SweepReport& r, bool color) {
 
 std::string sweep_json(const SweepReport& r) {
   json j;
-  j["command"] = r.command;
+  j["command"] = std::string(to_string(r.command));
   j["seed"] = r.seed;
   j["runs_per_context"] = r.runs_per_context;
   j["warmup"] = r.warmup;
@@ -267,7 +267,7 @@ std::string sweep_json(const SweepReport& r) {
     for (const auto& b : r.bias) j["analyses"].push_back(analysis_json(b));
   }
   j["allow_multiplex"] = r.allow_multiplex;
-  if (r.command == "compare") {
+  if (r.command == JobKind::compare) {
     j["margin"] = r.margin;
     j["alpha"] = r.alpha;
     j["aa"] = r.aa ? comparison_json(*r.aa) : json(nullptr);

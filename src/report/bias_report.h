@@ -11,6 +11,7 @@
 
 #include "analysis/bias.h"
 #include "analysis/compare.h"
+#include "record/journal_notes.h"
 
 namespace obscheck {
 
@@ -51,7 +52,7 @@ struct SweepVariantRecord {
 };
 
 struct SweepReport {
-  std::string command;                    // "bias" | "compare"
+  JobKind command = JobKind::bias;        // bias | compare
   std::vector<SweepVariantRecord> variants;
   std::vector<SweepContextRecord> contexts;
   std::vector<SweepRunRecord> runs;       // time order

@@ -149,8 +149,8 @@ std::string p_phrase(double p) {
 // ---- page sections ------------------------------------------------------------------
 
 std::string header_section(const SweepReport& r, const SweepPageContext& ctx) {
-  const bool bias = r.command == "bias";
-  std::string out = fmt::format("<header>\n<h1>obscheck {}: {}</h1>\n", escape(r.command),
+  const bool bias = r.command == JobKind::bias;
+  std::string out = fmt::format("<header>\n<h1>obscheck {}: {}</h1>\n", escape(std::string(to_string(r.command))),
                                 bias ? "how far does the metric swing across measurement contexts?"
                                      : "two variants over the same measurement contexts");
   for (const SweepVariantRecord& v : r.variants)
@@ -325,7 +325,7 @@ std::string contexts_section(const SweepReport& r) {
                          escape(c.failure));
   }
   out += "</tbody>\n</table>\n</details>\n";
-  if (r.command == "compare" && r.comparison && !r.comparison->per_context.empty()) {
+  if (r.command == JobKind::compare && r.comparison && !r.comparison->per_context.empty()) {
     const std::string u = sweep_metric_unit(r.metric);
     out += "<details><summary>Per context: the two means and their ratio</summary>\n<table class=\"ratios\">\n"
            "<thead><tr><th>context</th><th>baseline mean</th><th>contender mean</th><th>ratio</th></tr></thead>\n"
@@ -356,7 +356,7 @@ std::string methods_section(const SweepReport& r) {
   row("design", fmt::format("every context × variant measured {} times, rounds interleaved in a seeded random order "
                             "(contexts shuffled, then the variants within each), so drift spreads over all of them",
                             r.runs_per_context));
-  if (r.command == "bias") {
+  if (r.command == JobKind::bias) {
     const double level = r.bias.empty() ? level_pct(r.alpha) : level_pct(r.bias.front().alpha);
     row("mean per context", fmt::format("arithmetic mean of the context's runs; {:g}% Student t interval (n ≥ 2)", level));
     row("ratio", "context mean / median of the context means; its interval the mean's interval divided by that median");
@@ -503,8 +503,8 @@ std::string compare_contexts_svg(const SweepReport& r) {
 }
 
 std::string sweep_html(const SweepReport& r, const SweepPageContext& ctx) {
-  const bool bias = r.command == "bias";
-  std::string title = "obscheck " + r.command;
+  const bool bias = r.command == JobKind::bias;
+  std::string title = "obscheck " + std::string(to_string(r.command));
   for (const SweepVariantRecord& v : r.variants)
     if (v.name != kAaName) title += (v.name == "contender" ? " vs " : ": ") + quoted_words(v.argv);
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
@@ -524,7 +524,7 @@ std::string sweep_html(const SweepReport& r, const SweepPageContext& ctx) {
 
 std::vector<std::pair<std::string, std::string>> sweep_svgs(const SweepReport& r) {
   std::vector<std::pair<std::string, std::string>> out;
-  if (r.command == "bias") {
+  if (r.command == JobKind::bias) {
     const auto names = slugs(r);
     for (std::size_t i = 0; i < r.bias.size(); ++i) {
       std::string chart = bias_contexts_svg(r, i);

@@ -284,8 +284,7 @@ std::shared_ptr<const Backend> choose_backend(BackendKind kind, const std::optio
   return std::make_shared<const SimBackend>(*geometry);
 }
 
-std::shared_ptr<const Backend> choose_backend(std::string_view name, const std::string& sim_cache) {
-  const BackendKind kind = backend_from_string(name);
+std::shared_ptr<const Backend> choose_backend(BackendKind kind, const std::string& sim_cache) {
   if (kind == BackendKind::native) return choose_backend(kind);
   const SimGeometry host = host_sim_geometry();
   return choose_backend(kind, sim_cache.empty() ? host : parse_sim_cache(sim_cache, host));

@@ -114,10 +114,11 @@ class Backend {
 
 // The choice. `sim` needs `geometry`; Error(usage) names a backend it does not know.
 std::shared_ptr<const Backend> choose_backend(BackendKind kind, const std::optional<SimGeometry>& geometry = {});
-// From the command line: --backend NAME and --sim-cache (over this host's geometry),
-// Error(usage) for either malformed. A command that will measure calls require_here()
-// once it has checked the rest of what it was asked, before it writes anything.
-std::shared_ptr<const Backend> choose_backend(std::string_view name, const std::string& sim_cache);
+// From the command line: --backend (read into its kind where the option is read) and
+// --sim-cache (over this host's geometry), Error(usage) for a malformed geometry. A
+// command that will measure calls require_here() once it has checked the rest of what
+// it was asked, before it writes anything.
+std::shared_ptr<const Backend> choose_backend(BackendKind kind, const std::string& sim_cache);
 // As a request (or a journal's) records it: no host check.
 std::shared_ptr<const Backend> choose_backend(const CheckRequest& request);
 

@@ -225,22 +225,83 @@ TEST_CASE("sweep journal: a changed program or environment is not resumed") {
   CHECK(journal_lines(journal).size() == 1);  // nothing appended
 }
 
-TEST_CASE("sweep journal: a recorded command line that cannot run again is a bad journal, exit 6") {
+namespace {
+
+// The manifest (line 1) of a sweep's journal.
+json first_line(const std::string& journal) {
+  std::string line;
+  std::ifstream in(journal);
+  std::getline(in, line);
+  return json::parse(line);
+}
+
+// `m` as the previous version wrote it: the command line recorded in place of the typed
+// request ("options" and the sweep's "arguments"), which --resume parsed again. The
+// integrity check goes with the edit, as a hand-edited journal's would.
+json as_previous_version(json m, const std::vector<std::string>& words) {
+  m.erase("crc32c");
+  m["options"] = {{"arguments", words}, {"backend", "native"}};
+  m["sweep"]["arguments"] = words;
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("sweep journal: a journal of the previous version, its command line recorded, still resumes") {
+  TempDir s;
+  const std::string journal = s.file("j.jsonl");
+  const std::vector<std::string> words = {"bias", "--env-sizes", "0,100", "-r", "2", "--journal", journal, "--",
+                                          workload("compute"), "50"};
+  REQUIRE(run_cli(words).code <= 1);
+  CHECK_FALSE(first_line(journal).at("options").contains("arguments"));  // this version records the request
+  // Cut after the manifest, written as the previous version wrote it: nothing ran.
+  const json previous = as_previous_version(first_line(journal), words);
+  std::ofstream(journal, std::ios::trunc) << previous.dump() << '\n';
+  const auto resumed = run_cli({"bias", "--resume", journal});
+  INFO(resumed.err);
+  REQUIRE(resumed.code <= 1);
+  CHECK_THAT(resumed.err, Catch::Contains("resuming"));
+  CHECK(each_once(run_indexes(journal), 4));
+  CHECK(journal_lines(journal).back().at("kind") == "finished");
+  CHECK(run_cli({"report", journal}).out == resumed.out);
+}
+
+TEST_CASE("sweep journal: a recorded request that no command line could give is a bad journal, exit 6") {
   TempDir s;
   const std::string journal = s.file("j.jsonl");
   REQUIRE(run_cli({"bias", "--env-sizes", "0,100", "-r", "2", "--journal", journal, "--", workload("compute"), "50"})
               .code <= 1);
-  std::string line;
-  {
-    std::ifstream in(journal);
-    std::getline(in, line);
-  }
-  const json manifest = json::parse(line);
-  // Each edit leaves the manifest well formed: only its recorded words are wrong. The
-  // integrity check goes with the edit, as a hand-edited journal's would.
-  const auto edited = [&](const std::function<void(json&)>& edit) {
+  const json manifest = first_line(journal);
+  for (const auto& [what, edit] : std::vector<std::pair<std::string, std::function<void(json&)>>>{
+           {"--runs must be at least 1", [](json& o) { o["runs"] = -3; }},
+           {"--confidence", [](json& o) { o["confidence"] = 7; }},
+           {"field env_sizes", [](json& o) { o["env_sizes"] = "0,100"; }},
+           {"--env-sizes: 999999999 bytes", [](json& o) { o["env_sizes"] = {0, 999999999}; }},
+           {"not an outcome", [](json& o) { o["fail_on"] = {"worse"}; }},
+           {"no program to run", [](json& o) { o["launch"]["argv"] = json::array(); }}}) {
     json m = manifest;
     m.erase("crc32c");
+    edit(m["options"]);
+    std::ofstream(journal, std::ios::trunc) << m.dump() << '\n';
+    const auto r = run_cli({"bias", "--resume", journal});
+    INFO(r.err);
+    CHECK(r.code == 6);
+    CHECK_THAT(r.err, Catch::Contains("the journal's recorded request cannot be run again") && Catch::Contains(what));
+    CHECK(journal_lines(journal).size() == 1);  // nothing appended
+  }
+}
+
+TEST_CASE("sweep journal: a recorded command line that cannot run again is a bad journal, exit 6") {
+  TempDir s;
+  const std::string journal = s.file("j.jsonl");
+  const std::vector<std::string> words = {"bias", "--env-sizes", "0,100", "-r", "2", "--journal", journal, "--",
+                                          workload("compute"), "50"};
+  REQUIRE(run_cli(words).code <= 1);
+  // A journal of the previous version, whose recorded words --resume parses again. Each
+  // edit leaves the manifest well formed: only its recorded words are wrong.
+  const json manifest = as_previous_version(first_line(journal), words);
+  const auto edited = [&](const std::function<void(json&)>& edit) {
+    json m = manifest;
     edit(m["sweep"]["arguments"]);
     std::ofstream(journal, std::ios::trunc) << m.dump() << '\n';
   };

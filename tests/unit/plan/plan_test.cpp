@@ -5,6 +5,7 @@
 #include <numeric>
 #include <set>
 
+#include "plan/counter_list.h"
 #include "plan/plan.h"
 #include "util/error.h"
 
@@ -578,4 +579,11 @@ TEST_CASE("plan: an extend note raises a sequential plan's cap and keeps every b
   } catch (const Error& e) {
     CHECK(std::string(e.what()) == "journal j.jsonl: an \"extend\" note to 5 blocks does not raise the cap (6)");
   }
+}
+
+TEST_CASE("counter list: an item's members, a {group}'s in order, split once") {
+  CHECK(item_members("cycles") == std::vector<std::string>{"cycles"});
+  CHECK(item_members("{l1d, l1i}") == std::vector<std::string>{"l1d", "l1i"});
+  CHECK(item_members("{instructions,branch-misses,cycles}") ==
+        std::vector<std::string>{"instructions", "branch-misses", "cycles"});
 }

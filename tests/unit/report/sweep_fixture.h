@@ -20,7 +20,7 @@ namespace obscheck::test {
 // One extra failed run in context 1 that the page must not draw.
 inline SweepReport bias_fixture() {
   SweepReport r;
-  r.command = "bias";
+  r.command = obscheck::JobKind::bias;
   r.variants = {{"program", {"/bin/prog", "arg"}, "ab12"}};
   r.seed = 5;
   r.runs_per_context = 3;
@@ -67,7 +67,7 @@ inline SweepReport bias_fixture() {
 // 1.06), and the A/A control within 0.3% of 1.
 inline SweepReport compare_fixture() {
   SweepReport r;
-  r.command = "compare";
+  r.command = obscheck::JobKind::compare;
   r.variants = {{"baseline", {"/bin/base"}, "aa"}, {"contender", {"/bin/cont"}, "bb"}, {"baseline (A/A)", {"/bin/base"}, "aa"}};
   r.seed = 9;
   r.runs_per_context = 3;
