@@ -106,8 +106,8 @@ Reached reached_half_width(const Findings& f, const std::string& metric) {
 // Replays per fixture for the forecast's rate (each a null check to its end).
 constexpr std::size_t kForecastReplays = 100;
 
-// The share of `replays` replayed null checks (the "null" case: stopping when decided,
-// a 600-block budget) whose forecast, made at the look the check makes it (the first
+// The share of `replays` replayed null checks (the "null" case: stopping when decided;
+// a 600-block budget by the earlier scheme, else the fixture's window) whose forecast, made at the look the check makes it (the first
 // of at least kForecastBlocks blocks), lay within 2x of the interval the check then
 // reached, either way. Each line also gives what the pooled standard deviation alone
 // would have forecast (sd), for comparison.
@@ -443,8 +443,9 @@ TEST_CASE("calibration: rates: pagetouch-a: x100 decided within 4 blocks", "[rat
 }
 // NOT met by independent replays: x2 within 6 blocks on compute-a is 76-88% at seeds
 // 1-3 (docs/statistics.md, "Calibration"): replays that start anywhere in the journal
-// meet its bimodal stretches, where the t-test's floor keeps a shift of ln 2 undecided
-// until 8 blocks. This assertion keeps its earlier scheme unchanged (seed + number
+// meet its bimodal stretches, where the sequential t-test, floored by compute's pooled
+// spread of d (about 0.3), needs more than 6 blocks for a shift of ln 2 = 0.69 in one
+// replay of 8 to 4. This assertion keeps its earlier scheme unchanged (seed + number
 // streams, seed 14, windows of 600 blocks starting among the first 100, so every
 // decision read the journal's first ~106 blocks), where it measured 96%; it is not an
 // independent rate.
