@@ -1,6 +1,8 @@
 // Calibration support: replaying checks on a recorded journal's real noise.
 //
-// A replayed check takes a window of consecutive measured blocks of a fixture and
+// A replayed check takes a window of consecutive measured blocks of a fixture (the
+// blocks a live check completes in its default budget at the recording's pace,
+// budget_window; one of the fixture's disjoint slots, rotated within it: draw_window) and
 // relabels the configurations within each block by a seeded random permutation, so
 // every comparison is a true null by construction while the runs keep the host's real
 // run-to-run and block-to-block structure. An effect can then be injected where its
