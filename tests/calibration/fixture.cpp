@@ -55,6 +55,7 @@ Fixture load_fixture(const std::string& path) {
   fx.path = path;
   fx.plan = plan_from_journal(d);
   fx.manifest = std::move(d.manifest);
+  fx.sweep = last_stretch(d.notes);
   const std::size_t size = fx.plan.block_size();
   std::map<std::size_t, std::vector<RunRecord>> grouped;
   for (RunRecord& r : d.runs) {

@@ -4,11 +4,13 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "plan/plan.h"
 #include "record/journal.h"
+#include "record/journal_notes.h"
 #include "record/run_record.h"
 
 namespace obscheck::calibration {
@@ -23,6 +25,9 @@ struct Fixture {
   std::string path;
   Plan plan;          // rebuilt from the manifest, as obscheck report does (plan_from_journal)
   nlohmann::json manifest;
+  // The recording's own pace: its last end note's "sweep" (seconds per block, the
+  // warm-up's included), absent in journals written before the note recorded it.
+  std::optional<SweepStretch> sweep;
   // The measured blocks in journal order; each holds the block's runs indexed by their
   // recorded configuration (by_config[c] is the run of configuration c). Only complete
   // blocks are kept, renumbered from 0; warm-ups are dropped.

@@ -11,6 +11,7 @@
 #include "analysis/host_load.h"
 #include "analysis/settled.h"
 #include "calibration/adapter.h"
+#include "record/request.h"
 #include "record/run_table.h"
 #include "util/error.h"
 
@@ -19,6 +20,8 @@ namespace {
 
 // The kernel's tick accounting of /proc/stat at USER_HZ = 100, as on Debian's kernels.
 constexpr double kTickNs = 1e7;
+// (sqrt(5) - 1) / 2: the step of the most even low-discrepancy sequence j * step mod 1.
+constexpr double kGoldenFraction = 0.6180339887498949;
 
 void shuffle(std::vector<std::size_t>& v, std::mt19937_64& rng) {
   for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[bounded_draw(rng, i)]);
@@ -132,21 +135,92 @@ std::size_t injected_config(const Plan& plan, const Injection& in) {
   return *top;
 }
 
-ReplayWindow draw_window(const Fixture& fx, std::size_t window, std::uint64_t seed, std::size_t number) {
+namespace {
+
+std::uint64_t fnv1a(const std::string& text) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (const unsigned char ch : text) h = (h ^ ch) * 1099511628211ull;
+  return h;
+}
+
+}  // namespace
+
+std::mt19937_64 replay_stream(std::uint64_t seed, const std::string& fixture, const std::string& case_name,
+                              std::uint64_t number, bool tiling) {
+  std::vector<std::uint32_t> words;
+  for (const std::uint64_t v : {seed, fnv1a(fixture), fnv1a(case_name), number, std::uint64_t{tiling ? 1u : 0u}}) {
+    words.push_back(static_cast<std::uint32_t>(v));
+    words.push_back(static_cast<std::uint32_t>(v >> 32));
+  }
+  std::seed_seq seq(words.begin(), words.end());
+  return std::mt19937_64(seq);
+}
+
+ReplayWindow draw_window(const Fixture& fx, std::size_t window, std::uint64_t seed, const std::string& case_name,
+                         std::size_t number, bool rotate) {
   if (window == 0) throw Error(ErrorKind::usage, "a replay window needs at least one block");
   if (window > fx.blocks.size())
     throw Error(ErrorKind::usage,
                 fmt::format("{} has {} complete blocks, fewer than a window of {}", fx.name, fx.blocks.size(), window));
-  // seed + number: neighbouring seeds share most of their replays (seeds 1..8 share
-  // 92 of 100), so a rate here is one sample, not one per seed; the simulated
-  // families (simulate.h) give every replay its own stream.
+  ReplayWindow w;
+  w.slots = fx.blocks.size() / window;
+  w.slot = number % w.slots;
+  // The series' tiling: one offset for all its replays, so their windows never overlap.
+  std::mt19937_64 tiling = replay_stream(seed, fx.name, case_name, 0, true);
+  const std::size_t offset = bounded_draw(tiling, fx.blocks.size() - w.slots * window + 1);
+  w.slot_first = offset + w.slot * window;
+  // The j-th replay of a slot starts frac(j * golden ratio) of the way into it: any
+  // number of replays so spread their first blocks nearly evenly over the slot.
+  const std::size_t j = number / w.slots;
+  const double spread = rotate ? std::fmod(static_cast<double>(j) * kGoldenFraction, 1.0) : 0.0;
+  const std::size_t rotation = std::min(window - 1, static_cast<std::size_t>(spread * static_cast<double>(window)));
+  w.first_block = w.slot_first + rotation;
+  std::mt19937_64 rng = replay_stream(seed, fx.name, case_name, number, false);
+  w.seed = rng();
+  for (std::size_t k = 0; k < window; ++k) {
+    const std::size_t source = w.slot_first + (rotation + k) % window;
+    w.blocks.push_back(relabel(fx.blocks[source], source, rng));
+  }
+  return w;
+}
+
+ReplayWindow draw_window_seed_plus_number(const Fixture& fx, std::size_t window, std::uint64_t seed,
+                                          std::size_t number) {
+  if (window == 0) throw Error(ErrorKind::usage, "a replay window needs at least one block");
+  if (window > fx.blocks.size())
+    throw Error(ErrorKind::usage,
+                fmt::format("{} has {} complete blocks, fewer than a window of {}", fx.name, fx.blocks.size(), window));
   std::mt19937_64 rng(splitmix64(seed + number));
   ReplayWindow w;
   w.first_block = bounded_draw(rng, fx.blocks.size() - window + 1);
+  w.slot_first = w.first_block;
+  w.slots = 0;  // no slots: windows of one series may overlap
   w.seed = rng();
   for (std::size_t k = 0; k < window; ++k)
     w.blocks.push_back(relabel(fx.blocks[w.first_block + k], w.first_block + k, rng));
   return w;
+}
+
+double live_budget_seconds() { return CheckRequest{}.time_budget; }
+
+BudgetWindow budget_window(const Fixture& fx, double budget_s) {
+  BudgetWindow out;
+  if (fx.sweep && fx.sweep->seconds_per_block > 0) {
+    out.seconds_per_block = fx.sweep->seconds_per_block;
+    out.from_note = true;
+  } else {
+    double ns = 0;
+    for (const Fixture::Block& b : fx.blocks)
+      for (const RunRecord& r : b.by_config) ns += static_cast<double>(r.exit.wall_ns);
+    out.seconds_per_block = ns * 1e-9 / static_cast<double>(fx.blocks.size());
+  }
+  const double total = std::floor(budget_s / out.seconds_per_block);
+  const auto warmup = static_cast<double>(fx.plan.spec.warmup_blocks);
+  const double cap = static_cast<double>(kMaxMeasuredBlocks);
+  out.within_budget = total - warmup >= cap ? kMaxMeasuredBlocks
+                                            : static_cast<std::size_t>(std::max(1.0, total - warmup));
+  out.blocks = std::min(out.within_budget, fx.blocks.size());
+  return out;
 }
 
 std::vector<RunRecord> replay_runs(const Fixture& fx, const ReplayWindow& w, const Injection& in, std::size_t blocks) {
@@ -214,7 +288,11 @@ std::vector<RunRecord> live_runs(const Plan& plan, std::vector<RunRecord> runs) 
 }  // namespace
 
 ReplayedCheck replay_check(const Fixture& fx, const ReplaySpec& spec, std::uint64_t seed, std::size_t number) {
-  const ReplayWindow w = draw_window(fx, spec.window, seed, number);
+  // A check analysed once over its whole window (drift, load) is not rotated: the wrap
+  // would join the window's last block to its first, a step the host never took.
+  const ReplayWindow w = spec.scheme == WindowScheme::seed_plus_number
+                             ? draw_window_seed_plus_number(fx, spec.window, seed, number)
+                             : draw_window(fx, spec.window, seed, spec.name, number, spec.stop_when_decisive);
   Plan plan = replay_plan(fx, spec.window);
   std::vector<std::size_t> looks = spec.looks.empty() ? default_looks(plan, spec.window) : spec.looks;
   looks.erase(std::remove_if(looks.begin(), looks.end(), [&](std::size_t n) { return n == 0 || n > spec.window; }),
@@ -351,7 +429,8 @@ CaseRates run_case(const Fixture& fx, const ReplaySpec& spec, std::size_t replay
 std::vector<NamedCase> standard_cases(std::size_t window) {
   std::vector<NamedCase> out;
   const auto constant = [&](std::string name, double effect) {
-    NamedCase c{std::move(name), {}};
+    NamedCase c{name, {}};
+    c.spec.name = std::move(name);
     c.spec.window = window;
     c.spec.injection.effect = effect;
     out.push_back(std::move(c));
@@ -366,7 +445,8 @@ std::vector<NamedCase> standard_cases(std::size_t window) {
   constant("x2", 1.0);
   constant("x100", 99);
   const auto whole = [&](std::string name) -> ReplaySpec& {
-    NamedCase c{std::move(name), {}};
+    NamedCase c{name, {}};
+    c.spec.name = std::move(name);
     c.spec.window = window;
     c.spec.looks = {window};
     c.spec.stop_when_decisive = false;

@@ -1,6 +1,8 @@
 // Calibration support: replaying checks on a recorded journal's real noise.
 //
-// A replayed check takes a window of consecutive measured blocks of a fixture and
+// A replayed check takes a window of consecutive measured blocks of a fixture (the
+// blocks a live check completes in its default budget at the recording's pace,
+// budget_window; one of the fixture's disjoint slots, rotated within it: draw_window) and
 // relabels the configurations within each block by a seeded random permutation, so
 // every comparison is a true null by construction while the runs keep the host's real
 // run-to-run and block-to-block structure. An effect can then be injected where its
@@ -31,6 +33,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -57,7 +60,14 @@ struct Injection {
   std::optional<LoadStep> load;
 };
 
+// How a series draws its replays' windows and streams (draw_window). seed_plus_number
+// is the earlier scheme, kept only for the assertions the independent replays do not
+// meet (tests/calibration/README.md says which, and what they measure instead).
+enum class WindowScheme { independent, seed_plus_number };
+
 struct ReplaySpec {
+  std::string name;                  // the case's name: part of every replay's stream (draw_window)
+  WindowScheme scheme = WindowScheme::independent;
   std::size_t window = 200;          // B: measured blocks at most (the check's budget)
   std::vector<std::size_t> looks;    // measured blocks at each look; empty: default_looks(window)
   bool stop_when_decisive = true;    // stop at the first look whose findings are decisive
@@ -91,19 +101,61 @@ struct ReplayBlock {
   std::map<std::string, std::vector<std::size_t>> reading_of;
 };
 struct ReplayWindow {
-  std::size_t first_block = 0;  // into Fixture::blocks
+  std::size_t slot_first = 0;   // the slot's first block, into Fixture::blocks
+  std::size_t first_block = 0;  // the replay's first block: slot_first + its rotation
+  std::size_t slot = 0;         // which of the series' disjoint windows (0 .. slots - 1)
+  std::size_t slots = 1;        // disjoint windows of this size the fixture holds (0: the earlier scheme, none)
   std::vector<ReplayBlock> blocks;
   std::uint64_t seed = 0;       // the replay's own seed (host-load quantisation, analysis)
 };
 
-// Replay `number` of a series seeded with `seed`: a window of `window` consecutive
-// blocks at a uniformly drawn start and its relabellings, all from std::mt19937_64
-// seeded with splitmix64(seed + number), so the same (seed, number) gives the same
-// window whatever the effect: cases compared at the same seed see the same noise.
-// Neighbouring seeds share replays (seed + number): the rates of a series are those of
-// one seed.
+// The generator of one replay, or of one series' tiling: std::mt19937_64 seeded by a
+// std::seed_seq over the seed, the fixture's name, the case's name, the replay's number
+// and the purpose (a replay's relabellings, or the series' tiling), each word of it
+// (names by FNV-1a, 64-bit values as two 32-bit words). No two (seed, fixture, case,
+// number) share a stream: seeds 1 and 2 have no replay in common, unlike seed + number.
+std::mt19937_64 replay_stream(std::uint64_t seed, const std::string& fixture, const std::string& case_name,
+                              std::uint64_t number, bool tiling);
+
+// Replay `number` of the series (seed, case_name) on `fx`: a window of `window`
+// consecutive blocks and its relabellings. The windows are disjoint: the fixture holds
+// m = floor(blocks / window) slots, laid end to end from an offset drawn once per series
+// (from its tiling stream, uniform in [0, blocks - m * window]); replay k takes slot
+// k mod m, so no replay's blocks leave its slot, and the replays of two slots share no
+// block. The j-th replay of a slot (j = k / m) is rotated within it when `rotate`: it
+// starts frac(j * 0.618...) of the way in and wraps from the slot's last block to its
+// first, so replays that share a slot (with m = 1, all of them) start at nearly evenly
+// spread blocks, and a check that stops early (x2 at 6 blocks) reads blocks no other
+// replay of the series starts on. Relabellings come from the replay's own stream.
 // Throws Error(usage) when the fixture has fewer than `window` blocks or window is 0.
-ReplayWindow draw_window(const Fixture& fx, std::size_t window, std::uint64_t seed, std::size_t number);
+ReplayWindow draw_window(const Fixture& fx, std::size_t window, std::uint64_t seed, const std::string& case_name,
+                         std::size_t number, bool rotate = true);
+
+// The earlier scheme: a window at a start uniform in [0, blocks - window] and its
+// relabellings, all from std::mt19937_64 seeded with splitmix64(seed + number).
+// Neighbouring seeds share most replays (seeds 1..8 share 92 of 100), and windows of
+// 600 of 700 blocks overlap by 500 at least: a rate so measured is one sample.
+ReplayWindow draw_window_seed_plus_number(const Fixture& fx, std::size_t window, std::uint64_t seed,
+                                          std::size_t number);
+
+// The live check's default time budget (record/request.h CheckRequest::time_budget).
+double live_budget_seconds();
+
+// The window a replay of `fx` takes: the measured blocks a live check at the
+// recording's own pace completes within `budget_s`, capped by what the fixture holds.
+// The pace is the journal's end note's seconds per block (run/session.cpp: the whole
+// invocation's seconds, warm-up and looks included, over its blocks) when it has one;
+// a journal written before the note recorded it gives the mean of its blocks' summed
+// run wall times instead, a lower bound on the pace (the driver's own time between runs
+// is left out), so its window errs long, and the cap decides it.
+struct BudgetWindow {
+  std::size_t blocks = 0;         // the window: min(within_budget, the fixture's blocks)
+  std::size_t within_budget = 0;  // floor(budget_s / seconds_per_block) less the warm-up blocks, at least 1
+  double seconds_per_block = 0;
+  bool from_note = false;         // the pace is the journal's own (else its runs' wall times)
+  bool capped() const { return blocks < within_budget; }
+};
+BudgetWindow budget_window(const Fixture& fx, double budget_s);
 
 // The replayed check's runs of its first `blocks` blocks (measured blocks numbered
 // from the plan's warm-up blocks on, as a live check numbers them), in run order,
@@ -174,12 +226,10 @@ struct NamedCase {
 };
 std::vector<NamedCase> standard_cases(std::size_t window);
 
-// The budget of a replayed check (blocks) and the replays per case the test runs.
-// A live check's default budget is 60 s of runs: about 1,000 blocks of `compute 1000`
-// (8 configurations of ~6.5 ms) and 1,700 of `pagetouch 2000`. The fixtures hold 700
-// blocks each, so a replay takes 600 of them, from a start drawn among the first 100:
-// a little less than the live budget, never more.
-inline constexpr std::size_t kDefaultWindow = 600;
+// The window of the earlier scheme (WindowScheme::seed_plus_number): 600 of the
+// 700-block fixtures.
+inline constexpr std::size_t kSeedPlusNumberWindow = 600;
+// The replays per case of a series.
 inline constexpr std::size_t kDefaultReplays = 100;
 // The load-step case's own window (its busy phase is its second quarter).
 inline constexpr std::size_t kLoadStepWindow = 200;
