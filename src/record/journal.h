@@ -70,10 +70,18 @@ struct ManifestInput {
   // The target's environment as "NAME=value" entries (EnvBlock::vars()). Only names
   // and sizes reach the journal, never a value: environments hold tokens and passwords.
   std::vector<std::string> env;
+  // A check's set-up warnings (dropped counters, counting notes, a wrapper's changes),
+  // kept so that every later report of the journal (and its certificate) carries them
+  // as the live check printed them: "warnings".
+  std::optional<std::vector<std::string>> warnings;
 };
 
 // The manifest line's JSON. "seed" is the plan's seed.
 nlohmann::json make_manifest(const ManifestInput& in, const Plan& plan);
+// The set-up warnings a manifest keeps (ManifestInput::warnings), its entries that are
+// text; nullopt for a journal written before the manifest kept them (or not a
+// check's), or a "warnings" that is not a list.
+std::optional<std::vector<std::string>> manifest_warnings(const nlohmann::json& manifest);
 
 // [{"name": NAME, "bytes": size of "NAME=value" plus its NUL}] in the block's order, so
 // the sizes sum to EnvBlock::size_bytes(). An entry without '=' is all name.
