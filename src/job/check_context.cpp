@@ -227,16 +227,16 @@ CheckContext manifest_context(const JournalData& d, const Plan& plan, const Back
   ctx.mode = std::string(to_string(request.mode));
   ctx.seed = plan.seed();
   ctx.journal_path = d.path;
-  ctx.host = m.value("host", nlohmann::json::object());
+  ctx.host = manifest_host(m);
   ctx.doctor = doctor_of(ctx.host);
-  for (const auto& e : m.value("env", nlohmann::json::array())) ctx.env_bytes += e.value("bytes", std::size_t{0});
+  ctx.env_bytes = manifest_env_bytes(m);
   ctx.runs_planned = runs_for(plan, plan_looks(plan).back());
   ctx.runs_done = d.runs.size();
   // The last word of the sweep decides: a resumed sweep that finished is complete.
   const std::optional<NoteKind> last = d.notes.empty() ? std::nullopt : note_kind_of(d.notes.back());
   const std::optional<SweepStretch> stretch = last_stretch(d.notes);
   const bool ends_with_stretch = last && (*last == NoteKind::finished || *last == NoteKind::interrupted) &&
-                                 d.notes.back().contains("sweep");
+                                 end_note_from(d.notes.back()).sweep.has_value();
   if (ends_with_stretch) ctx.seconds_per_block = stretch->seconds_per_block;
   ctx.complete = last == NoteKind::finished;
   ctx.sweep = sweep_lines(d.notes, plan, stretch ? stretch->runs_saved : 0);

@@ -83,7 +83,7 @@ void prepare_resumed(ResumedCheck& c, const Plan& recorded, double time_budget) 
   if (c.prepared.plan.levels != s.plan.spec.levels)
     throw Error(ErrorKind::usage, "the observer's doses differ from the journal's (a rebuilt variant, a changed symbol?)",
                 "start a new check");
-  c.host = m.value("host", nlohmann::json::object());
+  c.host = manifest_host(m);
 }
 
 }  // namespace

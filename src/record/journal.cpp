@@ -183,6 +183,22 @@ std::optional<std::vector<std::string>> manifest_warnings(const nlohmann::json& 
   return out;
 }
 
+nlohmann::json manifest_host(const nlohmann::json& manifest) {
+  if (!manifest.is_object()) return nlohmann::json::object();
+  const auto host = manifest.find("host");
+  return host == manifest.end() ? nlohmann::json::object() : *host;
+}
+
+std::uint64_t manifest_env_bytes(const nlohmann::json& manifest) {
+  if (!manifest.is_object()) return 0;
+  const auto env = manifest.find("env");
+  if (env == manifest.end() || !env->is_array()) return 0;
+  std::uint64_t bytes = 0;
+  for (const nlohmann::json& e : *env)
+    if (e.is_object()) bytes += e.value("bytes", std::uint64_t{0});
+  return bytes;
+}
+
 std::string default_journal_path(const std::string& dir, std::chrono::system_clock::time_point now) {
   const std::time_t secs = std::chrono::system_clock::to_time_t(now);
   std::tm tm{};

@@ -82,6 +82,12 @@ nlohmann::json make_manifest(const ManifestInput& in, const Plan& plan);
 // text; nullopt for a journal written before the manifest kept them (or not a
 // check's), or a "warnings" that is not a list.
 std::optional<std::vector<std::string>> manifest_warnings(const nlohmann::json& manifest);
+// The host a manifest records (ManifestInput::host, host/'s HostInfo JSON, decoded by
+// host/), or an empty object when it records none.
+nlohmann::json manifest_host(const nlohmann::json& manifest);
+// The target's environment block's size in bytes, the sum of the manifest's env_summary
+// entries' "bytes" (0 for a manifest without one).
+std::uint64_t manifest_env_bytes(const nlohmann::json& manifest);
 
 // [{"name": NAME, "bytes": size of "NAME=value" plus its NUL}] in the block's order, so
 // the sizes sum to EnvBlock::size_bytes(). An entry without '=' is all name.
