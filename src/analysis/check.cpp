@@ -1,7 +1,7 @@
 // analysis/check: the check's passes over its comparisons: list them, compute each one's
 // statistics (check_inference.cpp) on up to AnalysisOptions::threads threads, Holm, drift,
-// the A/A control, comparability (check_comparability.cpp), the verdicts
-// (check_verdicts.cpp), the host's load and Page's trends: analyse_check.
+// the A/A control and the verdicts (by the rule book, rules.h), comparability
+// (check_comparability.cpp), the host's load and Page's trends: analyse_check.
 #include "analysis/check.h"
 #include "analysis/check_internal.h"
 #include "analysis/counter_validity.h"

@@ -132,8 +132,8 @@ JournalData load_journal(const std::string& path);
 JournalData parse_journal(std::string_view text, const std::string& path);
 
 // The plan recorded in the manifest, with its notes applied in order: the
-// configurations "retire" notes retired and the cap "extend" notes raised (plan/
-// apply_retire_note, apply_extend_note). Throws Error(io) as plan_from_json, or naming
+// configurations "retire" notes retired and the cap "extend" notes raised
+// (record/plan_notes.h apply_plan_notes). Throws Error(io) as plan_from_json, or naming
 // a bad note.
 Plan plan_from_journal(const JournalData& data);
 
