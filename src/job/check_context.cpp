@@ -149,20 +149,18 @@ std::vector<Observation> observations(const Plan& plan, const std::vector<RunRec
     if (r.warmup) continue;
     const std::size_t level = plan.configs.at(r.config).level_index;
     const bool bare = bare_level(plan.spec.levels.at(level));
-    if (r.extra.contains("probe_hits"))
-      for (const auto& [name, hits] : r.extra.at("probe_hits").items())
-        at(level, "probe_hits:" + name, name + " hits", "count", 0).add(hits.get<double>());
+    for (const auto& [name, hits] : r.probe_hits)
+      at(level, "probe_hits:" + name, name + " hits", "count", 0).add(static_cast<double>(hits));
     for (const Quantity& q : kQuantities)
       if (r.profiler && !(q.profiler && bare))
         if (const auto v = q.of(*r.profiler)) at(level, q.name, q.what, q.unit, q.digits).add(*v * q.scale);
-    if (r.extra.contains("sampling")) {
-      at(level, "samples_taken", "samples taken", "count", 0).add(r.extra.at("sampling").value("samples", 0.0));
-      at(level, "samples_lost", "samples lost", "count", 0).add(r.extra.at("sampling").value("lost", 0.0));
+    if (const std::optional<SamplingRecord>& s = r.sampling) {
+      at(level, "samples_taken", "samples taken", "count", 0).add(static_cast<double>(s->samples));
+      at(level, "samples_lost", "samples lost", "count", 0).add(static_cast<double>(s->lost));
       // Journals before the rate was recorded have neither field.
-      if (r.extra.at("sampling").contains("achieved_hz")) {
-        at(level, "samples_achieved_hz", "achieved rate (Hz of the target's run time)", "Hz", 0)
-            .add(r.extra.at("sampling").value("achieved_hz", 0.0));
-        at(level, "samples_throttled", "throttlings", "count", 0).add(r.extra.at("sampling").value("throttles", 0.0));
+      if (s->achieved_hz) {
+        at(level, "samples_achieved_hz", "achieved rate (Hz of the target's run time)", "Hz", 0).add(*s->achieved_hz);
+        at(level, "samples_throttled", "throttlings", "count", 0).add(static_cast<double>(s->throttles.value_or(0)));
       }
     }
   }

@@ -84,6 +84,8 @@ std::optional<std::string> take_word(nlohmann::json& extra, const char* key) {
 
 constexpr const char* kWallOfCommand = "command";
 
+void put_typed_parts(nlohmann::json& extra, const RunRecord& r);
+
 }  // namespace
 
 RunRecord run_record_for(const Plan& plan, const Trial& trial) {
@@ -140,7 +142,7 @@ void to_json(nlohmann::json& j, const RunRecord& r) {
        {"rusage", rusage_to_json(r.exit.usage)},
        {"readings", r.readings},
        {"extra", r.extra}};
-  if (r.profiler) put_profiler_cost(j["extra"], *r.profiler);
+  put_typed_parts(j["extra"], r);
 }
 
 RunRecord run_record_of(const RunFields& f) {
@@ -210,9 +212,9 @@ std::string run_line(const RunRecord& r) {
   fmt::format_to(o, ",\"signal\":{},\"timed_out\":", e.signal);
   append_bool(out, e.timed_out);
   fmt::format_to(o, ",\"wall_ns\":{}}},\"extra\":", e.wall_ns);
-  if (r.profiler) {
+  if (r.profiler || r.sampling || !r.probe_hits.empty()) {
     nlohmann::json extra = r.extra;  // the keys in one sorted object, as to_json writes them
-    put_profiler_cost(extra, *r.profiler);
+    put_typed_parts(extra, r);
     out += extra.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   } else {
     out += r.extra.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -280,6 +282,78 @@ void read_run_extra(RunRecord& r, std::string_view text) {
   r.extra = nlohmann::json::parse(text, nullptr, false);
   if (!r.extra.is_object()) bad_field("extra", "is not an object");
   r.profiler = take_profiler_cost(r.extra);
+  r.sampling = take_sampling(r.extra);
+  r.probe_hits = take_probe_hits(r.extra);
 }
+
+void put_sampling(nlohmann::json& extra, const SamplingRecord& s) {
+  nlohmann::json j = {{"freq", s.freq}, {"samples", s.samples}, {"lost", s.lost}};
+  if (s.throttles) j["throttles"] = *s.throttles;
+  if (s.unthrottles) j["unthrottles"] = *s.unthrottles;
+  if (s.run_ns) j["run_ns"] = *s.run_ns;
+  if (s.achieved_hz) j["achieved_hz"] = *s.achieved_hz;
+  extra["sampling"] = std::move(j);
+}
+
+std::optional<SamplingRecord> take_sampling(nlohmann::json& extra) {
+  if (!extra.is_object()) return std::nullopt;
+  const auto it = extra.find("sampling");
+  if (it == extra.end()) return std::nullopt;
+  if (!it->is_object()) bad_field("extra.sampling", "is not an object");
+  nlohmann::json part = *it;
+  extra.erase(it);
+  const auto named = [](std::optional<std::uint64_t> (*take)(nlohmann::json&, const char*), nlohmann::json& j,
+                        const char* key) {
+    try {
+      return take(j, key);
+    } catch (const Error& e) {  // "field extra.KEY ..." names the part's key
+      throw Error(ErrorKind::io, std::string(e.what()).insert(std::string("field extra.").size(), "sampling."));
+    }
+  };
+  SamplingRecord s;
+  s.freq = named(take_count, part, "freq").value_or(0);
+  s.samples = named(take_count, part, "samples").value_or(0);
+  s.lost = named(take_count, part, "lost").value_or(0);
+  s.throttles = named(take_count, part, "throttles");
+  s.unthrottles = named(take_count, part, "unthrottles");
+  s.run_ns = named(take_count, part, "run_ns");
+  try {
+    s.achieved_hz = take_amount(part, "achieved_hz");
+  } catch (const Error&) {
+    bad_field("extra.sampling.achieved_hz", "is not a finite number >= 0");
+  }
+  return s;
+}
+
+void put_probe_hits(nlohmann::json& extra, const std::map<std::string, std::uint64_t>& hits) {
+  if (hits.empty()) return;
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, n] : hits) j[name] = n;
+  extra["probe_hits"] = std::move(j);
+}
+
+std::map<std::string, std::uint64_t> take_probe_hits(nlohmann::json& extra) {
+  std::map<std::string, std::uint64_t> hits;
+  if (!extra.is_object()) return hits;
+  const auto it = extra.find("probe_hits");
+  if (it == extra.end()) return hits;
+  if (!it->is_object()) bad_field("extra.probe_hits", "is not an object of hit counts");
+  for (const auto& [name, n] : it->items()) {
+    if (!n.is_number_unsigned()) bad_field("extra.probe_hits", "holds a count that is not a whole number >= 0");
+    hits[name] = n.get<std::uint64_t>();
+  }
+  extra.erase(it);
+  return hits;
+}
+
+namespace {
+
+void put_typed_parts(nlohmann::json& extra, const RunRecord& r) {
+  if (r.profiler) put_profiler_cost(extra, *r.profiler);
+  if (r.sampling) put_sampling(extra, *r.sampling);
+  put_probe_hits(extra, r.probe_hits);
+}
+
+}  // namespace
 
 }  // namespace obscheck

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,6 +38,21 @@ struct ProfilerCost {
   bool operator==(const ProfilerCost&) const = default;
 };
 
+// A sampling observer's account of one run (observe/sampling.h SamplingStats), the run
+// line's extra "sampling": {"freq","samples","lost","throttles","unthrottles","run_ns",
+// "achieved_hz"}. Journals written before the rate was recorded have neither
+// "achieved_hz" nor "throttles"; a count absent from an older line reads as 0.
+struct SamplingRecord {
+  std::uint64_t freq = 0;                   // requested, Hz
+  std::uint64_t samples = 0;                // drained
+  std::uint64_t lost = 0;                   // dropped by the kernel, its ring full
+  std::optional<std::uint64_t> throttles;   // the kernel lowered the rate
+  std::optional<std::uint64_t> unthrottles;
+  std::optional<std::uint64_t> run_ns;      // the target's time on the CPUs sampled
+  std::optional<double> achieved_hz;        // samples per second of run_ns
+  bool operator==(const SamplingRecord&) const = default;
+};
+
 // One line of the journal: {"type":"run", ...}. The trial fields repeat the plan's
 // values so a line can be read (and checked against the plan) on its own.
 struct RunRecord {
@@ -51,6 +67,10 @@ struct RunRecord {
   std::vector<Reading> readings;
   // A profiler command's costs, written among "extra" and read back from it (typed).
   std::optional<ProfilerCost> profiler;
+  // A sampling observer's account ("sampling"), and each probe's hits by its event's
+  // name ("probe_hits": {NAME: hits}), written among "extra" and read back from it.
+  std::optional<SamplingRecord> sampling;
+  std::map<std::string, std::uint64_t> probe_hits;
   nlohmann::json extra = nlohmann::json::object();  // the other observers' parts, opaque to record/
 };
 
@@ -63,8 +83,15 @@ struct RunRecord {
 // as written, not an error.
 void put_profiler_cost(nlohmann::json& extra, const ProfilerCost& c);
 std::optional<ProfilerCost> take_profiler_cost(nlohmann::json& extra);
+// The same for a run's sampling account and probe hits: "sampling" an object of the
+// counts above (Error(io) "field extra.sampling.KEY ..."), "probe_hits" an object of
+// whole numbers >= 0 (Error(io) "field extra.probe_hits ...").
+void put_sampling(nlohmann::json& extra, const SamplingRecord& s);
+std::optional<SamplingRecord> take_sampling(nlohmann::json& extra);
+void put_probe_hits(nlohmann::json& extra, const std::map<std::string, std::uint64_t>& hits);
+std::map<std::string, std::uint64_t> take_probe_hits(nlohmann::json& extra);
 // A run line's "extra" (its JSON text, RunFields::extra) into r: r.extra the object, its
-// typed parts (r.profiler) decoded out of it. Error(io) "field extra ..." when it is
+// typed parts (r.profiler, r.sampling, r.probe_hits) decoded out of it. Error(io) "field extra ..." when it is
 // not an object or a typed part does not decode.
 void read_run_extra(RunRecord& r, std::string_view text);
 

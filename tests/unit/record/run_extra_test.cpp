@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,7 +48,8 @@ TEST_CASE("run extra: a profiler command's costs are written among extra's keys 
   const RunRecord back = run_record_from_line(line);
   REQUIRE(back.profiler);
   CHECK(*back.profiler == c);
-  CHECK(back.extra == nlohmann::json{{"probe_hits", {{"f", 3}}}});  // the other parts stay opaque
+  CHECK(back.probe_hits == std::map<std::string, std::uint64_t>{{"f", 3}});
+  CHECK(back.extra == nlohmann::json::object());
 
   ProfilerCost unwatched;
   unwatched.wall_of_command = true;
@@ -84,6 +87,46 @@ TEST_CASE("run extra: a profiler cost of the wrong type or out of range is an io
   const RunRecord later = read({{"wall_of", "shim"}});
   CHECK_FALSE(later.profiler);
   CHECK(later.extra == nlohmann::json{{"wall_of", "shim"}});
+}
+
+TEST_CASE("run extra: a sampling account and probe hits round-trip typed, and are refused by field when damaged") {
+  RunRecord r;
+  r.config_id = "sampling=1000/held";
+  r.sampling = SamplingRecord{1000, 40, 1, 2, 2, 40'000'000, 1000.0};
+  r.probe_hits = {{"uprobe:/bin/x:f", 7}};
+  r.extra = {{"output_head", "hi"}};
+  const std::string line = run_line(r);
+  CHECK(line == nlohmann::json(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  CHECK(line.find(R"("extra":{"output_head":"hi","probe_hits":{"uprobe:/bin/x:f":7},"sampling":{"achieved_hz":1000.0,)"
+                  R"("freq":1000,"lost":1,"run_ns":40000000,"samples":40,"throttles":2,"unthrottles":2}})") !=
+        std::string::npos);
+  const RunRecord back = run_record_from_line(line);
+  CHECK(back.sampling == r.sampling);
+  CHECK(back.probe_hits == r.probe_hits);
+  CHECK(back.extra == nlohmann::json{{"output_head", "hi"}});
+
+  // A journal from before the rate was recorded: no achieved_hz, no throttles.
+  RunRecord older;
+  read_run_extra(older, R"({"sampling":{"freq":99,"samples":5,"lost":0}})");
+  REQUIRE(older.sampling);
+  CHECK_FALSE(older.sampling->achieved_hz);
+  CHECK_FALSE(older.sampling->throttles);
+  CHECK(older.sampling->samples == 5);
+
+  const auto why = [](const std::string& extra) {
+    RunRecord x;
+    try {
+      read_run_extra(x, extra);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  CHECK(why(R"({"sampling":[1]})") == "field extra.sampling is not an object");
+  CHECK(why(R"({"sampling":{"samples":"many"}})") == "field extra.sampling.samples is not a whole number >= 0");
+  CHECK(why(R"({"sampling":{"achieved_hz":-3}})") == "field extra.sampling.achieved_hz is not a finite number >= 0");
+  CHECK(why(R"({"probe_hits":{"f":-1}})") == "field extra.probe_hits holds a count that is not a whole number >= 0");
+  CHECK(why(R"({"probe_hits":3})") == "field extra.probe_hits is not an object of hit counts");
 }
 
 TEST_CASE("manifest parts: the set-up warnings, the host and the environment's size, read by record/") {
