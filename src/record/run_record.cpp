@@ -212,7 +212,7 @@ std::string run_line(const RunRecord& r) {
   fmt::format_to(o, ",\"signal\":{},\"timed_out\":", e.signal);
   append_bool(out, e.timed_out);
   fmt::format_to(o, ",\"wall_ns\":{}}},\"extra\":", e.wall_ns);
-  if (r.profiler || r.sampling || !r.probe_hits.empty()) {
+  if (r.profiler || r.sampling || !r.probe_hits.empty() || r.output_head || r.left_behind > 0) {
     nlohmann::json extra = r.extra;  // the keys in one sorted object, as to_json writes them
     put_typed_parts(extra, r);
     out += extra.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -284,6 +284,8 @@ void read_run_extra(RunRecord& r, std::string_view text) {
   r.profiler = take_profiler_cost(r.extra);
   r.sampling = take_sampling(r.extra);
   r.probe_hits = take_probe_hits(r.extra);
+  r.output_head = take_word(r.extra, "output_head");
+  r.left_behind = take_count(r.extra, "left_behind").value_or(0);
 }
 
 void put_sampling(nlohmann::json& extra, const SamplingRecord& s) {
@@ -352,6 +354,8 @@ void put_typed_parts(nlohmann::json& extra, const RunRecord& r) {
   if (r.profiler) put_profiler_cost(extra, *r.profiler);
   if (r.sampling) put_sampling(extra, *r.sampling);
   put_probe_hits(extra, r.probe_hits);
+  if (r.output_head) extra["output_head"] = *r.output_head;
+  if (r.left_behind > 0) extra["left_behind"] = r.left_behind;
 }
 
 }  // namespace

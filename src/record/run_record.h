@@ -71,6 +71,11 @@ struct RunRecord {
   // name ("probe_hits": {NAME: hits}), written among "extra" and read back from it.
   std::optional<SamplingRecord> sampling;
   std::map<std::string, std::uint64_t> probe_hits;
+  // The first line of the target's output, kept only when asked (--keep-output-head):
+  // "output_head"; the processes the run left running, killed after it: "left_behind",
+  // written when above 0.
+  std::optional<std::string> output_head;
+  std::uint64_t left_behind = 0;
   nlohmann::json extra = nlohmann::json::object();  // the other observers' parts, opaque to record/
 };
 
@@ -91,7 +96,9 @@ std::optional<SamplingRecord> take_sampling(nlohmann::json& extra);
 void put_probe_hits(nlohmann::json& extra, const std::map<std::string, std::uint64_t>& hits);
 std::map<std::string, std::uint64_t> take_probe_hits(nlohmann::json& extra);
 // A run line's "extra" (its JSON text, RunFields::extra) into r: r.extra the object, its
-// typed parts (r.profiler, r.sampling, r.probe_hits) decoded out of it. Error(io) "field extra ..." when it is
+// typed parts (r.profiler, r.sampling, r.probe_hits, r.output_head, r.left_behind:
+// Error(io) "field extra.output_head is not a string", "field extra.left_behind is not
+// a whole number >= 0") decoded out of it. Error(io) "field extra ..." when it is
 // not an object or a typed part does not decode.
 void read_run_extra(RunRecord& r, std::string_view text);
 

@@ -103,7 +103,8 @@ TEST_CASE("run extra: a sampling account and probe hits round-trip typed, and ar
   const RunRecord back = run_record_from_line(line);
   CHECK(back.sampling == r.sampling);
   CHECK(back.probe_hits == r.probe_hits);
-  CHECK(back.extra == nlohmann::json{{"output_head", "hi"}});
+  CHECK(back.output_head == "hi");  // opaque in extra until it was typed too
+  CHECK(back.extra == nlohmann::json::object());
 
   // A journal from before the rate was recorded: no achieved_hz, no throttles.
   RunRecord older;
@@ -127,6 +128,25 @@ TEST_CASE("run extra: a sampling account and probe hits round-trip typed, and ar
   CHECK(why(R"({"sampling":{"achieved_hz":-3}})") == "field extra.sampling.achieved_hz is not a finite number >= 0");
   CHECK(why(R"({"probe_hits":{"f":-1}})") == "field extra.probe_hits holds a count that is not a whole number >= 0");
   CHECK(why(R"({"probe_hits":3})") == "field extra.probe_hits is not an object of hit counts");
+}
+
+TEST_CASE("run extra: the output's first line and the processes left behind round-trip typed") {
+  RunRecord r;
+  r.config_id = "counters=a/held";
+  r.output_head = "stack at 0x7ffd";
+  r.left_behind = 2;
+  const std::string line = run_line(r);
+  CHECK(line.find(R"("extra":{"left_behind":2,"output_head":"stack at 0x7ffd"})") != std::string::npos);
+  const RunRecord back = run_record_from_line(line);
+  CHECK(back.output_head == r.output_head);
+  CHECK(back.left_behind == 2);
+  CHECK(back.extra == nlohmann::json::object());
+  RunRecord none;
+  none.config_id = "counters=a/held";
+  CHECK(run_line(none).find(R"("extra":{})") != std::string::npos);  // 0 left behind is not written
+  RunRecord bad;
+  CHECK_THROWS_AS(read_run_extra(bad, R"({"left_behind":"two"})"), Error);
+  CHECK_THROWS_AS(read_run_extra(bad, R"({"output_head":7})"), Error);
 }
 
 TEST_CASE("manifest parts: the set-up warnings, the host and the environment's size, read by record/") {
