@@ -1,7 +1,7 @@
 // analysis/check: the check's passes over its comparisons: list them, compute each one's
 // statistics (check_inference.cpp) on up to AnalysisOptions::threads threads, Holm, drift,
-// the A/A control, comparability (check_comparability.cpp), the verdicts
-// (check_verdicts.cpp), the host's load and Page's trends: analyse_check.
+// the A/A control and the verdicts (by the rule book, rules.h), comparability
+// (check_comparability.cpp), the host's load and Page's trends: analyse_check.
 #include "analysis/check.h"
 #include "analysis/check_internal.h"
 #include "analysis/counter_validity.h"
@@ -297,7 +297,7 @@ void apply_holm(double alpha, Findings& f) {
     const std::vector<double> adjusted = stats::holm_adjust(ps);
     for (std::size_t k = 0; k < members.size(); ++k) f.comparisons[members[k]].p_holm = adjusted[k];
   }
-  for (Comparison& c : f.comparisons) c.significant = c.n >= 2 && c.p_holm < alpha && ci_excludes_zero(c);
+  for (Comparison& c : f.comparisons) c.significant = significant_at(c, alpha);
 }
 
 // The drift tests' results (compute_comparisons), their notes in the comparisons' order.
@@ -309,35 +309,6 @@ void test_drift(DriftFound& found, Findings& f) {
     if (!note.empty())
       f.notes.push_back(fmt::format("{} {}/{}: {}", f.metrics[c.metric].name, c.level_label, layout_name(c), note));
   }
-}
-
-// What a failed A/A control leaves for each metric's verdicts.
-struct AaOutcome {
-  std::vector<std::string> failed;  // per metric: non-empty = the reason
-  std::vector<double> discrepancy;  // per metric: the failed A/A's largest |bound|
-};
-
-// The A/A control. It fails when identical configurations differ *significantly*
-// (Holm over the A/A's metrics) or drift apart; it is not required to show
-// equivalence, which a low-powered A/A would fail at every level while masking
-// nothing: an A/A that is only noisy already keeps each level's interval wide.
-AaOutcome judge_aa_control(Findings& f) {
-  AaOutcome aa{std::vector<std::string>(f.metrics.size()), std::vector<double>(f.metrics.size(), 0.0)};
-  for (std::size_t i = 0; i < f.comparisons.size(); ++i) {
-    const Comparison& c = f.comparisons[i];
-    if (!c.aa) continue;
-    f.aa.comparisons.push_back(i);
-    const std::string& unit = f.metrics[c.metric].unit;
-    std::string why;
-    if (c.significant) why = fmt::format("differ by {}, Holm p = {:.2g}", effect_text(c, unit), c.p_holm);
-    else if (!c.drift.empty()) why = "drift: " + c.drift;
-    if (why.empty()) continue;
-    aa.discrepancy[c.metric] = c.significant ? std::max(std::fabs(c.ci_lo), std::fabs(c.ci_hi)) : 0.0;
-    aa.failed[c.metric] = "A/A control failed: baseline vs its duplicate " + why;
-    f.aa.ok = false;
-    f.aa.reason += fmt::format("{}{}: {}", f.aa.reason.empty() ? "" : "; ", f.metrics[c.metric].name, why);
-  }
-  return aa;
 }
 
 // Page's trend over the prefix levels, per metric and layout.
@@ -377,16 +348,16 @@ Findings analyse_check(const Plan& plan, const RunTable& t, const AnalysisOption
   detail::note_difference_metrics(f);
   detail::apply_holm(o.alpha, f);
   detail::test_drift(drift, f);
-  const detail::AaOutcome aa = detail::judge_aa_control(f);
+  const AaOutcome aa = judge_aa_control(f);
   const detail::Comparability comparability =
       detail::check_comparability(plan, t, blocks, o.allow_multiplex, f);
 
   // One verdict per metric and level that has comparisons.
-  const detail::VerdictInputs ctx{f, comparability.incomparable, aa.failed, aa.discrepancy,
+  const VerdictInputs ctx{f, comparability.incomparable, aa.failed, aa.discrepancy,
                                   comparability.level_incomparable,
                                   plan.spec.fixed_blocks ? *plan.spec.fixed_blocks : plan.spec.max_blocks};
   judge_levels(plan, f, [&](std::size_t mi, std::size_t li, const std::vector<std::size_t>& idx) {
-    return detail::label_scaled(f, idx, detail::judge_level(ctx, mi, li, idx));
+    return label_scaled(f, idx, judge_level(ctx, mi, li, idx));
   });
   f.counters = counter_validity(plan, t, f.metrics);
 

@@ -59,6 +59,7 @@
 #include <vector>
 
 #include "analysis/findings.h"
+#include "analysis/rules.h"
 #include "plan/plan.h"
 #include "record/run_record.h"
 #include "record/run_table.h"
@@ -161,14 +162,8 @@ std::size_t magnitude_first_blocks(std::size_t block_size, double alpha = 0.05);
 // earlier could only say "too few blocks".
 std::size_t first_look(const Plan& plan, double alpha = 0.05);
 
-// Whether running up to `blocks` measured blocks in all could settle this comparison
-// at the noise seen: its interval is still unbounded, it drifts, it is beyond the
-// margin but not yet Holm-significant, or it needs blocks_needed <= `blocks`. A
-// decided comparison (equivalent, or significant and beyond) has nothing to settle.
-bool more_blocks_could_decide(const Comparison& c, std::size_t blocks);
-// The same over every inconclusive verdict of `f`'s primary family (or of every metric
-// when `all_metrics`): what keeps a sweep going.
-bool more_blocks_could_decide(const Findings& f, std::size_t blocks, bool all_metrics = false);
+// Whether more blocks could still settle a comparison, or a check's inconclusive
+// verdicts (more_blocks_could_decide), is a rule of the rule book (analysis/rules.h).
 
 // The alpha the sign sequence runs at within the check's split of a 1 - 2 alpha
 // interval (kSignShare of what the range leaves): Comparison::sequence_half_width is

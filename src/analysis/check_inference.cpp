@@ -261,8 +261,8 @@ void infer(Comparison& c, const Series& s, const InferInputs& in) {
   c.range_lo = to_scale(c.range_lo);
   c.range_hi = to_scale(c.range_hi);
   c.bound = std::max(std::fabs(c.ci_lo), std::fabs(c.ci_hi));
-  c.equivalent = c.ci_lo > -c.margin && c.ci_hi < c.margin;
-  c.outside_margin = c.ci_lo > c.margin || c.ci_hi < -c.margin;
+  c.equivalent = within_margin(c.ci_lo, c.ci_hi, c.margin);
+  c.outside_margin = beyond_margin(c.ci_lo, c.ci_hi, c.margin);
   std::tie(q.lo, q.hi) = margin_on_d(c);
   judge_whole_distribution(c, s.d, alpha, q, s);
   // How many blocks would decide at this noise: the sign sequence must come to fit
@@ -274,8 +274,6 @@ void infer(Comparison& c, const Series& s, const InferInputs& in) {
         stats::blocks_for_half_width(c.sequence_half_width, c.n, room, sequence_alpha(alpha), in.max_blocks);
   }
 }
-
-bool ci_excludes_zero(const Comparison& c) { return c.n >= 2 && (c.ci_lo > 0 || c.ci_hi < 0); }
 
 // A change in d's level (Pettitt's rank test, at kDriftAlpha over `family` tests)
 // matters when the effect on either side would read differently: opposite signs, or
@@ -311,29 +309,6 @@ std::pair<std::string, std::string> drift_of(const Comparison& c, const Series& 
 }
 
 }  // namespace check_detail
-
-bool more_blocks_could_decide(const Comparison& c, std::size_t blocks) {
-  if (c.equivalent || (c.significant && c.outside_margin)) return false;
-  // The median within the margin and the mean shown beyond it: settled as not within.
-  if (c.median_only) return !c.mean_beyond && blocks > c.n;
-  if (!std::isfinite(c.ci_lo) || !std::isfinite(c.ci_hi) || !c.drift.empty() || c.outside_margin) return true;
-  if (blocks <= c.n) return false;
-  // Not the point estimate: early on it sits near the margin by chance as often as not,
-  // and a check that gave up on "+1.1%, so ±1% can never be shown" after 80 blocks of a
-  // true null would give up on most nulls. Any effect the interval still admits may be
-  // the true one; more blocks can decide if, at the interval's width `blocks` would
-  // give, one of them would be shown within the margin or beyond it.
-  const auto on_d = [&](double v) { return c.scale == Scale::ratio ? std::log1p(v) : v; };
-  const double lo = on_d(c.ci_lo), hi = on_d(c.ci_hi), margin = on_d(c.margin);
-  // The sign sequence's width scales with the blocks; the t-test's narrows faster, so
-  // this errs towards running on.
-  const double half = std::isnan(c.sequence_half_width) ? (hi - lo) / 2 : c.sequence_half_width;
-  const double width = stats::projected_half_width(half, c.n, blocks, sequence_alpha((1 - c.level) / 2));
-  if (!std::isfinite(width)) return true;
-  const double nearest = lo <= 0 && hi >= 0 ? 0.0 : std::min(std::fabs(lo), std::fabs(hi));
-  const double farthest = std::max(std::fabs(lo), std::fabs(hi));
-  return nearest + width < margin || farthest - width > margin;
-}
 
 double sequence_alpha(double alpha) { return kSignShare * check_detail::interval_rest(alpha); }
 

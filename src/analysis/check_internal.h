@@ -1,8 +1,8 @@
 // analysis/check: the parts of the check's analysis its files share, internal to
 // analysis/ (the API is check.h): the runs paired by block (check_metrics.cpp), one
 // comparison's statistics (check_inference.cpp), what makes a comparison incomparable
-// (check_comparability.cpp), the verdict rules (check_verdicts.cpp); check.cpp runs
-// them as passes over the comparisons.
+// (check_comparability.cpp); check.cpp runs them as passes over the comparisons and
+// judges them by the rule book (rules.h).
 #pragma once
 
 #include <cstddef>
@@ -15,6 +15,7 @@
 
 #include "analysis/check.h"
 #include "analysis/findings.h"
+#include "analysis/rules.h"
 #include "plan/plan.h"
 #include "record/run_table.h"
 #include "stats/special_values.h"
@@ -104,7 +105,6 @@ struct InferInputs {
 // for "within ±margin" (the A/A control's: for "no difference"), equivalence for the
 // median and for the whole distribution (Comparison::median_only).
 void infer(Comparison& c, const Series& s, const InferInputs& in);
-bool ci_excludes_zero(const Comparison& c);
 // Pettitt's drift in d that changes the conclusion: {drift text, or a note when a
 // change is found but ignored}.
 std::pair<std::string, std::string> drift_of(const Comparison& c, const Series& s, std::size_t family,
@@ -122,25 +122,5 @@ struct Comparability {
 // Sets f.incomparable (the runs named, by run index).
 Comparability check_comparability(const Plan& plan, const RunTable& t, const BlockRows& blocks, bool allow_scaled,
                                   Findings& f);
-
-// ---- check_verdicts.cpp: the verdict rules -----------------------------------------
-
-// What the verdict rules read beside the comparisons.
-struct VerdictInputs {
-  const Findings& f;
-  const std::vector<std::string>& incomparable;   // per comparison
-  const std::vector<std::string>& aa_failed;      // per metric: non-empty = the reason
-  const std::vector<double>& aa_discrepancy;      // per metric: the failed A/A's largest |bound|
-  const std::map<std::size_t, std::string>& level_incomparable;  // instructions moved
-  std::size_t max_blocks;                         // the plan's cap on measured blocks
-};
-
-// Significant and beyond the margin.
-bool decisive_effect(const Comparison& c);
-// The first rule that applies, in the order of check.h's table.
-LevelJudgement judge_level(const VerdictInputs& x, std::size_t metric, std::size_t level,
-                           const std::vector<std::size_t>& idx);
-// A judgement decided on scaled values (AnalysisOptions::allow_multiplex) says so.
-LevelJudgement label_scaled(const Findings& f, const std::vector<std::size_t>& idx, LevelJudgement j);
 
 }  // namespace obscheck::check_detail

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <set>
 
+#include "analysis/rules.h"
 #include "stats/descriptive.h"
 
 namespace obscheck {
@@ -120,25 +121,6 @@ void estimate_ratio(const Pairs& pairs, const CompareOptions& options, VariantCo
                        std::log(1 + options.margin), options.alpha);
 }
 
-// The outcome and its verdict text from the estimated ratio's intervals and the equivalence test.
-void decide_outcome(const CompareOptions& options, VariantComparison& c) {
-  const double pct = 100 * std::fabs(c.ratio - 1);
-  if (c.ratio_ci.lo > 1 && c.bootstrap->percentile.lo > 1) {
-    c.outcome = Outcome::worse;
-    c.verdict = fmt::format("worse: the contender takes {:.1f}% more", pct);
-  } else if (c.ratio_ci.hi < 1 && c.bootstrap->percentile.hi < 1) {
-    c.outcome = Outcome::better;
-    c.verdict = fmt::format("better: the contender takes {:.1f}% less", pct);
-  } else if (c.tost->equivalent) {
-    c.outcome = Outcome::equivalent;
-    c.verdict = fmt::format("no significant difference (equivalent within ±{:g}%)", 100 * options.margin);
-  } else {
-    c.outcome = Outcome::no_difference;
-    c.verdict = fmt::format("no significant difference (not shown equivalent within ±{:g}%: more contexts would tell)",
-                            100 * options.margin);
-  }
-}
-
 }  // namespace
 
 const char* outcome_name(Outcome o) {
@@ -186,7 +168,7 @@ VariantComparison compare_variants(std::span<const ContextPair> contexts, const 
     return c;
   }
   estimate_ratio(pairs, options, c);
-  decide_outcome(options, c);
+  judge_compare_outcome(options.margin, c);
   if (c.scaled.scaled()) c.verdict += "; " + scaled_counter_verdict(c.scaled);
   return c;
 }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "analysis/check.h"
+#include "analysis/rules.h"
 #include "stats/special_values.h"
 #include "util/error.h"
 
@@ -17,14 +18,6 @@ namespace obscheck {
 namespace {
 
 using stats::kNaN;
-
-std::string pct(double fraction) {
-  if (!std::isfinite(fraction)) return "n/a";
-  std::string s = fmt::format("{:+.2f}%", 100.0 * fraction);
-  return s == "-0.00%" ? "+0.00%" : s;
-}
-
-std::string count_text(double v) { return fmt::format("{:.0f}", v); }
 
 // The measured runs of each configuration, in block order (the first decides).
 using ConfigRuns = std::vector<std::vector<const RunRecord*>>;
@@ -60,8 +53,8 @@ Spread spread_of(const Plan& plan, const MetricInfo& m, const std::vector<const 
     }
     s.lo = std::min(s.lo, x), s.hi = std::max(s.hi, x);
     if (x != first_value && s.text.empty())
-      s.text = fmt::format("{} counted {} in run {} ({}) and {} in run {} ({})", m.name, count_text(first_value),
-                           first->index, plan.configs[first->config].id, count_text(x), r->index,
+      s.text = fmt::format("{} counted {} in run {} ({}) and {} in run {} ({})", m.name, exact_count_text(first_value),
+                           first->index, plan.configs[first->config].id, exact_count_text(x), r->index,
                            plan.configs[r->config].id);
   }
   return s;
@@ -89,11 +82,6 @@ std::string exit_problem(const Plan& plan, const std::vector<const RunRecord*>& 
     }
   }
   return {};
-}
-
-std::string exact_text(const Comparison& c) {
-  return fmt::format("{}: {} ({} vs {})", to_string(c.layout), pct(c.effect), count_text(c.median_config),
-                     count_text(c.median_baseline));
 }
 
 // The measured runs of each configuration in block order; counts runs, warm-ups and full blocks into f.
@@ -164,9 +152,7 @@ ExactComparison exact_comparison(const ExactInputs& in, std::size_t mi, const Me
     cmp.effect = e.plus1 ? (x + 1) / (y + 1) - 1 : x / y - 1;
     cmp.median_config = x;
     cmp.median_baseline = y;
-    cmp.significant = x != y;
-    cmp.outside_margin = std::fabs(cmp.effect) > in.margin;
-    cmp.equivalent = !cmp.outside_margin;
+    judge_exact_comparison(cmp, x, y, in.margin);
   }
   return e;
 }
@@ -188,12 +174,13 @@ std::string repeats_problem(const ExactInputs& in, const MetricInfo& m, const Ex
   if (within || beyond) {
     notes.push_back(fmt::format("{} {}/{}: not deterministic ({}), but the effect is {} to {} over the "
                                 "repeats, {} ±{:g}% either way",
-                                m.name, cmp.level_label, to_string(cmp.layout), what, pct(lo), pct(hi),
+                                m.name, cmp.level_label, to_string(cmp.layout), what, exact_percent_text(lo),
+                                exact_percent_text(hi),
                                 within ? "within" : "beyond", 100.0 * in.margin));
     return {};
   }
-  return fmt::format("not deterministic: {}; the effect is {} to {} over the repeats, across ±{:g}%", what, pct(lo),
-                     pct(hi), 100.0 * in.margin);
+  return fmt::format("not deterministic: {}; the effect is {} to {} over the repeats, across ±{:g}%", what,
+                     exact_percent_text(lo), exact_percent_text(hi), 100.0 * in.margin);
 }
 
 // One configuration against its baseline: the comparison, what makes it incomparable, and its tallies.
@@ -212,8 +199,8 @@ void compare_one(const ExactInputs& in, std::size_t mi, const Configuration& c, 
   if (in.plan.spec.doses_are_counters() && m.name == kInstructionsMetric && !cmp.aa &&
       cmp.layout == Layout::held && cmp.outside_margin && !pass.level_incomparable.count(c.level_index))
     pass.level_incomparable[c.level_index] =
-        fmt::format("instruction count moved by {} where the dose adds no instructions ({})", pct(cmp.effect),
-                    exact_text(cmp));
+        fmt::format("instruction count moved by {} where the dose adds no instructions ({})",
+                    exact_percent_text(cmp.effect), exact_effect_text(cmp));
   pass.problem.push_back(std::move(why));
   f.comparisons.push_back(std::move(cmp));
 }
@@ -247,27 +234,6 @@ void note_confirmation(const ExactPass& pass, Findings& f) {
                                   pass.confirmed, pass.confirmed == 1 ? "" : "s"));
 }
 
-// The A/A control: the baseline's duplicate should count exactly what the baseline did;
-// it fails when the two differ beyond ±margin.
-void judge_aa_control(Findings& f, double margin) {
-  for (std::size_t i = 0; i < f.comparisons.size(); ++i) {
-    const Comparison& c = f.comparisons[i];
-    if (!c.aa) continue;
-    f.aa.comparisons.push_back(i);
-    if (!c.significant) continue;
-    if (!c.outside_margin) {
-      f.notes.push_back(fmt::format("A/A control: {} counted {} in the duplicate and {} in the baseline: within ±{:g}%, "
-                                    "but not exactly deterministic",
-                                    f.metrics[c.metric].name, count_text(c.median_config), count_text(c.median_baseline),
-                                    100.0 * margin));
-      continue;
-    }
-    f.aa.ok = false;
-    f.aa.reason += fmt::format("{}{}: {} vs {}", f.aa.reason.empty() ? "" : "; ", f.metrics[c.metric].name,
-                               count_text(c.median_config), count_text(c.median_baseline));
-  }
-}
-
 // The runs named incomparable in run order, each reason for a run once.
 void sort_incomparable(std::vector<IncomparableRun>& runs) {
   std::sort(runs.begin(), runs.end(),
@@ -277,40 +243,6 @@ void sort_incomparable(std::vector<IncomparableRun>& runs) {
                            return a.run_index == b.run_index && a.why == b.why;
                          }),
              runs.end());
-}
-
-// One metric's verdict at level li from its comparisons (idx), their problems, and ±margin as text (eps).
-LevelJudgement judge_exact_level(const Findings& f, const ExactPass& pass, const std::string& eps, std::size_t li,
-                                 const std::vector<std::size_t>& idx) {
-  const auto& cs = f.comparisons;
-  const auto& problem = pass.problem;
-  LevelJudgement j;
-  const Comparison* held = nullptr;
-  for (std::size_t i : idx)
-    if (cs[i].layout == Layout::held) held = &cs[i];
-  const auto missing = std::find_if(idx.begin(), idx.end(), [&](std::size_t i) { return !std::isfinite(cs[i].effect); });
-  const auto odd = std::find_if(idx.begin(), idx.end(), [&](std::size_t i) { return !problem[i].empty(); });
-  const auto beyond = std::find_if(idx.begin(), idx.end(), [&](std::size_t i) { return cs[i].outside_margin; });
-  if (odd != idx.end()) {
-    j = {Verdict::incomparable, problem[*odd]};
-  } else if (auto it = pass.level_incomparable.find(li); it != pass.level_incomparable.end()) {
-    j = {Verdict::incomparable, it->second};
-  } else if (missing != idx.end()) {
-    j.reason = fmt::format("{}: not run yet", to_string(cs[*missing].layout));
-  } else if (held && held->outside_margin) {
-    j = {Verdict::perturbed, exact_text(*held) + ", exact"};
-  } else if (beyond != idx.end() && held) {
-    j = {Verdict::explained_by_layout,
-         fmt::format("{}; held: {} within {}", exact_text(cs[*beyond]), pct(held->effect), eps)};
-  } else if (beyond == idx.end()) {
-    std::string list;
-    for (std::size_t i : idx) list += fmt::format("{}{} {}", list.empty() ? "" : ", ", to_string(cs[i].layout), pct(cs[i].effect));
-    j = {Verdict::not_perturbed, fmt::format("within {} under {}, exact", eps, list)};
-  } else {
-    j.reason = fmt::format("{} beyond {}, but no held comparison tells layout from measurement",
-                           exact_text(cs[*beyond]), eps);
-  }
-  return j;
 }
 
 }  // namespace
@@ -336,13 +268,13 @@ Findings analyse_deterministic(const Plan& plan, const std::vector<RunRecord>& r
   // Comparisons and what makes each incomparable.
   const ExactPass pass = compare_exactly(ExactInputs{plan, by_config, margin}, f);
   note_confirmation(pass, f);
-  judge_aa_control(f, margin);
+  judge_exact_aa_control(f, margin);
   sort_incomparable(f.incomparable);
 
   // One verdict per metric and level.
-  const std::string eps = fmt::format("±{:g}%", 100.0 * margin);
+  const ExactVerdictInputs verdict_inputs{f, pass.problem, pass.level_incomparable, margin};
   judge_levels(plan, f, [&](std::size_t, std::size_t li, const std::vector<std::size_t>& idx) {
-    return judge_exact_level(f, pass, eps, li, idx);
+    return judge_exact_level(verdict_inputs, li, idx);
   });
   return f;
 }

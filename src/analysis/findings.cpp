@@ -198,4 +198,17 @@ void judge_levels(const Plan& plan, Findings& f, const LevelJudge& judge) {
   f.all_answered = !f.verdicts.empty() && !open;
 }
 
+std::string exact_percent_text(double fraction) {
+  if (!std::isfinite(fraction)) return "n/a";
+  std::string s = fmt::format("{:+.2f}%", 100.0 * fraction);
+  return s == "-0.00%" ? "+0.00%" : s;
+}
+
+std::string exact_count_text(double v) { return fmt::format("{:.0f}", v); }
+
+std::string exact_effect_text(const Comparison& c) {
+  return fmt::format("{}: {} ({} vs {})", to_string(c.layout), exact_percent_text(c.effect),
+                     exact_count_text(c.median_config), exact_count_text(c.median_baseline));
+}
+
 }  // namespace obscheck

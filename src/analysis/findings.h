@@ -137,6 +137,12 @@ std::string bound_text(const Comparison& c, const std::string& unit);
 // "at least 12% lower", "at least +3 per run", "at least 1.5 ms per run lower"; "" when
 // the interval holds 0, is not finite at that end, or the counts are exact.
 std::string least_text(const Comparison& c, const std::string& unit);
+// Exact counts (analysis/deterministic.h): a fraction as "+7.30%" ("n/a" when not
+// finite, never "-0.00%"), a count as "1234", and a comparison as
+// "held: +7.30% (1234 vs 1150)".
+std::string exact_percent_text(double fraction);
+std::string exact_count_text(double v);
+std::string exact_effect_text(const Comparison& c);
 
 // A comparison of metric `metric` in configuration `c` against `baseline`, with the
 // fields both analyses fill from the plan; the statistics are left to the analysis.

@@ -96,11 +96,11 @@ struct Range {
   }
 };
 
-// A number of extra[key] (scaled), when the run has it.
-std::optional<double> extra_number(const nlohmann::json& extra, const char* key, double scale = 1) {
-  const auto it = extra.find(key);
-  if (it == extra.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>() * scale;
+// A profiler cost's value as a double, when the run has it.
+template <class T>
+std::optional<double> amount(const std::optional<T>& v) {
+  if (!v) return std::nullopt;
+  return static_cast<double>(*v);
 }
 
 // Whether no profiler runs at the level (a profiler command's level "0"): a journal
@@ -111,7 +111,7 @@ bool bare_level(const Level& level) {
 }
 
 struct Quantity {
-  const char* key;   // in a run's extra
+  std::optional<double> (*of)(const ProfilerCost&);  // the run's value
   const char* name;  // Observation::key
   const char* what;
   const char* unit;
@@ -120,12 +120,16 @@ struct Quantity {
   bool profiler;  // the profiler's own: never at a bare level
 };
 constexpr Quantity kQuantities[] = {
-    {"profiler_ns", "profiler_wall_ms", "profiler command's own time", "ms", 1e-6, 1, true},
-    {"profiler_cpu_ns", "profiler_cpu_ms", "profiler command's own CPU time", "ms", 1e-6, 1, true},
-    {"profiler_samples", "profiler_samples", "samples the profiler reported", "count", 1, 0, true},
-    {"profiler_rate_hz", "profiler_rate_hz", "profiler's achieved sampling rate (its samples over the target's "
-                                             "task-clock)", "Hz", 1, 0, true},
-    {"max_sample_rate", "max_sample_rate", "kernel.perf_event_max_sample_rate after the run", "Hz", 1, 0, false},
+    {[](const ProfilerCost& c) { return amount(c.profiler_ns); }, "profiler_wall_ms", "profiler command's own time",
+     "ms", 1e-6, 1, true},
+    {[](const ProfilerCost& c) { return amount(c.profiler_cpu_ns); }, "profiler_cpu_ms",
+     "profiler command's own CPU time", "ms", 1e-6, 1, true},
+    {[](const ProfilerCost& c) { return amount(c.profiler_samples); }, "profiler_samples",
+     "samples the profiler reported", "count", 1, 0, true},
+    {[](const ProfilerCost& c) { return amount(c.profiler_rate_hz); }, "profiler_rate_hz",
+     "profiler's achieved sampling rate (its samples over the target's task-clock)", "Hz", 1, 0, true},
+    {[](const ProfilerCost& c) { return amount(c.max_sample_rate); }, "max_sample_rate",
+     "kernel.perf_event_max_sample_rate after the run", "Hz", 1, 0, false},
 };
 
 }  // namespace
@@ -145,20 +149,18 @@ std::vector<Observation> observations(const Plan& plan, const std::vector<RunRec
     if (r.warmup) continue;
     const std::size_t level = plan.configs.at(r.config).level_index;
     const bool bare = bare_level(plan.spec.levels.at(level));
-    if (r.extra.contains("probe_hits"))
-      for (const auto& [name, hits] : r.extra.at("probe_hits").items())
-        at(level, "probe_hits:" + name, name + " hits", "count", 0).add(hits.get<double>());
+    for (const auto& [name, hits] : r.probe_hits)
+      at(level, "probe_hits:" + name, name + " hits", "count", 0).add(static_cast<double>(hits));
     for (const Quantity& q : kQuantities)
-      if (!(q.profiler && bare))
-        if (const auto v = extra_number(r.extra, q.key, q.scale)) at(level, q.name, q.what, q.unit, q.digits).add(*v);
-    if (r.extra.contains("sampling")) {
-      at(level, "samples_taken", "samples taken", "count", 0).add(r.extra.at("sampling").value("samples", 0.0));
-      at(level, "samples_lost", "samples lost", "count", 0).add(r.extra.at("sampling").value("lost", 0.0));
+      if (r.profiler && !(q.profiler && bare))
+        if (const auto v = q.of(*r.profiler)) at(level, q.name, q.what, q.unit, q.digits).add(*v * q.scale);
+    if (const std::optional<SamplingRecord>& s = r.sampling) {
+      at(level, "samples_taken", "samples taken", "count", 0).add(static_cast<double>(s->samples));
+      at(level, "samples_lost", "samples lost", "count", 0).add(static_cast<double>(s->lost));
       // Journals before the rate was recorded have neither field.
-      if (r.extra.at("sampling").contains("achieved_hz")) {
-        at(level, "samples_achieved_hz", "achieved rate (Hz of the target's run time)", "Hz", 0)
-            .add(r.extra.at("sampling").value("achieved_hz", 0.0));
-        at(level, "samples_throttled", "throttlings", "count", 0).add(r.extra.at("sampling").value("throttles", 0.0));
+      if (s->achieved_hz) {
+        at(level, "samples_achieved_hz", "achieved rate (Hz of the target's run time)", "Hz", 0).add(*s->achieved_hz);
+        at(level, "samples_throttled", "throttlings", "count", 0).add(static_cast<double>(s->throttles.value_or(0)));
       }
     }
   }
@@ -177,8 +179,9 @@ std::string command_wall_warning(const Plan& plan, const std::vector<RunRecord>&
   if (!plan.spec.doses_wrap_a_command()) return {};
   std::size_t command = 0;
   for (const RunRecord& r : runs) {
-    const bool older = r.extra.contains("profiler_ns") && !r.extra.contains("command_wall_ns");
-    if (!r.warmup && (older || r.extra.value("wall_of", "") == "command")) ++command;
+    if (!r.profiler || r.warmup) continue;
+    const bool older = r.profiler->profiler_ns && !r.profiler->command_wall_ns;
+    if (older || r.profiler->wall_of_command) ++command;
   }
   if (command == 0) return {};
   return fmt::format("wall-time is the whole profiler command's, not the target's, in {} run(s): the journal was "
@@ -222,22 +225,22 @@ CheckContext manifest_context(const JournalData& d, const Plan& plan, const Back
   ctx.mode = std::string(to_string(request.mode));
   ctx.seed = plan.seed();
   ctx.journal_path = d.path;
-  ctx.host = m.value("host", nlohmann::json::object());
+  ctx.host = manifest_host(m);
   ctx.doctor = doctor_of(ctx.host);
-  for (const auto& e : m.value("env", nlohmann::json::array())) ctx.env_bytes += e.value("bytes", std::size_t{0});
+  ctx.env_bytes = manifest_env_bytes(m);
   ctx.runs_planned = runs_for(plan, plan_looks(plan).back());
   ctx.runs_done = d.runs.size();
   // The last word of the sweep decides: a resumed sweep that finished is complete.
   const std::optional<NoteKind> last = d.notes.empty() ? std::nullopt : note_kind_of(d.notes.back());
   const std::optional<SweepStretch> stretch = last_stretch(d.notes);
   const bool ends_with_stretch = last && (*last == NoteKind::finished || *last == NoteKind::interrupted) &&
-                                 d.notes.back().contains("sweep");
+                                 end_note_from(d.notes.back()).sweep.has_value();
   if (ends_with_stretch) ctx.seconds_per_block = stretch->seconds_per_block;
   ctx.complete = last == NoteKind::finished;
   ctx.sweep = sweep_lines(d.notes, plan, stretch ? stretch->runs_saved : 0);
   // The set-up's own warnings as the live check printed them; an older journal's
   // dropped counters from its request.
-  if (const auto setup = setup_warnings(m)) ctx.warnings = *setup;
+  if (const auto setup = manifest_warnings(m)) ctx.warnings = *setup;
   else
     for (const auto& w : request.dropped) ctx.warnings.push_back("dropped (--allow-missing): " + w);
   ctx.backend = backend.notes(request.counters.items());
@@ -273,13 +276,6 @@ std::vector<std::string> journal_continue_warnings(const std::vector<nlohmann::j
   return {};
 }
 
-std::optional<std::vector<std::string>> setup_warnings(const nlohmann::json& manifest) {
-  if (!manifest.is_object() || !manifest.contains("warnings") || !manifest.at("warnings").is_array()) return std::nullopt;
-  std::vector<std::string> out;
-  for (const nlohmann::json& w : manifest.at("warnings"))
-    if (w.is_string()) out.push_back(w.get<std::string>());
-  return out;
-}
 
 std::size_t looks_of(const JournalData& d) {
   const std::optional<NoteKind> last = d.notes.empty() ? std::nullopt : note_kind_of(d.notes.back());

@@ -28,8 +28,8 @@ std::vector<Observation> observations(const Plan& plan, const std::vector<RunRec
 
 // Under a profiler command, "" or a warning when some runs' wall time is the whole
 // command's rather than the target's: a journal written before the target's own was
-// taken (its runs carry profiler_ns but no command_wall_ns), or runs whose target's
-// exit could not be watched (extra "wall_of": "command").
+// taken (its runs' ProfilerCost has profiler_ns but no command_wall_ns), or runs whose
+// target's exit could not be watched (ProfilerCost::wall_of_command).
 std::string command_wall_warning(const Plan& plan, const std::vector<RunRecord>& runs);
 
 // The context of a check this invocation ran (new or resumed) to `out`; backend_notes:
@@ -62,10 +62,5 @@ std::vector<std::string> continue_warnings(StopReason stopped, double time_budge
 // "time_budget"); none when the journal has no such note.
 std::vector<std::string> journal_continue_warnings(const std::vector<nlohmann::json>& notes, const Plan& plan,
                                                    const std::string& journal, const Findings& f);
-
-// The warnings a check's set-up gave (dropped counters, counting notes, a wrapper's
-// changes), as its journal's manifest keeps them ("warnings"); nullopt for a journal
-// written before the manifest kept them.
-std::optional<std::vector<std::string>> setup_warnings(const nlohmann::json& manifest);
 
 }  // namespace obscheck

@@ -8,6 +8,7 @@
 #include "job/check_context.h"
 #include "job/journal_job.h"
 #include "record/journal_notes.h"
+#include "record/plan_notes.h"
 #include "record/request.h"
 #include "run/backend.h"
 #include "util/error.h"
@@ -82,7 +83,7 @@ void prepare_resumed(ResumedCheck& c, const Plan& recorded, double time_budget) 
   if (c.prepared.plan.levels != s.plan.spec.levels)
     throw Error(ErrorKind::usage, "the observer's doses differ from the journal's (a rebuilt variant, a changed symbol?)",
                 "start a new check");
-  c.host = m.value("host", nlohmann::json::object());
+  c.host = manifest_host(m);
 }
 
 }  // namespace
@@ -107,9 +108,10 @@ ResumedCheck resume_check(const std::string& path, const CheckResumeAsk& ask) {
     // Recorded before any run past the old cap, so every reader knows those runs; and
     // only once applied to a copy of the plan: a cap the plan refuses (beyond 2^32 runs)
     // is never written, or every later reader would refuse the journal.
-    const nlohmann::json note = to_json(ExtendNote{cap, recorded.spec.max_blocks});
+    const ExtendNote extend{cap, recorded.spec.max_blocks};
     Plan extended = s.plan;
-    apply_extend_note(extended, note);
+    apply_extend_note(extended, extend);
+    const nlohmann::json note = to_json(extend);
     c.journal.writer.append_note(note);
     s.plan = std::move(extended);
     s.journal_notes.push_back(note);
@@ -122,7 +124,7 @@ ResumedCheck resume_check(const std::string& path, const CheckResumeAsk& ask) {
                            cap, c.prepared.request.time_budget);
   // The set-up's warnings (dropped counters, counting notes) as the check began with
   // them: its report after a resume carries them as `obscheck report` does.
-  c.prepared.warnings = setup_warnings(d.manifest).value_or(std::vector<std::string>{});
+  c.prepared.warnings = manifest_warnings(d.manifest).value_or(std::vector<std::string>{});
   if (d.torn_tail) c.prepared.warnings.push_back(kTornTailNotice);
   return c;
 }

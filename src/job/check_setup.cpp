@@ -248,11 +248,8 @@ nlohmann::json check_manifest(const PreparedCheck& p, const Plan& plan, const nl
   mi.options = request_to_json(p.request);
   mi.target = TargetInfo{p.spec.base.path, p.spec.base.argv, sha256_file(p.spec.base.path)};
   mi.env = p.spec.base.env.vars();
-  nlohmann::json m = make_manifest(mi, plan);
-  // The set-up's warnings, kept so that every later report of the journal (and its
-  // certificate) carries them as the live check printed them.
-  m["warnings"] = p.warnings;
-  return m;
+  mi.warnings = p.warnings;
+  return make_manifest(mi, plan);
 }
 
 namespace {

@@ -99,7 +99,7 @@ RunRecord record_of(const Plan& plan, const MeasuredRun& run, std::size_t env_by
   r.env_bytes = env_bytes;
   r.exit = run.exit;
   r.readings = run.readings;
-  if (run.left_behind > 0) r.extra["left_behind"] = run.left_behind;  // as a check's run line marks it
+  r.left_behind = run.left_behind;  // as a check's run line marks it
   return r;
 }
 

@@ -8,6 +8,7 @@
 #include "observe/wrap.h"
 #include "job/check_context.h"
 #include "record/journal_reader.h"
+#include "record/run_record.h"
 #include "record/plan_file.h"
 #include "record/request.h"
 #include "job/job_backend.h"
@@ -49,8 +50,7 @@ void keep_extras(std::vector<RunRecord>& with_extras, const RunFields& f) {
   r.config = f.config;
   r.block = f.block;
   r.warmup = f.warmup;
-  r.extra = nlohmann::json::parse(f.extra, nullptr, false);
-  if (!r.extra.is_object()) r.extra = nlohmann::json::object();
+  read_run_extra(r, f.extra);  // Error(io) names the file and line (read_journal_table)
 }
 
 // The warnings every report of a check's runs carries about them.

@@ -8,6 +8,7 @@
 
 #include "analysis/bias.h"
 #include "analysis/compare.h"
+#include "analysis/rules.h"
 #include "util/error.h"
 
 namespace obscheck {
@@ -112,12 +113,9 @@ std::vector<std::string> judge_compare(SweepReport& report, const SweepBrief& br
   co.metric = report.metric;
   if (brief.aa) report.aa = compare_variants(pairs_of(report, 0, 2), co);
   report.comparison = compare_variants(pairs_of(report, 0, 1), co);
-  // The A/A pair should show nothing: better, worse or incomparable there is "aa".
-  const auto untrustworthy = [](const VariantComparison& c) {
-    return c.outcome == Outcome::better || c.outcome == Outcome::worse || c.outcome == Outcome::incomparable;
-  };
+  // The A/A pair should show nothing (the rule book's compare_aa_failed): else "aa".
   std::vector<std::string> found;
-  if (report.aa && untrustworthy(*report.aa)) found.push_back("aa");
+  if (report.aa && compare_aa_failed(*report.aa)) found.push_back("aa");
   switch (report.comparison->outcome) {
     case Outcome::better: found.push_back("better"); break;
     case Outcome::worse: found.push_back("worse"); break;

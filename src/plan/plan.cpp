@@ -268,56 +268,6 @@ std::size_t configs_in_block(const Plan& plan, std::size_t block) {
   return n;
 }
 
-nlohmann::json retire_note(const Plan& plan, const std::vector<std::size_t>& configs, std::size_t from_block,
-                           std::size_t look) {
-  nlohmann::json ids = nlohmann::json::array();
-  for (std::size_t c : configs) ids.push_back(plan.configs.at(c).id);
-  return {{"kind", "retire"}, {"look", look}, {"from_block", from_block}, {"configs", ids}};
-}
-
-void apply_retire_note(Plan& plan, const nlohmann::json& note) {
-  if (!note.is_object() || !note.contains("from_block") || !note.at("from_block").is_number_unsigned() ||
-      !note.contains("configs") || !note.at("configs").is_array())
-    throw Error(ErrorKind::io, "a \"retire\" note needs \"from_block\" (a block number) and \"configs\" (a list)");
-  const auto from = note.at("from_block").get<std::size_t>();
-  for (const auto& id : note.at("configs")) {
-    const auto it = std::find_if(plan.configs.begin(), plan.configs.end(),
-                                 [&](const Configuration& c) { return id.is_string() && c.id == id.get<std::string>(); });
-    if (it == plan.configs.end())
-      throw Error(ErrorKind::io, fmt::format("a \"retire\" note names {}, not a configuration of the plan", id.dump()));
-    if (runs_in(plan, it->index, from)) plan.retired.push_back({it->index, from});
-  }
-}
-
-nlohmann::json extend_note(std::size_t max_blocks) { return {{"kind", "extend"}, {"max_blocks", max_blocks}}; }
-
-void apply_extend_note(Plan& plan, const nlohmann::json& note) {
-  if (!note.is_object() || !note.contains("max_blocks") || !note.at("max_blocks").is_number_unsigned())
-    throw Error(ErrorKind::io, "an \"extend\" note needs \"max_blocks\" (a number of blocks)");
-  if (plan.spec.fixed_blocks) throw Error(ErrorKind::io, "an \"extend\" note in a check of fixed blocks (--runs)");
-  const auto to = note.at("max_blocks").get<std::uint64_t>();
-  if (to <= plan.spec.max_blocks)
-    throw Error(ErrorKind::io, fmt::format("an \"extend\" note to {} blocks does not raise the cap ({})", to,
-                                           plan.spec.max_blocks));
-  constexpr std::uint64_t kMaxRuns = std::numeric_limits<std::uint32_t>::max();
-  if (to > kMaxRuns / plan.block_size() - plan.spec.warmup_blocks)
-    throw Error(ErrorKind::io, fmt::format("an \"extend\" note to {} blocks of {} runs is beyond 2^32 runs", to,
-                                           plan.block_size()));
-  plan.spec.max_blocks = static_cast<std::size_t>(to);
-}
-
-void apply_plan_notes(Plan& plan, const std::vector<nlohmann::json>& notes, const std::string& path) {
-  for (const nlohmann::json& note : notes) {
-    if (!note.is_object() || !note.contains("kind")) continue;
-    try {
-      if (note.at("kind") == "retire") apply_retire_note(plan, note);
-      if (note.at("kind") == "extend") apply_extend_note(plan, note);
-    } catch (const Error& e) {
-      throw Error(ErrorKind::io, fmt::format("journal {}: {}", path, e.what()), e.hint());
-    }
-  }
-}
-
 std::size_t runs_retired(const Plan& plan, std::size_t end_block) {
   std::size_t saved = 0;
   for (const Retirement& r : plan.retired)

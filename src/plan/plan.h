@@ -140,7 +140,7 @@ struct Configuration {
 // at a look (run/session.h "spend runs where they can change an answer"): every
 // comparison it takes part in is settled, and no unsettled one needs it as a
 // reference. Not part of the spec: the journal records each as a "retire" note and a
-// resumed or re-read check replays them (plan/retire.h), so the same trials run once.
+// resumed or re-read check replays them (record/plan_notes.h), so the same trials run once.
 struct Retirement {
   std::size_t config = 0;
   std::size_t from_block = 0;
@@ -208,25 +208,8 @@ bool runs_in(const Plan& plan, std::size_t config, std::size_t block);
 // The configurations block `block` runs (block_size() less those retired by then).
 std::size_t configs_in_block(const Plan& plan, std::size_t block);
 
-// The journal's note retiring `configs` from block `from_block` on, at look `look`:
-// {"kind":"retire","look":N,"from_block":B,"configs":["counters=.../held",...]}.
-nlohmann::json retire_note(const Plan& plan, const std::vector<std::size_t>& configs, std::size_t from_block,
-                           std::size_t look);
-// Adds a "retire" note's retirements to plan.retired (a configuration already retired
-// keeps its earlier block). Throws Error(io) when the note names a configuration the
-// plan does not have, or lacks a field.
-void apply_retire_note(Plan& plan, const nlohmann::json& note);
-// The journal's note raising a sequential plan's cap to `max_blocks` measured blocks,
-// written when --resume continues a check that stopped at its cap (--max-runs):
-// {"kind":"extend","max_blocks":M}. The blocks already run keep their order (it depends
-// on the seed and the block alone), so the journal's runs stay where the plan puts them.
-nlohmann::json extend_note(std::size_t max_blocks);
-// Raises plan.spec.max_blocks to the note's. Throws Error(io) when the note lacks the
-// field, does not raise the cap, would pass 2^32 runs, or the plan has fixed blocks.
-void apply_extend_note(Plan& plan, const nlohmann::json& note);
-// Applies the "retire" and "extend" notes among a journal's `notes` to `plan`, in
-// order; errors are Error(io) naming the journal `path`.
-void apply_plan_notes(Plan& plan, const std::vector<nlohmann::json>& notes, const std::string& path);
+// The journal's "retire" and "extend" notes are made and applied to a plan by
+// record/plan_notes.h, typed (record/journal_notes.h RetireNote, ExtendNote).
 // The trials of blocks [0, end_block) that retirements left out: the runs saved.
 std::size_t runs_retired(const Plan& plan, std::size_t end_block);
 

@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "record/journal_reader.h"
+#include "record/plan_notes.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -157,17 +158,45 @@ std::string utc_iso8601(std::chrono::system_clock::time_point t) {
 }
 
 nlohmann::json make_manifest(const ManifestInput& in, const Plan& plan) {
-  return {{"type", "manifest"},
-          {"format", kJournalFormat},
-          {"version", kJournalVersion},
-          {"created", utc_iso8601(in.created)},
-          {"obscheck", in.obscheck_version},
-          {"host", in.host},
-          {"options", in.options},
-          {"seed", plan.seed()},
-          {"target", {{"path", in.target.path}, {"argv", in.target.argv}, {"sha256", in.target.sha256}}},
-          {"env", env_summary(in.env)},
-          {"plan", plan_to_json(plan)}};
+  nlohmann::json m = {{"type", "manifest"},
+                      {"format", kJournalFormat},
+                      {"version", kJournalVersion},
+                      {"created", utc_iso8601(in.created)},
+                      {"obscheck", in.obscheck_version},
+                      {"host", in.host},
+                      {"options", in.options},
+                      {"seed", plan.seed()},
+                      {"target", {{"path", in.target.path}, {"argv", in.target.argv}, {"sha256", in.target.sha256}}},
+                      {"env", env_summary(in.env)},
+                      {"plan", plan_to_json(plan)}};
+  if (in.warnings) m["warnings"] = *in.warnings;
+  return m;
+}
+
+std::optional<std::vector<std::string>> manifest_warnings(const nlohmann::json& manifest) {
+  if (!manifest.is_object()) return std::nullopt;
+  const auto w = manifest.find("warnings");
+  if (w == manifest.end() || !w->is_array()) return std::nullopt;
+  std::vector<std::string> out;
+  for (const nlohmann::json& item : *w)
+    if (item.is_string()) out.push_back(item.get<std::string>());
+  return out;
+}
+
+nlohmann::json manifest_host(const nlohmann::json& manifest) {
+  if (!manifest.is_object()) return nlohmann::json::object();
+  const auto host = manifest.find("host");
+  return host == manifest.end() ? nlohmann::json::object() : *host;
+}
+
+std::uint64_t manifest_env_bytes(const nlohmann::json& manifest) {
+  if (!manifest.is_object()) return 0;
+  const auto env = manifest.find("env");
+  if (env == manifest.end() || !env->is_array()) return 0;
+  std::uint64_t bytes = 0;
+  for (const nlohmann::json& e : *env)
+    if (e.is_object()) bytes += e.value("bytes", std::uint64_t{0});
+  return bytes;
 }
 
 std::string default_journal_path(const std::string& dir, std::chrono::system_clock::time_point now) {
@@ -194,9 +223,10 @@ class RecordSink : public JournalSink {
   void manifest(nlohmann::json&& m, const Plan&) override { d_.manifest = std::move(m); }
   void run(const RunFields& f, std::size_t line) override {
     RunRecord& r = d_.runs.emplace_back(run_record_of(f));
-    if (f.extra != "{}") {
-      r.extra = nlohmann::json::parse(f.extra, nullptr, false);
-      if (!r.extra.is_object()) bad_record_line(d_.path, line, "field extra is not an object");
+    try {
+      read_run_extra(r, f.extra);
+    } catch (const Error& e) {
+      bad_record_line(d_.path, line, e.what());
     }
   }
   void note(nlohmann::json&& n) override { d_.notes.push_back(std::move(n)); }

@@ -70,10 +70,24 @@ struct ManifestInput {
   // The target's environment as "NAME=value" entries (EnvBlock::vars()). Only names
   // and sizes reach the journal, never a value: environments hold tokens and passwords.
   std::vector<std::string> env;
+  // A check's set-up warnings (dropped counters, counting notes, a wrapper's changes),
+  // kept so that every later report of the journal (and its certificate) carries them
+  // as the live check printed them: "warnings".
+  std::optional<std::vector<std::string>> warnings;
 };
 
 // The manifest line's JSON. "seed" is the plan's seed.
 nlohmann::json make_manifest(const ManifestInput& in, const Plan& plan);
+// The set-up warnings a manifest keeps (ManifestInput::warnings), its entries that are
+// text; nullopt for a journal written before the manifest kept them (or not a
+// check's), or a "warnings" that is not a list.
+std::optional<std::vector<std::string>> manifest_warnings(const nlohmann::json& manifest);
+// The host a manifest records (ManifestInput::host, host/'s HostInfo JSON, decoded by
+// host/), or an empty object when it records none.
+nlohmann::json manifest_host(const nlohmann::json& manifest);
+// The target's environment block's size in bytes, the sum of the manifest's env_summary
+// entries' "bytes" (0 for a manifest without one).
+std::uint64_t manifest_env_bytes(const nlohmann::json& manifest);
 
 // [{"name": NAME, "bytes": size of "NAME=value" plus its NUL}] in the block's order, so
 // the sizes sum to EnvBlock::size_bytes(). An entry without '=' is all name.
@@ -118,8 +132,8 @@ JournalData load_journal(const std::string& path);
 JournalData parse_journal(std::string_view text, const std::string& path);
 
 // The plan recorded in the manifest, with its notes applied in order: the
-// configurations "retire" notes retired and the cap "extend" notes raised (plan/
-// apply_retire_note, apply_extend_note). Throws Error(io) as plan_from_json, or naming
+// configurations "retire" notes retired and the cap "extend" notes raised
+// (record/plan_notes.h apply_plan_notes). Throws Error(io) as plan_from_json, or naming
 // a bad note.
 Plan plan_from_journal(const JournalData& data);
 

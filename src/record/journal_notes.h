@@ -11,8 +11,7 @@
 // writer's own) and when it is read (record/journal_reader.cpp decodes every note of a
 // kind it knows, so a forged or damaged note is an error naming the file and line,
 // exit 6, never a JSON type error later). The plan's own notes, "retire" and
-// "extend", are applied to a plan by plan/ (plan/plan.h apply_retire_note,
-// apply_extend_note), which lies below record/.
+// "extend", are made from and applied to a plan, typed, by record/plan_notes.h.
 #pragma once
 
 #include <cstddef>

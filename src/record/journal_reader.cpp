@@ -21,6 +21,7 @@
 #include "host/host_info.h"
 #include "record/journal.h"
 #include "record/journal_notes.h"
+#include "record/plan_notes.h"
 #include "util/crc32c.h"
 #include "util/error.h"
 #include "util/fd.h"
@@ -218,7 +219,7 @@ class LineReader {
   // before them.
   void extend(const nlohmann::json& note, std::size_t number) {
     try {
-      apply_extend_note(plan_, note);
+      apply_extend_note(plan_, extend_note_from(note));
     } catch (const Error& e) {
       bad_line(path_, number, e.what());
     }
@@ -404,7 +405,11 @@ class TableSink : public JournalSink {
     } catch (const Error& e) {
       bad_line(t_.path, line, e.what());
     }
-    if (each_run_) each_run_(f);
+    try {
+      if (each_run_) each_run_(f);
+    } catch (const Error& e) {
+      bad_line(t_.path, line, e.what());
+    }
   }
   void note(nlohmann::json&& n) override { t_.notes.push_back(std::move(n)); }
 

@@ -104,7 +104,9 @@ struct JournalTable {
 
 // One pass over the file; no RunRecord or JSON tree per run line. Throws as scan_journal.
 // `each_run`, when given, also sees every run line that passed its checks (its fields
-// valid during the call only): for what a caller needs of the observer's extras.
+// valid during the call only): for what a caller needs of the observer's extras. An
+// Error(io) it throws (a typed part of the extra that does not decode) names the file
+// and the line.
 JournalTable read_journal_table(const std::string& path,
                                 const std::function<void(const RunFields&)>& each_run = {});
 

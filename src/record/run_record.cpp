@@ -46,6 +46,46 @@ void append_double(std::string& out, double x) {
 
 void append_bool(std::string& out, bool b) { out += b ? "true" : "false"; }
 
+// extra[key] taken out as a whole number >= 0 (a float that is one, as an older writer
+// may have left it, too); nullopt when absent.
+std::optional<std::uint64_t> take_count(nlohmann::json& extra, const char* key) {
+  const auto it = extra.find(key);
+  if (it == extra.end()) return std::nullopt;
+  std::optional<std::uint64_t> v;
+  if (it->is_number_unsigned()) v = it->get<std::uint64_t>();
+  else if (it->is_number_float() && it->get<double>() >= 0 && it->get<double>() < 0x1p64 &&
+           std::floor(it->get<double>()) == it->get<double>())
+    v = static_cast<std::uint64_t>(it->get<double>());
+  if (!v) bad_field(fmt::format("extra.{}", key), "is not a whole number >= 0");
+  extra.erase(it);
+  return v;
+}
+
+// extra[key] taken out as a finite number >= 0; nullopt when absent.
+std::optional<double> take_amount(nlohmann::json& extra, const char* key) {
+  const auto it = extra.find(key);
+  if (it == extra.end()) return std::nullopt;
+  if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < 0)
+    bad_field(fmt::format("extra.{}", key), "is not a finite number >= 0");
+  const double v = it->get<double>();
+  extra.erase(it);
+  return v;
+}
+
+// extra[key] taken out as a string; nullopt when absent.
+std::optional<std::string> take_word(nlohmann::json& extra, const char* key) {
+  const auto it = extra.find(key);
+  if (it == extra.end()) return std::nullopt;
+  if (!it->is_string()) bad_field(fmt::format("extra.{}", key), "is not a string");
+  std::string v = it->get<std::string>();
+  extra.erase(it);
+  return v;
+}
+
+constexpr const char* kWallOfCommand = "command";
+
+void put_typed_parts(nlohmann::json& extra, const RunRecord& r);
+
 }  // namespace
 
 RunRecord run_record_for(const Plan& plan, const Trial& trial) {
@@ -102,6 +142,7 @@ void to_json(nlohmann::json& j, const RunRecord& r) {
        {"rusage", rusage_to_json(r.exit.usage)},
        {"readings", r.readings},
        {"extra", r.extra}};
+  put_typed_parts(j["extra"], r);
 }
 
 RunRecord run_record_of(const RunFields& f) {
@@ -152,10 +193,7 @@ RunRecord run_record_from_line(std::string_view line) {
   if (error) bad_field(error->field, error->why);
   if (auto e = check_run_fields(f, nullptr)) bad_field(e->field, e->why);
   RunRecord r = run_record_of(f);
-  if (f.extra != "{}") {
-    r.extra = nlohmann::json::parse(f.extra, nullptr, false);
-    if (!r.extra.is_object()) bad_field("extra", "is not an object");
-  }
+  read_run_extra(r, f.extra);
   return r;
 }
 
@@ -174,7 +212,13 @@ std::string run_line(const RunRecord& r) {
   fmt::format_to(o, ",\"signal\":{},\"timed_out\":", e.signal);
   append_bool(out, e.timed_out);
   fmt::format_to(o, ",\"wall_ns\":{}}},\"extra\":", e.wall_ns);
-  out += r.extra.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (r.profiler || r.sampling || !r.probe_hits.empty() || r.output_head || r.left_behind > 0) {
+    nlohmann::json extra = r.extra;  // the keys in one sorted object, as to_json writes them
+    put_typed_parts(extra, r);
+    out += extra.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  } else {
+    out += r.extra.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
   fmt::format_to(o, ",\"index\":{},\"position\":{},\"readings\":[", r.index, r.position);
   for (std::size_t i = 0; i < r.readings.size(); ++i) {
     const Reading& rd = r.readings[i];
@@ -204,5 +248,116 @@ std::string run_line(const RunRecord& r) {
   out += '}';
   return out;
 }
+
+void put_profiler_cost(nlohmann::json& extra, const ProfilerCost& c) {
+  if (c.wall_of_command) extra["wall_of"] = kWallOfCommand;
+  if (c.target_wall_from) extra["target_wall_from"] = *c.target_wall_from;
+  if (c.command_wall_ns) extra["command_wall_ns"] = *c.command_wall_ns;
+  if (c.profiler_ns) extra["profiler_ns"] = *c.profiler_ns;
+  if (c.profiler_cpu_ns) extra["profiler_cpu_ns"] = *c.profiler_cpu_ns;
+  if (c.profiler_samples) extra["profiler_samples"] = *c.profiler_samples;
+  if (c.profiler_rate_hz) extra["profiler_rate_hz"] = *c.profiler_rate_hz;
+  if (c.max_sample_rate) extra["max_sample_rate"] = *c.max_sample_rate;
+}
+
+std::optional<ProfilerCost> take_profiler_cost(nlohmann::json& extra) {
+  if (!extra.is_object()) return std::nullopt;
+  ProfilerCost c;
+  const std::optional<std::string> wall_of = take_word(extra, "wall_of");
+  c.wall_of_command = wall_of == kWallOfCommand;
+  if (wall_of && !c.wall_of_command) extra["wall_of"] = *wall_of;  // a later version's word, kept
+  c.target_wall_from = take_word(extra, "target_wall_from");
+  c.command_wall_ns = take_count(extra, "command_wall_ns");
+  c.profiler_ns = take_count(extra, "profiler_ns");
+  c.profiler_cpu_ns = take_amount(extra, "profiler_cpu_ns");
+  c.profiler_samples = take_count(extra, "profiler_samples");
+  c.profiler_rate_hz = take_amount(extra, "profiler_rate_hz");
+  c.max_sample_rate = take_count(extra, "max_sample_rate");
+  if (c == ProfilerCost{}) return std::nullopt;
+  return c;
+}
+
+void read_run_extra(RunRecord& r, std::string_view text) {
+  if (text == "{}") return;
+  r.extra = nlohmann::json::parse(text, nullptr, false);
+  if (!r.extra.is_object()) bad_field("extra", "is not an object");
+  r.profiler = take_profiler_cost(r.extra);
+  r.sampling = take_sampling(r.extra);
+  r.probe_hits = take_probe_hits(r.extra);
+  r.output_head = take_word(r.extra, "output_head");
+  r.left_behind = take_count(r.extra, "left_behind").value_or(0);
+}
+
+void put_sampling(nlohmann::json& extra, const SamplingRecord& s) {
+  nlohmann::json j = {{"freq", s.freq}, {"samples", s.samples}, {"lost", s.lost}};
+  if (s.throttles) j["throttles"] = *s.throttles;
+  if (s.unthrottles) j["unthrottles"] = *s.unthrottles;
+  if (s.run_ns) j["run_ns"] = *s.run_ns;
+  if (s.achieved_hz) j["achieved_hz"] = *s.achieved_hz;
+  extra["sampling"] = std::move(j);
+}
+
+std::optional<SamplingRecord> take_sampling(nlohmann::json& extra) {
+  if (!extra.is_object()) return std::nullopt;
+  const auto it = extra.find("sampling");
+  if (it == extra.end()) return std::nullopt;
+  if (!it->is_object()) bad_field("extra.sampling", "is not an object");
+  nlohmann::json part = *it;
+  extra.erase(it);
+  const auto named = [](std::optional<std::uint64_t> (*take)(nlohmann::json&, const char*), nlohmann::json& j,
+                        const char* key) {
+    try {
+      return take(j, key);
+    } catch (const Error& e) {  // "field extra.KEY ..." names the part's key
+      throw Error(ErrorKind::io, std::string(e.what()).insert(std::string("field extra.").size(), "sampling."));
+    }
+  };
+  SamplingRecord s;
+  s.freq = named(take_count, part, "freq").value_or(0);
+  s.samples = named(take_count, part, "samples").value_or(0);
+  s.lost = named(take_count, part, "lost").value_or(0);
+  s.throttles = named(take_count, part, "throttles");
+  s.unthrottles = named(take_count, part, "unthrottles");
+  s.run_ns = named(take_count, part, "run_ns");
+  try {
+    s.achieved_hz = take_amount(part, "achieved_hz");
+  } catch (const Error&) {
+    bad_field("extra.sampling.achieved_hz", "is not a finite number >= 0");
+  }
+  return s;
+}
+
+void put_probe_hits(nlohmann::json& extra, const std::map<std::string, std::uint64_t>& hits) {
+  if (hits.empty()) return;
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, n] : hits) j[name] = n;
+  extra["probe_hits"] = std::move(j);
+}
+
+std::map<std::string, std::uint64_t> take_probe_hits(nlohmann::json& extra) {
+  std::map<std::string, std::uint64_t> hits;
+  if (!extra.is_object()) return hits;
+  const auto it = extra.find("probe_hits");
+  if (it == extra.end()) return hits;
+  if (!it->is_object()) bad_field("extra.probe_hits", "is not an object of hit counts");
+  for (const auto& [name, n] : it->items()) {
+    if (!n.is_number_unsigned()) bad_field("extra.probe_hits", "holds a count that is not a whole number >= 0");
+    hits[name] = n.get<std::uint64_t>();
+  }
+  extra.erase(it);
+  return hits;
+}
+
+namespace {
+
+void put_typed_parts(nlohmann::json& extra, const RunRecord& r) {
+  if (r.profiler) put_profiler_cost(extra, *r.profiler);
+  if (r.sampling) put_sampling(extra, *r.sampling);
+  put_probe_hits(extra, r.probe_hits);
+  if (r.output_head) extra["output_head"] = *r.output_head;
+  if (r.left_behind > 0) extra["left_behind"] = r.left_behind;
+}
+
+}  // namespace
 
 }  // namespace obscheck

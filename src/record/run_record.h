@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +21,38 @@
 
 namespace obscheck {
 
+// A profiler command's costs of one run (a --observer-cmd dose; run/measurer.cpp
+// CommandMeasurer), journalled among the run line's "extra" under the keys named here.
+// A run whose target's own wall time was taken keeps the whole command's beside it; a
+// run where no profiler ran (level 0) has no profiler_* cost.
+struct ProfilerCost {
+  bool wall_of_command = false;                  // "wall_of":"command": the target's exit not seen,
+                                                 // its wall time is the command's
+  std::optional<std::string> target_wall_from;   // "target_wall_from": "kernel" or "pidfd"
+  std::optional<std::uint64_t> command_wall_ns;  // "command_wall_ns": the whole command's wall time
+  std::optional<std::uint64_t> profiler_ns;      // "profiler_ns": the command's wall time less the target's
+  std::optional<double> profiler_cpu_ns;         // "profiler_cpu_ns": its CPU time less the target's task-clock
+  std::optional<std::uint64_t> profiler_samples; // "profiler_samples": the samples it says it took
+  std::optional<double> profiler_rate_hz;        // "profiler_rate_hz": those over the target's task-clock
+  std::optional<std::uint64_t> max_sample_rate;  // "max_sample_rate": the kernel's limit after the run
+  bool operator==(const ProfilerCost&) const = default;
+};
+
+// A sampling observer's account of one run (observe/sampling.h SamplingStats), the run
+// line's extra "sampling": {"freq","samples","lost","throttles","unthrottles","run_ns",
+// "achieved_hz"}. Journals written before the rate was recorded have neither
+// "achieved_hz" nor "throttles"; a count absent from an older line reads as 0.
+struct SamplingRecord {
+  std::uint64_t freq = 0;                   // requested, Hz
+  std::uint64_t samples = 0;                // drained
+  std::uint64_t lost = 0;                   // dropped by the kernel, its ring full
+  std::optional<std::uint64_t> throttles;   // the kernel lowered the rate
+  std::optional<std::uint64_t> unthrottles;
+  std::optional<std::uint64_t> run_ns;      // the target's time on the CPUs sampled
+  std::optional<double> achieved_hz;        // samples per second of run_ns
+  bool operator==(const SamplingRecord&) const = default;
+};
+
 // One line of the journal: {"type":"run", ...}. The trial fields repeat the plan's
 // values so a line can be read (and checked against the plan) on its own.
 struct RunRecord {
@@ -31,8 +65,42 @@ struct RunRecord {
   std::uint64_t env_bytes = 0;  // the target's environment block as launched (EnvBlock::size_bytes)
   ExitInfo exit;                // `output` (the captured text) is not journalled: its digest and size are
   std::vector<Reading> readings;
-  nlohmann::json extra = nlohmann::json::object();  // observer-specific, opaque to record/
+  // A profiler command's costs, written among "extra" and read back from it (typed).
+  std::optional<ProfilerCost> profiler;
+  // A sampling observer's account ("sampling"), and each probe's hits by its event's
+  // name ("probe_hits": {NAME: hits}), written among "extra" and read back from it.
+  std::optional<SamplingRecord> sampling;
+  std::map<std::string, std::uint64_t> probe_hits;
+  // The first line of the target's output, kept only when asked (--keep-output-head):
+  // "output_head"; the processes the run left running, killed after it: "left_behind",
+  // written when above 0.
+  std::optional<std::string> output_head;
+  std::uint64_t left_behind = 0;
+  nlohmann::json extra = nlohmann::json::object();  // the other observers' parts, opaque to record/
 };
+
+// The encoder and the decoder of a run's profiler costs, within the run line's "extra"
+// object. The decoder takes its keys out of `extra`: nullopt when it has none of them;
+// Error(io) "field extra.KEY ..." when one has the wrong type or lies out of range
+// (a count or a time that is not a whole number >= 0, a rate or CPU time that is not a
+// finite number >= 0). A word of "wall_of" other than "command", or of
+// "target_wall_from" other than "kernel" and "pidfd", is a later version's: kept
+// as written, not an error.
+void put_profiler_cost(nlohmann::json& extra, const ProfilerCost& c);
+std::optional<ProfilerCost> take_profiler_cost(nlohmann::json& extra);
+// The same for a run's sampling account and probe hits: "sampling" an object of the
+// counts above (Error(io) "field extra.sampling.KEY ..."), "probe_hits" an object of
+// whole numbers >= 0 (Error(io) "field extra.probe_hits ...").
+void put_sampling(nlohmann::json& extra, const SamplingRecord& s);
+std::optional<SamplingRecord> take_sampling(nlohmann::json& extra);
+void put_probe_hits(nlohmann::json& extra, const std::map<std::string, std::uint64_t>& hits);
+std::map<std::string, std::uint64_t> take_probe_hits(nlohmann::json& extra);
+// A run line's "extra" (its JSON text, RunFields::extra) into r: r.extra the object, its
+// typed parts (r.profiler, r.sampling, r.probe_hits, r.output_head, r.left_behind:
+// Error(io) "field extra.output_head is not a string", "field extra.left_behind is not
+// a whole number >= 0") decoded out of it. Error(io) "field extra ..." when it is
+// not an object or a typed part does not decode.
+void read_run_extra(RunRecord& r, std::string_view text);
 
 // A record with the trial's fields filled in from the plan; the runner adds the rest.
 RunRecord run_record_for(const Plan& plan, const Trial& trial);

@@ -107,7 +107,7 @@ bool all_equal(const Findings& f, const MetricAnswer& a) {
 }
 
 // Why an undecided comparison whose interval excludes 0 is not "perturbed": what the
-// verdict's rule (analysis/check_verdicts) still lacks.
+// verdict's rule (analysis/rules.h judge_level) still lacks.
 std::string not_yet_why(const Findings& f, const Comparison& c) {
   const std::string& unit = f.metrics[c.metric].unit;
   if (c.n < kMinPairedBlocks) return fmt::format("{} blocks, {} needed", c.n, kMinPairedBlocks);

@@ -37,10 +37,10 @@ bool finish_run(const CheckSpec& spec, const Configuration& c, const Trial& t, c
   // differ when their digests do (and layout workloads show their stack address):
   // only when asked (CheckSpec::keep_output_head).
   if (spec.keep_output_head && !rec.exit.output.empty())
-    rec.extra["output_head"] = rec.exit.output.substr(0, std::min(rec.exit.output.find('\n'), kOutputHeadBytes));
+    rec.output_head = rec.exit.output.substr(0, std::min(rec.exit.output.find('\n'), kOutputHeadBytes));
   // What the target left running is killed before the next run starts, and named.
   const std::size_t left = kill_descendants();
-  if (left > 0) rec.extra["left_behind"] = left;
+  rec.left_behind = left;
   journal.append(rec);
   const bool failed = !rec.exit.ok() || (left > 0 && spec.fail_on_leftovers);
   const ExitInfo exit = rec.exit;
@@ -81,8 +81,7 @@ std::string left_behind_warning(const std::vector<RunRecord>& runs) {
   std::size_t n_runs = 0, processes = 0;
   std::string first;
   for (const RunRecord& r : runs) {
-    if (!r.extra.is_object() || !r.extra.contains("left_behind") || !r.extra["left_behind"].is_number_unsigned()) continue;
-    const std::size_t n = r.extra["left_behind"].get<std::size_t>();
+    const std::uint64_t n = r.left_behind;
     if (n == 0) continue;
     if (n_runs++ == 0) first = "run " + std::to_string(r.index);
     processes += n;

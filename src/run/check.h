@@ -73,7 +73,7 @@ EnvBlock environment_for(const Plan& plan, const CheckSpec& spec, const Configur
 // The indexes into `events` (or `sim_events`) of these plan items' events, in order.
 std::vector<std::size_t> event_indexes(const CheckSpec& spec, const std::vector<std::size_t>& items);
 
-// The report's warning about runs that left processes behind (extra "left_behind"),
+// The report's warning about runs that left processes behind (RunRecord::left_behind),
 // or "" when none did.
 std::string left_behind_warning(const std::vector<RunRecord>& runs);
 

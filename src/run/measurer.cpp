@@ -249,17 +249,17 @@ class ExitWatch {
 // tracer of its child (strace, ltrace without -f) sees exactly the target. The
 // target's output comes back on a pipe of its own, so the profiler's messages are not
 // compared. The run's wall time is the target's own: from its exec to its exit by the
-// kernel's records (observe/lifetime.h; extra["target_wall_from"] = "kernel"), else
-// from the moment it is let go to exec until a pidfd shows it exited (ExitWatch;
-// "pidfd"); the whole command's goes to extra["command_wall_ns"] (with neither, the
-// wall time stays the command's and extra["wall_of"] says "command"). Where
+// kernel's records (observe/lifetime.h; the run's ProfilerCost (record/run_record.h)
+// target_wall_from "kernel"), else from the moment it is let go to exec until a pidfd
+// shows it exited (ExitWatch; "pidfd"); the whole command's goes to command_wall_ns
+// (with neither, the wall time stays the command's and wall_of_command says so). Where
 // a profiler runs (not level 0), its own cost goes beside the metrics, as the dose's
-// side effect: extra["profiler_ns"] (the command's wall time less the target's),
-// extra["profiler_cpu_ns"] (the reaped command's CPU time less the target's
-// task-clock, when it is counted) and extra["profiler_samples"] (what the profiler
-// says it took, when its output says: profiler_reported_samples; and extra
-// ["profiler_rate_hz"], those samples over the target's task-clock). Every run records
-// extra["max_sample_rate"], the kernel's limit after it: a drop marks throttling.
+// side effect: profiler_ns (the command's wall time less the target's),
+// profiler_cpu_ns (the reaped command's CPU time less the target's task-clock, when it
+// is counted) and profiler_samples (what the profiler says it took, when its output
+// says: profiler_reported_samples; and profiler_rate_hz, those samples over the
+// target's task-clock). Every run records max_sample_rate, the kernel's limit after
+// it: a drop marks throttling.
 class CommandMeasurer final : public Measurer {
  public:
   CommandMeasurer(const Plan& plan, const CheckSpec& spec) : spec_(spec) {
@@ -306,12 +306,13 @@ class CommandMeasurer final : public Measurer {
     rec.exit = child.wait();
     const auto exited_at = exit_watch ? exit_watch->finish() : std::nullopt;
     std::optional<std::uint64_t> target_wall = lifetime.exec_to_exit();
+    const char* wall_from = nullptr;  // ProfilerCost::target_wall_from
     if (target_wall) {
-      rec.extra["target_wall_from"] = "kernel";
+      wall_from = "kernel";
     } else if (go_at && exited_at && *exited_at >= *go_at) {
       target_wall = static_cast<std::uint64_t>(
           std::chrono::duration_cast<std::chrono::nanoseconds>(*exited_at - *go_at).count());
-      rec.extra["target_wall_from"] = "pidfd";
+      wall_from = "pidfd";
     }
     const std::string profiler_output = rec.exit.output;  // the profiler's messages (when captured)
     output.into(rec.exit);
@@ -325,7 +326,9 @@ class CommandMeasurer final : public Measurer {
                   "the template must run the program it is given: end it with -- (e.g. 'perf record -F {level} -o "
                   "/dev/null --'), or place {argv} where the program goes");
     rec.readings = counters.read();
-    record_costs(rec, profiler_output, target_wall, wrapped_.at(config));
+    ProfilerCost& cost = rec.profiler.emplace();
+    if (wall_from) cost.target_wall_from = wall_from;
+    record_costs(rec, cost, profiler_output, target_wall, wrapped_.at(config));
     return true;
   }
 
@@ -347,33 +350,33 @@ class CommandMeasurer final : public Measurer {
   // The target's own wall time in place of the command's, and the profiler's own cost
   // beside it (see the class comment). A run whose target's exit was not seen keeps the
   // command's, and says so.
-  static void record_costs(RunRecord& rec, const std::string& profiler_output,
+  static void record_costs(RunRecord& rec, ProfilerCost& cost, const std::string& profiler_output,
                            std::optional<std::uint64_t> target_wall, bool wrapped) {
-    if (const std::uint64_t rate = read_max_sample_rate(); rate > 0) rec.extra["max_sample_rate"] = rate;
+    if (const std::uint64_t rate = read_max_sample_rate(); rate > 0) cost.max_sample_rate = rate;
     if (!target_wall) {
-      rec.extra["wall_of"] = "command";
+      cost.wall_of_command = true;
       return;
     }
     // The watcher's wake-up may come after the reaping on a loaded host: the target
     // never outlasts the command that holds it.
     const std::uint64_t command_ns = rec.exit.wall_ns, target_ns = std::min(*target_wall, command_ns);
-    rec.extra["command_wall_ns"] = command_ns;
+    cost.command_wall_ns = command_ns;
     rec.exit.wall_ns = target_ns;
     if (!wrapped) return;  // no profiler ran: no cost of one to report
-    rec.extra["profiler_ns"] = command_ns > target_ns ? command_ns - target_ns : 0;
+    cost.profiler_ns = command_ns > target_ns ? command_ns - target_ns : 0;
     for (const Reading& r : rec.readings)
       if (r.name == "task-clock" && r.fault.empty()) {
         const double command_cpu = rusage_ns(timeval_ns(rec.exit.usage.ru_utime) + timeval_ns(rec.exit.usage.ru_stime));
-        rec.extra["profiler_cpu_ns"] = std::max(0.0, command_cpu - r.value);
+        cost.profiler_cpu_ns = std::max(0.0, command_cpu - r.value);
       }
     const auto samples = profiler_reported_samples(profiler_output);
     if (!samples) return;
-    rec.extra["profiler_samples"] = *samples;
+    cost.profiler_samples = *samples;
     // The rate achieved: samples over the target's CPU time, what a CPU-clock sampler
     // of one process samples (its wall time, for a target that sleeps, would understate it).
     for (const Reading& r : rec.readings)
       if (r.name == "task-clock" && r.fault.empty() && r.value > 0)
-        rec.extra["profiler_rate_hz"] = static_cast<double>(*samples) / (r.value * 1e-9);
+        cost.profiler_rate_hz = static_cast<double>(*samples) / (r.value * 1e-9);
   }
 
   // The counters on the target, which waits for them. A target the profiler killed

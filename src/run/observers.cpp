@@ -29,9 +29,7 @@ class ProbeObserver final : public Observer {
   void collect(RunRecord& rec, const EventSet& counted, const std::vector<std::size_t>& own) const override {
     if (own.empty()) return;
     // Probe hit counts go beside the metrics, not among them: they are the dose.
-    nlohmann::json hits = nlohmann::json::object();
-    for (const ProbeHit& h : probe_hits(rec.readings, counted, own)) hits[h.name] = h.hits;
-    rec.extra["probe_hits"] = std::move(hits);
+    for (const ProbeHit& h : probe_hits(rec.readings, counted, own)) rec.probe_hits[h.name] = h.hits;
     rec.readings.resize(own.front());
   }
 
@@ -49,10 +47,8 @@ class SamplingAttachment final : public Attachment {
     drainer_.reset();  // stops the thread and drains the last records
     if (!sampler_.active()) return;
     const SamplingStats st = sampler_.stats();
-    rec.extra["sampling"] = {{"freq", st.frequency},         {"samples", st.samples},
-                             {"lost", st.lost},              {"throttles", st.throttles},
-                             {"unthrottles", st.unthrottles}, {"run_ns", st.run_ns},
-                             {"achieved_hz", achieved_hz(st)}};
+    rec.sampling = SamplingRecord{st.frequency, st.samples,   st.lost,          st.throttles,
+                                  st.unthrottles, st.run_ns, achieved_hz(st)};
   }
 
  private:

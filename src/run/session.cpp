@@ -8,6 +8,8 @@
 #include <set>
 #include <thread>
 
+#include "record/plan_notes.h"
+
 namespace obscheck {
 namespace {
 
@@ -96,9 +98,7 @@ void retire_settled(Session& s, JournalWriter& journal, const LookOutcome& seen,
     if (c < s.plan.configs.size() && runs_in(s.plan, c, from)) fresh.push_back(c);
   if (fresh.empty()) return;
   for (std::size_t c : fresh) s.plan.retired.push_back({c, from});
-  RetireNote note{look, from, {}};
-  for (std::size_t c : fresh) note.configs.push_back(s.plan.configs.at(c).id);
-  journal.append_note(to_json(note), JournalWriter::Durable::at_next_sync);
+  journal.append_note(to_json(retire_note(s.plan, fresh, from, look)), JournalWriter::Durable::at_next_sync);
 }
 
 void write_end_note(JournalWriter& journal, const Session& s, SessionOutcome& o, const Pace& pace) {

@@ -40,8 +40,8 @@ std::string reason_of(const Findings& f) {
   const std::vector<std::string> incomparable(1), aa_failed(1);
   const std::vector<double> aa_discrepancy(1, 0.0);
   const std::map<std::size_t, std::string> level_incomparable;
-  const check_detail::VerdictInputs x{f, incomparable, aa_failed, aa_discrepancy, level_incomparable, 100};
-  const LevelJudgement j = check_detail::judge_level(x, 0, 1, {0});
+  const VerdictInputs x{f, incomparable, aa_failed, aa_discrepancy, level_incomparable, 100};
+  const LevelJudgement j = judge_level(x, 0, 1, {0});
   CHECK(j.verdict == Verdict::inconclusive);
   return j.reason;
 }

@@ -1,11 +1,13 @@
 // Golden error messages, with the column at fault marked, for malformed event lists
-// (tests/golden/events/errors.json). OBSCHECK_REWRITE_GOLDEN=1 rewrites the file.
+// (tests/golden/events/errors.json). OBSCHECK_UPDATE_GOLDEN=1 rewrites the file, as it
+// rewrites every golden file of the tests.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <string>
 
 #include "events/event.h"
 
@@ -44,7 +46,8 @@ TEST_CASE("malformed event lists: golden messages with the column marked", "[gol
   const fs::path file = kGolden / "messages" / "errors.json";
   std::ifstream in(file);
   nlohmann::ordered_json doc = nlohmann::ordered_json::parse(in);
-  const bool rewrite = std::getenv("OBSCHECK_REWRITE_GOLDEN") != nullptr;
+  const char* update = std::getenv("OBSCHECK_UPDATE_GOLDEN");
+  const bool rewrite = update && std::string(update) == "1";
   for (auto& c : doc.at("cases")) {
     const std::string spec = c.at("spec").get<std::string>();
     INFO("'" << spec << "'");

@@ -414,7 +414,10 @@ TEST_CASE("test PMU: the sampling observer records the rate it achieved and its 
   a->collect(rec);
   // 1 MHz asked, 100 kHz let through in each of the 4 ticks of 1 ms: 400 samples over
   // 4 ms of the target's time, four throttlings, nothing lost.
-  const nlohmann::json& s = rec.extra.at("sampling");
+  REQUIRE(rec.sampling);
+  nlohmann::json extra = nlohmann::json::object();  // as the run line holds it
+  put_sampling(extra, *rec.sampling);
+  const nlohmann::json& s = extra.at("sampling");
   CHECK(s.at("freq") == 1'000'000);
   CHECK(s.at("samples") == 400);
   CHECK(s.at("throttles") == 4);

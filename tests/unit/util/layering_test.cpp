@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -389,4 +390,162 @@ TEST_CASE("layering: no test case's name holds a semicolon or starts with a dash
   }
   INFO("names with ';' or a leading '-': " << cut.size() << (cut.empty() ? "" : " (first: " + cut.front() + ")"));
   CHECK(cut.empty());
+}
+
+namespace {
+
+// Every file under src/ as its code: comments and the contents of string literals gone
+// (code_of), one line per line, for the checks that read a whole definition.
+std::map<std::string, std::string> code_by_file() {
+  std::map<std::string, std::string> out;
+  for_each_line([&](const std::string& rel, std::size_t, const std::string& line) {
+    out[rel] += code_of(line) + "\n";
+  });
+  return out;
+}
+
+// The files whose code defines a function named `name` (a free function, a member
+// defined in its class or outside it as Class::name, an overload): `name(`, its
+// parameters, then a body `{` — a call is followed by anything but a body.
+std::set<std::string> files_defining(const std::map<std::string, std::string>& code, const std::string& name) {
+  static const std::regex body(R"re(^\s*(const)?\s*(noexcept)?\s*(override)?\s*(->\s*[\w:<>]+\s*)?\{)re");
+  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::set<std::string> out;
+  for (const auto& [rel, text] : code)
+    for (std::size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+      // A whole word, not a member called through . or ->, followed by its parameters.
+      if (at > 0 && (word(text[at - 1]) || text[at - 1] == '.' || text[at - 1] == '>')) continue;
+      std::size_t p = at + name.size();
+      while (p < text.size() && std::isspace(static_cast<unsigned char>(text[p]))) ++p;
+      if (p >= text.size() || text[p] != '(') continue;
+      ++p;
+      for (long depth = 1; p < text.size() && depth > 0; ++p) depth += text[p] == '(' ? 1 : text[p] == ')' ? -1 : 0;
+      if (std::regex_search(text.substr(p, 80), body)) out.insert(rel);
+    }
+  return out;
+}
+
+}  // namespace
+
+// The verdict rules live in one rule book (analysis/rules.h, docs/design.md "Where each
+// decision is made"): each is defined there once, and every pass that needs one calls
+// it. A second definition anywhere — a copy in another analysis, a lambda named like it
+// in job/ — fails here.
+TEST_CASE("layering: each verdict rule is defined once, in the rule book analysis/rules.cpp") {
+  const std::vector<std::string> rules = {
+      "within_margin",     "beyond_margin",        "ci_excludes_zero",  "significant_at",
+      "decisive_effect",   "more_blocks_could_decide", "judge_exact_comparison", "judge_aa_control",
+      "judge_exact_aa_control", "compare_aa_failed", "judge_level",    "label_scaled",
+      "judge_exact_level", "judge_compare_outcome"};
+  const auto code = code_by_file();
+  for (const std::string& rule : rules) {
+    const std::set<std::string> where = files_defining(code, rule);
+    INFO(rule << " is defined in " << where.size() << " file(s)" << (where.empty() ? "" : ", first " + *where.begin())
+              << ": a verdict rule is defined in analysis/rules.cpp alone, and called elsewhere");
+    CHECK(where == std::set<std::string>{"analysis/rules.cpp"});
+    for (const auto& [rel, text] : code)
+      for (std::size_t at = text.find(rule); at != std::string::npos; at = text.find(rule, at + 1)) {
+        std::size_t p = text.find_first_not_of(" \t\n", at + rule.size());
+        if (p == std::string::npos || text[p] != '=' || text.compare(p, 2, "==") == 0) continue;
+        p = text.find_first_not_of(" \t\n", p + 1);
+        INFO("src/" << rel << " holds a lambda named " << rule << ": call the rule book's");
+        CHECK_FALSE((p != std::string::npos && text[p] == '['));
+      }
+  }
+}
+
+// docs/design.md's "Where each decision is made" names, per question, a file and the
+// function that decides it (`file.cpp` `function`). Each named function exists in the
+// named file and is defined in no other: the table cannot name a place the decision
+// left, nor a copy.
+TEST_CASE("layering: each function design.md's decision table names is defined in its file alone") {
+  std::ifstream in(fs::path(OBSCHECK_SOURCE_DIR) / "docs" / "design.md");
+  std::string line;
+  bool in_table = false;
+  std::vector<std::pair<std::string, std::string>> named;  // (file, function)
+  const std::regex pair(R"re(`([a-z_]+/[a-z_]+\.(cpp|h))`\s+`(\w+::)?(\w+)`)re");
+  while (std::getline(in, line)) {
+    if (line.rfind("## ", 0) == 0) in_table = line == "## Where each decision is made";
+    if (!in_table || line.rfind("|", 0) != 0) continue;
+    for (auto it = std::sregex_iterator(line.begin(), line.end(), pair); it != std::sregex_iterator(); ++it)
+      named.push_back({(*it)[1].str(), (*it)[4].str()});
+  }
+  REQUIRE(named.size() >= 10);
+  const auto code = code_by_file();
+  for (const auto& [file, function] : named) {
+    INFO("design.md names " << file << " " << function);
+    REQUIRE(code.count(file) == 1);
+    const std::set<std::string> where = files_defining(code, function);
+    INFO(function << " is defined in " << where.size() << " file(s)"
+                  << (where.empty() ? "" : ", first " + *where.begin()));
+    CHECK(where == std::set<std::string>{file});
+  }
+}
+
+// A journal's note kinds and a check's stop reasons are enums once read
+// (record/journal_notes.h NoteKind, StopReason): record/ spells them (to_string and
+// the *_from decoders), and nothing outside it compares one as a string.
+TEST_CASE("layering: no journal note word is compared as a string outside record/") {
+  const std::regex compared(
+      R"re((==|!=)\s*"(look|retire|extend|finished|interrupted|decided|budget|futile|cap|fixed|failed)"|)re"
+      R"re("(look|retire|extend|finished|interrupted|decided|budget|futile|cap|fixed|failed)"\s*(==|!=))re");
+  std::size_t checked = 0;
+  for_each_line([&](const std::string& rel, std::size_t line_no, const std::string& line) {
+    if (rel.rfind("record/", 0) == 0) return;
+    ++checked;
+    INFO("src/" << rel << ":" << line_no << ": a journal's note kind or stop reason compared as a string: decode it "
+                << "(record/journal_notes.h note_kind_of, stop_reason_from) and compare the enum");
+    CHECK_FALSE(std::regex_search(line, compared));
+  });
+  CHECK(checked > 1000);
+}
+
+// A journal's JSON is read and written by key in record/ (each line and note a typed
+// struct with one encoder and one decoder) and report/ (the report formats' own JSON)
+// alone; elsewhere code handles typed values. The files that still index JSON by key
+// are named with why; an entry that no longer does fails too, so the list only shrinks.
+TEST_CASE("layering: no JSON key access outside record/ and report/, but the named files") {
+  const std::map<std::string, std::string> known = {
+      {"events/attr_json.cpp", "perf_event_attr's own encoder for the manifest: below record/"},
+      {"host/doctor.cpp", "a doctor finding's own decoder: below record/"},
+      {"host/host_json.cpp", "HostInfo's own decoder, which record/ calls: below record/"},
+      {"plan/plan.cpp", "the plan's own encoder and decoder (plan_to_json, plan_from_json): below record/"},
+      {"observe/variants.cpp", "a built variant's cache record, not a journal"},
+      {"run/measurer.cpp", "writes RunRecord::extra's host load and reads Level::extra (wrap): not yet typed"},
+      {"run/observers.cpp", "reads Level::extra (probes, freq, wrap, variant)"},
+      {"run/contexts.cpp", "reads Level::extra (a sweep cell's context and variant)"},
+      {"job/measure_job.cpp", "measure's manifest part"},
+      {"job/resume_options.cpp", "compares a resume's options with the manifest's"},
+      {"job/journal_store.cpp", "lists the state directory's journals by their manifest"},
+      {"job/report_job.cpp", "reads Level::extra (wrap)"},
+      {"job/plan_job.cpp", "checks a plan file's digest and shard against the manifest"},
+      {"job/slurm_job.cpp", "reads a plan file's fixed blocks"},
+      {"job/check_context.cpp", "reads Level::extra (wrap)"},
+      {"job/shard_merge.cpp", "reads and merges the shards' manifests"},
+      {"job/check_setup.cpp", "asks whether a manifest records options"},
+      {"job/check_job.cpp", "writes the manifest's plan digest"},
+      {"job/journal_job.cpp", "writes the manifest's command, reads its options, target and env"},
+      {"job/sweep_job.cpp", "a sweep's manifest part and RunRecord::extra"},
+  };
+  // A key indexed ([ "key" ]) or asked for (.at/.value/.contains/.find("key")); the
+  // option parser's variables_map (vm) is not JSON, nor a search in a string.
+  const std::regex key_access(R"re(\["\w+"\]|\.(at|value|contains)\("|\.find\("\w+"\)\s*;)re");
+  const std::regex not_json(R"re(\bvm(\[|\.count\())re");
+  std::set<std::string> seen;
+  for_each_line([&](const std::string& rel, std::size_t line_no, const std::string& line) {
+    if (rel.rfind("record/", 0) == 0 || rel.rfind("report/", 0) == 0) return;
+    const std::string code = std::regex_replace(line, std::regex(R"re(//.*)re"), "");
+    if (!std::regex_search(code, key_access) || std::regex_search(code, not_json)) return;
+    if (known.count(rel) == 1) {
+      seen.insert(rel);
+      return;
+    }
+    INFO("src/" << rel << ":" << line_no << ": JSON indexed by key outside record/ and report/: decode it into a "
+                << "typed value in record/ (journal_notes.h, run_record.h) and read that");
+    CHECK(line.empty());
+  });
+  for (const auto& [file, why] : known) {
+    INFO(file << " (" << why << ") is listed but no longer indexes JSON by key: remove it from the list");
+    CHECK(seen.count(file) == 1);
+  }
 }
