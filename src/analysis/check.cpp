@@ -325,7 +325,9 @@ AaOutcome judge_aa_control(Findings& f) {
   AaOutcome aa{std::vector<std::string>(f.metrics.size()), std::vector<double>(f.metrics.size(), 0.0)};
   for (std::size_t i = 0; i < f.comparisons.size(); ++i) {
     const Comparison& c = f.comparisons[i];
-    if (!c.aa) continue;
+    // A metric whose values are not the target's (MetricInfo::hidden: max-rss under
+    // obscheck's own peak) is no evidence about the runs either way.
+    if (!c.aa || !f.metrics[c.metric].hidden.empty()) continue;
     f.aa.comparisons.push_back(i);
     const std::string& unit = f.metrics[c.metric].unit;
     std::string why;
@@ -370,6 +372,7 @@ Findings analyse_check(const Plan& plan, const RunTable& t, const AnalysisOption
   f.looks_planned = o.looks_planned;
   f.metrics = check_metrics(plan, t);
   const detail::BlockRows blocks = detail::index_runs(plan, t, f);
+  detail::hide_censored_peaks(t, blocks, f);
 
   detail::list_comparisons(plan, f);
   detail::DriftFound drift =

@@ -388,7 +388,7 @@ TEST_CASE("a reading's fault is journalled and read back, none is written when t
   CHECK(back.readings[1].fault.empty());
 }
 
-TEST_CASE("obscheck's own peak before exec is journalled, read back and checked; older lines have none") {
+TEST_CASE("obscheck's own peak before exec is journalled, read back and checked, and older lines have none") {
   RunRecord r;
   r.config_id = "c";
   r.exit.usage.ru_maxrss = 7324;
