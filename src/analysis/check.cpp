@@ -341,6 +341,7 @@ Findings analyse_check(const Plan& plan, const RunTable& t, const AnalysisOption
   f.looks_planned = o.looks_planned;
   f.metrics = check_metrics(plan, t);
   const detail::BlockRows blocks = detail::index_runs(plan, t, f);
+  detail::hide_censored_peaks(t, blocks, f);
 
   detail::list_comparisons(plan, f);
   detail::DriftFound drift =

@@ -44,7 +44,9 @@
 //                  d is 0 in every block), and the whole distribution too: not when the
 //                  mean is shown beyond the margin or sits beyond it with the blocks
 //                  beyond the margin on its side (Comparison::median_only: inconclusive,
-//                  "1 run in 4: +64");
+//                  "1 run in 4: +64"), and not before intermittent_cover_blocks
+//                  (Comparison::unseen_runs: inconclusive, "an effect on 1 run in 4
+//                  would not yet have shown");
 //   inconclusive   otherwise, with what the interval shows ("no effect beyond ±2.4%" when it
 //                  holds 0, "at least +28%" when it excludes 0)
 //                  and the blocks ±margin would need at the noise seen.
@@ -153,6 +155,25 @@ std::size_t planned_primary_family(const Plan& plan);
 // (docs/statistics.md, "Magnitudes"). At alpha = 0.05: 6 blocks for 3 configurations
 // (one dose, its baseline and the A/A copy), 5 for 4, 4 for 5 to 9, 3 from 10 on.
 std::size_t magnitude_first_blocks(std::size_t block_size, double alpha = 0.05);
+// "Not perturbed" covers the runs not yet made only as far as the runs seen can: an
+// effect that touches one run in q, each run alike, leaves n runs of the dose all
+// untouched with probability (1 - 1/q)^n, and then no interval, range or equality can
+// show it (the median never moves for q > 2; the whole-distribution rule needs one
+// touched run). So a comparison is "within ±margin" only from the blocks at which an
+// effect on at least 1 run in kIntermittentOneIn would have touched one of them with
+// probability 1 - alpha (the "rule of three" of Hanley and Lippman-Hand, "If nothing
+// goes wrong, is everything all right?"): ceil(ln alpha / ln(1 - 1/q)), 11 blocks at
+// alpha = 0.05. Before that it is inconclusive and keeps a check running
+// (docs/statistics.md, "Not perturbed means the whole distribution"). q = 4 is the
+// issue's dose and the rarest effect the default margin can be asked to cover cheaply:
+// a rarer one must move its runs by more than q·ε to matter to the mean, and each
+// doubling of q about doubles the blocks (q = 8: 23).
+inline constexpr std::size_t kIntermittentOneIn = 4;
+std::size_t intermittent_cover_blocks(double alpha = 0.05);
+// What n runs seen, none touched, cover: the largest q for which an effect on at least
+// 1 run in q would have touched one of them with probability 1 - alpha (0 when not
+// even q = 2 is covered).
+std::size_t intermittent_covered(std::size_t n, double alpha = 0.05);
 // The first look at which the primary family can reject anything: the blocks after
 // which the sequential t-test's largest evidence reaches planned_primary_family /
 // (kMagnitudeShare alpha) (stats/magnitude.h magnitude_blocks_to_decide), never before

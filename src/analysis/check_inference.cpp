@@ -265,9 +265,16 @@ void infer(Comparison& c, const Series& s, const InferInputs& in) {
   c.outside_margin = beyond_margin(c.ci_lo, c.ci_hi, c.margin);
   std::tie(q.lo, q.hi) = margin_on_d(c);
   judge_whole_distribution(c, s.d, alpha, q, s);
+  // Within on every count, but on too few runs for an intermittent effect to have shown
+  // (check.h intermittent_cover_blocks). The A/A control asks no such question.
+  if (c.equivalent && !c.aa && c.n < intermittent_cover_blocks(alpha)) {
+    c.equivalent = false;
+    c.unseen_runs = true;
+    c.blocks_needed = intermittent_cover_blocks(alpha);
+  }
   // How many blocks would decide at this noise: the sign sequence must come to fit
   // between the estimate and the nearer side of the margin (both on d's scale).
-  if (!c.equivalent && !c.outside_margin && !c.median_only && std::isfinite(c.sequence_half_width)) {
+  if (!c.equivalent && !c.outside_margin && !c.median_only && !c.unseen_runs && std::isfinite(c.sequence_half_width)) {
     const double m_d = c.scale == Scale::ratio ? std::log1p(c.margin) : c.margin;
     const double room = std::fabs(std::fabs(median) - m_d);
     c.blocks_needed =
@@ -311,5 +318,26 @@ std::pair<std::string, std::string> drift_of(const Comparison& c, const Series& 
 }  // namespace check_detail
 
 double sequence_alpha(double alpha) { return kSignShare * check_detail::interval_rest(alpha); }
+
+// The smallest n with (1 - 1/q)^n <= alpha, counted up (no rounding of a logarithm's ratio
+// can put it one off).
+std::size_t intermittent_cover_blocks(double alpha) {
+  const double untouched = 1.0 - 1.0 / static_cast<double>(kIntermittentOneIn);
+  std::size_t n = 1;
+  while (std::pow(untouched, static_cast<double>(n)) > alpha && n < 100000) ++n;
+  return n;
+}
+
+std::size_t intermittent_covered(std::size_t n, double alpha) {
+  if (n == 0) return 0;
+  // (1 - 1/q)^n <= alpha  <=>  q <= 1 / (1 - alpha^(1/n)); checked on the integer found.
+  auto q = static_cast<std::size_t>(std::floor(1.0 / (1.0 - std::pow(alpha, 1.0 / static_cast<double>(n)))));
+  const auto covers = [&](std::size_t k) {
+    return k >= 2 && std::pow(1.0 - 1.0 / static_cast<double>(k), static_cast<double>(n)) <= alpha;
+  };
+  while (q >= 2 && !covers(q)) --q;
+  while (covers(q + 1)) ++q;
+  return q >= 2 ? q : 0;
+}
 
 }  // namespace obscheck

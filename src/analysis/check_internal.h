@@ -66,6 +66,11 @@ inline std::string layout_name(const Comparison& c) { return std::string(to_stri
 const std::vector<DriverMetric>& check_driver_metrics();
 // The column of a metric in the table (a driver metric's, or a reading's values).
 const NumberColumn* column_of(const MetricInfo& m, const RunTable& t);
+// max-rss is the target's only in runs whose peak exceeds obscheck's own peak before the
+// exec (launch/launcher.h ExitInfo::pre_exec_maxrss_kb): the kernel keeps the larger.
+// When a measured run's does not, or the journal does not record that peak, the metric
+// is not judged and MetricInfo::hidden says why (docs/statistics.md, "max-rss").
+void hide_censored_peaks(const RunTable& t, const BlockRows& b, Findings& f);
 // Throws Error(io) when run `index` names a configuration the plan does not have.
 void require_config_in_plan(const Plan& plan, std::size_t config, std::size_t index);
 // The measured runs by block (warm-ups dropped and counted, a repeated trial's first

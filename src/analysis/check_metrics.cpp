@@ -22,6 +22,8 @@ namespace {
 
 // The driver metric that belongs to the primary family: the time the user waits.
 constexpr std::string_view kWallTimeMetric = "wall-time";
+// The driver metric that is a peak, not a sum: the target's own only when above obscheck's.
+constexpr std::string_view kMaxRssMetric = "max-rss";
 
 // The plan counter item named `name`, or a {group} item with `name` as a member.
 std::optional<std::size_t> counter_by_name(const Plan& plan, const std::string& name) {
@@ -80,6 +82,32 @@ const NumberColumn* column_of(const MetricInfo& m, const RunTable& t) {
   }
   const RunTable::Readings* r = t.find(m.name);
   return r ? &r->value : nullptr;
+}
+
+void hide_censored_peaks(const RunTable& t, const BlockRows& b, Findings& f) {
+  for (MetricInfo& m : f.metrics) {
+    if (!m.driver || m.name != kMaxRssMetric || !m.judged) continue;
+    std::size_t censored = 0, unknown = 0;
+    double ceiling = 0;  // the largest value a hidden peak is known to stay under
+    for (std::uint32_t r : b.cells) {
+      if (r == BlockRows::kNoRow) continue;
+      const double floor = r < t.pre_exec_maxrss_kb.size() ? t.pre_exec_maxrss_kb[r] : kNaN;
+      if (std::isnan(floor)) {
+        ++unknown;
+      } else if (!(t.maxrss_kb[r] > floor)) {
+        ++censored;
+        ceiling = std::max(ceiling, t.maxrss_kb[r]);
+      }
+    }
+    if (censored > 0)
+      m.hidden = fmt::format("hidden by obscheck's own peak before exec (≤ {:.0f} KiB): in {} run{} the peak "
+                             "did not exceed it, so the target's own is not known",
+                             ceiling, censored, censored == 1 ? "" : "s");
+    else if (unknown > 0)
+      m.hidden = "not known to be the target's: the journal does not record obscheck's own peak before exec "
+                 "(written before it did), and the kernel keeps the larger of the two";
+    if (!m.hidden.empty()) m.judged = false;
+  }
 }
 
 void require_config_in_plan(const Plan& plan, std::size_t config, std::size_t index) {

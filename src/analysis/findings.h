@@ -52,6 +52,11 @@ struct MetricInfo {
   // reported as that cost; it has no LevelVerdict, so no answer, no exit code and no
   // place in the certificate's verdicts.
   bool judged = true;
+  // Why a metric the target's own runs cannot give is not judged (judged false), when
+  // that is not the profiler's cost: max-rss whose runs did not exceed obscheck's own
+  // peak before the exec ("hidden by obscheck's own peak before exec (<= 7324 KiB)"),
+  // or whose journal does not record that peak. "" otherwise.
+  std::string hidden;
 };
 inline constexpr const char* kTargetAndProfiler = "target + profiler";
 
@@ -116,6 +121,10 @@ struct Comparison {
   double tail_size = NAN;
   bool median_only = false;
   bool mean_beyond = false;  // the mean's whole interval beyond the margin
+  // Within the margin in every way above, but on fewer blocks than an effect on 1 run
+  // in 4 needs to have shown (analysis/check.h intermittent_cover_blocks): not yet
+  // "not perturbed", and blocks_needed names that count.
+  bool unseen_runs = false;
   // Readings in its pairs (either side) that were multiplexed but ran, so their values
   // are raw counts scaled up (AnalysisOptions::allow_multiplex let them be compared),
   // and the largest such scale. 0 and 1 for a driver metric or an exact counter.

@@ -179,6 +179,9 @@ std::size_t pooled_range(const std::vector<const Comparison*>& held, double marg
     n += c->n;
   }
   if (n == 0 || std::ldexp(1.0, 1 - static_cast<int>(std::min<std::size_t>(n, 1100))) > 1 - coverage) return 0;
+  // Within on every block seen says nothing of an effect on runs not seen: the pooled
+  // blocks must be enough for one on 1 run in 4 to have shown (analysis/check.h).
+  if (n < intermittent_cover_blocks((1 - coverage) / 2)) return 0;
   return n;
 }
 

@@ -62,8 +62,10 @@ struct PooledEffect {
 // of all the blocks taken together lies in [smallest d, largest d] except with
 // probability 2^(1 - N) over N blocks (each block falls below that median with
 // probability at most 1/2 whatever its host, so all N on one side have at most 2^-N on
-// each). Returns N when 2^(1 - N) <= 1 - coverage, else 0; lo/hi are set on the
-// comparisons' scale. A merge is one look, so no price for looks is due.
+// each). Returns N when 2^(1 - N) <= 1 - coverage and N >= intermittent_cover_blocks
+// (analysis/check.h: an effect on 1 run in 4 would have shown in N blocks), else 0;
+// lo/hi are set on the comparisons' scale. A merge is one look, so no price for looks
+// is due.
 std::size_t pooled_range(const std::vector<const Comparison*>& held, double margin, double coverage, double& lo,
                          double& hi);
 

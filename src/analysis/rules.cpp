@@ -25,6 +25,8 @@ bool decisive_effect(const Comparison& c) { return c.significant && c.outside_ma
 
 bool more_blocks_could_decide(const Comparison& c, std::size_t blocks) {
   if (c.equivalent || decisive_effect(c)) return false;
+  // Within so far, on too few runs: the blocks that cover an intermittent effect decide.
+  if (c.unseen_runs) return blocks >= c.blocks_needed && blocks > c.n;
   // The median within the margin and the mean shown beyond it: settled as not within.
   if (c.median_only) return !c.mean_beyond && blocks > c.n;
   if (!std::isfinite(c.ci_lo) || !std::isfinite(c.ci_hi) || !c.drift.empty() || c.outside_margin) return true;
@@ -70,7 +72,9 @@ AaOutcome judge_aa_control(Findings& f) {
   AaOutcome aa{std::vector<std::string>(f.metrics.size()), std::vector<double>(f.metrics.size(), 0.0)};
   for (std::size_t i = 0; i < f.comparisons.size(); ++i) {
     const Comparison& c = f.comparisons[i];
-    if (!c.aa) continue;
+    // A metric whose values are not the target's (MetricInfo::hidden: max-rss under
+    // obscheck's own peak) is no evidence about the runs either way.
+    if (!c.aa || !f.metrics[c.metric].hidden.empty()) continue;
     f.aa.comparisons.push_back(i);
     const std::string& unit = f.metrics[c.metric].unit;
     std::string why;
@@ -156,6 +160,24 @@ std::string median_only_text(const Comparison& c, const std::string& unit) {
   return text;
 }
 
+// What "within" on n runs of the dose covers: "an effect on at least 1 run in 4 would
+// have shown" (analysis/check.h intermittent_covered).
+std::string covered_text(std::size_t n, double alpha) {
+  return fmt::format("an effect on at least 1 run in {} would have shown", intermittent_covered(n, alpha));
+}
+
+// Within so far, on fewer runs than an effect on 1 run in 4 needs to show.
+std::string unseen_runs_text(const Comparison& c, const std::string& unit, double alpha) {
+  const double untouched = std::pow(1.0 - 1.0 / static_cast<double>(kIntermittentOneIn), static_cast<double>(c.n));
+  return fmt::format("{}: {}{} — within {}, but an effect on 1 run in {} would not yet have shown "
+                     "({:.0f}% of the time it leaves {} runs untouched); {} blocks would show it with "
+                     "{:.0f}% probability",
+                     rule_layout_name(c), effect_text(c, unit),
+                     c.equal_blocks > 0 ? fmt::format(", equal in all {} blocks", c.equal_blocks) : "",
+                     margin_text(c, unit), kIntermittentOneIn, 100 * untouched, c.n, c.blocks_needed,
+                     100 * (1 - alpha));
+}
+
 // The level's judgement when no rule decided it.
 LevelJudgement undecided_judgement(const VerdictInputs& x, const std::string& unit,
                                    const std::vector<std::size_t>& idx) {
@@ -167,6 +189,8 @@ LevelJudgement undecided_judgement(const VerdictInputs& x, const std::string& un
     const Comparison& c = cs[i];
     if (c.equivalent || decisive_effect(c)) continue;
     if (c.median_only) return {Verdict::inconclusive, median_only_text(c, unit), !more_blocks_could_decide(c, x.max_blocks)};
+    if (c.unseen_runs)
+      return {Verdict::inconclusive, unseen_runs_text(c, unit, x.f.alpha), !more_blocks_could_decide(c, x.max_blocks)};
     if (c.outside_margin)  // the size is settled, the family-wise test not yet: more blocks will decide
       return {Verdict::inconclusive,
               fmt::format("{}: {} — beyond {}, but not yet significant over the family (Holm p = {:.2g})",
@@ -229,7 +253,12 @@ LevelJudgement judge_level(const VerdictInputs& x, std::size_t metric, std::size
     std::string list;
     for (std::size_t i : idx) {
       list += fmt::format("{}{} {}", list.empty() ? "" : ", ", rule_layout_name(cs[i]), effect_text(cs[i], unit));
-      if (cs[i].equal_blocks > 0) list += fmt::format(", equal in all {} blocks", cs[i].equal_blocks);
+      // What the runs seen cover: "equal in all 11 blocks: an effect on at least 1 run in
+      // 4 would have shown", "(40 blocks: ... 1 run in 13 ...)".
+      if (cs[i].equal_blocks > 0)
+        list += fmt::format(", equal in all {} blocks: {}", cs[i].equal_blocks, covered_text(cs[i].n, x.f.alpha));
+      else
+        list += fmt::format(" ({} blocks: {})", cs[i].n, covered_text(cs[i].n, x.f.alpha));
     }
     return {Verdict::not_perturbed, fmt::format("within {} under {}", margin_text(cs[idx[0]], unit), list)};
   }

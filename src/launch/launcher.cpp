@@ -641,6 +641,7 @@ void CorkedChild::take_shared_usage() {
 void CorkedChild::settle_usage() {
   if (!reaped_ || usage_settled_ || !pre_exec_) return;
   info_.usage = rusage_since(info_.usage, *pre_exec_);
+  if (pre_exec_->ru_maxrss >= 0) info_.pre_exec_maxrss_kb = static_cast<std::uint64_t>(pre_exec_->ru_maxrss);
   usage_settled_ = true;
 }
 

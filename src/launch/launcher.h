@@ -121,9 +121,17 @@ struct ExitInfo {
   // obscheck's, and grows with the dose: a counter list that takes longer to open gives
   // the child another voluntary switch). ru_maxrss is wait4's as it is: a peak cannot
   // be subtracted (see rusage_since), and the kernel keeps, at execve, the peak of the
-  // memory the child left, which is the driver's (the child shares it), so it is the
-  // larger of the target's peak and the driver's own resident size at the exec.
+  // memory the child left (fs/exec.c: setmax_mm_hiwater_rss into signal->maxrss),
+  // which is the driver's (the child shares it, or copied it), so it is the larger of
+  // the target's peak and the driver's own peak at the exec: see pre_exec_maxrss_kb.
   struct rusage usage {};
+  // The corked child's ru_maxrss (KiB) read just before its execve: the driver's peak
+  // the kernel carries across the exec, a floor under usage.ru_maxrss whatever the
+  // target does. When usage.ru_maxrss does not exceed it, the target's own peak is
+  // hidden (only known to be <= usage.ru_maxrss); when it does, usage.ru_maxrss is the
+  // target's. Unset when the child could not report its usage (getrusage failed, or
+  // the run was not launched through a corked child).
+  std::optional<std::uint64_t> pre_exec_maxrss_kb;
   std::string output_digest;        // sha256 of captured stdout+stderr (capture only)
   std::uint64_t output_bytes = 0;
   std::string output;               // first 64 KiB of captured output (capture only)
@@ -132,7 +140,8 @@ struct ExitInfo {
 
 // `total` less `before`, field by field, for the fields that count (times, faults,
 // switches, blocks, signals, messages); never below zero. ru_maxrss is total's: a peak
-// over the process's life is not a sum, so nothing can be taken from it. Pure.
+// over the process's life is not a sum, so nothing can be taken from it (the caller
+// keeps before.ru_maxrss as ExitInfo::pre_exec_maxrss_kb, to tell a hidden peak). Pure.
 struct rusage rusage_since(const struct rusage& total, const struct rusage& before);
 
 // The longest single argument or environment string execve takes, its NUL included:

@@ -375,6 +375,7 @@ void add_run(RunTable& t, const RunFields& f) {
   row.minflt = static_cast<double>(f.minflt);
   row.nvcsw = static_cast<double>(f.nvcsw);
   row.nivcsw = static_cast<double>(f.nivcsw);
+  if (f.pre_exec_maxrss_kb) row.pre_exec_maxrss_kb = static_cast<double>(*f.pre_exec_maxrss_kb);
   const std::string_view host = host_object(f.extra);
   row.host_other_cpu_ns = host_number(host, "\"other_cpu_ns\":");
   row.host_procs_running = host_number(host, "\"procs_running\":");

@@ -44,6 +44,9 @@ struct RunFields {
   std::uint64_t wall_ns = 0, output_bytes = 0;
   std::optional<std::string> output_sha256;  // null: output not captured
   std::uint64_t utime_ns = 0, stime_ns = 0, maxrss_kb = 0, minflt = 0, majflt = 0, nvcsw = 0, nivcsw = 0;
+  // "rusage.pre_exec_maxrss_kb" (launch/launcher.h ExitInfo::pre_exec_maxrss_kb): absent
+  // in journals written before it was recorded, and when the child could not report it.
+  std::optional<std::uint64_t> pre_exec_maxrss_kb;
   std::vector<Reading> readings;  // the first n_readings are this line's
   std::size_t n_readings = 0;
   std::string_view extra;  // the "extra" value's JSON text, "{}" when absent

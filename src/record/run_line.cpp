@@ -128,6 +128,7 @@ bool parse_run_line(std::string_view line, RunFields& f, std::string& type, std:
   f.n_readings = 0;
   f.extra = "{}";
   f.output_sha256.reset();
+  f.pre_exec_maxrss_kb.reset();
   Scanner s{line.data(), line.data() + line.size(), error, {}};
   std::uint32_t seen = 0;
   bool type_is_string = false;
@@ -160,6 +161,12 @@ bool parse_run_line(std::string_view line, RunFields& f, std::string& type, std:
     if (k == "majflt") return seen |= m_majflt, s.u64(f.majflt);
     if (k == "nvcsw") return seen |= m_nvcsw, s.u64(f.nvcsw);
     if (k == "nivcsw") return seen |= m_nivcsw, s.u64(f.nivcsw);
+    if (k == "pre_exec_maxrss_kb") {  // optional: older journals have none
+      std::uint64_t v = 0;
+      if (!s.u64(v)) return false;
+      f.pre_exec_maxrss_kb = v;
+      return true;
+    }
     return s.skip(2);
   };
   auto readings = [&]() -> bool {
@@ -284,7 +291,8 @@ std::optional<FieldError> check_run_fields(const RunFields& f, const RunLimits* 
     if (auto e = at_most(v, kMaxRunNs, name, "2^53 ns, 104 days")) return e;
   for (const auto& [v, name] : {std::pair{f.env_bytes, "env_bytes"}, {f.output_bytes, "exit.output_bytes"},
                                 {f.maxrss_kb, "rusage.maxrss_kb"}, {f.minflt, "rusage.minflt"}, {f.majflt, "rusage.majflt"},
-                                {f.nvcsw, "rusage.nvcsw"}, {f.nivcsw, "rusage.nivcsw"}})
+                                {f.nvcsw, "rusage.nvcsw"}, {f.nivcsw, "rusage.nivcsw"},
+                                {f.pre_exec_maxrss_kb.value_or(0), "rusage.pre_exec_maxrss_kb"}})
     if (auto e = at_most(v, kMaxJournalCount, name, "2^53")) return e;
   if (f.output_sha256 && !is_hex_digest(*f.output_sha256))
     return FieldError{"exit.output_sha256", "is not a SHA-256 digest (64 lowercase hex digits)"};

@@ -143,6 +143,7 @@ void to_json(nlohmann::json& j, const RunRecord& r) {
        {"readings", r.readings},
        {"extra", r.extra}};
   put_typed_parts(j["extra"], r);
+  if (r.exit.pre_exec_maxrss_kb) j["rusage"]["pre_exec_maxrss_kb"] = *r.exit.pre_exec_maxrss_kb;
 }
 
 RunRecord run_record_of(const RunFields& f) {
@@ -168,6 +169,7 @@ RunRecord run_record_of(const RunFields& f) {
   e.usage.ru_majflt = static_cast<long>(f.majflt);
   e.usage.ru_nvcsw = static_cast<long>(f.nvcsw);
   e.usage.ru_nivcsw = static_cast<long>(f.nivcsw);
+  e.pre_exec_maxrss_kb = f.pre_exec_maxrss_kb;
   r.readings.reserve(f.n_readings);
   for (std::size_t i = 0; i < f.n_readings; ++i) {
     const RunFields::Reading& in = f.readings[i];
@@ -240,9 +242,11 @@ std::string run_line(const RunRecord& r) {
   }
   const struct rusage& u = e.usage;
   fmt::format_to(o,
-                 "],\"rusage\":{{\"majflt\":{},\"maxrss_kb\":{},\"minflt\":{},\"nivcsw\":{},\"nvcsw\":{},"
-                 "\"stime_ns\":{},\"utime_ns\":{}}},\"type\":\"run\",\"warmup\":",
-                 u.ru_majflt, u.ru_maxrss, u.ru_minflt, u.ru_nivcsw, u.ru_nvcsw, timeval_ns(u.ru_stime),
+                 "],\"rusage\":{{\"majflt\":{},\"maxrss_kb\":{},\"minflt\":{},\"nivcsw\":{},\"nvcsw\":{},",
+                 u.ru_majflt, u.ru_maxrss, u.ru_minflt, u.ru_nivcsw, u.ru_nvcsw);
+  // Keys in the order the JSON tree sorts them: pre_exec_maxrss_kb between nvcsw and stime_ns.
+  if (e.pre_exec_maxrss_kb) fmt::format_to(o, "\"pre_exec_maxrss_kb\":{},", *e.pre_exec_maxrss_kb);
+  fmt::format_to(o, "\"stime_ns\":{},\"utime_ns\":{}}},\"type\":\"run\",\"warmup\":", timeval_ns(u.ru_stime),
                  timeval_ns(u.ru_utime));
   append_bool(out, r.warmup);
   out += '}';

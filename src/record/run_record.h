@@ -110,7 +110,9 @@ RunRecord run_record_for(const Plan& plan, const Trial& trial);
 // ExitInfo -> {"code","signal","timed_out","wall_ns","output_sha256","output_bytes"};
 // output_sha256 is null when output was not captured. The rusage is its sibling in a
 // run line ("rusage"): struct rusage -> {"utime_ns","stime_ns","maxrss_kb","minflt",
-// "majflt","nvcsw","nivcsw"}, times in whole nanoseconds of the kernel's microseconds.
+// "majflt","nvcsw","nivcsw"}, times in whole nanoseconds of the kernel's microseconds,
+// and in a run's line "pre_exec_maxrss_kb" (ExitInfo::pre_exec_maxrss_kb) when known:
+// a whole number of KiB up to 2^53, absent in journals written before it was kept.
 void to_json(nlohmann::json& j, const ExitInfo& e);
 nlohmann::json rusage_to_json(const struct rusage& r);
 

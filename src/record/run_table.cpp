@@ -82,6 +82,8 @@ std::size_t RunTable::append(const Row& r) {
   host_idle_cpu_ns.push_back(r.host_idle_cpu_ns);
   host_busy_cpu_ns.resize(host_procs_running.size() - 1, kNaN);
   host_busy_cpu_ns.push_back(r.host_busy_cpu_ns);
+  pre_exec_maxrss_kb.resize(host_procs_running.size() - 1, kNaN);
+  pre_exec_maxrss_kb.push_back(r.pre_exec_maxrss_kb);
   for (Readings& c : readings) {
     c.value.push_back(kNaN);
     c.multiplexed.push_back(0);
@@ -115,6 +117,7 @@ void RunTable::add(const RunRecord& r) {
   row.minflt = static_cast<double>(u.ru_minflt);
   row.nvcsw = static_cast<double>(u.ru_nvcsw);
   row.nivcsw = static_cast<double>(u.ru_nivcsw);
+  if (r.exit.pre_exec_maxrss_kb) row.pre_exec_maxrss_kb = static_cast<double>(*r.exit.pre_exec_maxrss_kb);
   row.host_other_cpu_ns = host_number(r.extra, "other_cpu_ns");
   row.host_procs_running = host_number(r.extra, "procs_running");
   row.host_idle_cpu_ns = host_number(r.extra, "idle_cpu_ns");

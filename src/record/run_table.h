@@ -33,6 +33,11 @@ struct RunTable {
 
   // The driver's metrics (check_metrics): wall time and the rusage of wait4.
   NumberColumn wall_ns, utime_ns, stime_ns, maxrss_kb, minflt, nvcsw, nivcsw;
+  // The driver's own peak the kernel carried across the run's exec (ExitInfo::
+  // pre_exec_maxrss_kb), a floor under maxrss_kb: NaN when not recorded (journals
+  // written before it was). May be shorter than the other columns in a table built by
+  // hand: a missing entry is NaN.
+  NumberColumn pre_exec_maxrss_kb;
 
   // The host's load during the run, as the runner records it in extra["host"]
   // (run/host_sample.h): other processes' CPU time over the run (ns, from /proc/stat's
@@ -68,6 +73,7 @@ struct RunTable {
     double host_other_cpu_ns = 0, host_procs_running = 0;  // NaN when not recorded
     double host_idle_cpu_ns = std::numeric_limits<double>::quiet_NaN();
     double host_busy_cpu_ns = std::numeric_limits<double>::quiet_NaN();
+    double pre_exec_maxrss_kb = std::numeric_limits<double>::quiet_NaN();
   };
   // Appends a row (its readings absent until set_reading) and returns its number.
   // Throws Error(io) when a field does not fit its column (an index, block or

@@ -81,7 +81,7 @@ std::string shown_name(const MetricInfo& m) { return m.scope.empty() ? m.name : 
 std::vector<const Comparison*> aa_comparisons(const Findings& f) {
   std::vector<const Comparison*> out;
   for (const Comparison& c : f.comparisons)
-    if (c.aa) out.push_back(&c);
+    if (c.aa && (c.metric >= f.metrics.size() || f.metrics[c.metric].hidden.empty())) out.push_back(&c);
   return out;
 }
 

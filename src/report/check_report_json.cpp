@@ -77,6 +77,14 @@ nlohmann::json profiler_cost_json(const Plan& plan, const Findings& f) {
   return out;
 }
 
+// The metrics that are not the target's own and get no verdict for that (MetricInfo::hidden).
+nlohmann::json hidden_json(const Findings& f) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const MetricInfo& m : f.metrics)
+    if (!m.hidden.empty()) out.push_back({{"metric", m.name}, {"unit", m.unit}, {"why", m.hidden}});
+  return out;
+}
+
 // The "answer" object: the overall verdict, the exit code, the summary lines and one entry per metric.
 nlohmann::json answer_json(const Plan& plan, const Findings& f, const CheckContext& ctx) {
   using nlohmann::json;
@@ -96,7 +104,8 @@ nlohmann::json answer_json(const Plan& plan, const Findings& f, const CheckConte
           {"exit_code", ctx.exit_code >= 0 ? json(ctx.exit_code) : json(nullptr)},
           {"lines", summary_lines(plan, f, ctx)},
           {"metrics", metrics},
-          {"profiler_cost", profiler_cost_json(plan, f)}};
+          {"profiler_cost", profiler_cost_json(plan, f)},
+          {"hidden", hidden_json(f)}};
 }
 
 nlohmann::json context_fields(const Findings& f, const CheckContext& ctx);
@@ -192,6 +201,7 @@ nlohmann::json metrics_json(const Findings& f) {
                        {"verdict", v ? json(verdict_key(*v)) : json(nullptr)},
                        {"verdict_text", v ? json(verdict_text(*v)) : json(nullptr)}});
     if (!mi.scope.empty()) metrics.back()["scope"] = mi.scope;
+    if (!mi.hidden.empty()) metrics.back()["hidden"] = mi.hidden;
   }
   return metrics;
 }

@@ -127,6 +127,12 @@ std::string undecided_text(const Findings& f, const MetricAnswer& a, const Compa
     const std::string& unit = f.metrics[a.metric].unit;
     const std::string least = least_text(*shown, unit);
     const std::string bound = bound_text(*shown, unit);
+    // Within so far, but the runs seen are too few to show an intermittent effect: a
+    // bound of ±0 would read as an answer it is not.
+    if (shown->unseen_runs)
+      return fmt::format("{}: within {} in {} blocks{}, too few for an effect on 1 run in {} to have shown; {} blocks "
+                         "would decide",
+                         out, margin_text(*shown, unit), shown->n, at_largest, kIntermittentOneIn, shown->blocks_needed);
     if (!least.empty()) out += ": " + least + at_largest + "; not yet decided: " + not_yet_why(f, *shown);
     else out += (bound.empty() ? "" : ": no effect beyond " + bound) + at_largest;
     if (shown->blocks_needed > 0) out += fmt::format("; about {} blocks would decide", shown->blocks_needed);
@@ -141,8 +147,10 @@ std::string metric_answer_text(const Plan& plan, const Findings& f, const Metric
   switch (a.verdict) {
     case Verdict::not_perturbed:
       if (shown && all_equal(f, a))  // d was 0 in every block at every dose: say so, not only the margin
-        return fmt::format("not perturbed: equal in all {} blocks at {}{}", shown->equal_blocks,
-                           a.doses.size() == 1 ? "the dose" : "every dose", at_largest);
+        return fmt::format("not perturbed: equal in all {} blocks at {}{}: an effect on at least 1 run in {} would "
+                           "have shown",
+                           shown->equal_blocks, a.doses.size() == 1 ? "the dose" : "every dose", at_largest,
+                           intermittent_covered(shown->equal_blocks, f.alpha));
       return fmt::format("not perturbed: within {} at {}{}",
                          shown ? margin_text(*shown, f.metrics[a.metric].unit) : format_margin(f.margin),
                          a.doses.size() == 1 ? "the dose" : "every dose", at_largest);
@@ -313,7 +321,7 @@ std::string to_decide_line(const Findings& f, const CheckContext& ctx) {
 
 std::vector<CostAtDose> profiler_cost_doses(const Plan& plan, const Findings& f, std::size_t metric) {
   std::vector<CostAtDose> out;
-  if (metric >= f.metrics.size() || f.metrics[metric].judged) return out;
+  if (metric >= f.metrics.size() || f.metrics[metric].judged || !f.metrics[metric].hidden.empty()) return out;
   for (std::size_t level : dose_axis_levels(plan)) {
     const Comparison* shown = nullptr;
     for (const Comparison& c : f.comparisons) {
@@ -413,6 +421,9 @@ std::vector<std::string> summary_lines(const Plan& plan, const Findings& f, cons
                               detail::join(quiet, ", ")));
   for (const std::string& line : safe) out.push_back("safe dose: " + line);
   if (std::string cost = detail::profiler_cost_summary(plan, f); !cost.empty()) out.push_back(std::move(cost));
+  // A metric whose runs are not the target's own (max-rss under obscheck's peak): why, no verdict.
+  for (const MetricInfo& m : f.metrics)
+    if (!m.hidden.empty()) out.push_back(fmt::format("{}: {}; no verdict", m.name, m.hidden));
   std::string overall = fmt::format("overall: {}", verdict_text(s.overall));
   if (s.overall == Verdict::inconclusive) overall += "; more runs would decide what is undecided";
   if (ctx.exit_code >= 0) overall += fmt::format("; exit {}", ctx.exit_code);

@@ -191,7 +191,9 @@ std::string summary_section(const Plan& plan, const Findings& f, const CheckCont
     if (comparisons_of(f, m).empty()) continue;
     // A metric that is not judged (the profiler's cost) has no badge: it has no verdict.
     items += fmt::format("<li><a href=\"#metric-{}\">{}</a> {}</li>\n", escape(slugs(f)[m]), escape(f.metrics[m].name),
-                         f.metrics[m].judged ? html_verdict_badge(f.metric_verdicts[m]) : "(the profiler's cost, no verdict)");
+                         f.metrics[m].judged           ? html_verdict_badge(f.metric_verdicts[m])
+                         : !f.metrics[m].hidden.empty() ? escape(f.metrics[m].hidden) + ", no verdict"
+                                                        : std::string("(the profiler's cost, no verdict)"));
   }
   if (items.empty() && answer.empty()) return "";
   return "<section id=\"summary\">\n<h2>Summary</h2>\n<ul class=\"answer\">\n" + answer + "</ul>\n" +

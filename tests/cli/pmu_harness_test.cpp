@@ -133,6 +133,9 @@ TEST_CASE("test PMU harness: the check calls multiplexed counters incomparable u
   const std::vector<std::string> check = {"--counters", "cycles,l1d", "--runs", "6", "--fail-on", "incomparable",
                                           "--json"};
   std::vector<std::string> strict = check, allowed = check;
+  // Allowed, the counts are equal in every block: "not perturbed" needs 11 blocks, the
+  // runs that an effect on 1 run in 4 would have touched (analysis/check.h).
+  allowed[3] = "11";
   strict.insert(strict.end(), {"--journal", (dir.path / "strict.jsonl").string(), "/bin/true"});
   allowed.insert(allowed.end(), {"--allow-multiplex", "--journal", (dir.path / "allowed.jsonl").string(), "/bin/true"});
 
@@ -177,10 +180,10 @@ TEST_CASE("test PMU harness: the check calls multiplexed counters incomparable u
   CHECK(verdict(jr, "cycles", "2[cycles,l1d]").at("scaled") == true);
   // The Markdown and CSV reports carry the counters' validity as the JSON does.
   const Harnessed md = harnessed(1, {"report", "--markdown", (dir.path / "allowed.jsonl").string()});
-  CHECK(md.out.find("- `cycles`: the same count (8000000) in all 6 runs of counters=1[cycles]/held (deterministic)\n") !=
+  CHECK(md.out.find("- `cycles`: the same count (8000000) in all 11 runs of counters=1[cycles]/held (deterministic)\n") !=
         std::string::npos);
-  CHECK(md.out.find("| cycles | `counters=1[cycles]/held` | 6 | 100% | 100% | exact, the same count in every run |\n"
-                    "| cycles | `counters=2[cycles,l1d]/held` | 6 | 50% | 50% | scaled in 6 (up to x2.00), the same "
+  CHECK(md.out.find("| cycles | `counters=1[cycles]/held` | 11 | 100% | 100% | exact, the same count in every run |\n"
+                    "| cycles | `counters=2[cycles,l1d]/held` | 11 | 50% | 50% | scaled in 11 (up to x2.00), the same "
                     "count in every run |\n") != std::string::npos);
   const Harnessed csv = harnessed(1, {"report", "--csv", (dir.path / "allowed.jsonl").string()});
   std::size_t rows = 0;
@@ -188,7 +191,7 @@ TEST_CASE("test PMU harness: the check calls multiplexed counters incomparable u
        ++at) {
     ++rows;
     const std::string row = csv.out.substr(at + 1, csv.out.find('\n', at + 1) - at - 1);
-    CHECK(row.ends_with(",0.5,0.5,6,0,0,1,1,0,0,0,deterministic"));
+    CHECK(row.ends_with(",0.5,0.5,11,0,0,1,1,0,0,0,deterministic"));
   }
   CHECK(rows == 1);
 }

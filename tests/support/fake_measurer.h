@@ -93,6 +93,7 @@ class FakeMeasurer final : public Measurer {
     rec.exit.usage.ru_utime = timeval_of(value() * 0.9);
     rec.exit.usage.ru_stime = timeval_of(value() * 0.1);
     rec.exit.usage.ru_maxrss = static_cast<long>(value() / 1e3);
+    rec.exit.pre_exec_maxrss_kb = 1;  // as a launch records it: the fake's peak is its own, above the driver's
     rec.exit.usage.ru_minflt = static_cast<long>(value() / 1e4);
     rec.exit.usage.ru_nvcsw = static_cast<long>(value() / 1e4);
     rec.exit.usage.ru_nivcsw = static_cast<long>(value() / 1e4);

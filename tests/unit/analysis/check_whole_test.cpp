@@ -192,3 +192,54 @@ TEST_CASE("a fixed design of 4 blocks (--runs 4) says what decides: the exact in
         "90% interval, one look: exact order statistics for the median ∩ sequential t (g = 100)");
   CHECK(verdict(g, "task-clock").verdict == Verdict::perturbed);
 }
+
+TEST_CASE("within needs the runs that an effect on 1 run in 4 would have touched") {
+  // The rule of three: n runs untouched bound the touched share by 1 - alpha^(1/n).
+  CHECK(intermittent_cover_blocks(0.05) == 11);  // (3/4)^10 = 0.056, (3/4)^11 = 0.042
+  CHECK(intermittent_cover_blocks(0.01) == 17);  // (3/4)^16 = 0.0100226
+  CHECK(intermittent_covered(4) == 0);           // (1/2)^4 = 0.0625: not even 1 run in 2
+  CHECK(intermittent_covered(5) == 2);
+  CHECK(intermittent_covered(11) == 4);
+  CHECK(intermittent_covered(30) == 10);  // (9/10)^30 = 0.042, (10/11)^30 = 0.057
+  CHECK(intermittent_covered(40) == 13);  // (12/13)^40 = 0.041, (13/14)^40 = 0.052
+
+  // page-faults 145 in every run of every configuration: equal in every block. A dose
+  // that touched one run in four would have left its first 10 runs untouched in 5.6%
+  // of checks, so 10 equal blocks are not yet "not perturbed", and the check runs on.
+  const Plan plan = one_dose_plan();
+  const Values v = [](std::size_t b, bool, std::size_t pos, const std::string& m) {
+    return m == "page-faults" ? 145.0 : std::round(1.2e6 * jitter(b, pos));
+  };
+  const Findings ten = analyse_check(plan, runs_of(plan, 10, v), kOptions);
+  const Comparison& c10 = held(ten, "page-faults");
+  CHECK(c10.equal_blocks == 10);
+  CHECK(c10.unseen_runs);
+  CHECK_FALSE(c10.equivalent);
+  CHECK(c10.blocks_needed == 11);
+  const LevelVerdict& v10 = verdict(ten, "page-faults");
+  CHECK(v10.verdict == Verdict::inconclusive);
+  CHECK(v10.reason ==
+        "held: +0.00% [+0.00, +0.00], equal in all 10 blocks — within ±1%, but an effect on 1 run in 4 would not "
+        "yet have shown (6% of the time it leaves 10 runs untouched); 11 blocks would show it with 95% probability");
+  CHECK(more_blocks_could_decide(c10, 200));
+  CHECK_FALSE(more_blocks_could_decide(c10, 10));  // a cap of 10 blocks can never show it
+  CHECK_FALSE(ten.decisive);                        // page-faults is in the primary family
+
+  const Findings eleven = analyse_check(plan, runs_of(plan, 11, v), kOptions);
+  const Comparison& c11 = held(eleven, "page-faults");
+  CHECK(c11.equivalent);
+  CHECK_FALSE(c11.unseen_runs);
+  const LevelVerdict& v11 = verdict(eleven, "page-faults");
+  CHECK(v11.verdict == Verdict::not_perturbed);
+  CHECK(v11.reason == "within ±1% under held +0.00% [+0.00, +0.00], equal in all 11 blocks: an effect on at least 1 "
+                      "run in 4 would have shown");
+
+  // A fixed design of 6 blocks (--runs 6) cannot see it at all: inconclusive, and final.
+  const Plan six = one_dose_plan(6);
+  AnalysisOptions fixed = kOptions;
+  fixed.fixed_design = true;
+  const Findings f6 = analyse_check(six, runs_of(six, 6, v), fixed);
+  CHECK(held(f6, "page-faults").unseen_runs);
+  CHECK(verdict(f6, "page-faults").verdict == Verdict::inconclusive);
+  CHECK_FALSE(more_blocks_could_decide(f6, 6, true));
+}

@@ -99,4 +99,8 @@ TEST_CASE("settled: within by equality alone keeps its configuration running, an
   CHECK(settled_configs(plan, f, false) == std::vector<std::size_t>{0, 1, 2, 3});
   f.comparisons[1].mean_beyond = false;
   CHECK(settled_configs(plan, f, false) == std::vector<std::size_t>{0, 3});
+  // Within so far on too few runs to have seen an effect on 1 run in 4: runs on.
+  f.comparisons[1].median_only = false;
+  f.comparisons[1].unseen_runs = true;
+  CHECK(settled_configs(plan, f, false) == std::vector<std::size_t>{0, 3});
 }

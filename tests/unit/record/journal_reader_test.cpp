@@ -387,3 +387,50 @@ TEST_CASE("a reading's fault is journalled and read back, none is written when t
   CHECK(back.readings[0].fault == bad.fault);
   CHECK(back.readings[1].fault.empty());
 }
+
+TEST_CASE("obscheck's own peak before exec is journalled, read back and checked, and older lines have none") {
+  RunRecord r;
+  r.config_id = "c";
+  r.exit.usage.ru_maxrss = 7324;
+  r.exit.pre_exec_maxrss_kb = 7000;
+  const std::string line = run_line(r);
+  // In the order the JSON tree sorts its keys: the fast writer and to_json agree.
+  CHECK(line.find(R"("nvcsw":0,"pre_exec_maxrss_kb":7000,"stime_ns":0,)") != std::string::npos);
+  CHECK(nlohmann::json::parse(line) == nlohmann::json(r));
+  RunFields f;
+  std::string type;
+  std::optional<FieldError> error;
+  REQUIRE(parse_run_line(line, f, type, error));
+  CHECK_FALSE(error);
+  CHECK(f.pre_exec_maxrss_kb == std::optional<std::uint64_t>(7000));
+  CHECK(run_record_of(f).exit.pre_exec_maxrss_kb == std::optional<std::uint64_t>(7000));
+  CHECK(run_record_from_line(line).exit.pre_exec_maxrss_kb == std::optional<std::uint64_t>(7000));
+  const RunTable t = run_table_of({r});
+  CHECK(t.pre_exec_maxrss_kb[0] == 7000);
+  CHECK(t.maxrss_kb[0] == 7324);
+
+  // Unknown (a line written before the field was kept, or a child that could not
+  // report): no key, nullopt, NaN in the table; the same RunFields reused forgets it.
+  RunRecord old = r;
+  old.exit.pre_exec_maxrss_kb.reset();
+  const std::string old_line = run_line(old);
+  CHECK(old_line.find("pre_exec") == std::string::npos);
+  CHECK(nlohmann::json::parse(old_line) == nlohmann::json(old));
+  REQUIRE(parse_run_line(old_line, f, type, error));
+  CHECK_FALSE(f.pre_exec_maxrss_kb);
+  CHECK_FALSE(run_record_from_line(old_line).exit.pre_exec_maxrss_kb);
+  CHECK(std::isnan(run_table_of({old}).pre_exec_maxrss_kb[0]));
+
+  // Its type and range are held like every count's.
+  const auto with = [&](const std::string& value) {
+    std::string bad = line;
+    const std::string key = "\"pre_exec_maxrss_kb\":7000";
+    bad.replace(bad.find(key), key.size(), "\"pre_exec_maxrss_kb\":" + value);
+    return bad;
+  };
+  CHECK_THROWS_WITH(run_record_from_line(with("-1")), Catch::Contains("pre_exec_maxrss_kb"));
+  CHECK_THROWS_WITH(run_record_from_line(with("\"7000\"")), Catch::Contains("pre_exec_maxrss_kb"));
+  CHECK_THROWS_WITH(run_record_from_line(with("1.5")), Catch::Contains("pre_exec_maxrss_kb"));
+  CHECK_THROWS_WITH(run_record_from_line(with("9007199254740993")),
+                    Catch::Contains("rusage.pre_exec_maxrss_kb") && Catch::Contains("2^53"));
+}
