@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "observe/inprocess.h"
+#include "record/request.h"
 #include "run/backend.h"
 #include "util/error.h"
 
@@ -36,7 +37,8 @@ ErrorKind kind_of(const std::function<void()>& f) {
 }  // namespace
 
 TEST_CASE("backend: the choice by name, and what a recorded choice needs") {
-  const auto native = choose_backend("native", "");
+  // The name is read into its kind where --backend is read (record/request.h).
+  const auto native = choose_backend(backend_from_string("native"), "");
   CHECK(native->kind() == BackendKind::native);
   CHECK_FALSE(native->geometry());
   CHECK_FALSE(native->exact());
@@ -46,12 +48,12 @@ TEST_CASE("backend: the choice by name, and what a recorded choice needs") {
   CHECK_NOTHROW(native->admit(ObserverKind::probes));
   CHECK_NOTHROW(native->require_here());
   // A --sim-cache without --backend sim changes nothing.
-  CHECK(choose_backend("native", "D1=2048,1,32")->kind() == BackendKind::native);
+  CHECK(choose_backend(backend_from_string("native"), "D1=2048,1,32")->kind() == BackendKind::native);
 
-  CHECK(kind_of([] { choose_backend("papi", ""); }) == ErrorKind::usage);
+  CHECK(kind_of([] { choose_backend(backend_from_string("papi"), ""); }) == ErrorKind::usage);
   // A malformed --sim-cache is the user's to fix, whatever this host has installed.
-  CHECK(kind_of([] { choose_backend("sim", "D1=2048,3,32"); }) == ErrorKind::usage);
-  CHECK(choose_backend("sim", "D1=2048,1,32")->geometry()->d1 == SimCache{2048, 1, 32});
+  CHECK(kind_of([] { choose_backend(backend_from_string("sim"), "D1=2048,3,32"); }) == ErrorKind::usage);
+  CHECK(choose_backend(backend_from_string("sim"), "D1=2048,1,32")->geometry()->d1 == SimCache{2048, 1, 32});
   // A journal that names the simulator without its geometry is malformed.
   CHECK(kind_of([] { choose_backend(BackendKind::sim); }) == ErrorKind::io);
   CheckRequest r;
