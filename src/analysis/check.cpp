@@ -232,6 +232,21 @@ std::vector<double> median_spreads(const std::vector<double>& mads, const Findin
   return out;
 }
 
+// A fixed design's exact median interval's rank for each pair count its comparisons
+// have (most share one), on the threads as the comparisons are.
+MedianRanks median_ranks(const Findings& f, const AnalysisOptions& o) {
+  std::vector<std::size_t> counts;
+  for (const Comparison& c : f.comparisons)
+    if (c.n > 0) counts.push_back(c.n);
+  std::sort(counts.begin(), counts.end());
+  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+  std::vector<stats::MedianRank> found(counts.size());
+  for_each_index(counts.size(), o.threads, 1, [&](std::size_t i) { found[i] = fixed_median_rank(counts[i], o.alpha); });
+  MedianRanks out;
+  for (std::size_t i = 0; i < counts.size(); ++i) out.emplace(counts[i], found[i]);
+  return out;
+}
+
 // Drift results per comparison: {drift text, ignored change's note} (drift_of).
 using DriftFound = std::vector<std::pair<std::string, std::string>>;
 
@@ -262,11 +277,12 @@ DriftFound compute_comparisons(const RunTable& t, const BlockRows& blocks, const
   std::size_t drift_family = 0;
   for (const Comparison& c : f.comparisons)
     if ((c.aa || c.layout == Layout::held) && c.n >= kMinDriftBlocks) ++drift_family;
+  const MedianRanks ranks = o.fixed_design ? median_ranks(f, o) : MedianRanks{};
   DriftFound drift(f.comparisons.size());
   for_each_index(f.comparisons.size(), o.threads, min_per_thread(blocks), [&](std::size_t i) {
     Comparison& c = f.comparisons[i];
     const Series s = series_of(t, blocks, f, c);
-    infer(c, s, {o.alpha, f.spread[c.metric], o.fixed_design, kPredictionCap, magnitude_from});
+    infer(c, s, {o.alpha, f.spread[c.metric], o.fixed_design, kPredictionCap, magnitude_from, &ranks});
     if (c.aa || c.layout == Layout::held) drift[i] = drift_of(c, s, drift_family, f.metrics[c.metric].unit);
   });
   return drift;
