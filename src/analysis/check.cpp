@@ -212,10 +212,9 @@ std::vector<double> pooled_spreads(const std::vector<double>& spreads, const Fin
   return out;
 }
 
-// The mean absolute deviation of d from its median, scaled to a standard deviation
+// The mean absolute deviation of d from its median m, scaled to a standard deviation
 // under normality (E|d - median| = sigma sqrt(2 / pi)). n >= 2.
-double mean_deviation_scale(const std::vector<double>& d) {
-  const double m = stats::median(d);
+double mean_deviation_scale(const std::vector<double>& d, double m) {
   double sum = 0;
   for (double v : d) sum += std::fabs(v - m);
   return sum / static_cast<double>(d.size()) * std::sqrt(std::acos(-1.0) / 2);
@@ -229,6 +228,21 @@ std::vector<double> median_spreads(const std::vector<double>& mads, const Findin
   std::vector<double> out(f.metrics.size(), 0.0);
   for (std::size_t m = 0; m < out.size(); ++m)
     if (!by_metric[m].empty()) out[m] = stats::median(by_metric[m]);
+  return out;
+}
+
+// A fixed design's exact median interval's rank for each pair count its comparisons
+// have (most share one), on the threads as the comparisons are.
+MedianRanks median_ranks(const Findings& f, const AnalysisOptions& o) {
+  std::vector<std::size_t> counts;
+  for (const Comparison& c : f.comparisons)
+    if (c.n > 0) counts.push_back(c.n);
+  std::sort(counts.begin(), counts.end());
+  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+  std::vector<stats::MedianRank> found(counts.size());
+  for_each_index(counts.size(), o.threads, 1, [&](std::size_t i) { found[i] = fixed_median_rank(counts[i], o.alpha); });
+  MedianRanks out;
+  for (std::size_t i = 0; i < counts.size(); ++i) out.emplace(counts[i], found[i]);
   return out;
 }
 
@@ -247,13 +261,15 @@ DriftFound compute_comparisons(const RunTable& t, const BlockRows& blocks, const
   std::vector<Scale> scales;
   for (const MetricInfo& m : f.metrics) scales.push_back(scale_of(m, column_of(m, t), blocks));
   std::vector<double> spreads(f.comparisons.size(), 0.0), mads(f.comparisons.size(), 0.0);
+  std::vector<double> medians(f.comparisons.size(), kNaN);  // d's, kept for the second pass's methods
   for_each_index(f.comparisons.size(), o.threads, min_per_thread(blocks), [&](std::size_t i) {
     Comparison& c = f.comparisons[i];
     const MetricInfo& m = f.metrics[c.metric];
     Series s = pair_series(column_of(m, t), blocks, c.config, c.baseline);
     fill_differences(c, s, m, scales[c.metric], o.margin);
     spreads[i] = spread_of(s.d);
-    if (s.d.size() >= 2) mads[i] = mean_deviation_scale(s.d);
+    if (!s.d.empty()) medians[i] = stats::median(s.d);
+    if (s.d.size() >= 2) mads[i] = mean_deviation_scale(s.d, medians[i]);
   });
   f.spread = pooled_spreads(spreads, f);
   f.robust_spread = median_spreads(mads, f);
@@ -262,11 +278,12 @@ DriftFound compute_comparisons(const RunTable& t, const BlockRows& blocks, const
   std::size_t drift_family = 0;
   for (const Comparison& c : f.comparisons)
     if ((c.aa || c.layout == Layout::held) && c.n >= kMinDriftBlocks) ++drift_family;
+  const MedianRanks ranks = o.fixed_design ? median_ranks(f, o) : MedianRanks{};
   DriftFound drift(f.comparisons.size());
   for_each_index(f.comparisons.size(), o.threads, min_per_thread(blocks), [&](std::size_t i) {
     Comparison& c = f.comparisons[i];
     const Series s = series_of(t, blocks, f, c);
-    infer(c, s, {o.alpha, f.spread[c.metric], o.fixed_design, kPredictionCap, magnitude_from});
+    infer(c, s, {o.alpha, f.spread[c.metric], o.fixed_design, kPredictionCap, magnitude_from, &ranks, medians[i]});
     if (c.aa || c.layout == Layout::held) drift[i] = drift_of(c, s, drift_family, f.metrics[c.metric].unit);
   });
   return drift;

@@ -61,6 +61,7 @@ struct Question {
   double lo = 0, hi = 0;
   std::size_t magnitude_from = 0;
   double floor = 0;
+  double median = 0;  // d's (the methods' estimate: found once for all of them)
   // The point of the null region nearest an estimate: each test's p-value for the
   // composite null is its p-value there, the largest over the region (the sign test's
   // and the t-test's evidence only fall as the null moves towards the estimate).
@@ -83,7 +84,7 @@ Inference magnitude_inference(const std::vector<double>& d, double alpha, const 
 std::pair<Inference, Inference> sequential_inference(Comparison& c, const std::vector<double>& d, double alpha,
                                                      const Question& q) {
   const std::size_t n0 = range_blocks(alpha);
-  const stats::MedianSequence sign = stats::median_sequence(d, sequence_alpha(alpha), q.nearest(stats::median(d)));
+  const stats::MedianSequence sign = stats::median_sequence(d, sequence_alpha(alpha), q.nearest(q.median));
   c.sequence_half_width = (sign.hi - sign.lo) / 2;
   Inference free{sign.lo, sign.hi, std::min(1.0, sign.p_value / kSignShare)};
   if (d.size() >= n0) free = intersect(free, {c.range_lo, c.range_hi, 1});
@@ -102,12 +103,15 @@ std::pair<Inference, Inference> sequential_inference(Comparison& c, const std::v
 // 4 blocks (its coverage needs 1 - 2^(1-n) >= 1 - 0.8 * 2 alpha), and the t-test
 // takes part from magnitude_from blocks only.
 std::pair<Inference, Inference> fixed_inference(Comparison& c, const std::vector<double>& d, double alpha,
-                                                const Question& q) {
+                                                const Question& q, const MedianRanks* ranks) {
   const double a2 = 2 * alpha;
-  const double null = q.nearest(stats::median(d));
+  const double null = q.nearest(q.median);
   std::size_t above = 0, below = 0;
   for (double v : d) above += v > null, below += v < null;
-  const stats::OrderInterval exact = stats::exact_median_interval(d, kSignShare * a2);
+  const auto shared = ranks ? ranks->find(d.size()) : MedianRanks::const_iterator{};
+  const stats::MedianRank rank = ranks && shared != ranks->end() ? shared->second
+                                                                : fixed_median_rank(d.size(), alpha);
+  const stats::OrderInterval exact = stats::exact_median_interval(d, rank);
   const stats::MedianSequence sign = stats::median_sequence(d, sequence_alpha(alpha));
   c.sequence_half_width = (sign.hi - sign.lo) / 2;  // for "about N blocks would decide" only
   const bool t_part = d.size() >= q.magnitude_from;
@@ -224,6 +228,10 @@ double spread_of(const std::vector<double>& d) {
   return std::sqrt(stats::variance(d));
 }
 
+stats::MedianRank fixed_median_rank(std::size_t pairs, double alpha) {
+  return stats::exact_median_rank(pairs, kSignShare * 2 * alpha);
+}
+
 // The comparison's statistics from its d (fill_differences).
 void infer(Comparison& c, const Series& s, const InferInputs& in) {
   const double alpha = in.alpha;
@@ -240,10 +248,11 @@ void infer(Comparison& c, const Series& s, const InferInputs& in) {
   Question q;
   q.magnitude_from = std::max<std::size_t>(in.magnitude_from, 2);
   q.floor = in.floor;
+  q.median = std::isnan(in.median) ? stats::median(s.d) : in.median;
   // The question asked: "perturbed" is beyond ±margin, so its null is the margin's
   // whole region; the A/A control asks whether identical configurations differ at all.
   if (!c.aa) std::tie(q.lo, q.hi) = margin_on_d(c);
-  auto [free, mag] = in.fixed ? fixed_inference(c, s.d, alpha, q) : sequential_inference(c, s.d, alpha, q);
+  auto [free, mag] = in.fixed ? fixed_inference(c, s.d, alpha, q, in.ranks) : sequential_inference(c, s.d, alpha, q);
   Inference both = intersect(free, mag);
   both.p = std::min(free.p, mag.p);
   // The methods' intervals hold together with probability 1 - 2 alpha when the noise is
@@ -253,7 +262,7 @@ void infer(Comparison& c, const Series& s, const InferInputs& in) {
     both = free;
     c.p_method += " (t-test set aside: its interval misses the median's)";
   }
-  const double median = stats::median(s.d);
+  const double median = q.median;
   c.effect = to_scale(std::clamp(median, both.lo, both.hi));  // never outside its own interval
   c.p_value = c.p_holm = both.p;
   c.ci_lo = to_scale(both.lo);

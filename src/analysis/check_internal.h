@@ -18,6 +18,7 @@
 #include "analysis/rules.h"
 #include "plan/plan.h"
 #include "record/run_table.h"
+#include "stats/magnitude.h"
 #include "stats/special_values.h"
 
 namespace obscheck::check_detail {
@@ -98,6 +99,11 @@ std::pair<double, double> margin_on_d(const Comparison& c);
 // The blocks of s beyond c's margin on either side and the medians of their raw
 // differences config - baseline (Series::tail_*); reads s.d, s.x and s.y.
 void fill_tails(const Comparison& c, Series& s);
+// A fixed design's exact median interval's rank by number of pairs (at the share of
+// alpha its sign test has): found once for every comparison of that many pairs, where
+// its binomial sum costs more than the rest of a large comparison's interval.
+using MedianRanks = std::map<std::size_t, stats::MedianRank>;
+stats::MedianRank fixed_median_rank(std::size_t pairs, double alpha);
 // What infer() is given beside the comparison's d.
 struct InferInputs {
   double alpha = 0.05;
@@ -105,6 +111,8 @@ struct InferInputs {
   bool fixed = false;               // a fixed design (one look)
   std::size_t max_blocks = 0;       // the largest block count a prediction names
   std::size_t magnitude_from = 0;   // the t-test takes part from this many blocks (check.h magnitude_first_blocks)
+  const MedianRanks* ranks = nullptr;  // a fixed design's ranks (fixed_median_rank); null or absent: found here
+  double median = kNaN;             // d's median when the first pass found it; NaN: found here
 };
 // The comparison's statistics from its d (fill_differences): its interval, its p-value
 // for "within ±margin" (the A/A control's: for "no difference"), equivalence for the

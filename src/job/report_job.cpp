@@ -31,14 +31,16 @@ AnalysisOptions report_analysis(const ReportAsk& ask, const CheckRequest& record
 // Only runs whose observer left something for the report (probe hits, samples, a
 // profiler command's own cost, the kernel's sampling limit, processes left behind) are kept, and only their extras.
 // Whether `extra` names one of those keys: one pass over its quotes, not one per key
-// (a million runs' extras are read once each).
+// (a million runs' extras are read once each), and a key's first character compared
+// before the key (most quotes open or close another name: the host's load's).
 bool names_an_extra(std::string_view extra) {
   static constexpr std::string_view kKeys[] = {"probe_hits\"", "sampling\"",    "profiler_",
                                                "max_sample_rate\"", "wall_of\"", "left_behind\""};
   for (std::size_t q = extra.find('"'); q != std::string_view::npos; q = extra.find('"', q + 1)) {
     const std::string_view rest = extra.substr(q + 1);
+    if (rest.empty()) break;
     for (std::string_view key : kKeys)
-      if (rest.starts_with(key)) return true;
+      if (rest.front() == key.front() && rest.starts_with(key)) return true;
   }
   return false;
 }

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "stats/descriptive.h"
 #include "stats/validate.h"
@@ -152,23 +154,31 @@ ChangeTest pettitt_test(std::span<const double> x) {
   ChangeTest out;
   const std::size_t n = x.size();
   if (n < 2) return out;
-  std::vector<std::size_t> idx(n);
-  for (std::size_t i = 0; i < n; ++i) idx[i] = i;
-  std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return x[a] < x[b]; });
-  std::vector<double> rank(n);
+  if (n > std::numeric_limits<std::uint32_t>::max())
+    throw std::invalid_argument("pettitt_test: more than 2^32 - 1 values");
+  // The values with their positions, sorted by value: one sort of contiguous pairs (a
+  // sort of positions compared through x reads x at random, most of this test's time
+  // on a long series). Ties may come in any order: they share one mid-rank.
+  std::vector<std::pair<double, std::uint32_t>> sorted(n);
+  for (std::size_t i = 0; i < n; ++i) sorted[i] = {x[i], static_cast<std::uint32_t>(i)};
+  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  // Twice each mid-rank, a whole number: the tie group at sorted places i..j (0-based)
+  // has mid-rank (i + j) / 2 + 1. U_t = sum_{i<=t} 2 r_i - t (n + 1) is then exact (for
+  // n below 9e7, as the sum of half-integer ranks in doubles was before).
+  std::vector<std::uint64_t> rank2(n);
   for (std::size_t i = 0; i < n;) {
     std::size_t j = i;
-    while (j + 1 < n && x[idx[j + 1]] == x[idx[i]]) ++j;
-    const double mid = (static_cast<double>(i) + static_cast<double>(j)) / 2 + 1;
-    for (std::size_t k = i; k <= j; ++k) rank[idx[k]] = mid;
+    while (j + 1 < n && sorted[j + 1].first == sorted[i].first) ++j;
+    for (std::size_t k = i; k <= j; ++k) rank2[sorted[k].second] = i + j + 2;
     i = j + 1;
   }
   const double nn = static_cast<double>(n);
-  double sum = 0, best = 0;
+  std::uint64_t sum2 = 0;
+  double best = 0;
   std::size_t best_t = 0;
   for (std::size_t t = 1; t < n; ++t) {
-    sum += rank[t - 1];
-    const double u = std::fabs(2 * sum - static_cast<double>(t) * (nn + 1));
+    sum2 += rank2[t - 1];
+    const double u = std::fabs(static_cast<double>(sum2) - static_cast<double>(t) * (nn + 1));
     if (u > best) best = u, best_t = t;
   }
   out.at = best_t;

@@ -65,7 +65,8 @@ std::optional<std::size_t> warmup_rolling_cv(std::span<const double> x,
 // the p-value approximation being conservative (it overstates p) for the sizes used
 // here. Rank-based, so a heavy tail or a handful of outliers cannot make a change;
 // O(n log n). `at` is the first index of the second segment (the t maximising |U_t|,
-// plus one). n < 2: no change possible (p = 1, at = 0).
+// plus one). n < 2: no change possible (p = 1, at = 0). NaN/inf, or more than 2^32 - 1
+// values -> std::invalid_argument.
 struct ChangeTest {
   std::size_t at = 0;
   double statistic = 0;  // K

@@ -13,10 +13,23 @@
 namespace obscheck::stats {
 namespace {
 
-double log_choose(std::size_t n, std::size_t k) {
-  const double nn = static_cast<double>(n), kk = static_cast<double>(k);
-  return log_gamma(nn + 1) - log_gamma(kk + 1) - log_gamma(nn - kk + 1);
-}
+// ln C(n, k) for one n and many k: ln Γ(n + 1) taken once (the same value, and the same
+// arithmetic, as computing it for every k).
+class LogChoose {
+ public:
+  explicit LogChoose(std::size_t n) : nn_(static_cast<double>(n)), lg_n1_(log_gamma(nn_ + 1)) {}
+  double operator()(std::size_t k) const {
+    const double kk = static_cast<double>(k);
+    return lg_n1_ - log_gamma(kk + 1) - log_gamma(nn_ - kk + 1);
+  }
+
+ private:
+  double nn_, lg_n1_;
+};
+
+// Below this, exp(x) is 0 in doubles (the least subnormal is exp(-744.4)): the test
+// skips glibc's underflow path, which sets errno at a cost of its own.
+constexpr double kExpIsZeroBelow = -746;
 
 double log_add(double a, double b) {
   if (a == -kInf) return b;
@@ -27,8 +40,9 @@ double log_add(double a, double b) {
 
 // ln P(Bin(n, 1/2) <= k).
 double log_binom_half_cdf(std::size_t n, std::size_t k) {
+  const LogChoose log_choose(n);
   double acc = -kInf;
-  for (std::size_t i = 0; i <= k && i <= n; ++i) acc = log_add(acc, log_choose(n, i));
+  for (std::size_t i = 0; i <= k && i <= n; ++i) acc = log_add(acc, log_choose(i));
   return acc - static_cast<double>(n) * std::log(2.0);
 }
 
@@ -118,26 +132,43 @@ double sign_test_p(std::size_t above, std::size_t below) {
   return std::min(1.0, 2 * std::exp(log_binom_half_cdf(t, std::min(above, below))));
 }
 
-OrderInterval exact_median_interval(std::span<const double> d, double alpha) {
-  require_alpha(alpha, "exact_median_interval");
-  require_finite(d, "exact_median_interval");
-  OrderInterval out{-kInf, kInf, 0, 1};
-  const std::size_t n = d.size();
+MedianRank exact_median_rank(std::size_t n, double alpha) {
+  require_alpha(alpha, "exact_median_rank");
+  MedianRank out;
   // Coverage of [d_(k), d_(n+1-k)] is 1 - 2 P(Bin(n, 1/2) <= k - 1); it falls as k rises.
+  const LogChoose log_choose(n);
+  const double log_2n = static_cast<double>(n) * std::log(2.0);
   double log_cdf = -kInf;  // ln P(Bin <= k - 1)
   for (std::size_t k = 1; 2 * k <= n + 1; ++k) {
-    log_cdf = log_add(log_cdf, log_choose(n, k - 1) - static_cast<double>(n) * std::log(2.0));
-    const double coverage = 1 - 2 * std::exp(log_cdf);
+    log_cdf = log_add(log_cdf, log_choose(k - 1) - log_2n);
+    const double coverage = 1 - 2 * (log_cdf < kExpIsZeroBelow ? 0.0 : std::exp(log_cdf));
     if (coverage < 1 - alpha) break;
     out.k = k;
     out.coverage = coverage;
   }
-  if (out.k == 0) return out;
-  std::vector<double> s(d.begin(), d.end());
-  std::sort(s.begin(), s.end());
-  out.lo = s[out.k - 1];
-  out.hi = s[n - out.k];
   return out;
+}
+
+OrderInterval exact_median_interval(std::span<const double> d, const MedianRank& rank) {
+  require_finite(d, "exact_median_interval");
+  const std::size_t n = d.size();
+  if (2 * rank.k > n + 1) throw std::invalid_argument("exact_median_interval: the rank is beyond the values' middle");
+  OrderInterval out{-kInf, kInf, rank.k, rank.coverage};
+  if (out.k == 0) return out;
+  // The two order statistics by selection (the values a full sort would put there).
+  std::vector<double> s(d.begin(), d.end());
+  std::nth_element(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(n - out.k), s.end());
+  out.hi = s[n - out.k];
+  std::nth_element(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(out.k - 1),
+                   s.begin() + static_cast<std::ptrdiff_t>(n - out.k));
+  out.lo = s[out.k - 1];
+  return out;
+}
+
+OrderInterval exact_median_interval(std::span<const double> d, double alpha) {
+  require_alpha(alpha, "exact_median_interval");
+  require_finite(d, "exact_median_interval");
+  return exact_median_interval(d, exact_median_rank(d.size(), alpha));
 }
 
 }  // namespace obscheck::stats

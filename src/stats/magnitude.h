@@ -92,4 +92,16 @@ struct OrderInterval {
 // value or alpha outside (0, 1).
 OrderInterval exact_median_interval(std::span<const double> d, double alpha);
 
+// What of that interval depends on n and alpha alone, its k and coverage: comparisons
+// of the same n can share it (at a large n the binomial sum costs more than the
+// order statistics). Throws std::invalid_argument for alpha outside (0, 1).
+struct MedianRank {
+  std::size_t k = 0;
+  double coverage = 1;
+};
+MedianRank exact_median_rank(std::size_t n, double alpha);
+// exact_median_interval(d, alpha) from rank = exact_median_rank(d.size(), alpha).
+// Throws std::invalid_argument on a non-finite value or a rank beyond d's middle.
+OrderInterval exact_median_interval(std::span<const double> d, const MedianRank& rank);
+
 }  // namespace obscheck::stats

@@ -2,8 +2,13 @@
 // fixed data and closed forms.
 #include <catch2/catch.hpp>
 
+#include <math.h>
+
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <utility>
 #include <stdexcept>
 #include <vector>
 
@@ -121,4 +126,81 @@ TEST_CASE("fixed design: the exact order-statistic interval for the median") {
   CHECK(u.k == 0);
   CHECK(std::isinf(u.lo));
   CHECK(std::isinf(u.hi));
+}
+
+namespace {
+// The fixed design's binomial sums as first written (ln Γ(n + 1) taken at every k, exp
+// called on every sum, the order statistics read from a full sort): the reference the
+// cheaper forms must equal exactly.
+double reference_log_choose(std::size_t n, std::size_t k) {
+  const double nn = static_cast<double>(n), kk = static_cast<double>(k);
+  int sign = 0;
+  return ::lgamma_r(nn + 1, &sign) - ::lgamma_r(kk + 1, &sign) - ::lgamma_r(nn - kk + 1, &sign);
+}
+double reference_log_add(double a, double b) {
+  const double inf = std::numeric_limits<double>::infinity();
+  if (a == -inf) return b;
+  if (b == -inf) return a;
+  const double hi = std::max(a, b), lo = std::min(a, b);
+  return hi + std::log1p(std::exp(lo - hi));
+}
+double reference_sign_test_p(std::size_t above, std::size_t below) {
+  const std::size_t t = above + below;
+  if (t == 0) return 1;
+  double acc = -std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i <= std::min(above, below); ++i) acc = reference_log_add(acc, reference_log_choose(t, i));
+  return std::min(1.0, 2 * std::exp(acc - static_cast<double>(t) * std::log(2.0)));
+}
+OrderInterval reference_median_interval(const std::vector<double>& d, double alpha) {
+  const double inf = std::numeric_limits<double>::infinity();
+  OrderInterval out{-inf, inf, 0, 1};
+  const std::size_t n = d.size();
+  double log_cdf = -inf;
+  for (std::size_t k = 1; 2 * k <= n + 1; ++k) {
+    log_cdf = reference_log_add(log_cdf, reference_log_choose(n, k - 1) - static_cast<double>(n) * std::log(2.0));
+    const double coverage = 1 - 2 * std::exp(log_cdf);
+    if (coverage < 1 - alpha) break;
+    out.k = k;
+    out.coverage = coverage;
+  }
+  if (out.k == 0) return out;
+  std::vector<double> s(d);
+  std::sort(s.begin(), s.end());
+  out.lo = s[out.k - 1];
+  out.hi = s[n - out.k];
+  return out;
+}
+}  // namespace
+
+TEST_CASE("fixed design: the exact interval and sign test equal their first, slower form") {
+  // Seeded noise with ties (rounded to tenths), 1 to 30,000 values, at the alphas the
+  // check uses and two others.
+  std::uint64_t state = 46;
+  const auto uniform = [&] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<double>(state >> 11) * 0x1.0p-53;
+  };
+  for (std::size_t n : {1u, 2u, 5u, 6u, 17u, 100u, 1001u, 30000u}) {
+    std::vector<double> d(n);
+    for (double& v : d) v = std::round(10 * (uniform() - 0.5)) / 10;
+    for (double alpha : {0.01, 0.08, 0.1, 0.5}) {
+      const OrderInterval got = exact_median_interval(d, alpha), want = reference_median_interval(d, alpha);
+      INFO("n = " << n << ", alpha = " << alpha);
+      CHECK(got.k == want.k);
+      CHECK(got.coverage == want.coverage);
+      CHECK(got.lo == want.lo);
+      CHECK(got.hi == want.hi);
+      // The same from a rank found once for n (as comparisons of one length share it).
+      const OrderInterval shared = exact_median_interval(d, exact_median_rank(n, alpha));
+      CHECK(shared.k == want.k);
+      CHECK(shared.coverage == want.coverage);
+      CHECK(shared.lo == want.lo);
+      CHECK(shared.hi == want.hi);
+    }
+  }
+  CHECK_THROWS_AS(exact_median_interval(std::vector<double>{1, 2, 3}, MedianRank{3, 0.5}), std::invalid_argument);
+  for (auto [above, below] : {std::pair<std::size_t, std::size_t>{0, 0}, {3, 1}, {10, 10}, {400, 340}, {15000, 14700}}) {
+    INFO(above << " above, " << below << " below");
+    CHECK(sign_test_p(above, below) == reference_sign_test_p(above, below));
+  }
 }
