@@ -11,7 +11,6 @@
 #include "cli/request_from.h"
 #include "cli/commands.h"
 #include "job/resume_options.h"
-#include "cli/html_out.h"
 #include "job/check_context.h"
 #include "job/check_job.h"
 #include "job/check_resume.h"
@@ -75,7 +74,7 @@ int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWrite
   ctx.verbose = o.verbose;
   ctx.summary_only = o.summary_only;
   print_check(o, s.plan, findings, ctx);
-  write_report_files(o, s.plan, findings, ctx, s.runs);
+  write_report_files(files_of(o), s.plan, findings, ctx, s.runs);
   if (out.interrupted) return interrupted_exit_code();
   if (!out.failure.empty()) {
     journal.sync();  // here, where a failure to sync can still be reported

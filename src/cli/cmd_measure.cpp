@@ -17,7 +17,6 @@
 #include "report/brief_report.h"
 #include "report/measure_html.h"
 #include "report/measure_report.h"
-#include "cli/html_out.h"
 #include "util/error.h"
 
 namespace obscheck {

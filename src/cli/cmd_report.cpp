@@ -9,7 +9,6 @@
 #include "job/shard_merge.h"
 #include "cli/commands.h"
 #include "cli/sweep_session.h"
-#include "cli/html_out.h"
 #include "record/journal.h"
 #include "report/certificate.h"
 #include "report/check_report.h"
@@ -67,7 +66,7 @@ int report_journal(const Options& o, const std::string& path) {
   const JournalData d = load_journal(path);
   CheckReportData r = check_report_from_journal(d, report_ask(o), std::move(backend));
   const int code = print_report(o, r);
-  write_report_files(o, r.plan, r.findings, r.ctx, d.runs);
+  write_report_files(files_of(o), r.plan, r.findings, r.ctx, d.runs);
   return code;
 }
 

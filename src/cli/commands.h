@@ -8,6 +8,7 @@
 
 #include "cli/options.h"
 #include "job/check_setup.h"
+#include "job/report_files.h"  // write_and_say, the --html/--svg/--export-* files
 #include "job/request_bounds.h"
 #include "report/terminal_text.h"  // every text output passes terminal_safe
 
@@ -62,6 +63,11 @@ int findings_exit_code(const FailOn& fail_on, const std::vector<std::string>& fo
 // verdicts it reached, per metric and level (cli/common.cpp).
 struct Findings;
 int check_exit_code(const Options& o, const Plan& plan, const Findings& f);
+
+// The files a report writes beside what it prints, as the options name them.
+inline ReportFiles files_of(const Options& o) {
+  return {o.html, o.svg_dir, o.export_json, o.export_csv};
+}
 
 // Writes a finished report to -o FILE (util/safe_write.h: a fresh file renamed over
 // FILE, never through a planted name or link) or stdout.

@@ -6,7 +6,6 @@
 #include <optional>
 
 #include "cli/commands.h"
-#include "cli/html_out.h"
 #include "cli/request_from.h"
 #include "job/journal_job.h"
 #include "job/sweep_verdicts.h"
@@ -38,7 +37,7 @@ int finish_sweep(const Options& o, SweepReport report, const SweepBrief& brief, 
   emit(o, o.json  ? sweep_json(report)
           : o.csv ? sweep_csv(report)
                   : sweep_text(o, report, bias));
-  write_sweep_files(o, report, brief.host);
+  write_sweep_files(files_of(o), report, brief.host);
   if (live && interrupted) return interrupted_exit_code();
   // The journal's --fail-on.
   return findings_exit_code(brief.fail_on, found, bias ? FailOnOf::bias : FailOnOf::compare);
