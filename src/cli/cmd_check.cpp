@@ -66,7 +66,7 @@ int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWrite
   const SessionOutcome& out = run.outcome;
   const Findings& findings = run.findings;
   CheckContext& ctx = run.ctx;
-  const int findings_code = check_exit_code(o, s.plan, findings);
+  const int findings_code = check_exit_code(o.fail_on, s.plan, findings);
   ctx.exit_code = out.interrupted        ? interrupted_exit_code()
                   : !out.failure.empty() ? static_cast<int>(ExitCode::target_failed)
                                          : findings_code;

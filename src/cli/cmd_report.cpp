@@ -24,7 +24,7 @@ ReportAsk report_ask(const Options& o) {
 
 // Prints a check's report and returns its exit code.
 int print_report(const Options& o, CheckReportData& r) {
-  r.ctx.exit_code = check_exit_code(o, r.plan, r.findings);
+  r.ctx.exit_code = check_exit_code(o.fail_on, r.plan, r.findings);
   r.ctx.verbose = o.verbose;
   print_check(o, r.plan, r.findings, r.ctx);
   return r.ctx.exit_code;
@@ -39,7 +39,7 @@ int report_certificate(const Options& o) {
   CertificateReport c = certificate_report(o.report_file, report_ask(o));
   const Plan& plan = c.report.plan;
   const Findings& findings = c.report.findings;
-  c.report.ctx.exit_code = check_exit_code(o, plan, findings);
+  c.report.ctx.exit_code = check_exit_code(o.fail_on, plan, findings);
   const nlohmann::json cert = certificate_json(plan, findings, c.report.ctx, c.input);
   emit(o, o.json ? cert.dump(2) + "\n" : certificate_text(cert));
   if (!o.html.empty()) write_and_say(o.html, certificate_html(plan, findings, cert));

@@ -8,6 +8,7 @@
 
 #include "cli/options.h"
 #include "job/check_setup.h"
+#include "job/exit_codes.h"  // the exit code of findings, or of a signal
 #include "job/report_files.h"  // write_and_say, the --html/--svg/--export-* files
 #include "job/request_bounds.h"
 #include "report/terminal_text.h"  // every text output passes terminal_safe
@@ -48,21 +49,6 @@ int cmd_fidelity(const Options& o); // a sampling profile against an exact refer
 // The plan `o` asks for, not written (cli/cmd_plan.cpp).
 struct PlanFile;
 PlanFile make_plan_file(const Options& o);
-
-// The exit code of a sweep stopped by a signal: 128 + its number, as a shell reports
-// a process killed by it (130 SIGINT, 143 SIGTERM, 129 SIGHUP); the results so far
-// are kept and printed first.
-int interrupted_exit_code();
-
-// The exit code of a command that ran to the end: 1 (ExitCode::findings) when one of
-// `found` (the outcomes this run produced: verdict keys, "worse", "bias", ...) is in
-// `fail_on` (--fail-on's, or a sweep journal's), or in `command`'s default when it is
-// empty (job/request_bounds.h default_fail_on); else 0. "none" in --fail-on never fails.
-int findings_exit_code(const FailOn& fail_on, const std::vector<std::string>& found, FailOnOf command);
-// The exit code of a check (or its report) that ran to the end: --fail-on over the
-// verdicts it reached, per metric and level (cli/common.cpp).
-struct Findings;
-int check_exit_code(const Options& o, const Plan& plan, const Findings& f);
 
 // The files a report writes beside what it prints, as the options name them.
 inline ReportFiles files_of(const Options& o) {

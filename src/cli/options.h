@@ -77,7 +77,7 @@ struct Options {
   SlurmRequest slurm;               // slurm's own options (job/slurm_job.h), as given
   std::vector<std::string> check_args;  // slurm: everything after --: [check options] PROG ARGS
 
-  // --fail-on LIST: which outcomes make the command exit 1 (cli/commands.h
+  // --fail-on LIST: which outcomes make the command exit 1 (job/exit_codes.h
   // findings_exit_code); empty: the command's default.
   FailOn fail_on;
   bool verbose = false;             // --verbose: every metric's detail in the text report
