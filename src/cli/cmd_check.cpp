@@ -39,21 +39,25 @@ SessionProgressFn progress_line(const Options& o) {
     if (p.config == nullptr) return fmt::print(stderr, "\r\x1b[K");
     // The look's own end, and the budget's, are what the user can wait for: the cap
     // (--max-runs) is rarely reached.
-    const std::string budget = p.budget_s > 0 ? fmt::format(", {:.0f}/{:g} s", p.elapsed_s, p.budget_s) : "";
-    std::string line = fmt::format("  run {}, look at {} blocks in ~{:.0f} s{} | {}", p.runs_done, p.look,
-                                   p.look_eta_s, budget, terminal_safe(p.verdicts.empty() ? p.config->id : p.verdicts, false));
+    const std::string budget =
+        p.budget_s > 0 ? fmt::format(", {:.0f}/{:g} s", p.elapsed_s, p.budget_s) : "";
+    std::string line = fmt::format(
+        "  run {}, look at {} blocks in ~{:.0f} s{} | {}", p.runs_done, p.look, p.look_eta_s,
+        budget, terminal_safe(p.verdicts.empty() ? p.config->id : p.verdicts, false));
     // One line that a terminal does not wrap (a wrapped line is not rewritten by \r).
-    if (const std::size_t width = progress_columns(); line.size() > width) line = line.substr(0, width - 3) + "...";
+    if (const std::size_t width = progress_columns(); line.size() > width)
+      line = line.substr(0, width - 3) + "...";
     fmt::print(stderr, "\r\x1b[K{}", line);
   };
 }
 
 }  // namespace
 
-void print_check(const Options& o, const Plan& plan, const Findings& findings, const CheckContext& ctx) {
-  emit(o, o.json       ? check_json(plan, findings, ctx)
-          : o.csv      ? check_csv(plan, findings)
-          : o.markdown ? check_markdown(plan, findings, ctx)
+void print_check(const Options& o, const Plan& plan, const Findings& findings,
+                 const CheckContext& ctx) {
+  emit(o, o.json                          ? check_json(plan, findings, ctx)
+          : o.csv                         ? check_csv(plan, findings)
+          : o.markdown                    ? check_markdown(plan, findings, ctx)
           : o.verbose || ctx.summary_only ? check_text(plan, findings, ctx, o.color)
                                           : check_brief(plan, findings, ctx));
   // As bias and compare (and hyperfine): the machine-readable report beside the terminal's.
@@ -61,8 +65,10 @@ void print_check(const Options& o, const Plan& plan, const Findings& findings, c
   if (!o.export_csv.empty()) write_and_say(o.export_csv, check_csv(plan, findings));
 }
 
-int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWriter& journal, const nlohmann::json& host) {
-  CheckRun run = run_check_session(p, s, journal, host, {o.time_budget_auto, o.decide_all}, progress_line(o));
+int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWriter& journal,
+              const nlohmann::json& host) {
+  CheckRun run =
+      run_check_session(p, s, journal, host, {o.time_budget_auto, o.decide_all}, progress_line(o));
   const SessionOutcome& out = run.outcome;
   const Findings& findings = run.findings;
   CheckContext& ctx = run.ctx;
@@ -123,7 +129,8 @@ int cmd_resume(const Options& o) {
 
 int cmd_check(const Options& o) {
   if (!o.resume.empty()) return cmd_resume(o);  // a demo's part, given --resume
-  StartedCheck c = start_check(prepare_check(check_request_from(o)), o.journal, "", o.time_budget_auto);
+  StartedCheck c =
+      start_check(prepare_check(check_request_from(o)), o.journal, "", o.time_budget_auto);
   return run_check(o, c.prepared, c.session, c.journal, c.host);
 }
 
