@@ -113,11 +113,10 @@ int resume_check(const Options& o) {
 }  // namespace
 
 int cmd_resume(const Options& o) {
-  const JobKind kind = o.command == Command::measure ? JobKind::measure
-                       : o.command == Command::bias  ? JobKind::bias
-                       : o.command == Command::compare
-                           ? JobKind::compare
-                           : job_kind_of(read_manifest_line(o.resume)).value_or(JobKind::check);
+  const JobKind kind = o.command == Command::measure   ? JobKind::measure
+                       : o.command == Command::bias    ? JobKind::bias
+                       : o.command == Command::compare ? JobKind::compare
+                                                       : journal_kind(o.resume);
   switch (kind) {
     case JobKind::bias:
     case JobKind::compare: return resume_sweep(o, kind);
