@@ -11,7 +11,6 @@
 #include "cli/request_from.h"
 #include "cli/commands.h"
 #include "job/resume_options.h"
-#include "cli/html_out.h"
 #include "job/check_context.h"
 #include "job/check_job.h"
 #include "job/check_resume.h"
@@ -40,21 +39,25 @@ SessionProgressFn progress_line(const Options& o) {
     if (p.config == nullptr) return fmt::print(stderr, "\r\x1b[K");
     // The look's own end, and the budget's, are what the user can wait for: the cap
     // (--max-runs) is rarely reached.
-    const std::string budget = p.budget_s > 0 ? fmt::format(", {:.0f}/{:g} s", p.elapsed_s, p.budget_s) : "";
-    std::string line = fmt::format("  run {}, look at {} blocks in ~{:.0f} s{} | {}", p.runs_done, p.look,
-                                   p.look_eta_s, budget, terminal_safe(p.verdicts.empty() ? p.config->id : p.verdicts, false));
+    const std::string budget =
+        p.budget_s > 0 ? fmt::format(", {:.0f}/{:g} s", p.elapsed_s, p.budget_s) : "";
+    std::string line = fmt::format(
+        "  run {}, look at {} blocks in ~{:.0f} s{} | {}", p.runs_done, p.look, p.look_eta_s,
+        budget, terminal_safe(p.verdicts.empty() ? p.config->id : p.verdicts, false));
     // One line that a terminal does not wrap (a wrapped line is not rewritten by \r).
-    if (const std::size_t width = progress_columns(); line.size() > width) line = line.substr(0, width - 3) + "...";
+    if (const std::size_t width = progress_columns(); line.size() > width)
+      line = line.substr(0, width - 3) + "...";
     fmt::print(stderr, "\r\x1b[K{}", line);
   };
 }
 
 }  // namespace
 
-void print_check(const Options& o, const Plan& plan, const Findings& findings, const CheckContext& ctx) {
-  emit(o, o.json       ? check_json(plan, findings, ctx)
-          : o.csv      ? check_csv(plan, findings)
-          : o.markdown ? check_markdown(plan, findings, ctx)
+void print_check(const Options& o, const Plan& plan, const Findings& findings,
+                 const CheckContext& ctx) {
+  emit(o, o.json                          ? check_json(plan, findings, ctx)
+          : o.csv                         ? check_csv(plan, findings)
+          : o.markdown                    ? check_markdown(plan, findings, ctx)
           : o.verbose || ctx.summary_only ? check_text(plan, findings, ctx, o.color)
                                           : check_brief(plan, findings, ctx));
   // As bias and compare (and hyperfine): the machine-readable report beside the terminal's.
@@ -62,12 +65,14 @@ void print_check(const Options& o, const Plan& plan, const Findings& findings, c
   if (!o.export_csv.empty()) write_and_say(o.export_csv, check_csv(plan, findings));
 }
 
-int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWriter& journal, const nlohmann::json& host) {
-  CheckRun run = run_check_session(p, s, journal, host, {o.time_budget_auto, o.decide_all}, progress_line(o));
+int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWriter& journal,
+              const nlohmann::json& host) {
+  CheckRun run =
+      run_check_session(p, s, journal, host, {o.time_budget_auto, o.decide_all}, progress_line(o));
   const SessionOutcome& out = run.outcome;
   const Findings& findings = run.findings;
   CheckContext& ctx = run.ctx;
-  const int findings_code = check_exit_code(o, s.plan, findings);
+  const int findings_code = check_exit_code(o.fail_on, s.plan, findings);
   ctx.exit_code = out.interrupted        ? interrupted_exit_code()
                   : !out.failure.empty() ? static_cast<int>(ExitCode::target_failed)
                                          : findings_code;
@@ -75,7 +80,7 @@ int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWrite
   ctx.verbose = o.verbose;
   ctx.summary_only = o.summary_only;
   print_check(o, s.plan, findings, ctx);
-  write_report_files(o, s.plan, findings, ctx, s.runs);
+  write_report_files(files_of(o), s.plan, findings, ctx, s.runs);
   if (out.interrupted) return interrupted_exit_code();
   if (!out.failure.empty()) {
     journal.sync();  // here, where a failure to sync can still be reported
@@ -108,11 +113,10 @@ int resume_check(const Options& o) {
 }  // namespace
 
 int cmd_resume(const Options& o) {
-  const JobKind kind = o.command == Command::measure ? JobKind::measure
-                       : o.command == Command::bias  ? JobKind::bias
-                       : o.command == Command::compare
-                           ? JobKind::compare
-                           : job_kind_of(read_manifest_line(o.resume)).value_or(JobKind::check);
+  const JobKind kind = o.command == Command::measure   ? JobKind::measure
+                       : o.command == Command::bias    ? JobKind::bias
+                       : o.command == Command::compare ? JobKind::compare
+                                                       : journal_kind(o.resume);
   switch (kind) {
     case JobKind::bias:
     case JobKind::compare: return resume_sweep(o, kind);
@@ -124,7 +128,8 @@ int cmd_resume(const Options& o) {
 
 int cmd_check(const Options& o) {
   if (!o.resume.empty()) return cmd_resume(o);  // a demo's part, given --resume
-  StartedCheck c = start_check(prepare_check(check_request_from(o)), o.journal, "", o.time_budget_auto);
+  StartedCheck c =
+      start_check(prepare_check(check_request_from(o)), o.journal, "", o.time_budget_auto);
   return run_check(o, c.prepared, c.session, c.journal, c.host);
 }
 

@@ -11,13 +11,16 @@
 namespace obscheck {
 
 int cmd_fidelity(const Options& o) {
-  const FidelityRequest request{o.target, o.request.observer.frequencies, o.request.observer.sample_event, o.tolerance, static_cast<std::size_t>(o.top),
-                                o.confidence, o.request.time_budget, o.time_budget_auto, o.request.launch.run_as};
+  const ObserverRequest& obs = o.request.observer;
+  const FidelityRequest request{
+      o.target, obs.frequencies, obs.sample_event, o.tolerance, static_cast<std::size_t>(o.top),
+      o.confidence, o.request.time_budget, o.time_budget_auto, o.request.launch.run_as};
   const FidelityOutcome f = run_fidelity(request, [&o](const std::string& what) {
     if (o.progress) fmt::print(stderr, "obscheck fidelity: {}\n", what);
   });
-  if (f.run.rounds > 0) emit(o, o.json ? fidelity_json(f.run, f.result) : fidelity_text(f.run, f.result));
-  return f.run.interrupted ? interrupted_exit_code() : f.result.agreement == Agreement::differs ? static_cast<int>(ExitCode::findings) : 0;
+  if (f.run.rounds > 0)
+    emit(o, o.json ? fidelity_json(f.run, f.result) : fidelity_text(f.run, f.result));
+  return fidelity_exit_code(f);
 }
 
 }  // namespace obscheck

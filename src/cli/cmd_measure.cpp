@@ -17,7 +17,6 @@
 #include "report/brief_report.h"
 #include "report/measure_html.h"
 #include "report/measure_report.h"
-#include "cli/html_out.h"
 #include "util/error.h"
 
 namespace obscheck {
@@ -41,10 +40,10 @@ int print_measure(const Options& o, const MeasureOutcome& m, bool ended) {
   if (!ended && m.failure.empty()) return interrupted_exit_code();
   if (!m.failure.empty())
     throw Error(ErrorKind::target_failed, m.failure,
-                "use -i/--ignore-failure to record failing runs and go on, or --show-output to see what it printed");
+                "use -i/--ignore-failure to record failing runs and go on, or --show-output to see "
+                "what it printed");
   return 0;
 }
-
 
 // Shows "run k/n" on stderr while the runs go, when the user sees a terminal.
 Progress progress_of(const Options& o) {
@@ -52,7 +51,8 @@ Progress progress_of(const Options& o) {
   return [](int done, int total) { fmt::print(stderr, "\r  run {}/{}", done, total); };
 }
 
-int run_and_report(const Options& o, MeasureSetup& m, std::vector<RunRecord> recorded, JournalWriter* journal) {
+int run_and_report(const Options& o, MeasureSetup& m, std::vector<RunRecord> recorded,
+                   JournalWriter* journal) {
   const Progress progress = progress_of(o);
   const MeasureOutcome out = run_measure_session(m, std::move(recorded), journal, progress);
   if (progress) fmt::print(stderr, "\r\x1b[K");
@@ -62,13 +62,14 @@ int run_and_report(const Options& o, MeasureSetup& m, std::vector<RunRecord> rec
 }  // namespace
 
 int resume_measure(const Options& o) {
-  if (const nlohmann::json m = manifest_to_resume(o.resume, JobKind::measure); !m.is_null()) 
+  if (const nlohmann::json m = manifest_to_resume(o.resume, JobKind::measure); !m.is_null())
     refuse_changed_options(o.given, asked_check_request(o), m);
   ResumedMeasure r = open_measure_journal(o.resume);
   if (r.complete) return report_complete_journal(o, r.journal.data);
   MeasureSetup& m = r.setup;
   if (r.journal.data.torn_tail) fmt::print(stderr, "obscheck: {}\n", kTornTailNotice);
-  fmt::print(stderr, "obscheck: resuming {} from run {} of {}\n", o.resume, m.spec.first_run + 1, m.spec.warmup + m.spec.runs);
+  fmt::print(stderr, "obscheck: resuming {} from run {} of {}\n", o.resume, m.spec.first_run + 1,
+             m.spec.warmup + m.spec.runs);
   return run_and_report(o, m, r.journal.data.runs, &r.journal.writer);
 }
 

@@ -9,7 +9,6 @@
 #include "job/shard_merge.h"
 #include "cli/commands.h"
 #include "cli/sweep_session.h"
-#include "cli/html_out.h"
 #include "record/journal.h"
 #include "report/certificate.h"
 #include "report/check_report.h"
@@ -20,12 +19,13 @@ namespace {
 
 // What this command line changes in the check's analysis.
 ReportAsk report_ask(const Options& o) {
-  return {o.margin_given ? std::optional<double>(o.request.margin) : std::nullopt, o.request.allow_multiplex};
+  return {o.margin_given ? std::optional<double>(o.request.margin) : std::nullopt,
+          o.request.allow_multiplex};
 }
 
 // Prints a check's report and returns its exit code.
 int print_report(const Options& o, CheckReportData& r) {
-  r.ctx.exit_code = check_exit_code(o, r.plan, r.findings);
+  r.ctx.exit_code = check_exit_code(o.fail_on, r.plan, r.findings);
   r.ctx.verbose = o.verbose;
   print_check(o, r.plan, r.findings, r.ctx);
   return r.ctx.exit_code;
@@ -40,7 +40,7 @@ int report_certificate(const Options& o) {
   CertificateReport c = certificate_report(o.report_file, report_ask(o));
   const Plan& plan = c.report.plan;
   const Findings& findings = c.report.findings;
-  c.report.ctx.exit_code = check_exit_code(o, plan, findings);
+  c.report.ctx.exit_code = check_exit_code(o.fail_on, plan, findings);
   const nlohmann::json cert = certificate_json(plan, findings, c.report.ctx, c.input);
   emit(o, o.json ? cert.dump(2) + "\n" : certificate_text(cert));
   if (!o.html.empty()) write_and_say(o.html, certificate_html(plan, findings, cert));
@@ -54,8 +54,9 @@ int report_journal(const Options& o, const std::string& path) {
   if (kind && is_sweep(*kind)) return report_sweep(o, load_journal(path));
   if (kind == JobKind::measure) {
     if (!o.svg_dir.empty())
-      throw Error(ErrorKind::usage, path + " is a measure's journal: its report has no figures",
-                  "obscheck report FILE prints it as measure did (--json, --csv, --markdown, --html FILE)");
+      throw Error(
+          ErrorKind::usage, path + " is a measure's journal: its report has no figures",
+          "obscheck report FILE prints it as measure did (--json, --csv, --markdown, --html FILE)");
     return report_measure(o, load_journal(path));
   }
   // The simulated backend's analysis and the figures (--html, --svg) read RunRecords.
@@ -67,7 +68,7 @@ int report_journal(const Options& o, const std::string& path) {
   const JournalData d = load_journal(path);
   CheckReportData r = check_report_from_journal(d, report_ask(o), std::move(backend));
   const int code = print_report(o, r);
-  write_report_files(o, r.plan, r.findings, r.ctx, d.runs);
+  write_report_files(files_of(o), r.plan, r.findings, r.ctx, d.runs);
   return code;
 }
 
@@ -75,7 +76,8 @@ int report_journal(const Options& o, const std::string& path) {
 // as a factor (job/shard_merge.h).
 int report_merged(const Options& o) {
   if (!o.svg_dir.empty())
-    throw Error(ErrorKind::usage, "--svg is for one check's journal; the merged report's figures are in --html FILE");
+    throw Error(ErrorKind::usage,
+                "--svg is for one check's journal; the merged report's figures are in --html FILE");
   MergedShards m = merge_shards(o.report_files);
   const ReportAsk ask = report_ask(o);
   const HostsFindings f = analyse_merged(m, ask.margin, ask.allow_multiplex);
@@ -87,7 +89,9 @@ int report_merged(const Options& o) {
 }  // namespace
 
 int report_complete_journal(const Options& o, const JournalData& d) {
-  fmt::print(stderr, "obscheck: journal {} is complete ({} runs): nothing to run, nothing written; its report follows\n",
+  fmt::print(stderr,
+             "obscheck: journal {} is complete ({} runs): nothing to run, nothing written; its "
+             "report follows\n",
              d.path, d.runs.size());
   return report_journal(o, d.path);
 }
@@ -95,7 +99,8 @@ int report_complete_journal(const Options& o, const JournalData& d) {
 int cmd_report(const Options& o) {
   refuse_plan_files(o.report_files);
   if (o.certificate) {
-    if (o.report_files.size() > 1) throw Error(ErrorKind::usage, "--certificate describes one journal");
+    if (o.report_files.size() > 1)
+      throw Error(ErrorKind::usage, "--certificate describes one journal");
     return report_certificate(o);
   }
   return o.report_files.size() > 1 ? report_merged(o) : report_journal(o, o.report_file);

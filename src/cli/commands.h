@@ -8,6 +8,8 @@
 
 #include "cli/options.h"
 #include "job/check_setup.h"
+#include "job/exit_codes.h"    // the exit code of findings, or of a signal
+#include "job/report_files.h"  // write_and_say, the --html/--svg/--export-* files
 #include "job/request_bounds.h"
 #include "report/terminal_text.h"  // every text output passes terminal_safe
 
@@ -20,7 +22,7 @@ struct JournalData;
 int report_measure(const Options& o, const JournalData& d);
 int cmd_events(const Options& o);
 int cmd_doctor(const Options& o);
-int cmd_check(const Options& o);   // the main job
+int cmd_check(const Options& o);  // the main job
 // --resume FILE of check, measure, bias or compare: the one place a journal's kind
 // decides which job continues it (cli/cmd_check.cpp). `obscheck --resume FILE`
 // continues what the journal records; measure, bias and compare continue their own
@@ -36,32 +38,22 @@ int continue_check(const Options& o, const std::string& path, const CheckResumeA
 int report_complete_journal(const Options& o, const JournalData& d);
 int cmd_report(const Options& o);
 int cmd_demo(const Options& o);
-int cmd_bias(const Options& o);     // measurement bias across contexts
-int cmd_compare(const Options& o);  // two variants over sampled contexts
-int cmd_plan(const Options& o);     // a check planned once for several hosts
-int cmd_run(const Options& o);      // one host's shard of a plan
-int cmd_slurm(const Options& o);    // the plan and sbatch scripts of a Slurm job array
-int cmd_journals(const Options& o); // the state directory's journals, listed or removed
-int cmd_fidelity(const Options& o); // a sampling profile against an exact reference, per rate
+int cmd_bias(const Options& o);      // measurement bias across contexts
+int cmd_compare(const Options& o);   // two variants over sampled contexts
+int cmd_plan(const Options& o);      // a check planned once for several hosts
+int cmd_run(const Options& o);       // one host's shard of a plan
+int cmd_slurm(const Options& o);     // the plan and sbatch scripts of a Slurm job array
+int cmd_journals(const Options& o);  // the state directory's journals, listed or removed
+int cmd_fidelity(const Options& o);  // a sampling profile against an exact reference, per rate
 
 // The plan `o` asks for, not written (cli/cmd_plan.cpp).
 struct PlanFile;
 PlanFile make_plan_file(const Options& o);
 
-// The exit code of a sweep stopped by a signal: 128 + its number, as a shell reports
-// a process killed by it (130 SIGINT, 143 SIGTERM, 129 SIGHUP); the results so far
-// are kept and printed first.
-int interrupted_exit_code();
-
-// The exit code of a command that ran to the end: 1 (ExitCode::findings) when one of
-// `found` (the outcomes this run produced: verdict keys, "worse", "bias", ...) is in
-// `fail_on` (--fail-on's, or a sweep journal's), or in `command`'s default when it is
-// empty (job/request_bounds.h default_fail_on); else 0. "none" in --fail-on never fails.
-int findings_exit_code(const FailOn& fail_on, const std::vector<std::string>& found, FailOnOf command);
-// The exit code of a check (or its report) that ran to the end: --fail-on over the
-// verdicts it reached, per metric and level (cli/common.cpp).
-struct Findings;
-int check_exit_code(const Options& o, const Plan& plan, const Findings& f);
+// The files a report writes beside what it prints, as the options name them.
+inline ReportFiles files_of(const Options& o) {
+  return {o.html, o.svg_dir, o.export_json, o.export_csv};
+}
 
 // Writes a finished report to -o FILE (util/safe_write.h: a fresh file renamed over
 // FILE, never through a planted name or link) or stdout.
@@ -69,11 +61,13 @@ void emit(const Options& o, const std::string& bytes);
 
 // A check's report in the format asked (--json, --csv, --markdown, else text), emitted.
 struct CheckContext;
-void print_check(const Options& o, const Plan& plan, const Findings& findings, const CheckContext& ctx);
+void print_check(const Options& o, const Plan& plan, const Findings& findings,
+                 const CheckContext& ctx);
 
 // Runs a prepared check's session (new, or resumed with its journalled runs in `s`)
 // to its end, prints the report and returns the exit code (cli/cmd_check.cpp).
-int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWriter& journal, const nlohmann::json& host);
+int run_check(const Options& o, const PreparedCheck& p, Session& s, JournalWriter& journal,
+              const nlohmann::json& host);
 
 // Run as root through sudo without --run-as, by a command that runs a target: says
 // once, on stderr, that the target runs as root too and how to change that.

@@ -6,29 +6,14 @@
 #include <cstdlib>
 
 #include "cli/commands.h"
-#include "analysis/summary.h"
-#include "run/signals.h"
 #include "util/error.h"
 #include "util/safe_write.h"
 
 namespace obscheck {
 
-int findings_exit_code(const FailOn& fail_on, const std::vector<std::string>& found,
-                       FailOnOf command) {
-  const FailOn rule = fail_on.empty() ? default_fail_on(command) : fail_on;
-  for (const std::string& word : found)
-    if (const std::optional<FindingKind> o = outcome_named(word); o && rule.has(*o))
-      return static_cast<int>(ExitCode::findings);
-  return static_cast<int>(ExitCode::ok);
-}
-
-int interrupted_exit_code() {
-  const int sig = InterruptGuard::signal_number();
-  return sig > 0 ? 128 + sig : static_cast<int>(ExitCode::interrupted);
-}
-
 void emit(const Options& o, const std::string& given) {
-  const std::string bytes = terminal_safe(given, o.color);  // others' control bytes shown, not obeyed
+  // Others' control bytes are shown, not obeyed.
+  const std::string bytes = terminal_safe(given, o.color);
   if (o.output.empty()) {
     std::fwrite(bytes.data(), 1, bytes.size(), stdout);
     std::fflush(stdout);
@@ -40,20 +25,19 @@ void emit(const Options& o, const std::string& given) {
 }
 
 void warn_if_target_runs_as_root(const Options& o) {
-  const bool runs_target = o.command == Command::check || o.command == Command::measure || o.command == Command::demo ||
-                           o.command == Command::bias || o.command == Command::compare || o.command == Command::fidelity;
+  const bool runs_target = o.command == Command::check || o.command == Command::measure ||
+                           o.command == Command::demo || o.command == Command::bias ||
+                           o.command == Command::compare || o.command == Command::fidelity;
   // A resumed check runs as its journal says: the warning was given when it started.
-  if (!runs_target || !o.request.launch.run_as.empty() || !o.resume.empty() || ::geteuid() != 0) return;
+  if (!runs_target || !o.request.launch.run_as.empty() || !o.resume.empty() || ::geteuid() != 0)
+    return;
   const char* sudo_user = std::getenv("SUDO_USER");
   if (sudo_user == nullptr || *sudo_user == '\0') return;
   fmt::print(stderr,
-             "obscheck: warning: run through sudo, the target runs as root too; add --run-as {} to run it as {} "
+             "obscheck: warning: run through sudo, the target runs as root too; add --run-as {} to "
+             "run it as {} "
              "(the observers keep root's privileges; see docs/security.md)\n",
              sudo_user, sudo_user);
-}
-
-int check_exit_code(const Options& o, const Plan& plan, const Findings& f) {
-  return findings_exit_code(o.fail_on, summarize_check(plan, f).outcomes, FailOnOf::check);
 }
 
 }  // namespace obscheck

@@ -27,7 +27,7 @@ struct Options {
   // observer kind and argv are set from the fields below (cli/request_from.h).
   CheckRequest request;
   bool runs_given = false;          // -r given (measure --backend sim runs two by default)
-  bool time_budget_auto = false;    // --time-budget auto: sized after the warm-up (cli/cmd_check.cpp)
+  bool time_budget_auto = false;    // --time-budget auto: sized after the warm-up
   bool decide_all = false;          // --decide-all: stop only when every metric is decided
   bool margin_given = false;        // report: re-judge with a new ε, else the journal's
 
@@ -35,10 +35,10 @@ struct Options {
   bool json = false;                // --json: machine-readable on stdout (or -o)
   bool csv = false;                 // --csv
   bool markdown = false;            // report --markdown: the verdict table as GFM
-  std::string html;                 // report/check/bias/compare --html FILE: one self-contained HTML page
+  std::string html;                 // --html FILE: one self-contained HTML page
   std::string svg_dir;              // report/bias/compare --svg DIR: every figure as its own .svg
-  std::string export_json;          // bias/compare --export-json FILE: the JSON report beside what is printed
-  std::string export_csv;           // bias/compare --export-csv FILE: the runs as CSV beside what is printed
+  std::string export_json;          // --export-json FILE: the JSON report beside what is printed
+  std::string export_csv;           // --export-csv FILE: the CSV beside what is printed
   std::string output;               // -o/--output FILE
   std::string journal;              // --journal FILE
   std::string resume;               // --resume FILE
@@ -46,7 +46,7 @@ struct Options {
   std::vector<std::string> report_files;  // report FILE...: several shards' journals are merged
   std::string field_separator;      // measure -x SEP: perf stat's field-separated layout
   std::string color_when = "auto";  // --color auto|always|never
-  bool color = true;                // always; never; auto: off with NO_COLOR or when stdout is not a tty
+  bool color = true;                // always; never; auto: off with NO_COLOR or a stdout not a tty
   bool progress = true;             // stderr is a terminal
   bool all = false;                 // events --all
   bool clean = false;               // journals --clean
@@ -64,10 +64,10 @@ struct Options {
   SweepRequest sweep;
   double confidence = 0.95;         // --confidence LEVEL of the intervals and tests
   bool allow_output_diff = false;   // compare: variants whose outputs differ are compared anyway
-  bool certificate = false;         // report --certificate: a profiler command's check as a certificate
+  bool certificate = false;         // report --certificate: a profiler command's certificate
 
   // fidelity: a sampling profiler's profile against an exact reference (analysis/fidelity.h).
-  double tolerance = 0.05;          // --tolerance: ± share points (a fraction) a profile may differ
+  double tolerance = 0.05;          // --tolerance: share points (a fraction) a profile may differ
   int top = 5;                      // --top N: the hot list's length
 
   // Many hosts: plan / run / slurm.
@@ -77,12 +77,12 @@ struct Options {
   SlurmRequest slurm;               // slurm's own options (job/slurm_job.h), as given
   std::vector<std::string> check_args;  // slurm: everything after --: [check options] PROG ARGS
 
-  // --fail-on LIST: which outcomes make the command exit 1 (cli/commands.h
+  // --fail-on LIST: which outcomes make the command exit 1 (job/exit_codes.h
   // findings_exit_code); empty: the command's default.
   FailOn fail_on;
   bool verbose = false;             // --verbose: every metric's detail in the text report
   bool summary_only = false;        // not an option: the demo's second part prints its answer alone
-  bool demo_part = false;           // not an option: a part of the demo, whose exit code is the demo's
+  bool demo_part = false;           // not an option: a demo part, whose exit code is the demo's
                                     // (cli/cmd_demo.cpp), so its report names none
 
   // The long names of the options given on the command line (not defaulted), so a

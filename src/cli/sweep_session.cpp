@@ -6,7 +6,6 @@
 #include <optional>
 
 #include "cli/commands.h"
-#include "cli/html_out.h"
 #include "cli/request_from.h"
 #include "job/journal_job.h"
 #include "job/sweep_verdicts.h"
@@ -32,16 +31,14 @@ int finish_sweep(const Options& o, SweepReport report, const SweepBrief& brief, 
                  bool live) {
   // The journal's choice, or report FILE --allow-multiplex re-judging it.
   report.allow_multiplex = report.allow_multiplex || o.request.allow_multiplex;
+  const int findings_code = judge_sweep(report, brief, interrupted, o.allow_output_diff);
   const bool bias = brief.header.command == JobKind::bias;
-  const std::vector<std::string> found = bias ? judge_bias(report, brief, interrupted)
-                                              : judge_compare(report, brief, o.allow_output_diff);
   emit(o, o.json  ? sweep_json(report)
           : o.csv ? sweep_csv(report)
                   : sweep_text(o, report, bias));
-  write_sweep_files(o, report, brief.host);
+  write_sweep_files(files_of(o), report, brief.host);
   if (live && interrupted) return interrupted_exit_code();
-  // The journal's --fail-on.
-  return findings_exit_code(brief.fail_on, found, bias ? FailOnOf::bias : FailOnOf::compare);
+  return findings_code;  // the journal's --fail-on
 }
 
 // Runs what the job has left after `recorded` (journalling each run when a journal is

@@ -112,6 +112,20 @@ DemoPart demo_layout_part(std::uint64_t seed) {
   return p;
 }
 
+CheckRequest demo_part_request(CheckRequest r, const DemoPart& p) {
+  r.mode = p.mode;
+  if (!p.counters.empty()) r.counters = p.counters;
+  if (p.backend) r.backend = *p.backend;
+  if (!p.sim_cache.empty()) r.sim_cache = p.sim_cache;
+  if (p.env_pad) r.launch.env_pad = p.env_pad;
+  if (p.time_budget) r.time_budget = *p.time_budget;
+  if (p.seed) {
+    r.seed = *p.seed;
+    r.seed_given = true;
+  }
+  return r;
+}
+
 bool demo_part_finished(int code) {
   return code == static_cast<int>(ExitCode::ok) || code == static_cast<int>(ExitCode::findings);
 }

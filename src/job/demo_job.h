@@ -62,6 +62,10 @@ struct DemoPart {
 // page. Reads the host's perf_event facts.
 DemoPart demo_first_part(const DemoAsk& ask);
 
+// The check's request a part asks for: the user's (`given`) with the part's own mode,
+// counters, backend, geometry, environment pad, budget and seed where it sets them.
+CheckRequest demo_part_request(CheckRequest given, const DemoPart& p);
+
 // A fresh directory for the demo's journals and pages: demo-YYYYmmdd-HHMMSS (a
 // suffix when taken) in the journal directory (util/state_dir.h), mode 0700, so the
 // demo leaves nothing in the current directory. Throws Error(io) as journal_directory.

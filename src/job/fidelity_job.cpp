@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "events/elf_symbols.h"
+#include "job/exit_codes.h"
 #include "events/event.h"
 #include "job/check_setup.h"
 #include "launch/launcher.h"
@@ -216,6 +217,12 @@ FidelityOutcome run_fidelity(const FidelityRequest& r, const std::function<void(
   fo.confidence = r.confidence;
   run_rounds(rounds, fo, r.time_budget, out, progress);
   return out;
+}
+
+int fidelity_exit_code(const FidelityOutcome& f) {
+  if (f.run.interrupted) return interrupted_exit_code();
+  return f.result.agreement == Agreement::differs ? static_cast<int>(ExitCode::findings)
+                                                  : static_cast<int>(ExitCode::ok);
 }
 
 }  // namespace obscheck

@@ -59,4 +59,9 @@ struct FidelityOutcome {
 // A signal during the first round: run.rounds 0 and no result.
 FidelityOutcome run_fidelity(const FidelityRequest& r, const std::function<void(const std::string&)>& progress);
 
+// The exit code of a fidelity run: 128 + the signal's number when one stopped it
+// (job/exit_codes.h), 1 (findings) when a rate's profile differs from the reference,
+// else 0.
+int fidelity_exit_code(const FidelityOutcome& f);
+
 }  // namespace obscheck

@@ -93,4 +93,8 @@ void refuse_changed_environment(const nlohmann::json& manifest, const EnvBlock& 
                     " (without --resume)");
 }
 
+JobKind journal_kind(const std::string& path) {
+  return job_kind_of(read_manifest_line(path)).value_or(JobKind::check);
+}
+
 }  // namespace obscheck

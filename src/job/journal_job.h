@@ -30,6 +30,10 @@ nlohmann::json job_manifest(JobKind kind, const nlohmann::json& host, nlohmann::
 // one (load_journal then reports why, with the line).
 nlohmann::json read_manifest_line(const std::string& path);
 
+// The kind of job the journal at `path` records: a check when its manifest names none
+// or cannot be read (resuming it then says why).
+JobKind journal_kind(const std::string& path);
+
 // The manifest of the journal at `path` that --resume of a `kind` job continues, read
 // before the journal is touched; null when it cannot be read as one (open_for_resume
 // says why). Throws Error(usage) when it records another kind of job, naming the

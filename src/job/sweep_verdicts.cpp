@@ -9,6 +9,7 @@
 #include "analysis/bias.h"
 #include "analysis/compare.h"
 #include "analysis/rules.h"
+#include "job/exit_codes.h"
 #include "util/error.h"
 
 namespace obscheck {
@@ -140,6 +141,14 @@ std::pair<std::vector<std::string>, std::vector<std::string>> split_variants(con
     throw Error(ErrorKind::usage, "obscheck compare needs two variants separated by :::",
                 "usage: obscheck compare [options] -- BASELINE [ARGS...] ::: CONTENDER [ARGS...]");
   return {base, cont};
+}
+
+int judge_sweep(SweepReport& report, const SweepBrief& brief, bool interrupted,
+                bool allow_output_diff) {
+  const bool bias = brief.header.command == JobKind::bias;
+  const std::vector<std::string> found = bias ? judge_bias(report, brief, interrupted)
+                                              : judge_compare(report, brief, allow_output_diff);
+  return findings_exit_code(brief.fail_on, found, bias ? FailOnOf::bias : FailOnOf::compare);
 }
 
 }  // namespace obscheck

@@ -33,6 +33,12 @@ std::vector<std::string> judge_bias(SweepReport& report, const SweepBrief& brief
 // variants whose outputs differ are compared anyway.
 std::vector<std::string> judge_compare(SweepReport& report, const SweepBrief& brief, bool allow_output_diff);
 
+// Judges `report` as its brief's command asks (judge_bias, or judge_compare with
+// `allow_output_diff`) and returns the exit code its outcomes call for under the
+// brief's --fail-on (job/exit_codes.h findings_exit_code).
+int judge_sweep(SweepReport& report, const SweepBrief& brief, bool interrupted,
+                bool allow_output_diff);
+
 // compare's target words split at ":::", as GNU parallel's: BASELINE ARGS and
 // CONTENDER ARGS. Throws Error(usage) unless there are exactly two non-empty variants.
 std::pair<std::vector<std::string>, std::vector<std::string>> split_variants(const std::vector<std::string>& words);

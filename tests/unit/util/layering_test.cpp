@@ -357,10 +357,12 @@ TEST_CASE("layering: no source file is longer than the ceiling") {
 // lines); as each option was stored where it is declared, into the typed requests
 // Options carries (2,035); and as each shared option was declared once, the copies of
 // Options and the sweeps' two reports were removed (1,997); as a sweep's job was made
-// from its typed request in job/ and --resume stopped parsing its command line (1,916).
+// from its typed request in job/ and --resume stopped parsing its command line (1,916);
+// as a report's files, the exit codes, a demo part's request and the simulated
+// geometry's notes moved to job/ (1,808, with the files touched wrapped at 100 columns).
 // It only comes down.
 TEST_CASE("layering: cli/ stays small") {
-  constexpr std::size_t kCliLines = 1917;
+  constexpr std::size_t kCliLines = 1809;
   std::size_t lines = 0;
   for_each_line([&](const std::string& rel, std::size_t, const std::string&) {
     if (in_cli(rel)) ++lines;
