@@ -15,6 +15,7 @@
 #include <catch2/catch.hpp>
 
 #include "adversarial_support.h"
+#include "../support/nobody_reach.h"
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -238,6 +239,10 @@ bool target_dies_with_obscheck(const std::vector<std::string>& args, const std::
 TEST_CASE("kill -9 of obscheck takes a --run-as target with it", "[adversarial]") {
   if (!can_be_nobody()) {
     WARN("SKIPPED: needs root for --run-as nobody");
+    return;
+  }
+  if (const std::string why = nobody_cannot_reach(OBSCHECK_BIN); !why.empty()) {
+    WARN("SKIPPED: " << why);
     return;
   }
   Dir d;

@@ -13,6 +13,7 @@
 #include <catch2/catch.hpp>
 
 #include "adversarial_support.h"
+#include "../support/nobody_reach.h"
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -152,6 +153,10 @@ Stopped stop_while_recording(int sig, const std::string& tmpdir, bool run_as_nob
 }  // namespace
 
 TEST_CASE("fidelity: INT, TERM and HUP end the target and perf and remove its directory", "[adversarial]") {
+  if (const std::string why = nobody_cannot_reach(OBSCHECK_BIN); !why.empty()) {
+    WARN("SKIPPED: " << why);
+    return;
+  }
   const bool root = ::geteuid() == 0;
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
     Dir tmp(0700);
@@ -173,6 +178,10 @@ TEST_CASE("fidelity: INT, TERM and HUP end the target and perf and remove its di
 }
 
 TEST_CASE("fidelity: kill -9 of obscheck takes the target and perf with it", "[adversarial]") {
+  if (const std::string why = nobody_cannot_reach(OBSCHECK_BIN); !why.empty()) {
+    WARN("SKIPPED: " << why);
+    return;
+  }
   Dir tmp(0700);
   const Stopped s = stop_while_recording(SIGKILL, tmp.path, ::geteuid() == 0);
   INFO(s.out);

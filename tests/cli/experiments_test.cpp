@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "run_cli.h"
+#include "../support/nobody_reach.h"
 
 using obscheck::test::observer_trapped;
 using obscheck::test::slurp;
@@ -31,7 +32,7 @@ constexpr uid_t kNobody = 65534;
 std::string why_not_here() {
   if (geteuid() != 0 || access("/usr/bin/setpriv", X_OK) != 0) return "needs root and setpriv to run as nobody";
   if (std::system("valgrind --version > /dev/null 2>&1") != 0) return "needs valgrind for the simulated PMU";
-  return {};
+  return nobody_cannot_reach(OBSCHECK_BIN);
 }
 
 // Removes the figure's scratch directory when the last copy of its Figure goes: a

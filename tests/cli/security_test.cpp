@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "run_cli.h"
+#include "../support/nobody_reach.h"
 #include "util/digest.h"
 
 using nlohmann::json;
@@ -192,6 +193,10 @@ TEST_CASE("security: --run-as nobody runs the target as nobody, counters count e
     WARN("skipped: --run-as needs root and a user 'nobody'");
     return;
   }
+  if (const std::string why = nobody_cannot_reach(OBSCHECK_BIN); !why.empty()) {
+    WARN("SKIPPED: " << why);
+    return;
+  }
   const std::string uid = std::to_string(pw->pw_uid), gid = std::to_string(pw->pw_gid);
   Dir d;
   // The target prints its real and effective uid and gid.
@@ -318,6 +323,10 @@ TEST_CASE("security: without root, via file capabilities: CAP_PERFMON counts, up
   const passwd* pw = nobody();
   if (::geteuid() != 0 || pw == nullptr) {
     WARN("skipped: setting file capabilities and becoming 'nobody' need root and that user");
+    return;
+  }
+  if (const std::string why = nobody_cannot_reach(OBSCHECK_BIN); !why.empty()) {
+    WARN("SKIPPED: " << why);
     return;
   }
   Dir d;

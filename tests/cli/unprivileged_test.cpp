@@ -12,6 +12,7 @@
 #include <string>
 
 #include "run_cli.h"
+#include "../support/nobody_reach.h"
 
 namespace {
 
@@ -51,6 +52,10 @@ bool contains(const std::string& s, const std::string& part) { return s.find(par
 TEST_CASE("unprivileged: the demo and a software-counter check count user level only and say so") {
   if (geteuid() != 0 || access("/usr/bin/setpriv", X_OK) != 0) {
     WARN("SKIPPED: needs root and setpriv to run as the nobody user");
+    return;
+  }
+  if (const std::string why = nobody_cannot_reach(OBSCHECK_BIN); !why.empty()) {
+    WARN("SKIPPED: " << why);
     return;
   }
   if (paranoid() <= 1) {
