@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "util/error.h"
+#include "../../support/nobody_reach.h"
 
 using namespace obscheck;
 
@@ -469,6 +470,10 @@ TEST_CASE("in-process: where kernel counting is refused the library counts user 
   if (::geteuid() != 0 || paranoid < 2) {
     WARN("SKIPPED: needs root (to drop to an unprivileged user) and perf_event_paranoid >= 2; have euid "
          << ::geteuid() << ", paranoid " << paranoid);
+    return;
+  }
+  if (const std::string why = nobody_cannot_reach(kWorkloads + "/pagetouch"); !why.empty()) {
+    WARN("SKIPPED: " << why);
     return;
   }
   constexpr uid_t kNobody = 65534;  // Debian's nobody/nogroup
