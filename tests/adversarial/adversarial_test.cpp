@@ -241,10 +241,7 @@ TEST_CASE("kill -9 of obscheck takes a --run-as target with it", "[adversarial]"
     WARN("SKIPPED: needs root for --run-as nobody");
     return;
   }
-  if (const std::string why = nobody_cannot_reach(OBSCHECK_BIN); !why.empty()) {
-    WARN("SKIPPED: " << why);
-    return;
-  }
+  SKIP_UNLESS_NOBODY_REACHES(OBSCHECK_BIN);
   Dir d;
   // A sleep of a length no other process uses, so it can be found by its command line.
   const std::string length = "41.7" + std::to_string(::getpid() % 1000);

@@ -103,10 +103,7 @@ bool as_nobody(Fn fn) {
 
 // Row 3 (and 12's /dev/stdout): writing into a node is what -o /dev/null means.
 TEST_CASE("outputs write into a character device, a FIFO and /dev/stdout, never replace them", "[adversarial]") {
-  if (const std::string why = nobody_cannot_reach(OBSCHECK_BIN); !why.empty()) {
-    WARN("SKIPPED: " << why);
-    return;
-  }
+  SKIP_UNLESS_NOBODY_REACHES(OBSCHECK_BIN);
   Dir d;
   const std::string j = small_journal(d);
   // A FIFO with a reader: the report arrives through it, the FIFO stays.

@@ -153,10 +153,7 @@ Stopped stop_while_recording(int sig, const std::string& tmpdir, bool run_as_nob
 }  // namespace
 
 TEST_CASE("fidelity: INT, TERM and HUP end the target and perf and remove its directory", "[adversarial]") {
-  if (const std::string why = nobody_cannot_reach(OBSCHECK_BIN); !why.empty()) {
-    WARN("SKIPPED: " << why);
-    return;
-  }
+  SKIP_UNLESS_NOBODY_REACHES(OBSCHECK_BIN);
   const bool root = ::geteuid() == 0;
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
     Dir tmp(0700);
@@ -178,10 +175,7 @@ TEST_CASE("fidelity: INT, TERM and HUP end the target and perf and remove its di
 }
 
 TEST_CASE("fidelity: kill -9 of obscheck takes the target and perf with it", "[adversarial]") {
-  if (const std::string why = nobody_cannot_reach(OBSCHECK_BIN); !why.empty()) {
-    WARN("SKIPPED: " << why);
-    return;
-  }
+  SKIP_UNLESS_NOBODY_REACHES(OBSCHECK_BIN);
   Dir tmp(0700);
   const Stopped s = stop_while_recording(SIGKILL, tmp.path, ::geteuid() == 0);
   INFO(s.out);

@@ -193,10 +193,7 @@ TEST_CASE("security: --run-as nobody runs the target as nobody, counters count e
     WARN("skipped: --run-as needs root and a user 'nobody'");
     return;
   }
-  if (const std::string why = nobody_cannot_reach(OBSCHECK_BIN); !why.empty()) {
-    WARN("SKIPPED: " << why);
-    return;
-  }
+  SKIP_UNLESS_NOBODY_REACHES(OBSCHECK_BIN);
   const std::string uid = std::to_string(pw->pw_uid), gid = std::to_string(pw->pw_gid);
   Dir d;
   // The target prints its real and effective uid and gid.
@@ -325,10 +322,7 @@ TEST_CASE("security: without root, via file capabilities: CAP_PERFMON counts, up
     WARN("skipped: setting file capabilities and becoming 'nobody' need root and that user");
     return;
   }
-  if (const std::string why = nobody_cannot_reach(OBSCHECK_BIN); !why.empty()) {
-    WARN("SKIPPED: " << why);
-    return;
-  }
+  SKIP_UNLESS_NOBODY_REACHES(OBSCHECK_BIN);
   Dir d;
   struct statvfs fs_info {};
   REQUIRE(::statvfs(d.path.c_str(), &fs_info) == 0);

@@ -54,10 +54,7 @@ TEST_CASE("unprivileged: the demo and a software-counter check count user level 
     WARN("SKIPPED: needs root and setpriv to run as the nobody user");
     return;
   }
-  if (const std::string why = nobody_cannot_reach(OBSCHECK_BIN); !why.empty()) {
-    WARN("SKIPPED: " << why);
-    return;
-  }
+  SKIP_UNLESS_NOBODY_REACHES(OBSCHECK_BIN);
   if (paranoid() <= 1) {
     WARN("SKIPPED: perf_event_paranoid is " << paranoid() << ": every user may count the kernel here");
     return;

@@ -37,3 +37,12 @@ inline std::string nobody_cannot_reach(const std::string& path) {
            " (a directory above it is closed to others, as a clone under root's 0700 home is)";
   return {};
 }
+
+// In a Catch test case: ends it as skipped ("SKIPPED: why") when nobody cannot reach PATH.
+#define SKIP_UNLESS_NOBODY_REACHES(path)                                   \
+  do {                                                                     \
+    if (const std::string why_ = nobody_cannot_reach(path); !why_.empty()) { \
+      WARN("SKIPPED: " << why_);                                           \
+      return;                                                              \
+    }                                                                      \
+  } while (false)

@@ -472,10 +472,7 @@ TEST_CASE("in-process: where kernel counting is refused the library counts user 
          << ::geteuid() << ", paranoid " << paranoid);
     return;
   }
-  if (const std::string why = nobody_cannot_reach(kWorkloads + "/pagetouch"); !why.empty()) {
-    WARN("SKIPPED: " << why);
-    return;
-  }
+  SKIP_UNLESS_NOBODY_REACHES(kWorkloads + "/pagetouch");
   constexpr uid_t kNobody = 65534;  // Debian's nobody/nogroup
   const EventSet s = software_set();
   EnvBlock env = preload_env();
