@@ -52,7 +52,8 @@ int dispatch(const Parsed& parsed) {
     case Command::demo: return cmd_demo(o);
     case Command::bias: return cmd_bias(o);
     case Command::compare: return cmd_compare(o);
-    case Command::completion: return fmt::print("{}", completion_script(o.shell, option_table())), 0;
+    case Command::completion:
+      return fmt::print("{}", completion_script(o.shell, option_table())), 0;
     case Command::plan: return cmd_plan(o);
     case Command::run: return cmd_run(o);
     case Command::slurm: return cmd_slurm(o);
@@ -70,8 +71,8 @@ int cli_main(int argc, char** argv) {
     const Parsed parsed = parse_command_line(argc, argv);
     warn_if_target_runs_as_root(parsed.options);
     // An output naming an input, or one that cannot be written: refused before anything runs.
-    check_files_before_running(parsed.options.request.observer, parsed.options.resume, outputs_of(parsed.options),
-                               inputs_of(parsed.options));
+    const Options& o = parsed.options;
+    check_files_before_running(o.request.observer, o.resume, outputs_of(o), inputs_of(o));
     return dispatch(parsed);
   } catch (const EventSyntaxError& e) {
     // The list as written, with a caret under the column at fault.
@@ -79,8 +80,10 @@ int cli_main(int argc, char** argv) {
     if (!e.hint().empty()) fmt::print(stderr, "obscheck: hint: {}\n", e.hint());
     return static_cast<int>(exit_code_for(e.kind()));
   } catch (const Error& e) {
-    fmt::print(stderr, "obscheck: error: {}\n", terminal_safe(e.what(), false));  // words of others: shown
-    if (!e.hint().empty()) fmt::print(stderr, "obscheck: hint: {}\n", terminal_safe(e.hint(), false));
+    // Words of others (a path, a symbol) are shown, their control bytes made visible.
+    fmt::print(stderr, "obscheck: error: {}\n", terminal_safe(e.what(), false));
+    if (!e.hint().empty())
+      fmt::print(stderr, "obscheck: hint: {}\n", terminal_safe(e.hint(), false));
     return static_cast<int>(exit_code_for(e.kind()));
   } catch (const std::bad_alloc&) {
     fmt::print(stderr, "obscheck: error: out of memory\n");

@@ -22,8 +22,8 @@ int cmd_plan(const Options& o) {
   write_plan_file(f, path);  // refuses an existing file
   for (const std::string& n : f.notes) fmt::print(stderr, "obscheck: note: {}\n", n);
   const Plan plan = plan_from_json(f.plan);
-  fmt::print("plan {} written to {}: {} configurations, {} blocks of {}\n", f.digest.substr(0, 12), path,
-             plan.block_size(), *plan.spec.fixed_blocks, fmt::join(f.target.argv, " "));
+  fmt::print("plan {} written to {}: {} configurations, {} blocks of {}\n", f.digest.substr(0, 12),
+             path, plan.block_size(), *plan.spec.fixed_blocks, fmt::join(f.target.argv, " "));
   fmt::print("run shard I of N on each host:  obscheck run --plan {} --shard I/N\n", path);
   fmt::print("merge the shards' journals:     obscheck report {}.shard-*.jsonl\n",
              std::filesystem::path(path).replace_extension().string());
@@ -33,7 +33,9 @@ int cmd_plan(const Options& o) {
 int cmd_run(const Options& o) {
   const PlanFile f = read_plan_file(o.plan_file);
   const Shard shard{o.shard_index, o.shard_count};
-  const std::string path = o.journal.empty() ? default_shard_journal(o.plan_file, shard.index, shard.count) : o.journal;
+  const std::string path = o.journal.empty()
+                               ? default_shard_journal(o.plan_file, shard.index, shard.count)
+                               : o.journal;
   if (std::filesystem::exists(path)) {
     // A shard stopped part-way (Ctrl-C, a requeued array task) continues its journal;
     // the plan, not this command line, says how the shard runs.
@@ -42,8 +44,8 @@ int cmd_run(const Options& o) {
     return continue_check(o, path, {});
   }
   StartedCheck start = start_shard(f, shard, path, o.plan_file);
-  fmt::print(stderr, "obscheck: shard {}/{} of plan {}: {} blocks into {}\n", shard.index, shard.count,
-             f.digest.substr(0, 12), plan_looks(start.session.plan).back(), path);
+  fmt::print(stderr, "obscheck: shard {}/{} of plan {}: {} blocks into {}\n", shard.index,
+             shard.count, f.digest.substr(0, 12), plan_looks(start.session.plan).back(), path);
   return run_check(o, start.prepared, start.session, start.journal, start.host);
 }
 

@@ -20,13 +20,15 @@ int cmd_slurm(const Options& o) {
   // The plan first: a check that cannot be planned leaves no directory behind.
   const PlanFile plan = make_plan_file(check.options);
   const SlurmJob job = write_slurm_job(r, sbatch, plan, [&](const SlurmJob& j) {
-    fmt::print("plan {} and its scripts written to {}: {} shards of {} blocks\n", plan.digest.substr(0, 12),
-               j.dir.string(), o.slurm.shards, j.blocks);
+    fmt::print("plan {} and its scripts written to {}: {} shards of {} blocks\n",
+               plan.digest.substr(0, 12), j.dir.string(), o.slurm.shards, j.blocks);
     if (!o.slurm.submit) fmt::print("submit with:  sh {}/submit.sh\n", j.quoted_dir);
   });
   if (!job.merge_id) return 0;
-  fmt::print("submitted: shards job {} (array {}), merge job {}\n", *job.array_id, job.array, *job.merge_id);
-  fmt::print("report: {}/report.txt (and report.json) once job {} has run\n", job.dir.string(), *job.merge_id);
+  fmt::print("submitted: shards job {} (array {}), merge job {}\n", *job.array_id, job.array,
+             *job.merge_id);
+  fmt::print("report: {}/report.txt (and report.json) once job {} has run\n", job.dir.string(),
+             *job.merge_id);
   return 0;
 }
 

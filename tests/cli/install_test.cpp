@@ -171,6 +171,33 @@ TEST_CASE("install: the man page and the shell completions name every option the
   CHECK(run_cli({"completion", "fish"}).code == 2);
 }
 
+// The usage lines --help starts with (src/cmdline/vocabulary.cpp) and the man page's
+// SYNOPSIS are written apart: both name every command, and no other.
+TEST_CASE("install: the usage and the man page's SYNOPSIS name the same commands") {
+  const auto help = run_cli({"--help"});
+  REQUIRE(help.code == 0);
+  const std::string usage = help.out.substr(0, help.out.find("\n\n"));
+  std::set<std::string> in_usage;
+  const std::regex usage_re("obscheck ([a-z]+) ");
+  for (std::sregex_iterator it(usage.begin(), usage.end(), usage_re), end; it != end; ++it)
+    in_usage.insert((*it)[1]);
+
+  const std::string man = slurp(fs::path(OBSCHECK_SOURCE_DIR) / "docs/obscheck.1");
+  const std::size_t from = man.find(".SH SYNOPSIS"), to = man.find(".SH DESCRIPTION");
+  REQUIRE(from != std::string::npos);
+  REQUIRE(to != std::string::npos);
+  const std::string synopsis = man.substr(from, to - from);
+  std::set<std::string> in_man;
+  const std::regex man_re("\\.B obscheck ([a-z|]+)");  // "bias|compare --resume" names two
+  for (std::sregex_iterator it(synopsis.begin(), synopsis.end(), man_re), end; it != end; ++it) {
+    std::stringstream names((*it)[1].str());
+    for (std::string name; std::getline(names, name, '|');) in_man.insert(name);
+  }
+  CHECK(in_usage.count("measure") == 1);
+  CHECK(in_usage.size() == 13);  // every command but the check itself, which needs no name
+  CHECK(in_usage == in_man);
+}
+
 TEST_CASE("install: short options bundle as getopt's do, and -x gives perf stat's fields") {
   const auto r = run_cli({"measure", "-iw", "2", "-r3", "-x;", "-e", "task-clock", "--", workload("compute"), "10"});
   INFO(r.err);
