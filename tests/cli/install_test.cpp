@@ -171,6 +171,28 @@ TEST_CASE("install: the man page and the shell completions name every option the
   CHECK(run_cli({"completion", "fish"}).code == 2);
 }
 
+// Each command's --help, from the option table (src/cmdline/option_table.cpp), is the
+// text in tests/golden/help/COMMAND.txt: a change to what a user reads is made on
+// purpose (regenerate with OBSCHECK_UPDATE_GOLDEN=1 and read the diff).
+TEST_CASE("install: every command's --help prints its golden text") {
+  const char* update = std::getenv("OBSCHECK_UPDATE_GOLDEN");
+  for (const char* cmd : {"check", "measure", "events", "doctor", "report", "demo", "bias", "compare", "plan", "run",
+                          "slurm", "completion", "fidelity", "journals"}) {
+    const auto help = run_cli({cmd, "--help"});
+    REQUIRE(help.code == 0);
+    const fs::path golden = fs::path(OBSCHECK_GOLDEN_DIR) / "help" / (std::string(cmd) + ".txt");
+    if (update && std::string(update) == "1") {
+      std::ofstream(golden, std::ios::binary) << help.out;
+      continue;
+    }
+    INFO("obscheck " << cmd << " --help differs from " << golden << " (regenerate with OBSCHECK_UPDATE_GOLDEN=1)");
+    CHECK(help.out == slurp(golden));
+  }
+  // Without a command, and as `help COMMAND`, the same texts.
+  CHECK(run_cli({"--help"}).out == slurp(fs::path(OBSCHECK_GOLDEN_DIR) / "help" / "check.txt"));
+  CHECK(run_cli({"help", "bias"}).out == slurp(fs::path(OBSCHECK_GOLDEN_DIR) / "help" / "bias.txt"));
+}
+
 // The usage lines --help starts with (src/cmdline/vocabulary.cpp) and the man page's
 // SYNOPSIS are written apart: both name every command, and no other.
 TEST_CASE("install: the usage and the man page's SYNOPSIS name the same commands") {
