@@ -3,6 +3,7 @@
 #include <string>
 
 #include "launch/launcher.h"
+#include "observe/observer_kinds.h"
 #include "util/error.h"
 
 namespace obscheck {
@@ -44,12 +45,13 @@ ObserverRequest observer_from_json(const nlohmann::json& j) {
   o.build = j.value("build", "");
   o.probe_sites = j.value("probe_sites", 8);
   o.symbols = !probes.empty() ? probes : breakpoints;
-  o.kind = !probes.empty()            ? ObserverKind::probes
-           : !breakpoints.empty()     ? ObserverKind::breakpoints
-           : !o.frequencies.empty()   ? ObserverKind::sampling
-           : !o.command.empty()       ? ObserverKind::command
-           : !o.build.empty()         ? ObserverKind::build
-                                      : ObserverKind::counters;
+  // The kind is the first whose resume key holds a value (observe/observer_kinds.h);
+  // the counters when none does.
+  for (const ObserverKindInfo& k : observer_kinds())
+    if (!k.resume_key.empty() && !j.value(std::string(k.resume_key), std::string()).empty()) {
+      o.kind = k.kind;
+      break;
+    }
   return o;
 }
 
