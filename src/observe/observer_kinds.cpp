@@ -108,24 +108,33 @@ std::string first_variant(const ObserverRequest& req) {
   return build_variants(req.build, req.probe_sites, kVariantsDir).front().path;
 }
 
+// Each kind's option value as the request holds it (ObserverKindInfo::given).
+std::string uprobe_symbols(const ObserverRequest& r) { return r.kind == ObserverKind::probes ? r.symbols : ""; }
+std::string breakpoint_symbols(const ObserverRequest& r) {
+  return r.kind == ObserverKind::breakpoints ? r.symbols : "";
+}
+std::string frequencies(const ObserverRequest& r) { return r.frequencies; }
+std::string profiler_command(const ObserverRequest& r) { return r.command; }
+std::string build_template(const ObserverRequest& r) { return r.build; }
+
 constexpr std::string_view kSimProbeWhy = "valgrind executes a translation of the program, so a probe on its code "
                                           "never fires";
 
 // One row per kind, in the enum's order (observer_info indexes it).
 const std::array<ObserverKindInfo, 6> kKinds = {{
-    {ObserverKind::counters, "", "", DefaultCounters::dosed, true, true, "", "", Attach::counters_only,
+    {ObserverKind::counters, "", "", nullptr, DefaultCounters::dosed, true, true, "", "", Attach::counters_only,
      counter_doses, nullptr},
-    {ObserverKind::probes, "--probes", "probes", DefaultCounters::metrics, false, false, "uprobes do", kSimProbeWhy,
+    {ObserverKind::probes, "--probes", "probes", uprobe_symbols, DefaultCounters::metrics, false, false, "uprobes do", kSimProbeWhy,
      Attach::counts_beside, probe_doses, nullptr},
-    {ObserverKind::breakpoints, "--breakpoints", "breakpoints", DefaultCounters::metrics, false, false,
+    {ObserverKind::breakpoints, "--breakpoints", "breakpoints", breakpoint_symbols, DefaultCounters::metrics, false, false,
      "breakpoints do", kSimProbeWhy, Attach::counts_beside, probe_doses, nullptr},
-    {ObserverKind::sampling, "--sample-freq", "sample_freq", DefaultCounters::metrics, false, false, "sampling does",
+    {ObserverKind::sampling, "--sample-freq", "sample_freq", frequencies, DefaultCounters::metrics, false, false, "sampling does",
      "sampling needs a PMU or a timer interrupting the real process, and would sample valgrind",
      Attach::watches_child, sampling_doses, nullptr},
-    {ObserverKind::command, "--observer-cmd", "observer_cmd", DefaultCounters::target_metrics, false, false,
+    {ObserverKind::command, "--observer-cmd", "observer_cmd", profiler_command, DefaultCounters::target_metrics, false, false,
      "a profiler command does", "it would profile valgrind, not the simulated program", Attach::wraps_launch,
      command_doses, nullptr},
-    {ObserverKind::build, "--build", "build", DefaultCounters::metrics, false, false, "", "", Attach::runs_a_variant,
+    {ObserverKind::build, "--build", "build", build_template, DefaultCounters::metrics, false, false, "", "", Attach::runs_a_variant,
      build_doses, first_variant},
 }};
 

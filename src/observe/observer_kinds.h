@@ -78,6 +78,9 @@ struct ObserverKindInfo {
   // journal doses this kind: how a resumed journal recognises it ("" for the counters,
   // recognised when no other is).
   std::string_view resume_key;
+  // The value of `option` as the request holds it, written under `resume_key` in the
+  // manifest ("" when the request is of another kind); null for the counters.
+  std::string (*given)(const ObserverRequest&) = nullptr;
   DefaultCounters counters = DefaultCounters::metrics;
   bool in_process = false;      // may count in process (--mode inprocess)
   bool varies_layout = false;   // crosses its levels with layouts_for(mode); else Layout::held alone

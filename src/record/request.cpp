@@ -24,15 +24,12 @@ nlohmann::json run_as_json(const std::string& user) {
 }
 
 nlohmann::json observer_json(const ObserverRequest& o) {
-  // The keys are the command-line options' names: one string per kind of dose.
-  return {{"probes", o.kind == ObserverKind::probes ? o.symbols : ""},
-          {"breakpoints", o.kind == ObserverKind::breakpoints ? o.symbols : ""},
-          {"sample_freq", o.frequencies},
-          {"sample_event", o.sample_event},
-          {"observer_cmd", o.command},
-          {"levels", o.levels},
-          {"build", o.build},
-          {"probe_sites", o.probe_sites}};
+  // The keys are the command-line options' names: one string per kind of dose, under
+  // its row's resume key (observe/observer_kinds.h), and the knobs beside them.
+  nlohmann::json j = {{"sample_event", o.sample_event}, {"levels", o.levels}, {"probe_sites", o.probe_sites}};
+  for (const ObserverKindInfo& k : observer_kinds())
+    if (k.given) j[std::string(k.resume_key)] = k.given(o);
+  return j;
 }
 
 ObserverRequest observer_from_json(const nlohmann::json& j) {
