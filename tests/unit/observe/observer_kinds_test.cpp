@@ -93,3 +93,24 @@ TEST_CASE("observer kinds: the counters' doses are plan/'s counter levels, resol
   const Doses simulated = observer_info(ObserverKind::counters).doses({request, counters, false, base, ""});
   CHECK(simulated.levels == counter_levels(counters, false));
 }
+
+TEST_CASE("observer kinds: each row reads its own option's value from a request, and only its own") {
+  ObserverRequest r;
+  r.kind = ObserverKind::breakpoints;
+  r.symbols = "main,f";
+  CHECK(observer_info(ObserverKind::breakpoints).given(r) == "main,f");
+  CHECK(observer_info(ObserverKind::probes).given(r).empty());  // the same symbols, another kind
+  r = ObserverRequest{};
+  r.kind = ObserverKind::sampling;
+  r.frequencies = "0,99";
+  CHECK(observer_info(ObserverKind::sampling).given(r) == "0,99");
+  r = ObserverRequest{};
+  r.kind = ObserverKind::command;
+  r.command = "perf record -F {level} --";
+  CHECK(observer_info(ObserverKind::command).given(r) == "perf record -F {level} --");
+  r = ObserverRequest{};
+  r.kind = ObserverKind::build;
+  r.build = "make OUT={out}";
+  CHECK(observer_info(ObserverKind::build).given(r) == "make OUT={out}");
+  CHECK(observer_info(ObserverKind::counters).given == nullptr);
+}
