@@ -106,8 +106,7 @@ std::optional<double> amount(const std::optional<T>& v) {
 // Whether no profiler runs at the level (a profiler command's level "0"): a journal
 // written before the profiler's cost was left out there still holds obscheck-exec's.
 bool bare_level(const Level& level) {
-  const auto wrap = level.extra.find("wrap");
-  return wrap != level.extra.end() && wrap->is_string() && wrap->get<std::string>() == "0";
+  return wrap_word(level) == std::optional<std::string>("0");
 }
 
 struct Quantity {

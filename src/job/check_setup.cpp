@@ -7,9 +7,7 @@
 
 #include "events/event.h"
 #include "host/install_paths.h"
-#include "observe/probes.h"
-#include "observe/sampling.h"
-#include "observe/variants.h"
+#include "observe/observer_kinds.h"
 #include "observe/wrap.h"
 #include "job/job_backend.h"
 #include "job/journal_job.h"
@@ -21,98 +19,36 @@
 namespace obscheck {
 namespace {
 
-// Where --build writes its variants, relative to the working directory.
-constexpr const char* kVariantsDir = ".obscheck-variants";
-
-// The counters a check counts when the user named none.
+// The counters a check counts when the user named none: its kind's row says which.
 CounterList default_counters(const CheckRequest& r, const Backend& backend) {
-  if (r.observer.kind == ObserverKind::command) return backend.default_counters(CounterUse::command_metrics);
-  return backend.default_counters(r.observer.kind == ObserverKind::counters ? CounterUse::check
-                                                                             : CounterUse::observer_metrics);
-}
-
-std::uint64_t parse_frequency(const std::string& w) {
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(w.c_str(), &end, 10);
-  if (w.empty() || w[0] < '0' || w[0] > '9' || *end != '\0')
-    throw Error(ErrorKind::usage, "--sample-freq: '" + w + "' is not a frequency in Hz");
-  return v;
-}
-
-std::string default_sample_event() {
-  return probe_event_set(parse_events("cycles")).front().available ? "cycles" : "cpu-clock";
-}
-
-// The doses of each observer are resolved on this host here (probes opened, sampling
-// rates allowed, profilers found, variants built), before a journal is written; their
-// levels are plan/'s (plan/levels.h).
-
-std::vector<Level> probe_doses(const ObserverRequest& req, std::size_t counters, const LaunchSpec& base,
-                               ObserverSpec& obs) {
-  const bool uprobes = req.kind == ObserverKind::probes;
-  const std::vector<std::string> syms = req.symbols.rfind("auto:", 0) == 0
-                                            ? auto_probe_symbols(base.path, std::stoul(req.symbols.substr(5)))
-                                            : split_commas(req.symbols);
-  obs.probes = probe_events(base.path, syms, uprobes ? ProbeKind::uprobe : ProbeKind::breakpoint);
-  require_openable_together(obs.probes);
-  return probe_levels(syms, counters);
-}
-
-std::vector<Level> sampling_doses(const ObserverRequest& req, std::size_t counters, ObserverSpec& obs) {
-  obs.sample_event = parse_events(req.sample_event.empty() ? default_sample_event() : req.sample_event).events.at(0);
-  return sampling_levels(sample_frequencies(req.frequencies, obs.sample_event), counters);
-}
-
-std::vector<Level> command_doses(const ObserverRequest& req, std::size_t counters, const LaunchSpec& base,
-                                 ObserverSpec& obs, std::vector<std::string>& notes) {
-  require_target_marker(req.command);
-  obs.command = req.command;
-  obs.exec_shim = exec_shim_path();
-  notes.push_back("under the profiler command the counters and wall time describe the target alone, from its exec to "
-                  "its exit, and its own output is compared; the rusage metrics hold the target's and the "
-                  "profiler's usage together (marked 'target + profiler'): they are the profiler's cost, reported "
-                  "per dose without a verdict; the profiler's own time is under 'observer:'");
-  const std::vector<std::string> words = split_commas(req.levels);
-  for (const std::string& w : words) {
-    if (w == "0") continue;  // level 0: the target not wrapped
-    wrap_launch(base, req.command, w);  // a profiler not on PATH: exit 3 before the journal
-    for (const auto& a : describe_wrapper_changes(wrap_command(req.command, w, base.argv), base.argv).aspects)
-      if (!a.held) notes.push_back("level " + w + ": " + a.note);
+  switch (observer_info(r.observer.kind).counters) {
+    case DefaultCounters::dosed: return backend.default_counters(CounterUse::check);
+    case DefaultCounters::metrics: return backend.default_counters(CounterUse::observer_metrics);
+    case DefaultCounters::target_metrics: return backend.default_counters(CounterUse::command_metrics);
   }
-  return command_levels(words, counters);
+  return backend.default_counters(CounterUse::observer_metrics);
 }
 
-std::vector<Level> build_doses(const ObserverRequest& req, std::size_t counters, ObserverSpec& obs) {
-  std::vector<VariantDose> doses;
-  for (const BuildVariant& v : build_variants(req.build, req.probe_sites, kVariantsDir)) {
-    obs.variants.push_back(v.path);
-    doses.push_back({v.dose, v.mask, v.digest});
-  }
-  return build_levels(doses, counters);
-}
-
-// The doses of the chosen observer as plan levels (plan/levels.h); fills the runner's
-// ObserverSpec.
+// The doses of the chosen observer, resolved on this host by its kind's row
+// (observe/observer_kinds.h), as plan levels; fills the runner's ObserverSpec and adds
+// the row's notes to `notes`.
 std::vector<Level> observer_levels(const CheckRequest& r, const Backend& backend, const LaunchSpec& base,
                                    ObserverSpec& obs, std::vector<std::string>& notes) {
-  obs.kind = r.observer.kind;
-  switch (r.observer.kind) {
-    case ObserverKind::counters:
-      // Every dose is compared with no counter at all (level 0) on the driver's metrics
-      // (wall time, rusage): they answer "does counting these events change my
-      // program?" for a list of any length, one counter included. A counter is still
-      // compared with itself counted alone: level 0 cannot count it. In process,
-      // level 0 is the library loaded with an empty list: the program as every other
-      // level runs it, less the counting. Not when the driver's metrics time a
-      // simulator instead of the program.
-      return counter_levels(r.counters.items(), backend.times_the_program());
-    case ObserverKind::probes:
-    case ObserverKind::breakpoints: return probe_doses(r.observer, r.counters.size(), base, obs);
-    case ObserverKind::sampling: return sampling_doses(r.observer, r.counters.size(), obs);
-    case ObserverKind::command: return command_doses(r.observer, r.counters.size(), base, obs, notes);
-    case ObserverKind::build: return build_doses(r.observer, r.counters.size(), obs);
-  }
-  return {};
+  const ObserverKindInfo& info = observer_info(r.observer.kind);
+  const DoseInputs in{r.observer, r.counters.items(), backend.times_the_program(), base,
+                      info.attach == Attach::wraps_launch ? exec_shim_path() : std::string()};
+  Doses d = info.doses(in);
+  obs = std::move(d.spec);
+  notes.insert(notes.end(), d.notes.begin(), d.notes.end());
+  return std::move(d.levels);
+}
+
+// The layouts a check crosses its levels with: every layout of the mode for an
+// observer whose list reaches the target's environment in process (its row's
+// varies_layout); every other observer leaves the environment alone, so its layout is
+// held.
+std::vector<Layout> layouts_of(ObserverKind kind, CountingMode mode) {
+  return observer_info(kind).varies_layout ? layouts_for(mode) : std::vector<Layout>{Layout::held};
 }
 
 // The plan's blocks: --runs, --max-runs and -w, else the backend's policy (with exact
@@ -126,16 +62,6 @@ void set_budget(const CheckRequest& r, const Backend& backend, PlanSpec& ps) {
 }
 
 }  // namespace
-
-std::vector<std::uint64_t> sample_frequencies(const std::string& list, const EventDesc& event) {
-  std::vector<std::uint64_t> frequencies;
-  for (const std::string& w : split_commas(list)) {
-    const std::uint64_t f = parse_frequency(w);
-    if (f > 0) require_sample_rate_allowed(event, f);  // exit 4 now, not after the journal
-    frequencies.push_back(f);
-  }
-  return frequencies;
-}
 
 LaunchSpec launch_spec_for(const LaunchRequest& r) {
   LaunchSpec s;
@@ -152,7 +78,7 @@ LaunchSpec launch_spec_for(const LaunchRequest& r) {
 }
 
 SettledRequest settle_backend(CheckRequest r) {
-  if (r.observer.kind != ObserverKind::counters && r.mode == CountingMode::inprocess)
+  if (!observer_info(r.observer.kind).in_process && r.mode == CountingMode::inprocess)
     throw Error(ErrorKind::usage, "--mode inprocess goes with the counter observer only",
                 "probes, breakpoints, sampling, profiler commands and builds are checked with --mode external");
   const std::string sim_cache = r.sim_cache;
@@ -173,11 +99,12 @@ SettledRequest settled_as_recorded(CheckRequest r) {
 PreparedCheck prepare_check(SettledRequest s) {
   CheckRequest& r = s.request;
   PreparedCheck p;
-  // With --build the program is the variant: "{out}" (or nothing) stands for it.
-  if (r.observer.kind == ObserverKind::build && (r.launch.argv.empty() || r.launch.argv.front() == "{out}")) {
-    const auto variants = build_variants(r.observer.build, r.observer.probe_sites, kVariantsDir);
-    if (r.launch.argv.empty()) r.launch.argv.push_back(variants.front().path);
-    r.launch.argv.front() = variants.front().path;
+  // An observer that runs its own program (a build's variant): "{out}" (or nothing) stands for it.
+  const ObserverKindInfo& info = observer_info(r.observer.kind);
+  if (info.program && (r.launch.argv.empty() || r.launch.argv.front() == "{out}")) {
+    const std::string program = info.program(r.observer);
+    if (r.launch.argv.empty()) r.launch.argv.push_back(program);
+    r.launch.argv.front() = program;
   }
   CheckSpec& spec = p.spec;
   spec.backend = s.backend;
@@ -202,9 +129,7 @@ PreparedCheck prepare_check(SettledRequest s) {
   p.plan.counters = r.counters.items();
   p.plan.levels = observer_levels(r, backend, spec.base, spec.observer, p.warnings);
   p.plan.observer = spec.observer.kind;
-  // Only the counter observer's list reaches the target's environment in process;
-  // every other observer leaves the environment alone, so its layout is held.
-  p.plan.layouts = spec.observer.kind == ObserverKind::counters ? layouts_for(spec.mode) : std::vector<Layout>{Layout::held};
+  p.plan.layouts = layouts_of(spec.observer.kind, spec.mode);
   // A seed the user did not give is drawn once and recorded, so the run can be replayed.
   if (!r.seed_given) r.seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
   p.plan.seed = r.seed;
@@ -220,7 +145,8 @@ PreparedCheck prepare_plan(SettledRequest s, std::vector<std::string>& cannot_co
     return prepare_check(s);
   } catch (const Error& e) {
     // An exact backend counts the same on every host: its refusal is the list's.
-    if (e.kind() != ErrorKind::event || r.observer.kind != ObserverKind::counters || backend->exact()) throw;
+    const bool doses_the_list = observer_info(r.observer.kind).counters == DefaultCounters::dosed;
+    if (e.kind() != ErrorKind::event || !doses_the_list || backend->exact()) throw;
     cannot_count.push_back(e.what());
   }
   PreparedCheck p;
@@ -229,9 +155,9 @@ PreparedCheck prepare_plan(SettledRequest s, std::vector<std::string>& cannot_co
   p.spec.base = launch_spec_for(r.launch);
   p.spec.mode = r.mode;
   p.plan.counters = r.counters.items();
-  p.plan.levels = counter_levels(r.counters.items(), backend->times_the_program());
-  p.plan.observer = ObserverKind::counters;
-  p.plan.layouts = layouts_for(r.mode);
+  p.plan.levels = observer_levels(r, *backend, p.spec.base, p.spec.observer, p.warnings);
+  p.plan.observer = r.observer.kind;
+  p.plan.layouts = layouts_of(r.observer.kind, r.mode);
   if (!r.seed_given) r.seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
   r.seed_given = true;
   p.plan.seed = r.seed;

@@ -13,6 +13,7 @@
 
 #include "events/event.h"
 #include "launch/launcher.h"
+#include "observe/observer_kinds.h"
 #include "plan/plan.h"
 #include "record/request.h"
 #include "record/journal.h"
@@ -41,12 +42,6 @@ SettledRequest settle_backend(CheckRequest r);
 // A request a journal or a plan file recorded, with its backend as recorded (no host
 // check: a resumed job calls require_here() itself).
 SettledRequest settled_as_recorded(CheckRequest r);
-
-// The rates of --sample-freq, as the check and fidelity both take them: whole numbers
-// in Hz (Error(usage) otherwise), each above 0 at most kernel.perf_event_max_sample_rate
-// for `event` now (Error(event), exit 4, before anything runs); 0 is kept (the check's
-// unsampled level).
-std::vector<std::uint64_t> sample_frequencies(const std::string& list, const EventDesc& event);
 
 // How the target starts for every measuring command: resolved path, exact environment
 // (padded with env_pad), ASLR, CPU, timeout, stdio, the user it runs as.

@@ -15,6 +15,7 @@
 #include "events/event.h"
 #include "job/check_setup.h"
 #include "launch/launcher.h"
+#include "observe/observer_kinds.h"
 #include "observe/profile.h"
 #include "run/signals.h"
 #include "util/error.h"

@@ -8,6 +8,7 @@
 
 #include "host/host_info.h"
 #include "job/journal_job.h"
+#include "record/plan_json.h"
 #include "record/request.h"
 #include "util/digest.h"
 #include "util/error.h"

@@ -137,7 +137,7 @@ CertificateReport certificate_report(const std::string& path, const ReportAsk& a
   const PlanSpec& spec = c.report.plan.spec;
   if (spec.doses_wrap_a_command())
     for (const Level& l : spec.levels) {
-      const std::string level = l.extra.value("wrap", std::string());
+      const std::string level = wrap_word(l).value_or("");
       if (const auto hz = requested_frequency(c.input.profiler_command, level)) c.input.requested_hz[level] = *hz;
     }
   return c;

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "events/event.h"
+#include "observe/observer_kinds.h"
 #include "observe/variants.h"  // kMaxProbeSites: a build variant's probe mask is a 64-bit word
 #include "record/journal_notes.h"  // kMaxTimeBudgetSeconds, kMaxMeasuredBlocks
 #include "util/error.h"
@@ -181,12 +182,23 @@ std::vector<CounterList> check_asked_values(const AskedValues& v) {
   return lists;
 }
 
+namespace {
+
+// The options that choose an observer, from the table of kinds: "--probes, ..., --build".
+std::string observer_options() {
+  std::string out;
+  for (const ObserverKindInfo& k : observer_kinds())
+    if (!k.option.empty()) out += (out.empty() ? "" : ", ") + std::string(k.option);
+  return out;
+}
+
+}  // namespace
+
 void check_asked_observer(const AskedObserver& o) {
   const int observers = !o.probes.empty() + !o.breakpoints.empty() + !o.sample_freq.empty() + !o.command.empty() +
                         !o.build.empty();
   if (observers > 1)
-    throw Error(ErrorKind::usage, "one observer at a time: --probes, --breakpoints, --sample-freq, --observer-cmd, --build",
-                "run one check per observer");
+    throw Error(ErrorKind::usage, "one observer at a time: " + observer_options(), "run one check per observer");
   if (o.command_given && o.command.find_first_not_of(" \t\n") == std::string::npos)
     throw Error(ErrorKind::usage, "--observer-cmd is empty: give the profiler command that wraps the target",
                 "e.g. --observer-cmd 'perf record -F {level} -o /dev/null --' --levels 0,99,999");

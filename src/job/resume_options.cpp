@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "observe/observer_kinds.h"
 #include "util/error.h"
 
 namespace obscheck {
@@ -42,13 +43,10 @@ namespace {
 // The value of an observer's option `name` as the request holds it; none for any
 // other option.
 std::optional<std::string> observer_option(const std::string& name, const ObserverRequest& o) {
-  if (name == "probes") return o.kind == ObserverKind::probes ? o.symbols : "";
-  if (name == "breakpoints") return o.kind == ObserverKind::breakpoints ? o.symbols : "";
-  if (name == "sample-freq") return o.frequencies;
+  for (const ObserverKindInfo& k : observer_kinds())  // the option that chooses a kind
+    if (k.given && k.option == "--" + name) return k.given(o);
   if (name == "sample-event") return o.sample_event;
-  if (name == "observer-cmd") return o.command;
   if (name == "levels") return o.levels;
-  if (name == "build") return o.build;
   return std::nullopt;
 }
 

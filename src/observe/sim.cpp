@@ -18,6 +18,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "observe/observer_kinds.h"
 #include "util/error.h"
 #include "util/fd.h"
 #include "util/temp_dir.h"
@@ -410,25 +411,9 @@ SimRun run_sim(const LaunchSpec& target, const SimGeometry& geometry, const std:
 }
 
 void require_sim_observer(ObserverKind observer) {
-  std::string subject, why;
-  switch (observer) {
-    case ObserverKind::counters:
-    case ObserverKind::build: return;
-    case ObserverKind::probes:
-    case ObserverKind::breakpoints:
-      subject = observer == ObserverKind::probes ? "uprobes do" : "breakpoints do";
-      why = "valgrind executes a translation of the program, so a probe on its code never fires";
-      break;
-    case ObserverKind::sampling:
-      subject = "sampling does";
-      why = "sampling needs a PMU or a timer interrupting the real process, and would sample valgrind";
-      break;
-    case ObserverKind::command:
-      subject = "a profiler command does";
-      why = "it would profile valgrind, not the simulated program";
-      break;
-  }
-  throw Error(ErrorKind::usage, fmt::format("{} not apply under simulation: {}", subject, why),
+  const ObserverKindInfo& info = observer_info(observer);
+  if (info.sim_why.empty()) return;
+  throw Error(ErrorKind::usage, fmt::format("{} not apply under simulation: {}", info.sim_subject, info.sim_why),
               "under --backend sim use the counter sweep or compile-time probes; drop --backend sim for this observer");
 }
 

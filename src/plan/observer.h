@@ -9,17 +9,41 @@
 // breakpoints, a sampling frequency, a profiler command, or a build variant.
 #pragma once
 
+#include <array>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace obscheck {
 
 enum class ObserverKind { counters, probes, breakpoints, sampling, command, build };
+// Every kind, in the enum's order (each has one row in observe/observer_kinds.h).
+inline constexpr std::array<ObserverKind, 6> kAllObserverKinds = {ObserverKind::counters, ObserverKind::probes,
+                                                                  ObserverKind::breakpoints, ObserverKind::sampling,
+                                                                  ObserverKind::command, ObserverKind::build};
 
 // "counters" | "probes" | "breakpoints" | "sampling" | "command" | "build"
 std::string_view to_string(ObserverKind k);
 // The kind spelled `name` as to_string spells it; nullopt for any other name.
 std::optional<ObserverKind> observer_kind_from_string(std::string_view name);
+// What one dose of the kind is, for a sentence (PlanSpec::dose_noun): "counter",
+// "uprobe", "breakpoint", "probe site"; empty where a level's label names the dose.
+std::string_view dose_noun(ObserverKind k);
+
+// The dose, as asked: the kind, and that kind's knobs (the others stay empty), as the
+// command line gave them and the journal's manifest records them (record/request.cpp).
+// Each kind's doses are resolved on the host by its row of observe/observer_kinds.h.
+struct ObserverRequest {
+  ObserverKind kind = ObserverKind::counters;
+  std::string symbols;         // probes, breakpoints: "f,g" or "auto:N"
+  std::string frequencies;     // sampling: "0,100,1000" (Hz)
+  std::string sample_event;    // sampling: the event sampled ("" = the host's default)
+  std::string command;         // command: the wrapper template with {level}
+  std::string levels;          // command: "0,99,999" (0 = the bare target)
+  std::string build;           // build: the build template with {mask} and {out}
+  int probe_sites = 8;         // build: doses 0..N
+  bool operator==(const ObserverRequest&) const = default;
+};
 
 // What a plan's levels vary. A check's plan doses one observer (PlanSpec::observer);
 // the other commands' plans dose none: measure repeats one configuration, bias and

@@ -1,7 +1,7 @@
 // plan/: which configurations run, in which order, and when to look at the data.
 //
 // Pure: no I/O, no clocks, no global randomness. A Plan is rebuilt bit-for-bit from
-// its PlanSpec (plan_to_json / plan_from_json), so a resumed or re-reported sweep sees
+// its PlanSpec (record/plan_json.h plan_to_json / plan_from_json), so a resumed or re-reported sweep sees
 // the same configurations, the same per-block orders and the same looks.
 //
 // A configuration is one observer level crossed with one layout condition. A block
@@ -19,8 +19,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "plan/levels.h"
 #include "plan/observer.h"
@@ -252,12 +250,5 @@ struct Metric {
 std::optional<std::size_t> comparison_baseline(const Plan& plan, Metric metric,
                                                std::size_t config);
 
-// The spec and, for readers, the expanded configurations.
-nlohmann::json plan_to_json(const Plan& plan);
-// Rebuilds the plan from its spec. Throws Error(io) when a field is missing or has the
-// wrong type, when "observer" names no observer and no other plan's kind (PlanSpec::name),
-// or when the recorded configurations differ from the rebuilt ones (a journal written by
-// an incompatible planner).
-Plan plan_from_json(const nlohmann::json& j);
 
 }  // namespace obscheck

@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "record/journal_reader.h"
+#include "record/plan_json.h"
 #include "record/plan_notes.h"
 #include "util/error.h"
 #include "util/text.h"

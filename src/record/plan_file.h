@@ -12,6 +12,7 @@
 
 #include "plan/plan.h"
 #include "record/journal.h"
+#include "record/plan_json.h"  // PlanFile::plan is plan_to_json's, read back with plan_from_json
 
 namespace obscheck {
 

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "launch/launcher.h"
+#include "observe/observer_kinds.h"
 #include "util/error.h"
 
 namespace obscheck {
@@ -23,15 +24,12 @@ nlohmann::json run_as_json(const std::string& user) {
 }
 
 nlohmann::json observer_json(const ObserverRequest& o) {
-  // The keys are the command-line options' names: one string per kind of dose.
-  return {{"probes", o.kind == ObserverKind::probes ? o.symbols : ""},
-          {"breakpoints", o.kind == ObserverKind::breakpoints ? o.symbols : ""},
-          {"sample_freq", o.frequencies},
-          {"sample_event", o.sample_event},
-          {"observer_cmd", o.command},
-          {"levels", o.levels},
-          {"build", o.build},
-          {"probe_sites", o.probe_sites}};
+  // The keys are the command-line options' names: one string per kind of dose, under
+  // its row's resume key (observe/observer_kinds.h), and the knobs beside them.
+  nlohmann::json j = {{"sample_event", o.sample_event}, {"levels", o.levels}, {"probe_sites", o.probe_sites}};
+  for (const ObserverKindInfo& k : observer_kinds())
+    if (k.given) j[std::string(k.resume_key)] = k.given(o);
+  return j;
 }
 
 ObserverRequest observer_from_json(const nlohmann::json& j) {
@@ -44,12 +42,13 @@ ObserverRequest observer_from_json(const nlohmann::json& j) {
   o.build = j.value("build", "");
   o.probe_sites = j.value("probe_sites", 8);
   o.symbols = !probes.empty() ? probes : breakpoints;
-  o.kind = !probes.empty()            ? ObserverKind::probes
-           : !breakpoints.empty()     ? ObserverKind::breakpoints
-           : !o.frequencies.empty()   ? ObserverKind::sampling
-           : !o.command.empty()       ? ObserverKind::command
-           : !o.build.empty()         ? ObserverKind::build
-                                      : ObserverKind::counters;
+  // The kind is the first whose resume key holds a value (observe/observer_kinds.h);
+  // the counters when none does.
+  for (const ObserverKindInfo& k : observer_kinds())
+    if (!k.resume_key.empty() && !j.value(std::string(k.resume_key), std::string()).empty()) {
+      o.kind = k.kind;
+      break;
+    }
   return o;
 }
 

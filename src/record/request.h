@@ -33,18 +33,6 @@ std::string_view to_string(Leftovers l);
 // "kill" | "fail"; throws Error(usage) naming the accepted values.
 Leftovers leftovers_from_string(std::string_view text);
 
-// The dose, as asked: the kind, and that kind's knobs (the others stay empty).
-struct ObserverRequest {
-  ObserverKind kind = ObserverKind::counters;
-  std::string symbols;         // probes, breakpoints: "f,g" or "auto:N"
-  std::string frequencies;     // sampling: "0,100,1000" (Hz)
-  std::string sample_event;    // sampling: the event sampled ("" = the host's default)
-  std::string command;         // command: the wrapper template with {level}
-  std::string levels;          // command: "0,99,999" (0 = the bare target)
-  std::string build;           // build: the build template with {mask} and {out}
-  int probe_sites = 8;         // build: doses 0..N
-  bool operator==(const ObserverRequest&) const = default;
-};
 
 // How the target is started: the measurement context held constant over the check.
 struct LaunchRequest {

@@ -38,8 +38,7 @@ json observed(const std::vector<Observation>& all, const std::string& level, con
 json doses_json(const Plan& plan, const CheckContext& ctx, const std::map<std::string, double>& requested) {
   json doses = json::array();
   for (const Level& l : plan.spec.levels) {
-    const auto wrap = l.extra.find("wrap");
-    const std::string level = wrap != l.extra.end() && wrap->is_string() ? wrap->get<std::string>() : l.label;
+    const std::string level = wrap_word(l).value_or(l.label);
     const bool bare = level == "0";  // level "0" runs the bare target (observe/wrap.h)
     json d = {{"level", l.label}, {"dose", l.dose}, {"profiler_runs", !bare}};
     const auto asked = requested.find(level);

@@ -15,6 +15,7 @@
 
 #include "events/event.h"
 #include "launch/launcher.h"
+#include "observe/observer_kinds.h"
 #include "observe/sim.h"
 #include "plan/observer.h"
 #include "plan/plan.h"
@@ -26,16 +27,6 @@ namespace obscheck {
 class Backend;   // run/backend.h
 class Measurer;  // run/measurer.h
 class Observer;  // run/observers.h
-
-// What the runner does for the chosen observer at a level named in its `extra`.
-struct ObserverSpec {
-  ObserverKind kind = ObserverKind::counters;
-  EventSet probes;                     // probes / breakpoints: level k attaches the first k ("probes": k)
-  EventDesc sample_event;              // sampling: the event sampled at level "freq" Hz
-  std::string command;                 // command: the wrapper template, level "wrap"
-  std::string exec_shim;               // command: obscheck-exec, which starts the target (run/observers.h)
-  std::vector<std::string> variants;   // build: the executable of each level ("variant": k)
-};
 
 struct CheckSpec {
   LaunchSpec base;             // the target in its base context (environment before any observer)

@@ -59,7 +59,7 @@ Plan sweep_plan(const SweepSpec& spec, PlanKind kind) {
     for (std::size_t v = 0; v < spec.variants.size(); ++v) {
       Level level;
       level.label = fmt::format("{}/{}", c.label, spec.variants[v].name);
-      level.extra = {{"context", c.id}, {"variant", v}};
+      level.knob = LayoutCell{c.id, v};
       p.levels.push_back(std::move(level));
     }
   }
@@ -74,12 +74,9 @@ Plan sweep_plan(const SweepSpec& spec, PlanKind kind) {
 }
 
 SweepCell sweep_cell(const Configuration& config) {
-  try {
-    return SweepCell{config.level.extra.at("context").get<std::size_t>(), config.level.extra.at("variant").get<std::size_t>()};
-  } catch (const nlohmann::json::exception&) {
-    throw Error(ErrorKind::io, fmt::format("configuration {} names no context and variant", config.id),
-                "the journal is not one of obscheck bias or compare");
-  }
+  if (const auto* cell = std::get_if<LayoutCell>(&config.level.knob)) return SweepCell{cell->context, cell->variant};
+  throw Error(ErrorKind::io, fmt::format("configuration {} names no context and variant", config.id),
+              "the journal is not one of obscheck bias or compare");
 }
 
 std::optional<std::uint64_t> parse_stack_address(const std::string& line) {

@@ -22,6 +22,7 @@
 #include "observe/counters.h"
 #include "observe/inprocess.h"
 #include "observe/lifetime.h"
+#include "observe/observer_kinds.h"
 #include "observe/probes.h"
 #include "observe/sampling.h"
 #include "observe/sim.h"
@@ -265,9 +266,8 @@ class CommandMeasurer final : public Measurer {
   CommandMeasurer(const Plan& plan, const CheckSpec& spec) : spec_(spec) {
     for (const Configuration& c : plan.configs) {
       sets_.push_back(metric_events(spec, c.level));
-      const auto wrap = c.level.extra.find("wrap");
-      wrapped_.push_back(wrap != c.level.extra.end() && wrap->is_string() &&
-                         wrap->get<std::string>() != kUnwrappedLevel);
+      const std::optional<std::string> wrap = wrap_word(c.level);
+      wrapped_.push_back(wrap && *wrap != kUnwrappedLevel);
     }
   }
 
@@ -438,7 +438,9 @@ std::unique_ptr<Measurer> make_sim_measurer(const Plan& plan, const CheckSpec& s
 }
 
 std::unique_ptr<Measurer> make_native_measurer(const Plan& plan, const CheckSpec& spec, const Observer& observer) {
-  if (spec.observer.kind == ObserverKind::command) return std::make_unique<CommandMeasurer>(plan, spec);
+  // A wrapped target is counted from its own exec (obscheck-exec), not from the wrapper's.
+  if (observer_info(spec.observer.kind).attach == Attach::wraps_launch)
+    return std::make_unique<CommandMeasurer>(plan, spec);
   return std::make_unique<PerfMeasurer>(plan, spec, observer);
 }
 

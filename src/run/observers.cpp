@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "observe/observer_kinds.h"
 #include "observe/probes.h"
 #include "observe/sampling.h"
 #include "observe/wrap.h"
@@ -19,7 +20,8 @@ class ProbeObserver final : public Observer {
   explicit ProbeObserver(EventSet probes) : probes_(std::move(probes)) {}
   EventSet events(const Level& level) const override {
     EventSet first;
-    const std::size_t k = level.extra.value("probes", std::size_t{0});
+    const auto* attached = std::get_if<ProbesAttached>(&level.knob);
+    const std::size_t k = attached ? attached->probes : 0;
     for (std::size_t i = 0; i < k; ++i) {
       first.groups.push_back({first.events.size()});
       first.events.push_back(probes_.events.at(i));
@@ -61,8 +63,9 @@ class SamplingObserver final : public Observer {
  public:
   explicit SamplingObserver(EventDesc event) : event_(std::move(event)) {}
   std::unique_ptr<Attachment> attach(pid_t child, const Level& level) const override {
+    const auto* sampled = std::get_if<SampledAt>(&level.knob);
     return std::make_unique<SamplingAttachment>(
-        Sampler::open(child, event_, level.extra.value("freq", std::uint64_t{0})));
+        Sampler::open(child, event_, sampled ? sampled->freq : 0));
   }
 
  private:
@@ -80,7 +83,7 @@ class CommandObserver final : public Observer {
     corked.path = shim_;
     corked.argv = {shim_, base.path};
     corked.argv.insert(corked.argv.end(), base.argv.begin(), base.argv.end());
-    return wrap_launch(corked, command_, level.extra.at("wrap").get<std::string>());
+    return wrap_launch(corked, command_, std::get<WrappedAt>(level.knob).wrap);
   }
 
  private:
@@ -94,7 +97,7 @@ class BuildObserver final : public Observer {
   explicit BuildObserver(std::vector<std::string> variants) : variants_(std::move(variants)) {}
   LaunchSpec launch(const LaunchSpec& base, const Level& level) const override {
     LaunchSpec l = base;
-    l.path = variants_.at(level.extra.at("variant").get<std::size_t>());
+    l.path = variants_.at(std::get<BuiltVariantRun>(level.knob).variant);
     l.argv.at(0) = l.path;
     return l;
   }
@@ -106,13 +109,12 @@ class BuildObserver final : public Observer {
 }  // namespace
 
 std::unique_ptr<Observer> make_observer(const ObserverSpec& spec) {
-  switch (spec.kind) {
-    case ObserverKind::counters: return std::make_unique<CounterObserver>();
-    case ObserverKind::probes:
-    case ObserverKind::breakpoints: return std::make_unique<ProbeObserver>(spec.probes);
-    case ObserverKind::sampling: return std::make_unique<SamplingObserver>(spec.sample_event);
-    case ObserverKind::command: return std::make_unique<CommandObserver>(spec.command, spec.exec_shim);
-    case ObserverKind::build: return std::make_unique<BuildObserver>(spec.variants);
+  switch (observer_info(spec.kind).attach) {
+    case Attach::counters_only: return std::make_unique<CounterObserver>();
+    case Attach::counts_beside: return std::make_unique<ProbeObserver>(spec.probes);
+    case Attach::watches_child: return std::make_unique<SamplingObserver>(spec.sample_event);
+    case Attach::wraps_launch: return std::make_unique<CommandObserver>(spec.command, spec.exec_shim);
+    case Attach::runs_a_variant: return std::make_unique<BuildObserver>(spec.variants);
   }
   return std::make_unique<CounterObserver>();
 }

@@ -48,7 +48,8 @@ class Observer {
   virtual void collect(RunRecord&, const EventSet& /*counted*/, const std::vector<std::size_t>& /*own*/) const {}
 };
 
-// The observer a check's spec names (spec.observer.kind).
+// The observer a check's spec names: the mechanism its kind's row gives
+// (observe/observer_kinds.h ObserverKindInfo::attach).
 std::unique_ptr<Observer> make_observer(const ObserverSpec& spec);
 
 }  // namespace obscheck

@@ -52,6 +52,13 @@ TEST_CASE("report: damaged journals exit 6 naming the line and field") {
     CHECK(r.code == 6);
     CHECK(r.err.find("journal " + path + " line 1: plan: unknown observer 'Counters'") != std::string::npos);
   }
+  SECTION("a level's knob of the wrong type") {
+    std::ofstream(path) << golden_with("\"extra\":{}", "\"extra\":{\"probes\":\"two\"}");
+    const auto r = run_cli({"report", path});
+    CHECK(r.code == 6);
+    CHECK(r.err.find("journal " + path + " line 1: plan level 0 extra: field 'probes' has the wrong type (\"two\")") !=
+          std::string::npos);
+  }
   SECTION("a directory and a device") {
     const auto d = run_cli({"report", dir.string()});
     CHECK(d.code == 6);

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "plan/plan.h"
+#include "record/plan_json.h"
 #include "util/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

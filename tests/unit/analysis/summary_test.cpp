@@ -22,7 +22,7 @@ Plan sampling_plan() {
     l.label = hz == 0 ? "0Hz[none]" : std::to_string(hz) + "Hz";
     l.programmed = {0};
     l.announced = {0};
-    l.extra = {{"freq", hz}};
+    l.knob = SampledAt{static_cast<std::uint64_t>(hz)};
     s.levels.push_back(l);
   }
   s.layouts = {Layout::held};

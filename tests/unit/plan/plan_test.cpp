@@ -294,87 +294,15 @@ TEST_CASE("comparison baselines: solo level per counter, dose-1 level per layout
 TEST_CASE("generic levels: the least dose is the baseline") {
   PlanSpec s;
   s.observer = ObserverKind::sampling;
-  s.levels = {Level{1000, "1000Hz", {}, {}, {{"freq", 1000}}},
-              Level{0, "0Hz", {}, {}, {{"freq", 0}}},
-              Level{100, "100Hz", {}, {}, {{"freq", 100}}}};
+  s.levels = {Level{1000, "1000Hz", {}, {}, SampledAt{1000}},
+              Level{0, "0Hz", {}, {}, SampledAt{0}},
+              Level{100, "100Hz", {}, {}, SampledAt{100}}};
   s.layouts = {Layout::held};
   const Plan p = make_plan(s);
   CHECK(p.baselines == std::vector<std::size_t>{1});
   CHECK(p.configs[p.aa].id == "sampling=0Hz/held#aa");
-  CHECK(p.configs[0].level.extra == nlohmann::json{{"freq", 1000}});
+  CHECK(p.configs[0].level.knob == LevelKnob{SampledAt{1000}});
   CHECK(comparison_baseline(p, Metric::driver(), 2) == std::optional<std::size_t>{1});
-}
-
-TEST_CASE("plan JSON round trip rebuilds the same plan and orders") {
-  PlanSpec s;
-  s.counters = {"cycles", "l1d", "llc"};
-  s.levels = counter_levels(s.counters);
-  s.layouts = layouts_for(CountingMode::inprocess);
-  s.seed = 0xfedcba9876543210ULL;  // above 2^63: must survive as an unsigned number
-  s.fixed_blocks = 12;
-  s.max_blocks = 200;
-  const Plan p = make_plan(s);
-  const auto j = nlohmann::json::parse(plan_to_json(p).dump());
-  const Plan q = plan_from_json(j);
-  CHECK(q.spec == p.spec);
-  CHECK(ids(q) == ids(p));
-  CHECK(q.aa == p.aa);
-  CHECK(block_order(q, 5) == block_order(p, 5));
-
-  auto tampered = j;
-  tampered["configs"][2]["id"] = "counters=9[x]/held";
-  CHECK_THROWS_AS(plan_from_json(tampered), Error);
-  auto missing = j;
-  missing.erase("seed");
-  try {
-    plan_from_json(missing);
-    FAIL("no throw");
-  } catch (const Error& e) {
-    CHECK(e.kind() == ErrorKind::io);
-    CHECK(std::string(e.what()).find("seed") != std::string::npos);
-  }
-}
-
-TEST_CASE("plan JSON: the observer is written by name and read back to the same kind") {
-  const auto round_trip = [](PlanSpec s) {
-    s.levels = {Level{0, "0", {}, {}, nlohmann::json::object()}, Level{1, "1", {}, {}, nlohmann::json::object()}};
-    s.layouts = {Layout::held};
-    const Plan p = make_plan(s);
-    const nlohmann::json j = plan_to_json(p);
-    const Plan q = plan_from_json(j);
-    CHECK(q.spec == p.spec);
-    return j.at("observer").get<std::string>();
-  };
-  const std::vector<std::pair<ObserverKind, std::string>> observers = {
-      {ObserverKind::counters, "counters"}, {ObserverKind::probes, "probes"}, {ObserverKind::breakpoints, "breakpoints"},
-      {ObserverKind::sampling, "sampling"}, {ObserverKind::command, "command"}, {ObserverKind::build, "build"}};
-  for (const auto& [kind, name] : observers) {
-    PlanSpec s;
-    s.observer = kind;
-    CHECK(round_trip(s) == name);
-    CHECK(observer_kind_from_string(name) == kind);
-  }
-  for (const auto& [kind, name] : std::vector<std::pair<PlanKind, std::string>>{
-           {PlanKind::measure, "measure"}, {PlanKind::bias, "bias"}, {PlanKind::compare, "compare"}}) {
-    PlanSpec s;
-    s.kind = kind;
-    CHECK(round_trip(s) == name);
-    CHECK_FALSE(observer_kind_from_string(name));
-  }
-  PlanSpec s;
-  s.levels = counter_levels({"cycles"});
-  s.layouts = {Layout::held};
-  nlohmann::json unknown = plan_to_json(make_plan(s));
-  for (const char* name : {"Counters", "check", "", "counters "}) {
-    unknown["observer"] = name;
-    try {
-      plan_from_json(unknown);
-      FAIL("no throw for observer '" << name << "'");
-    } catch (const Error& e) {
-      CHECK(e.kind() == ErrorKind::io);
-      CHECK(std::string(e.what()) == fmt::format("plan: unknown observer '{}'", name));
-    }
-  }
 }
 
 TEST_CASE("observer levels: every observer's doses, level 0 first where the observer has one") {
@@ -387,24 +315,26 @@ TEST_CASE("observer levels: every observer's doses, level 0 first where the obse
   const std::vector<Level> probes = probe_levels({"f", "g"}, 2);
   CHECK(labels(probes) == std::vector<std::string>{"0[none]", "1[f]", "2[f,g]"});
   CHECK(probes[2].dose == 2);
-  CHECK(probes[2].extra == nlohmann::json{{"probes", 2}});
+  CHECK(probes[2].knob == LevelKnob{ProbesAttached{2}});
   CHECK(probes[0].programmed == all2);
   CHECK(probes[0].announced == all2);
 
   const std::vector<Level> sampling = sampling_levels({1000, 0, 99}, 1);
   CHECK(labels(sampling) == std::vector<std::string>{"0Hz[none]", "99Hz", "1000Hz"});
   CHECK(sampling[2].dose == 1000);
-  CHECK(sampling[2].extra == nlohmann::json{{"freq", 1000}});
+  CHECK(sampling[2].knob == LevelKnob{SampledAt{1000}});
 
   // A word that is not a number doses its position; ties keep the given order.
   const std::vector<Level> command = command_levels({"999", "0", "hi", "99"}, 1);
   CHECK(labels(command) == std::vector<std::string>{"0[bare]", "hi", "99", "999"});
   CHECK(command[1].dose == 2);
-  CHECK(command[0].extra == nlohmann::json{{"wrap", "0"}});
+  CHECK(command[0].knob == LevelKnob{WrappedAt{"0"}});
+  CHECK(wrap_word(command[0]) == std::optional<std::string>("0"));
+  CHECK_FALSE(wrap_word(sampling[0]));
 
   const std::vector<Level> build = build_levels({{0, 0, "aa"}, {2, 3, "bb"}, {1, 1, "cc"}}, 0);
   CHECK(labels(build) == std::vector<std::string>{"0[mask 0]", "1[mask 1]", "2[mask 3]"});
-  CHECK(build[1].extra == nlohmann::json{{"variant", 2}, {"sha256", "cc"}});
+  CHECK(build[1].knob == LevelKnob{BuiltVariantRun{2, "cc"}});
   CHECK(build[1].programmed.empty());
 }
 
@@ -432,12 +362,10 @@ TEST_CASE("shards: every measured block in exactly one shard, the warm-up in eac
       if (x.warmup) CHECK(x.block == 0);
       else if (x.position == 0) measured.insert(x.block);
     }
-    // The shard survives the journal's JSON, and the whole plan drops it.
-    CHECK(plan_from_json(plan_to_json(p)).spec == p.spec);
+    // The whole plan drops the shard (its JSON: record/plan_json_test.cpp).
     CHECK_FALSE(whole_plan(p).spec.shard);
   }
   CHECK(measured == std::multiset<std::size_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
-  CHECK_FALSE(plan_to_json(whole).contains("shard"));  // other journals read as before
 }
 
 TEST_CASE("shards: out of range, without fixed blocks, or more than the blocks are usage errors") {
@@ -462,7 +390,7 @@ TEST_CASE("groups: a group's configurations run back to back, groups and members
   s.kind = PlanKind::compare;
   for (int c = 0; c < 6; ++c)
     for (const char* v : {"baseline", "contender", "aa"})
-      s.levels.push_back(Level{1, fmt::format("c{}/{}", c, v), {}, {}, nlohmann::json::object()});
+      s.levels.push_back(Level{1, fmt::format("c{}/{}", c, v), {}, {}, {}});
   s.layouts = {Layout::held};
   s.aa_control = false;
   s.group_size = 3;
@@ -485,14 +413,8 @@ TEST_CASE("groups: a group's configurations run back to back, groups and members
   }
   CHECK(group_orders.size() > 30);   // 720 orders of the groups
   CHECK(first_members.size() > 10);  // 27 patterns of who goes first
-  // The grouping is part of the recorded plan.
-  const auto j = plan_to_json(p);
-  CHECK(j.at("group_size") == 3);
-  CHECK(plan_from_json(j).spec == p.spec);
-  CHECK(block_order(plan_from_json(j), 7) == block_order(p, 7));
-  // Without groups the JSON has no such key, as before it existed.
+  // The grouping's JSON: record/plan_json_test.cpp.
   s.group_size = 1;
-  CHECK_FALSE(plan_to_json(make_plan(s)).contains("group_size"));
 
   PlanSpec bad = s;
   bad.group_size = 4;  // 18 configurations

@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "record/plan_file.h"
+#include "record/plan_json.h"
 #include "../temp_dir.h"
 #include "util/error.h"
 

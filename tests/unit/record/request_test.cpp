@@ -135,3 +135,26 @@ TEST_CASE("request: a counter list is its items, written back as the user would 
   CHECK(c.text() == "cycles,{l1d,l1i}");
   CHECK(CounterList().empty());
 }
+
+// How a resumed journal recognises its observer: the manifest's options name it by the
+// key of its row (observe/observer_kinds.h resume_key), for every kind of the enum.
+TEST_CASE("request: every observer kind is recognised again from the journal's options") {
+  for (const ObserverKind kind : kAllObserverKinds) {
+    INFO(to_string(kind));
+    CheckRequest r = sample_request();
+    r.observer = ObserverRequest{};
+    r.observer.kind = kind;
+    switch (kind) {
+      case ObserverKind::counters: break;
+      case ObserverKind::probes:
+      case ObserverKind::breakpoints: r.observer.symbols = "main,f"; break;
+      case ObserverKind::sampling: r.observer.frequencies = "0,99"; break;
+      case ObserverKind::command:
+        r.observer.command = "perf record -F {level} --";
+        r.observer.levels = "0,99";
+        break;
+      case ObserverKind::build: r.observer.build = "make OUT={out} MASK={mask}"; break;
+    }
+    CHECK(request_from_manifest(manifest_of(r)).observer == r.observer);
+  }
+}

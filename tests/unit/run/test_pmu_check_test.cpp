@@ -421,7 +421,7 @@ TEST_CASE("test PMU: the sampling observer records the rate it achieved and its 
   spec.sample_event = events("cycles").events.at(0);
   const std::unique_ptr<Observer> observer = make_observer(spec);
   Level level;
-  level.extra = {{"freq", 1'000'000}};
+  level.knob = SampledAt{1'000'000};
   std::unique_ptr<Attachment> a = observer->attach(4242, level);
   REQUIRE(a);
   a->start();

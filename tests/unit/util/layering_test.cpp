@@ -187,7 +187,7 @@ TEST_CASE("layering: cli/ chooses no backend and runs no session or manifest of 
 // them (record/request.h, plan/plan.h, plan/observer.h); nothing downstream compares
 // or assigns their names as strings. The parser (cli/options.cpp) and the readers of
 // the journal (record/request.cpp, record/journal_reader.cpp; a plan's observer is read
-// by plan/plan.cpp plan_from_json through plan/observer.h, without a literal) spell
+// by record/plan_json.cpp plan_from_json through plan/observer.h, without a literal) spell
 // them; the files still doing so elsewhere are named with why.
 TEST_CASE("layering: mode, backend and observer are not compared as strings outside the parser and the journal reader") {
   const std::set<std::string> spellers = {"cli/options.cpp", "record/request.cpp", "record/journal_reader.cpp",
@@ -535,18 +535,13 @@ TEST_CASE("layering: no JSON key access outside record/ and report/, but the nam
       {"events/attr_json.cpp", "perf_event_attr's own encoder for the manifest: below record/"},
       {"host/doctor.cpp", "a doctor finding's own decoder: below record/"},
       {"host/host_json.cpp", "HostInfo's own decoder, which record/ calls: below record/"},
-      {"plan/plan.cpp", "the plan's own encoder and decoder (plan_to_json, plan_from_json): below record/"},
       {"observe/variants.cpp", "a built variant's cache record, not a journal"},
-      {"run/measurer.cpp", "writes RunRecord::extra's host load and reads Level::extra (wrap): not yet typed"},
-      {"run/observers.cpp", "reads Level::extra (probes, freq, wrap, variant)"},
-      {"run/contexts.cpp", "reads Level::extra (a sweep cell's context and variant)"},
+      {"run/measurer.cpp", "writes RunRecord::extra's host load: not yet typed"},
       {"job/measure_job.cpp", "measure's manifest part"},
       {"job/resume_options.cpp", "compares a resume's options with the manifest's"},
       {"job/journal_store.cpp", "lists the state directory's journals by their manifest"},
-      {"job/report_job.cpp", "reads Level::extra (wrap)"},
       {"job/plan_job.cpp", "checks a plan file's digest and shard against the manifest"},
       {"job/slurm_job.cpp", "reads a plan file's fixed blocks"},
-      {"job/check_context.cpp", "reads Level::extra (wrap)"},
       {"job/shard_merge.cpp", "reads and merges the shards' manifests"},
       {"job/check_setup.cpp", "asks whether a manifest records options"},
       {"job/check_job.cpp", "writes the manifest's plan digest"},
