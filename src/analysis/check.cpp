@@ -17,6 +17,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "analysis/host_load.h"
@@ -262,7 +263,7 @@ using DriftFound = std::vector<std::pair<std::string, std::string>>;
 // the pooled spreads are known) its interval and, under held layout and in the A/A
 // control, its drift test (which reads nothing Holm changes; test_drift applies it).
 // Rebuilding them is a pass over the blocks; holding every comparison's at once was
-// most of a large journal's report's memory. Sets f.spread and f.robust_spread.
+// most of a large journal's report's memory. Sets f.spread, f.spread_df and f.robust_spread.
 DriftFound compute_comparisons(const RunTable& t, const BlockRows& blocks, const AnalysisOptions& o,
                                std::size_t magnitude_from, Findings& f) {
   std::vector<Scale> scales;
@@ -278,8 +279,9 @@ DriftFound compute_comparisons(const RunTable& t, const BlockRows& blocks, const
     if (!s.d.empty()) medians[i] = stats::median(s.d);
     if (s.d.size() >= 2) mads[i] = mean_deviation_scale(s.d, medians[i]);
   });
-  const PooledSpreads pooled = pooled_spreads(spreads, f);
-  f.spread = pooled.spread;
+  PooledSpreads pooled = pooled_spreads(spreads, f);
+  f.spread = std::move(pooled.spread);
+  f.spread_df = std::move(pooled.df);
   f.robust_spread = median_spreads(mads, f);
   // Drift, under held layout (there the dose is the only thing that differs) and in
   // the A/A control, at kDriftAlpha over all of them.
@@ -292,7 +294,7 @@ DriftFound compute_comparisons(const RunTable& t, const BlockRows& blocks, const
     Comparison& c = f.comparisons[i];
     const Series s = series_of(t, blocks, f, c);
     infer(c, s, {o.alpha, f.spread[c.metric], o.fixed_design, kPredictionCap, magnitude_from, &ranks, medians[i],
-                 pooled.df[c.metric]});
+                 f.spread_df[c.metric]});
     if (c.aa || c.layout == Layout::held) drift[i] = drift_of(c, s, drift_family, f.metrics[c.metric].unit);
   });
   return drift;

@@ -9,7 +9,9 @@
 // 3-4 blocks at a family-wise alpha therefore needs an assumption on the noise's
 // shape: the magnitude test below assumes Gaussian noise of d (whatever its variance),
 // and the analysis floors its scale by the metric's pooled spread so that a bimodal
-// host's rare run of equal-looking blocks cannot pass for a tiny variance
+// host's rare run of equal-looking blocks cannot pass for a tiny variance, taking that
+// spread on its own degrees of freedom, those of all the metric's comparisons, so that
+// an honest but wide bimodal scale does not also pay for a comparison's few blocks
 // (docs/statistics.md, "Magnitudes").
 //
 // 1. The sequential t-test: the Bayes factor for "mean of d = 0" against a normal

@@ -710,6 +710,7 @@ TEST_CASE("a x2 effect on bimodal runs: the pooled spread's degrees of freedom d
   REQUIRE(df >= 12);  // three comparisons or more, the A/A control's among them
   const double floor = std::sqrt(ss / df);
   CHECK(f.spread[wall] == Approx(floor).epsilon(1e-12));
+  CHECK(f.spread_df[wall] == df);
   CHECK(floor == Approx(0.1792289134).epsilon(1e-9));
   const Comparison& c = comparison_of(f, "wall-time", "2[a,b]", Layout::held);
   const std::vector<double> d = d_of(c);
