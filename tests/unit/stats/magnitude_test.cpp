@@ -101,7 +101,7 @@ TEST_CASE("sequential t-test: a scale of more degrees of freedom than the blocks
   CHECK(std::exp(safe_t_log_bf(6, safe_t_critical(6, 0.01, 100, 30), 100, 30)) == Approx(100).epsilon(1e-9));
 }
 
-TEST_CASE("sequential t-test: the floor's degrees of freedom count only when the floor is the scale") {
+TEST_CASE("sequential t-test: a floor brings its degrees of freedom, whichever scale is the larger") {
   // Own sd 0.0816 under a floor of 0.5 of 30 degrees of freedom: t = 2.5 / (0.5 / 2) = 10.
   const std::vector<double> tight{2.4, 2.5, 2.6, 2.5};
   const MeanSequence pooled = mean_sequence(tight, 0.05, 0.5, 0, kMagnitudePriorG, 30);
