@@ -197,9 +197,9 @@ void list_comparisons(const Plan& plan, Findings& f) {
 // so that a comparison whose few blocks happen to agree closely (on a bimodal host:
 // every pair from the same two modes, d near +0.45 four times in a row, probability
 // (2/9)^4 per comparison) cannot claim a tiny variance the metric does not have; and
-// where the floor is the scale, its degrees of freedom are the t-test's, so that a
-// bimodal metric's honest spread (about 0.3 on compute's d) does not also pay for
-// being estimated from a comparison's own few blocks. docs/statistics.md,
+// its degrees of freedom are the t-test's (whichever of the two scales is larger), so
+// that a bimodal metric's honest spread (about 0.3 on compute's d) does not also pay
+// for being estimated from a comparison's own few blocks. docs/statistics.md,
 // "Magnitudes", measures what both buy.
 struct PooledSpreads {
   std::vector<double> spread, df;
