@@ -17,6 +17,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "analysis/host_load.h"
@@ -191,24 +192,31 @@ void list_comparisons(const Plan& plan, Findings& f) {
 }
 
 // Per metric, the pooled standard deviation of d over its comparisons (the A/A control's
-// included): sqrt(sum (n - 1) s^2 / sum (n - 1)), from each comparison's n and s. The
-// sequential t-test's scale is floored by it, so that a comparison whose few blocks
-// happen to agree closely (on a bimodal host: every pair from the same two modes, d near
-// +0.45 four times in a row, probability (2/9)^4 per comparison) cannot claim a tiny
-// variance the metric does not have. docs/statistics.md, "Magnitudes", measures what it buys.
-std::vector<double> pooled_spreads(const std::vector<double>& spreads, const Findings& f) {
-  std::vector<double> ss(f.metrics.size(), 0.0), df(f.metrics.size(), 0.0);
+// included): sqrt(sum (n - 1) s^2 / sum (n - 1)), from each comparison's n and s, and
+// its degrees of freedom sum (n - 1). The sequential t-test's scale is floored by it,
+// so that a comparison whose few blocks happen to agree closely (on a bimodal host:
+// every pair from the same two modes, d near +0.45 four times in a row, probability
+// (2/9)^4 per comparison) cannot claim a tiny variance the metric does not have; and
+// its degrees of freedom are the t-test's (whichever of the two scales is larger), so
+// that a bimodal metric's honest spread (about 0.3 on compute's d) does not also pay
+// for being estimated from a comparison's own few blocks. docs/statistics.md,
+// "Magnitudes", measures what both buy.
+struct PooledSpreads {
+  std::vector<double> spread, df;
+};
+PooledSpreads pooled_spreads(const std::vector<double>& spreads, const Findings& f) {
+  std::vector<double> ss(f.metrics.size(), 0.0);
+  PooledSpreads out{std::vector<double>(f.metrics.size(), 0.0), std::vector<double>(f.metrics.size(), 0.0)};
   for (std::size_t i = 0; i < spreads.size(); ++i) {
     const Comparison& c = f.comparisons[i];
     if (c.n < 2) continue;
     const double s = spreads[i];
     const double k = static_cast<double>(c.n - 1);
     ss[c.metric] += k * s * s;
-    df[c.metric] += k;
+    out.df[c.metric] += k;
   }
-  std::vector<double> out(f.metrics.size(), 0.0);
-  for (std::size_t m = 0; m < out.size(); ++m)
-    if (df[m] > 0) out[m] = std::sqrt(ss[m] / df[m]);
+  for (std::size_t m = 0; m < out.spread.size(); ++m)
+    if (out.df[m] > 0) out.spread[m] = std::sqrt(ss[m] / out.df[m]);
   return out;
 }
 
@@ -255,7 +263,7 @@ using DriftFound = std::vector<std::pair<std::string, std::string>>;
 // the pooled spreads are known) its interval and, under held layout and in the A/A
 // control, its drift test (which reads nothing Holm changes; test_drift applies it).
 // Rebuilding them is a pass over the blocks; holding every comparison's at once was
-// most of a large journal's report's memory. Sets f.spread and f.robust_spread.
+// most of a large journal's report's memory. Sets f.spread, f.spread_df and f.robust_spread.
 DriftFound compute_comparisons(const RunTable& t, const BlockRows& blocks, const AnalysisOptions& o,
                                std::size_t magnitude_from, Findings& f) {
   std::vector<Scale> scales;
@@ -271,7 +279,9 @@ DriftFound compute_comparisons(const RunTable& t, const BlockRows& blocks, const
     if (!s.d.empty()) medians[i] = stats::median(s.d);
     if (s.d.size() >= 2) mads[i] = mean_deviation_scale(s.d, medians[i]);
   });
-  f.spread = pooled_spreads(spreads, f);
+  PooledSpreads pooled = pooled_spreads(spreads, f);
+  f.spread = std::move(pooled.spread);
+  f.spread_df = std::move(pooled.df);
   f.robust_spread = median_spreads(mads, f);
   // Drift, under held layout (there the dose is the only thing that differs) and in
   // the A/A control, at kDriftAlpha over all of them.
@@ -283,7 +293,8 @@ DriftFound compute_comparisons(const RunTable& t, const BlockRows& blocks, const
   for_each_index(f.comparisons.size(), o.threads, min_per_thread(blocks), [&](std::size_t i) {
     Comparison& c = f.comparisons[i];
     const Series s = series_of(t, blocks, f, c);
-    infer(c, s, {o.alpha, f.spread[c.metric], o.fixed_design, kPredictionCap, magnitude_from, &ranks, medians[i]});
+    infer(c, s, {o.alpha, f.spread[c.metric], o.fixed_design, kPredictionCap, magnitude_from, &ranks, medians[i],
+                 f.spread_df[c.metric]});
     if (c.aa || c.layout == Layout::held) drift[i] = drift_of(c, s, drift_family, f.metrics[c.metric].unit);
   });
   return drift;

@@ -14,7 +14,8 @@
 // d; its interval at 1 - 2 alpha intersects, by a Bonferroni split of that alpha,
 //   sequential (default): the sign-based confidence sequence for the median
 //     (stats/sequential.h), the sequential t-test's sequence for the mean with its scale
-//     floored by the metric's pooled spread (stats/magnitude.h), and from
+//     floored by the metric's pooled spread, on that spread's degrees of freedom (the
+//     sum of the metric's comparisons' n - 1; stats/magnitude.h), and from
 //     range_first_blocks on the running range [min d, max d];
 //   fixed design (AnalysisOptions::fixed_design: one look): the exact order-statistic
 //     interval for the median and the sequential t-test's interval;

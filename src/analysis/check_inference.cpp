@@ -61,6 +61,7 @@ struct Question {
   double lo = 0, hi = 0;
   std::size_t magnitude_from = 0;
   double floor = 0;
+  double floor_df = 0;  // the floor's degrees of freedom (stats/magnitude.h mean_sequence)
   double median = 0;  // d's (the methods' estimate: found once for all of them)
   // The point of the null region nearest an estimate: each test's p-value for the
   // composite null is its p-value there, the largest over the region (the sign test's
@@ -76,7 +77,8 @@ std::string magnitude_note(std::size_t n, const Question& q) {
 // The t-test's inference at `alpha`, or none before it takes part.
 Inference magnitude_inference(const std::vector<double>& d, double alpha, const Question& q, double share) {
   if (d.size() < q.magnitude_from) return {};
-  const stats::MeanSequence mag = stats::mean_sequence(d, alpha, q.floor, q.nearest(stats::mean(d)));
+  const stats::MeanSequence mag =
+      stats::mean_sequence(d, alpha, q.floor, q.nearest(stats::mean(d)), stats::kMagnitudePriorG, q.floor_df);
   return {mag.lo, mag.hi, std::min(1.0, mag.p_value / share)};
 }
 
@@ -248,6 +250,7 @@ void infer(Comparison& c, const Series& s, const InferInputs& in) {
   Question q;
   q.magnitude_from = std::max<std::size_t>(in.magnitude_from, 2);
   q.floor = in.floor;
+  q.floor_df = in.floor_df;
   q.median = std::isnan(in.median) ? stats::median(s.d) : in.median;
   // The question asked: "perturbed" is beyond ±margin, so its null is the margin's
   // whole region; the A/A control asks whether identical configurations differ at all.

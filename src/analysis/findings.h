@@ -255,6 +255,9 @@ struct Findings {
   // Per metric: the pooled standard deviation of d over its comparisons (the t-test's
   // scale floor; 0 below two pairs), on each comparison's scale.
   std::vector<double> spread;
+  // Per metric: that spread's degrees of freedom, the sum of n - 1 over the comparisons
+  // pooled (the t-test's: stats/magnitude.h mean_sequence's floor_df).
+  std::vector<double> spread_df;
   // Per metric: the median over its comparisons of two pairs or more of their d's mean
   // absolute deviation from its median, scaled to a standard deviation (the noise about
   // the median, which the sign sequence measures, less swayed than the standard

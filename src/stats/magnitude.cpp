@@ -46,33 +46,37 @@ double log_binom_half_cdf(std::size_t n, std::size_t k) {
   return acc - static_cast<double>(n) * std::log(2.0);
 }
 
-double max_log_bf(std::size_t n, double g) {
+// The degrees of freedom BF uses at n: nu, or n - 1 when nu is not above it.
+double df_of(std::size_t n, double nu) { return std::max(nu, static_cast<double>(n) - 1); }
+
+// The supremum of ln BF(n, t; nu) over t: (nu / 2) ln(1 + n g).
+double max_log_bf(std::size_t n, double g, double nu = 0) {
   if (n < 2) return 0;
   const double nn = static_cast<double>(n);
-  return (nn - 1) / 2 * std::log1p(nn * g);
+  return df_of(n, nu) / 2 * std::log1p(nn * g);
 }
 
 }  // namespace
 
-double safe_t_log_bf(std::size_t n, double t, double g) {
+double safe_t_log_bf(std::size_t n, double t, double g, double nu_in) {
   if (n < 2) return 0;
-  const double nn = static_cast<double>(n), nu = nn - 1, t2 = t * t;
-  return -0.5 * std::log1p(nn * g) + nn / 2 * (std::log1p(t2 / nu) - std::log1p(t2 / (nu * (1 + nn * g))));
+  const double nn = static_cast<double>(n), nu = df_of(n, nu_in), t2 = t * t;
+  return -0.5 * std::log1p(nn * g) + (nu + 1) / 2 * (std::log1p(t2 / nu) - std::log1p(t2 / (nu * (1 + nn * g))));
 }
 
-double safe_t_critical(std::size_t n, double alpha, double g) {
+double safe_t_critical(std::size_t n, double alpha, double g, double nu) {
   const double threshold = std::log(1 / alpha);
-  if (n < 2 || max_log_bf(n, g) <= threshold) return kInf;
-  if (safe_t_log_bf(n, 0, g) >= threshold) return 0;
+  if (n < 2 || max_log_bf(n, g, nu) <= threshold) return kInf;
+  if (safe_t_log_bf(n, 0, g, nu) >= threshold) return 0;
   double lo = 0, hi = 1;
-  while (safe_t_log_bf(n, hi, g) < threshold) {
+  while (safe_t_log_bf(n, hi, g, nu) < threshold) {
     lo = hi;
     hi *= 2;
     if (hi > 1e150) return kInf;  // the maximum is only approached: as good as unreachable
   }
   for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; ++i) {
     const double mid = (lo + hi) / 2;
-    if (safe_t_log_bf(n, mid, g) < threshold) lo = mid;
+    if (safe_t_log_bf(n, mid, g, nu) < threshold) lo = mid;
     else hi = mid;
   }
   return hi;
@@ -86,11 +90,14 @@ std::size_t magnitude_blocks_to_decide(double alpha, double g) {
   return n;
 }
 
-MeanSequence mean_sequence(std::span<const double> d, double alpha, double scale_floor, double null, double g) {
+MeanSequence mean_sequence(std::span<const double> d, double alpha, double scale_floor, double null, double g,
+                           double floor_df) {
   require_alpha(alpha, "mean_sequence");
   require_finite(d, "mean_sequence");
   if (!(scale_floor >= 0) || !std::isfinite(scale_floor))
     throw std::invalid_argument("mean_sequence: scale floor negative or not finite");
+  if (!(floor_df >= 0) || !std::isfinite(floor_df))
+    throw std::invalid_argument("mean_sequence: floor's degrees of freedom negative or not finite");
   MeanSequence out;
   out.n = d.size();
   out.lo = -kInf;
@@ -107,11 +114,15 @@ MeanSequence mean_sequence(std::span<const double> d, double alpha, double scale
   const bool equal = std::all_of(d.begin(), d.end(), [&](double v) { return v == d.front(); });
   double ss = 0;
   for (double v : d) ss += (v - out.mean) * (v - out.mean);
-  out.scale = std::max(equal ? 0.0 : std::sqrt(ss / static_cast<double>(out.n - 1)), scale_floor);
+  const double own = equal ? 0.0 : std::sqrt(ss / static_cast<double>(out.n - 1));
+  out.scale = std::max(own, scale_floor);
+  // The floor's degrees of freedom whatever scale is used: the pooled spread is the
+  // estimate of the one noise its comparisons share, and a larger scale only lowers t.
+  out.df = scale_floor > 0 ? df_of(out.n, floor_df) : static_cast<double>(out.n - 1);
   if (!(out.scale > 0)) return out;
   const double se = out.scale / std::sqrt(static_cast<double>(out.n));
-  out.p_value = std::min(1.0, std::exp(-safe_t_log_bf(out.n, (out.mean - null) / se, g)));
-  const double c = safe_t_critical(out.n, alpha, g);
+  out.p_value = std::min(1.0, std::exp(-safe_t_log_bf(out.n, (out.mean - null) / se, g, out.df)));
+  const double c = safe_t_critical(out.n, alpha, g, out.df);
   if (std::isfinite(c)) {
     out.lo = out.mean - c * se;
     out.hi = out.mean + c * se;

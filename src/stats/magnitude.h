@@ -9,7 +9,9 @@
 // 3-4 blocks at a family-wise alpha therefore needs an assumption on the noise's
 // shape: the magnitude test below assumes Gaussian noise of d (whatever its variance),
 // and the analysis floors its scale by the metric's pooled spread so that a bimodal
-// host's rare run of equal-looking blocks cannot pass for a tiny variance
+// host's rare run of equal-looking blocks cannot pass for a tiny variance, taking that
+// spread on its own degrees of freedom, those of all the metric's comparisons, so that
+// an honest but wide bimodal scale does not also pay for a comparison's few blocks
 // (docs/statistics.md, "Magnitudes").
 //
 // 1. The sequential t-test: the Bayes factor for "mean of d = 0" against a normal
@@ -47,11 +49,23 @@ namespace obscheck::stats {
 inline constexpr double kMagnitudePriorG = 100.0;
 
 // ln BF(n, t) as above; n >= 2 (n < 2: 0, no evidence), t finite, g > 0.
-double safe_t_log_bf(std::size_t n, double t, double g = kMagnitudePriorG);
+//
+// With a scale of nu degrees of freedom (nu >= n - 1; nu <= 0 means n - 1): the same
+// Bayes factor when the sum of squares that estimates sigma has nu degrees of freedom
+// and is independent of the mean of d, as a scale pooled over many comparisons of
+// one noise is (t = mean sqrt(n) / s, s^2 that sum over nu):
+//
+//   BF(n, t; nu) = (1 + n g)^(-1/2) [ (1 + t^2/nu) / (1 + t^2/(nu (1 + n g))) ]^((nu+1)/2)
+//
+// (the right-Haar prior 1/sigma integrated out over the mean's and the scale's
+// likelihoods together; nu = n - 1 is the one-sample form above). More degrees of
+// freedom trust the scale more: at nu -> infinity it is the z-test's mixture
+// (1 + n g)^(-1/2) exp(t^2/2 · n g / (1 + n g)).
+double safe_t_log_bf(std::size_t n, double t, double g = kMagnitudePriorG, double nu = 0);
 
-// The |t| at which BF(n, t) reaches 1/alpha: c_n. Infinite when (1 + n g)^((n-1)/2)
-// < 1/alpha (no data at n blocks can reach it) or n < 2.
-double safe_t_critical(std::size_t n, double alpha, double g = kMagnitudePriorG);
+// The |t| at which BF(n, t; nu) reaches 1/alpha: c_n. Infinite when no t can reach
+// it ((1 + n g)^(nu/2) < 1/alpha: at nu = n - 1, (1 + n g)^((n-1)/2)) or n < 2.
+double safe_t_critical(std::size_t n, double alpha, double g = kMagnitudePriorG, double nu = 0);
 
 // The smallest n at which BF can reach 1/alpha at all.
 std::size_t magnitude_blocks_to_decide(double alpha, double g = kMagnitudePriorG);
@@ -60,18 +74,27 @@ struct MeanSequence {
   std::size_t n = 0;
   double mean = 0;        // of d
   double scale = 0;       // the standard deviation used: max(sample sd, floor)
+  double df = 0;          // its degrees of freedom: max(floor_df, n - 1) under a floor, else n - 1
   double lo = 0, hi = 0;  // the 1 - alpha confidence sequence for the mean (may be ±inf)
   double p_value = 1;     // min(1, 1 / BF) at the null: anytime-valid, two-sided
 };
 
 // The sequential t-test's sequence and p-value for the mean of d. `scale_floor` >= 0
 // is a lower bound on the standard deviation used (a smaller t: evidence only falls, so
-// validity under Gaussian noise is kept). A zero scale (every d equal, no floor) gives
-// no evidence: interval unbounded, p = 1 — equal values are the range's to decide.
-// Throws std::invalid_argument on a non-finite value, alpha outside (0, 1) or a
-// negative or non-finite floor.
+// validity under Gaussian noise is kept). `floor_df` is the floor's own degrees of
+// freedom (a spread pooled over comparisons that share one noise: the sum of their
+// n - 1): when it exceeds n - 1 (and the floor is positive) the evidence is
+// BF(n, t; floor_df) at the larger of the two scales, which trusts the pooled scale as
+// far as its degrees of freedom allow (d's own sd, where larger, only lowers t); else
+// it is the one-sample BF(n, t). The pooled form assumes that d of the comparisons
+// pooled share one Gaussian scale (one program on one host, paired alike); a
+// comparison truly noisier than its pool is judged on too many degrees of freedom. A
+// zero scale (every d equal, no floor) gives no evidence: interval unbounded, p = 1 —
+// equal values are the range's to decide. Throws std::invalid_argument on a
+// non-finite value, alpha outside (0, 1), a negative or non-finite floor, or a
+// negative or non-finite floor_df.
 MeanSequence mean_sequence(std::span<const double> d, double alpha, double scale_floor = 0, double null = 0,
-                           double g = kMagnitudePriorG);
+                           double g = kMagnitudePriorG, double floor_df = 0);
 
 // The smallest n0 with 2^(1 - n0) <= miscoverage: from n0 blocks on, the running range
 // is a confidence sequence for the median at 1 - miscoverage. miscoverage in (0, 1].

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "analysis/check.h"
+#include "stats/descriptive.h"
 #include "stats/hypothesis.h"
 #include "stats/magnitude.h"
 #include "stats/sequential.h"
@@ -671,6 +672,59 @@ TEST_CASE("the t-test's scale is floored by the metric's pooled spread") {
   const Comparison& c = comparison_of(f, "a", "2[a,b]", Layout::held);
   CHECK(c.p_value > 0.05);  // unfloored, t would be in the thousands
   CHECK(verdict_of(f, "a", "2[a,b]").verdict == Verdict::inconclusive);
+}
+
+TEST_CASE("a x2 effect on bimodal runs: the pooled spread's degrees of freedom decide it at the first look") {
+  // Wall time of every configuration fast, or 1.3x slower in a third of its runs (when
+  // block + configuration is a multiple of 3), exact values (no jitter); the dose
+  // 2[a,b] takes twice as long. Its d is ln 2 + {0, ±ln 1.3}: bimodal, an own sd near
+  // the metric's pooled spread. On its own 4 degrees of freedom the t-test's evidence
+  // at 5 blocks is far short of the family's; on the pooled spread's (every wall-time
+  // comparison's n - 1 summed) it decides.
+  const Plan plan = counter_plan({"a", "b"}, CountingMode::external);
+  Synth s;
+  s.noise = 0;
+  s.factor = [](std::size_t block, const Plan& p, const Configuration& c, const std::string& m) {
+    if (m != "wall-time") return 1.0;
+    const double mode = (block + c.index) % 3 == 0 ? 1.3 : 1.0;
+    return level_of(p, c) == "2[a,b]" && !c.aa_duplicate ? 2.0 * mode : mode;
+  };
+  REQUIRE(magnitude_first_blocks(plan.block_size()) == 5);
+  const Findings f = analyse_check(plan, synth_runs(plan, 5, s), kOptions);
+  const std::size_t wall = metric_index(f, "wall-time");
+  // The t-test's inputs, from the same values: each wall-time comparison's d.
+  const auto d_of = [&](const Comparison& c) {
+    std::vector<double> d;
+    for (std::size_t b = plan.spec.warmup_blocks; b < plan.spec.warmup_blocks + 5; ++b)
+      d.push_back(std::log(value(s, b, plan, plan.configs[c.config], "wall-time")) -
+                  std::log(value(s, b, plan, plan.configs[c.baseline], "wall-time")));
+    return d;
+  };
+  double ss = 0, df = 0;
+  for (const Comparison& c : f.comparisons)
+    if (c.metric == wall) {
+      const std::vector<double> d = d_of(c);
+      ss += 4 * stats::variance(d);
+      df += 4;
+    }
+  REQUIRE(df >= 12);  // three comparisons or more, the A/A control's among them
+  const double floor = std::sqrt(ss / df);
+  CHECK(f.spread[wall] == Approx(floor).epsilon(1e-12));
+  CHECK(f.spread_df[wall] == df);
+  CHECK(floor == Approx(0.1792289134).epsilon(1e-9));
+  const Comparison& c = comparison_of(f, "wall-time", "2[a,b]", Layout::held);
+  const std::vector<double> d = d_of(c);
+  const double null = std::log1p(kOptions.margin);
+  const double pooled_p = stats::mean_sequence(d, 0.05, floor, null, stats::kMagnitudePriorG, df).p_value;
+  const double own_p = stats::mean_sequence(d, 0.05, floor, null).p_value;
+  CHECK(c.p_value == Approx(pooled_p / kMagnitudeShare).epsilon(1e-9));
+  CHECK(c.p_value == Approx(0.0014854753).epsilon(1e-7));
+  // On its own degrees of freedom it would be short of even alpha alone; on the pooled ones it
+  // is past the whole primary family's Holm threshold.
+  CHECK(own_p / kMagnitudeShare > kOptions.alpha);
+  CHECK(c.p_holm < kOptions.alpha);
+  CHECK(verdict_of(f, "wall-time", "2[a,b]").verdict == Verdict::perturbed);
+  CHECK(c.ci_lo == Approx(0.2975753481).epsilon(1e-7));  // at least +30%
 }
 
 TEST_CASE("a fixed design decides by the exact sign test at one look") {

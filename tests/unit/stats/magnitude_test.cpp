@@ -85,6 +85,50 @@ TEST_CASE("sequential t-test: its interval and p-value for the mean") {
   CHECK_THROWS_AS(mean_sequence(d, 0.05, -1), std::invalid_argument);
 }
 
+TEST_CASE("sequential t-test: a scale of more degrees of freedom than the blocks") {
+  // ln BF(6, 5; 30) = -ln(601)/2 + 15.5 (ln(1 + 25/30) - ln(1 + 25/(30 * 601))): 480.26,
+  // against 8.59 on the one-sample form's 5 degrees of freedom.
+  const double expected = -0.5 * std::log(601.0) + 15.5 * (std::log1p(25.0 / 30) - std::log1p(25.0 / (30 * 601.0)));
+  CHECK(safe_t_log_bf(6, 5, 100, 30) == Approx(expected).epsilon(1e-12));
+  CHECK(std::exp(safe_t_log_bf(6, 5, 100, 30)) == Approx(480.261341215375).epsilon(1e-9));
+  CHECK(std::exp(safe_t_log_bf(6, 5)) == Approx(8.594528551218).epsilon(1e-9));
+  // nu at or below n - 1 is the one-sample form.
+  CHECK(safe_t_log_bf(6, 5, 100, 5) == safe_t_log_bf(6, 5));
+  CHECK(safe_t_log_bf(6, 5, 100, 2) == safe_t_log_bf(6, 5));
+  // The supremum (1 + n g)^(nu/2): at nu = 30, 601^15.
+  CHECK(safe_t_log_bf(6, 1e9, 100, 30) == Approx(15 * std::log(601.0)).epsilon(1e-6));
+  CHECK(safe_t_critical(6, 0.01, 100, 30) == Approx(4.437337004842).epsilon(1e-9));
+  CHECK(std::exp(safe_t_log_bf(6, safe_t_critical(6, 0.01, 100, 30), 100, 30)) == Approx(100).epsilon(1e-9));
+}
+
+TEST_CASE("sequential t-test: a floor brings its degrees of freedom, whichever scale is the larger") {
+  // Own sd 0.0816 under a floor of 0.5 of 30 degrees of freedom: t = 2.5 / (0.5 / 2) = 10.
+  const std::vector<double> tight{2.4, 2.5, 2.6, 2.5};
+  const MeanSequence pooled = mean_sequence(tight, 0.05, 0.5, 0, kMagnitudePriorG, 30);
+  CHECK(pooled.scale == 0.5);
+  CHECK(pooled.df == 30);
+  CHECK(pooled.p_value == Approx(3.065877959922e-9).epsilon(1e-8));
+  CHECK(pooled.lo == Approx(1.557517388983).epsilon(1e-9));
+  CHECK(pooled.hi == Approx(3.442482611017).epsilon(1e-9));
+  // The same floor with its degrees of freedom unknown: the one-sample form's 3.
+  const MeanSequence own = mean_sequence(tight, 0.05, 0.5);
+  CHECK(own.df == 3);
+  CHECK(own.p_value == Approx(0.019929565164).epsilon(1e-9));
+  CHECK(own.lo == Approx(0.562967390240).epsilon(1e-9));
+  CHECK(own.hi == Approx(4.437032609760).epsilon(1e-9));
+  // A comparison noisier than the floor keeps its own, larger scale, on the floor's
+  // degrees of freedom: t = 2.5 / (1.291 / 2) = 3.873, p = 1 / BF(4, 3.873; 30) = 0.038.
+  const std::vector<double> d{1, 2, 3, 4};
+  const MeanSequence noisy = mean_sequence(d, 0.05, 1.0, 0, kMagnitudePriorG, 30);
+  CHECK(noisy.scale == Approx(1.2909944487358));
+  CHECK(noisy.df == 30);
+  CHECK(noisy.p_value == Approx(0.038066760031).epsilon(1e-9));
+  CHECK(noisy.p_value < mean_sequence(d, 0.05).p_value);
+  // No floor: the one-sample form, whatever floor_df says.
+  CHECK(mean_sequence(d, 0.05, 0, 0, kMagnitudePriorG, 30).df == 3);
+  CHECK_THROWS_AS(mean_sequence(d, 0.05, 1.0, 0, kMagnitudePriorG, -1), std::invalid_argument);
+}
+
 TEST_CASE("running range: the first block from which it covers at the given rate") {
   // 2^(1 - n0) <= miscoverage.
   CHECK(range_first_blocks(1.0) == 1);
