@@ -513,7 +513,7 @@ TEST_CASE("layering: no JSON key access outside record/ and report/, but the nam
       {"host/host_json.cpp", "HostInfo's own decoder, which record/ calls: below record/"},
       {"plan/plan.cpp", "the plan's own encoder and decoder (plan_to_json, plan_from_json): below record/"},
       {"observe/variants.cpp", "a built variant's cache record, not a journal"},
-      {"run/measurer.cpp", "writes RunRecord::extra's host load and reads Level::extra (wrap): not yet typed"},
+      {"run/measurer.cpp", "reads Level::extra (wrap)"},
       {"run/observers.cpp", "reads Level::extra (probes, freq, wrap, variant)"},
       {"run/contexts.cpp", "reads Level::extra (a sweep cell's context and variant)"},
       {"job/measure_job.cpp", "measure's manifest part"},
