@@ -240,8 +240,10 @@ PreparedCheck prepare_plan(SettledRequest s, std::vector<std::string>& cannot_co
   return p;
 }
 
-nlohmann::json check_manifest(const PreparedCheck& p, const Plan& plan, const nlohmann::json& host) {
+nlohmann::json check_manifest(const PreparedCheck& p, const Plan& plan, const nlohmann::json& host,
+                              const std::string& plan_digest) {
   ManifestInput mi;
+  mi.plan_digest = plan_digest;
   mi.obscheck_version = OBSCHECK_VERSION;
   mi.created = std::chrono::system_clock::now();
   mi.host = host;

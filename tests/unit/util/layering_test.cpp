@@ -520,12 +520,10 @@ TEST_CASE("layering: no JSON key access outside record/ and report/, but the nam
       {"job/resume_options.cpp", "compares a resume's options with the manifest's"},
       {"job/journal_store.cpp", "lists the state directory's journals by their manifest"},
       {"job/report_job.cpp", "reads Level::extra (wrap)"},
-      {"job/plan_job.cpp", "checks a plan file's digest and shard against the manifest"},
       {"job/slurm_job.cpp", "reads a plan file's fixed blocks"},
       {"job/check_context.cpp", "reads Level::extra (wrap)"},
       {"job/shard_merge.cpp", "reads and merges the shards' manifests"},
       {"job/check_setup.cpp", "asks whether a manifest records options"},
-      {"job/check_job.cpp", "writes the manifest's plan digest"},
       {"job/journal_job.cpp", "writes the manifest's command, reads its options, target and env"},
       {"job/sweep_job.cpp", "a sweep's manifest part and RunRecord::extra"},
   };
