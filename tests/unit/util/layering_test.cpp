@@ -523,7 +523,6 @@ TEST_CASE("layering: no JSON key access outside record/ and report/, but the nam
       {"job/slurm_job.cpp", "reads a plan file's fixed blocks"},
       {"job/check_context.cpp", "reads Level::extra (wrap)"},
       {"job/shard_merge.cpp", "reads and merges the shards' manifests"},
-      {"job/check_setup.cpp", "asks whether a manifest records options"},
       {"job/journal_job.cpp", "writes the manifest's command, reads its options, target and env"},
       {"job/sweep_job.cpp", "a sweep's manifest part and RunRecord::extra"},
   };
