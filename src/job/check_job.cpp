@@ -83,8 +83,7 @@ StartedCheck start_check(PreparedCheck p, const std::string& journal_path, const
   s.spec = p.spec;
   s.plan = make_plan(p.plan);
   nlohmann::json host = read_host();
-  nlohmann::json manifest = check_manifest(p, s.plan, host);
-  if (!plan_digest.empty()) manifest["plan_digest"] = plan_digest;
+  const nlohmann::json manifest = check_manifest(p, s.plan, host, plan_digest);
   JournalWriter journal = journal_path.empty()
                               ? JournalWriter::create_default(journal_directory(), std::chrono::system_clock::now(), manifest)
                               : JournalWriter::create(journal_path, manifest);

@@ -166,8 +166,10 @@ PreparedCheck prepare_plan(SettledRequest s, std::vector<std::string>& cannot_co
   return p;
 }
 
-nlohmann::json check_manifest(const PreparedCheck& p, const Plan& plan, const nlohmann::json& host) {
+nlohmann::json check_manifest(const PreparedCheck& p, const Plan& plan, const nlohmann::json& host,
+                              const std::string& plan_digest) {
   ManifestInput mi;
+  mi.plan_digest = plan_digest;
   mi.obscheck_version = OBSCHECK_VERSION;
   mi.created = std::chrono::system_clock::now();
   mi.host = host;
@@ -183,8 +185,9 @@ namespace {
 // The profiler command a check runs: the given one, or for --resume the journal's.
 ObserverRequest profiler_of(const ObserverRequest& given, const std::string& resume) {
   if (resume.empty()) return given;
+  // A manifest that records no request (not an object, no options) is refused by its
+  // decoder as an io error, as any it cannot read: no profiler command then.
   const nlohmann::json m = read_manifest_line(resume);
-  if (!m.is_object() || !m.contains("options")) return {};
   try {
     return request_from_manifest(m).observer;
   } catch (const Error&) {

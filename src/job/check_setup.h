@@ -65,8 +65,10 @@ PreparedCheck prepare_check(SettledRequest s);
 // plan must count it. Any other error is prepare_check's.
 PreparedCheck prepare_plan(SettledRequest s, std::vector<std::string>& cannot_count);
 
-// The journal's manifest for a check about to start (record/journal.h make_manifest).
-nlohmann::json check_manifest(const PreparedCheck& p, const Plan& plan, const nlohmann::json& host);
+// The journal's manifest for a check about to start (record/journal.h make_manifest),
+// with the plan file's digest when a shard of one runs ("" otherwise).
+nlohmann::json check_manifest(const PreparedCheck& p, const Plan& plan, const nlohmann::json& host,
+                              const std::string& plan_digest);
 
 // The files a command names, checked before anything runs: util/output_paths.h
 // check_output_paths, then its profiler command (`given`'s template, or for a --resume

@@ -66,8 +66,7 @@ std::string default_shard_journal(const std::string& plan_path, std::size_t i, s
 
 void require_shard_journal(const std::string& path, const PlanFile& f, const Shard& shard) {
   const nlohmann::json m = read_manifest_line(path);
-  const nlohmann::json want = {{"index", shard.index}, {"count", shard.count}};
-  if (m.is_null() || m.value("plan_digest", "") != f.digest || m.at("plan").value("shard", nlohmann::json()) != want)
+  if (m.is_null() || manifest_plan_digest(m) != f.digest || manifest_shard(m) != shard)
     throw Error(ErrorKind::io, fmt::format("{} exists and is not shard {}/{} of plan {}", path, shard.index, shard.count,
                                            f.digest.substr(0, 12)),
                 "choose another journal with --journal FILE");

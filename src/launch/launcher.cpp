@@ -107,6 +107,11 @@ struct CorkedChild::Image {
   std::vector<char*> envp;
   std::string cwd;
   bool aslr = false;
+  // The driver's personality as read once (driver_personality), or -1: the child then
+  // reads its own. The child inherits it, so it need not read it again each run.
+  long persona = -1;
+  // The driver's /dev/null (driver_null), or -1: the child then opens its own.
+  int nul = -1;
   bool pin = false;
   cpu_set_t cpus{};
   Stdio out = Stdio::discard;
@@ -167,13 +172,15 @@ long child_stdio(const CorkedChild::Image& im) {
   if (im.out == Stdio::capture) {
     if ((r = move_fd(im.out_wr, 1)) < 0 || (r = move_fd(im.out_wr, 2)) < 0) return r;
   }
-  const long nul = sys(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/dev/null"), O_RDWR);
+  // The driver's own /dev/null when it has one (above 2, close-on-exec: dup3 onto 0-2
+  // gives the target copies without the flag), else one opened here and closed after.
+  const long nul = im.nul >= 0 ? im.nul : sys(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/dev/null"), O_RDWR);
   if (nul < 0) return nul;
   if (im.out == Stdio::discard) {
     if ((r = move_fd(static_cast<int>(nul), 1)) < 0 || (r = move_fd(static_cast<int>(nul), 2)) < 0) return r;
   }
   if ((r = move_fd(static_cast<int>(nul), 0)) < 0) return r;
-  if (nul > 2) sys(SYS_close, nul);
+  if (nul > 2 && im.nul < 0) sys(SYS_close, nul);
   return 0;
 }
 
@@ -256,7 +263,7 @@ int child_main(void* arg) {
   long r = sys(SYS_setpgid, 0, 0);
   if (r < 0) stage = stage_pgid;
   if (stage == 0) {
-    const long cur = sys(SYS_personality, 0xffffffffL);
+    const long cur = im.persona >= 0 ? im.persona : sys(SYS_personality, 0xffffffffL);
     r = cur;
     if (cur >= 0) {
       const long want = im.aslr ? (cur & ~static_cast<long>(ADDR_NO_RANDOMIZE)) : (cur | ADDR_NO_RANDOMIZE);
@@ -301,6 +308,23 @@ int child_main(void* arg) {
           reinterpret_cast<long>(im.envp.data()));
   child_report(im.cork, stage_exec, r);
   child_exit(kChildFailedStatus);
+}
+
+// The driver's personality, read once: nothing in obscheck changes its own, and every
+// child inherits it, so the child is handed it instead of asking the kernel each run.
+// -1 when it cannot be read (the child then reads, and reports, its own).
+long driver_personality() {
+  static const long persona = ::personality(0xffffffff);
+  return persona;
+}
+
+// /dev/null opened once for every child's stdio (read-write, close-on-exec, above 2 so
+// that no stdio move can clobber it), instead of an open and a close in each child;
+// kept open for the driver's life. -1 when it cannot be opened: each child then opens
+// its own and reports the failure as before.
+int driver_null() {
+  static const int fd = above_stdio(::open("/dev/null", O_RDWR | O_CLOEXEC));
+  return fd;
 }
 
 int max_pass_target(const LaunchSpec& spec) {
@@ -349,6 +373,8 @@ std::unique_ptr<CorkedChild::Image> prepare_image(const LaunchSpec& spec) {
     im->reset_signals = *spec.reset_signals;
   }
   im->aslr = spec.aslr;
+  im->persona = driver_personality();
+  im->nul = driver_null();
   im->out = spec.out;
   if (spec.run_as) {
     im->drop = true;

@@ -171,7 +171,27 @@ nlohmann::json make_manifest(const ManifestInput& in, const Plan& plan) {
                       {"env", env_summary(in.env)},
                       {"plan", plan_to_json(plan)}};
   if (in.warnings) m["warnings"] = *in.warnings;
+  if (!in.plan_digest.empty()) m["plan_digest"] = in.plan_digest;
   return m;
+}
+
+std::string manifest_plan_digest(const nlohmann::json& manifest) {
+  if (!manifest.is_object()) return "";
+  const auto digest = manifest.find("plan_digest");
+  return digest != manifest.end() && digest->is_string() ? digest->get<std::string>() : "";
+}
+
+std::optional<Shard> manifest_shard(const nlohmann::json& manifest) {
+  if (!manifest.is_object()) return std::nullopt;
+  const auto plan = manifest.find("plan");
+  if (plan == manifest.end() || !plan->is_object()) return std::nullopt;
+  try {
+    return plan_from_json(*plan).spec.shard;
+  } catch (const Error&) {
+    return std::nullopt;
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
 }
 
 std::optional<std::vector<std::string>> manifest_warnings(const nlohmann::json& manifest) {

@@ -74,6 +74,9 @@ struct ManifestInput {
   // kept so that every later report of the journal (and its certificate) carries them
   // as the live check printed them: "warnings".
   std::optional<std::vector<std::string>> warnings;
+  // The digest of the plan file a shard runs (obscheck run --plan FILE --shard I/N):
+  // "plan_digest", written when not empty.
+  std::string plan_digest;
 };
 
 // The manifest line's JSON. "seed" is the plan's seed.
@@ -82,6 +85,12 @@ nlohmann::json make_manifest(const ManifestInput& in, const Plan& plan);
 // text; nullopt for a journal written before the manifest kept them (or not a
 // check's), or a "warnings" that is not a list.
 std::optional<std::vector<std::string>> manifest_warnings(const nlohmann::json& manifest);
+// The plan file's digest a manifest records (ManifestInput::plan_digest): "" when it
+// records none, or a "plan_digest" that is not text.
+std::string manifest_plan_digest(const nlohmann::json& manifest);
+// The shard of the plan a manifest records, decoded by plan/'s decoder (plan_from_json):
+// nullopt for a plan of every block, or a "plan" that does not decode.
+std::optional<Shard> manifest_shard(const nlohmann::json& manifest);
 // The host a manifest records (ManifestInput::host, host/'s HostInfo JSON, decoded by
 // host/), or an empty object when it records none.
 nlohmann::json manifest_host(const nlohmann::json& manifest);

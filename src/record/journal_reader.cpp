@@ -325,39 +325,6 @@ JournalScan scan_journal(const std::string& path, JournalSink& sink) {
 
 // ---- the table -----------------------------------------------------------------------
 
-namespace {
-
-// extra.host.KEY when it is a plain number, else NaN, as RunTable::add reads it from a
-// RunRecord; found by scanning the extra's text, since building its JSON for every run
-// would cost more than the rest of the line. The runner writes
-// "host":{"other_cpu_ns":N,"procs_running":N}: `host` is that object's text (from its
-// '{' to its first '}'), found once per line, and the key is looked for within it.
-double host_number(std::string_view host, std::string_view needle) {
-  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-  const std::size_t at = host.find(needle);
-  if (at == std::string_view::npos) return kNaN;
-  const std::size_t from = at + needle.size();
-  std::size_t to = from;
-  while (to < host.size() && (std::isdigit(static_cast<unsigned char>(host[to])) || host[to] == '.' ||
-                              host[to] == '-' || host[to] == 'e' || host[to] == 'E' || host[to] == '+'))
-    ++to;
-  if (to == from) return kNaN;
-  double v = kNaN;
-  const auto [ptr, ec] = std::from_chars(host.data() + from, host.data() + to, v);
-  return ec == std::errc() && ptr == host.data() + to && std::isfinite(v) ? v : kNaN;
-}
-
-// The text of extra's "host" object, up to its first '}' ("" when there is none).
-std::string_view host_object(std::string_view extra) {
-  constexpr std::string_view kHost = "\"host\":{";
-  const std::size_t host = extra.find(kHost);
-  if (host == std::string_view::npos) return {};
-  const std::size_t end = extra.find('}', host);
-  return extra.substr(host, (end == std::string_view::npos ? extra.size() : end) - host);
-}
-
-}  // namespace
-
 void add_run(RunTable& t, const RunFields& f) {
   constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
   RunTable::Row row;
@@ -377,11 +344,7 @@ void add_run(RunTable& t, const RunFields& f) {
   row.nvcsw = static_cast<double>(f.nvcsw);
   row.nivcsw = static_cast<double>(f.nivcsw);
   if (f.pre_exec_maxrss_kb) row.pre_exec_maxrss_kb = static_cast<double>(*f.pre_exec_maxrss_kb);
-  const std::string_view host = host_object(f.extra);
-  row.host_other_cpu_ns = host_number(host, "\"other_cpu_ns\":");
-  row.host_procs_running = host_number(host, "\"procs_running\":");
-  row.host_idle_cpu_ns = host_number(host, "\"idle_cpu_ns\":");
-  row.host_busy_cpu_ns = host_number(host, "\"busy_cpu_ns\":");
+  set_host_load(row, f.host);
   const std::size_t n = t.append(row);
   for (std::size_t i = 0; i < f.n_readings; ++i) {
     const RunFields::Reading& r = f.readings[i];

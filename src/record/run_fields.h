@@ -25,6 +25,18 @@ inline constexpr std::int64_t kMinExitCode = -1, kMaxExitCode = 255, kMaxSignal 
 inline constexpr std::size_t kMaxReadingName = 1024;
 inline constexpr std::size_t kMaxReadingsPerRun = 1024;
 
+// How busy the host was around one run (run/host_sample.h measures it): the run line's
+// extra "host", {"busy_cpu_ns","idle_cpu_ns","other_cpu_ns","procs_running","tick_ns"},
+// all whole numbers. Journals written before busy, idle and tick were recorded have
+// only other_cpu_ns and procs_running, and those written before both sides were taken
+// in ticks can hold an other_cpu_ns below 0 (so it is signed); a member absent from
+// the line is nullopt. Bounded as a run line's counts are (kMaxJournalCount, +-2^53).
+struct HostLoadRecord {
+  std::optional<std::int64_t> other_cpu_ns;
+  std::optional<std::uint64_t> busy_cpu_ns, idle_cpu_ns, tick_ns, procs_running;
+  bool operator==(const HostLoadRecord&) const = default;
+};
+
 // The strings are copies reused from line to line (their capacity stays), so reading a
 // journal allocates nothing per line once the first few lines are read.
 struct RunFields {
@@ -50,6 +62,9 @@ struct RunFields {
   std::vector<Reading> readings;  // the first n_readings are this line's
   std::size_t n_readings = 0;
   std::string_view extra;  // the "extra" value's JSON text, "{}" when absent
+  // extra's "host", decoded with the line (the one decoder of it: record/run_line.cpp);
+  // nullopt when the run has none. Its errors are "extra.host.KEY ..." field errors.
+  std::optional<HostLoadRecord> host;
 };
 
 // A field that fails its check: its path in the line ("exit.wall_ns",

@@ -80,6 +80,19 @@ bool valid_utf8(std::string_view s) {
   return true;
 }
 
+// The host's load within the bounds of a run line's counts (other_cpu_ns either side of 0).
+std::optional<FieldError> check_host_load(const std::optional<HostLoadRecord>& host) {
+  if (!host) return std::nullopt;
+  constexpr auto kMax = static_cast<std::int64_t>(kMaxJournalCount);
+  if (host->other_cpu_ns && (*host->other_cpu_ns > kMax || *host->other_cpu_ns < -kMax))
+    return FieldError{"extra.host.other_cpu_ns", fmt::format("{} is beyond +-2^53", *host->other_cpu_ns)};
+  for (const auto& [v, name] : {std::pair{host->busy_cpu_ns, "extra.host.busy_cpu_ns"},
+                                {host->idle_cpu_ns, "extra.host.idle_cpu_ns"},
+                                {host->procs_running, "extra.host.procs_running"}, {host->tick_ns, "extra.host.tick_ns"}})
+    if (v && *v > kMaxJournalCount) return FieldError{name, fmt::format("{} is beyond 2^53", *v)};
+  return std::nullopt;
+}
+
 bool is_hex_digest(std::string_view s) {
   return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
@@ -129,6 +142,7 @@ bool parse_run_line(std::string_view line, RunFields& f, std::string& type, std:
   f.extra = "{}";
   f.output_sha256.reset();
   f.pre_exec_maxrss_kb.reset();
+  f.host.reset();
   Scanner s{line.data(), line.data() + line.size(), error, {}};
   std::uint32_t seen = 0;
   bool type_is_string = false;
@@ -168,6 +182,24 @@ bool parse_run_line(std::string_view line, RunFields& f, std::string& type, std:
       return true;
     }
     return s.skip(2);
+  };
+  // extra's members: "host" decoded (HostLoadRecord), the others' text kept in f.extra
+  // for the decoders of the observers' parts (record/run_record.h read_run_extra).
+  auto host_member = [&](std::string_view k) -> bool {
+    s.at("extra.host", k);
+    HostLoadRecord& h = *f.host;
+    if (k == "other_cpu_ns") return s.i64(h.other_cpu_ns.emplace());
+    if (k == "busy_cpu_ns") return s.u64(h.busy_cpu_ns.emplace());
+    if (k == "idle_cpu_ns") return s.u64(h.idle_cpu_ns.emplace());
+    if (k == "procs_running") return s.u64(h.procs_running.emplace());
+    if (k == "tick_ns") return s.u64(h.tick_ns.emplace());
+    return s.skip(3);
+  };
+  auto extra_member = [&](std::string_view k) -> bool {
+    if (k != "host") return s.skip(2);
+    s.at("extra", k);
+    f.host.emplace();
+    return s.object(2, host_member);
   };
   auto readings = [&]() -> bool {
     s.ws();
@@ -229,7 +261,7 @@ bool parse_run_line(std::string_view line, RunFields& f, std::string& type, std:
     if (k == "extra") {
       s.ws();
       const char* start = s.p;
-      if (!s.skip(1)) return false;
+      if (!s.object(1, extra_member)) return false;
       f.extra = std::string_view(start, static_cast<std::size_t>(s.p - start));
       return true;
     }
@@ -294,6 +326,7 @@ std::optional<FieldError> check_run_fields(const RunFields& f, const RunLimits* 
                                 {f.nvcsw, "rusage.nvcsw"}, {f.nivcsw, "rusage.nivcsw"},
                                 {f.pre_exec_maxrss_kb.value_or(0), "rusage.pre_exec_maxrss_kb"}})
     if (auto e = at_most(v, kMaxJournalCount, name, "2^53")) return e;
+  if (auto e = check_host_load(f.host)) return e;
   if (f.output_sha256 && !is_hex_digest(*f.output_sha256))
     return FieldError{"exit.output_sha256", "is not a SHA-256 digest (64 lowercase hex digits)"};
   for (std::size_t i = 0; i < f.n_readings; ++i) {

@@ -170,6 +170,7 @@ RunRecord run_record_of(const RunFields& f) {
   e.usage.ru_nvcsw = static_cast<long>(f.nvcsw);
   e.usage.ru_nivcsw = static_cast<long>(f.nivcsw);
   e.pre_exec_maxrss_kb = f.pre_exec_maxrss_kb;
+  r.host = f.host;
   r.readings.reserve(f.n_readings);
   for (std::size_t i = 0; i < f.n_readings; ++i) {
     const RunFields::Reading& in = f.readings[i];
@@ -214,7 +215,7 @@ std::string run_line(const RunRecord& r) {
   fmt::format_to(o, ",\"signal\":{},\"timed_out\":", e.signal);
   append_bool(out, e.timed_out);
   fmt::format_to(o, ",\"wall_ns\":{}}},\"extra\":", e.wall_ns);
-  if (r.profiler || r.sampling || !r.probe_hits.empty() || r.output_head || r.left_behind > 0) {
+  if (r.profiler || r.sampling || !r.probe_hits.empty() || r.output_head || r.left_behind > 0 || r.host) {
     nlohmann::json extra = r.extra;  // the keys in one sorted object, as to_json writes them
     put_typed_parts(extra, r);
     out += extra.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -290,6 +291,17 @@ void read_run_extra(RunRecord& r, std::string_view text) {
   r.probe_hits = take_probe_hits(r.extra);
   r.output_head = take_word(r.extra, "output_head");
   r.left_behind = take_count(r.extra, "left_behind").value_or(0);
+  r.extra.erase("host");  // typed already: RunFields::host
+}
+
+void put_host_load(nlohmann::json& extra, const HostLoadRecord& h) {
+  nlohmann::json j = nlohmann::json::object();
+  if (h.other_cpu_ns) j["other_cpu_ns"] = *h.other_cpu_ns;
+  if (h.busy_cpu_ns) j["busy_cpu_ns"] = *h.busy_cpu_ns;
+  if (h.idle_cpu_ns) j["idle_cpu_ns"] = *h.idle_cpu_ns;
+  if (h.tick_ns) j["tick_ns"] = *h.tick_ns;
+  if (h.procs_running) j["procs_running"] = *h.procs_running;
+  extra["host"] = std::move(j);
 }
 
 void put_sampling(nlohmann::json& extra, const SamplingRecord& s) {
@@ -360,6 +372,7 @@ void put_typed_parts(nlohmann::json& extra, const RunRecord& r) {
   put_probe_hits(extra, r.probe_hits);
   if (r.output_head) extra["output_head"] = *r.output_head;
   if (r.left_behind > 0) extra["left_behind"] = r.left_behind;
+  if (r.host) put_host_load(extra, *r.host);
 }
 
 }  // namespace

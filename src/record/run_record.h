@@ -76,6 +76,9 @@ struct RunRecord {
   // written when above 0.
   std::optional<std::string> output_head;
   std::uint64_t left_behind = 0;
+  // How busy the host was around the run ("host"; record/run_fields.h), when the
+  // runner could read it.
+  std::optional<HostLoadRecord> host;
   nlohmann::json extra = nlohmann::json::object();  // the other observers' parts, opaque to record/
 };
 
@@ -95,11 +98,15 @@ void put_sampling(nlohmann::json& extra, const SamplingRecord& s);
 std::optional<SamplingRecord> take_sampling(nlohmann::json& extra);
 void put_probe_hits(nlohmann::json& extra, const std::map<std::string, std::uint64_t>& hits);
 std::map<std::string, std::uint64_t> take_probe_hits(nlohmann::json& extra);
+// The encoder of a run's host load: extra["host"], the members present (its decoder is
+// the run line's own, parse_run_line, which fills RunFields::host as it reads the line).
+void put_host_load(nlohmann::json& extra, const HostLoadRecord& h);
 // A run line's "extra" (its JSON text, RunFields::extra) into r: r.extra the object, its
 // typed parts (r.profiler, r.sampling, r.probe_hits, r.output_head, r.left_behind:
 // Error(io) "field extra.output_head is not a string", "field extra.left_behind is not
 // a whole number >= 0") decoded out of it. Error(io) "field extra ..." when it is
-// not an object or a typed part does not decode.
+// not an object or a typed part does not decode. Its "host" is left out of r.extra:
+// parse_run_line decoded it into RunFields::host, which run_record_of gives r.host.
 void read_run_extra(RunRecord& r, std::string_view text);
 
 // A record with the trial's fields filled in from the plan; the runner adds the rest.

@@ -20,15 +20,6 @@ std::uint32_t narrow(std::size_t v, const char* what, std::size_t run) {
 }
 
 
-// extra["host"][key] when it is a number, else NaN (an older journal, or a run the
-// host's load could not be read for).
-double host_number(const nlohmann::json& extra, const char* key) {
-  const auto host = extra.find("host");
-  if (host == extra.end() || !host->is_object()) return kNaN;
-  const auto v = host->find(key);
-  return v != host->end() && v->is_number() ? v->get<double>() : kNaN;
-}
-
 }  // namespace
 
 RunTable::Readings& RunTable::column(const std::string& name) {
@@ -118,13 +109,18 @@ void RunTable::add(const RunRecord& r) {
   row.nvcsw = static_cast<double>(u.ru_nvcsw);
   row.nivcsw = static_cast<double>(u.ru_nivcsw);
   if (r.exit.pre_exec_maxrss_kb) row.pre_exec_maxrss_kb = static_cast<double>(*r.exit.pre_exec_maxrss_kb);
-  row.host_other_cpu_ns = host_number(r.extra, "other_cpu_ns");
-  row.host_procs_running = host_number(r.extra, "procs_running");
-  row.host_idle_cpu_ns = host_number(r.extra, "idle_cpu_ns");
-  row.host_busy_cpu_ns = host_number(r.extra, "busy_cpu_ns");
+  set_host_load(row, r.host);
   const std::size_t n = append(row);
   for (const Reading& reading : r.readings)
     set_reading(n, reading.name, reading.value, reading.multiplexed, reading.scale);
+}
+
+void set_host_load(RunTable::Row& row, const std::optional<HostLoadRecord>& host) {
+  const auto value = [](const auto& v) { return v ? static_cast<double>(*v) : kNaN; };
+  row.host_other_cpu_ns = host ? value(host->other_cpu_ns) : kNaN;
+  row.host_procs_running = host ? value(host->procs_running) : kNaN;
+  row.host_idle_cpu_ns = host ? value(host->idle_cpu_ns) : kNaN;
+  row.host_busy_cpu_ns = host ? value(host->busy_cpu_ns) : kNaN;
 }
 
 RunTable run_table_of(const std::vector<RunRecord>& runs) {

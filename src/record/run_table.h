@@ -40,7 +40,7 @@ struct RunTable {
   NumberColumn pre_exec_maxrss_kb;
 
   // The host's load during the run, as the runner records it in extra["host"]
-  // (run/host_sample.h): other processes' CPU time over the run (ns, from /proc/stat's
+  // (run/host_sample.h; RunRecord::host): other processes' CPU time over the run (ns, from /proc/stat's
   // tick counts less the target's own CPU time; journals written before both sides
   // were taken in ticks can hold a tick below 0), the host's idle CPU time over the
   // run (ns; NaN in journals without it) and the run queue at its end (procs_running,
@@ -93,6 +93,12 @@ struct RunTable {
 };
 
 RunTable run_table_of(const std::vector<RunRecord>& runs);
+
+// A row's host-load columns from a run's decoded extra "host" (record/run_fields.h
+// HostLoadRecord): each member present as its value, each absent (or no "host" at
+// all: a journal written before it was recorded, or a run /proc/stat could not be
+// read for) as NaN.
+void set_host_load(RunTable::Row& row, const std::optional<HostLoadRecord>& host);
 
 // The driver's own metrics of a run, taken the same way whatever is observed: wall time
 // and the reaped process's rusage. One list for every command, in the order reports

@@ -69,19 +69,21 @@ std::optional<ProcStat> read_proc_stat() {
   return parse_proc_stat(std::string_view(buf.data(), got));
 }
 
-nlohmann::json host_load_json(const ProcStat& before, const ProcStat& after, const struct rusage& target,
-                              long ticks_per_second) {
+HostLoadRecord host_load(const ProcStat& before, const ProcStat& after, const struct rusage& target,
+                         long ticks_per_second) {
   const std::uint64_t tick_ns = 1000000000ull / static_cast<std::uint64_t>(ticks_per_second);
   const auto delta = [](std::uint64_t a, std::uint64_t b) { return b > a ? b - a : 0; };
   const std::uint64_t target_ns = timeval_ns(target.ru_utime) + timeval_ns(target.ru_stime);
   const std::uint64_t target_ticks = (target_ns + tick_ns / 2) / tick_ns;  // to the nearest tick
   const std::uint64_t busy = delta(before.busy_ticks, after.busy_ticks);
   const std::uint64_t other_ticks = busy > target_ticks ? busy - target_ticks : 0;
-  return {{"other_cpu_ns", other_ticks * tick_ns},
-          {"busy_cpu_ns", busy * tick_ns},
-          {"idle_cpu_ns", delta(before.idle_ticks, after.idle_ticks) * tick_ns},
-          {"tick_ns", tick_ns},
-          {"procs_running", after.procs_running}};
+  HostLoadRecord h;
+  h.other_cpu_ns = static_cast<std::int64_t>(other_ticks * tick_ns);
+  h.busy_cpu_ns = busy * tick_ns;
+  h.idle_cpu_ns = delta(before.idle_ticks, after.idle_ticks) * tick_ns;
+  h.tick_ns = tick_ns;
+  h.procs_running = after.procs_running;
+  return h;
 }
 
 long clock_ticks_per_second() {

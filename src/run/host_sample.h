@@ -1,4 +1,5 @@
-// run/: how busy the host was around one run, for the journal (extra["host"]).
+// run/: how busy the host was around one run, for the journal (RunRecord::host, the
+// run line's extra "host").
 //
 // Other processes' CPU time over a run is the host's busy CPU time between a reading of
 // /proc/stat just before the target is released and one just after it is reaped, less
@@ -23,7 +24,7 @@
 #include <optional>
 #include <string_view>
 
-#include <nlohmann/json.hpp>
+#include "record/run_fields.h"
 
 namespace obscheck {
 
@@ -43,15 +44,15 @@ std::optional<ProcStat> parse_proc_stat(std::string_view text);
 // or already reaped, never while it runs). nullopt when it cannot be read or parsed.
 std::optional<ProcStat> read_proc_stat();
 
-// {"other_cpu_ns": max(0, (after.busy − before.busy) − round(the target's user + system
-//  time / tick)) x tick, "busy_cpu_ns": (after.busy − before.busy) x tick (every
-//  process's, the target's included: summed over a block with the target's exact CPU
-//  time subtracted, the ticks' noise averages out without the bias of the per-run
-//  floor at 0), "idle_cpu_ns": (after.idle − before.idle) x tick, "tick_ns":
-//  tick, "procs_running": after.procs_running}, tick = 1e9 / ticks_per_second ns. A
-//  counter that went backwards reads 0. ticks_per_second > 0.
-nlohmann::json host_load_json(const ProcStat& before, const ProcStat& after, const struct rusage& target,
-                              long ticks_per_second);
+// other_cpu_ns: max(0, (after.busy − before.busy) − round(the target's user + system
+// time / tick)) x tick; busy_cpu_ns: (after.busy − before.busy) x tick (every
+// process's, the target's included: summed over a block with the target's exact CPU
+// time subtracted, the ticks' noise averages out without the bias of the per-run floor
+// at 0); idle_cpu_ns: (after.idle − before.idle) x tick; tick_ns: tick; procs_running:
+// after.procs_running; tick = 1e9 / ticks_per_second ns. A counter that went
+// backwards reads 0. ticks_per_second > 0.
+HostLoadRecord host_load(const ProcStat& before, const ProcStat& after, const struct rusage& target,
+                         long ticks_per_second);
 
 // sysconf(_SC_CLK_TCK), or 100 when it is unavailable (the Linux value since 2.6).
 long clock_ticks_per_second();

@@ -60,7 +60,7 @@ class HostLoad {
   void before() { before_ = read_proc_stat(); }
   void after(RunRecord& rec) const {
     const std::optional<ProcStat> after = read_proc_stat();
-    if (before_ && after) rec.extra["host"] = host_load_json(*before_, *after, rec.exit.usage, ticks_);
+    if (before_ && after) rec.host = host_load(*before_, *after, rec.exit.usage, ticks_);
   }
 
  private:

@@ -378,7 +378,7 @@ TEST_CASE("calibration: replay: a load step records the host busy where it slowe
   CHECK(load.last == 100);
   const ReplayWindow w = draw_window(fx, spec.window, kCalibrationSeed, spec.name, 1, spec.stop_when_decisive);
   const std::vector<RunRecord> runs = replay_runs(fx, w, spec.injection, spec.window);
-  for (const RunRecord& r : runs) REQUIRE(r.extra.contains("host"));
+  for (const RunRecord& r : runs) REQUIRE(r.host);
   const HostLoad h = analyse_host_load(run_table_of(runs));
   CHECK(busy_phase_found(h, 51, 100));
   REQUIRE(h.segments.size() == 3);

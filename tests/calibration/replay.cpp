@@ -94,7 +94,7 @@ void add_host_load(RunRecord& r, double cpus, std::mt19937_64& rng) {
   const auto wall = static_cast<double>(r.exit.wall_ns);
   const double ticks = std::floor((1 + cpus) * wall / kTickNs + u(rng));
   const int queue = 1 + (u(rng) < cpus ? 1 : 0);  // the driver itself, and maybe another
-  r.extra["host"] = {{"other_cpu_ns", static_cast<std::int64_t>(ticks * kTickNs - wall)}, {"procs_running", queue}};
+  r.host = HostLoadRecord{static_cast<std::int64_t>(ticks * kTickNs - wall), {}, {}, {}, static_cast<std::uint64_t>(queue)};
 }
 
 }  // namespace

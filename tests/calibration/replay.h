@@ -25,7 +25,7 @@
 // by 1 + effect: in every block (constant), or from the window's middle block on
 // (step, for the drift test). A load step slows chosen configurations in a range of
 // blocks and writes the host's load (other processes' CPU time, run queue) into every
-// run's extra["host"] as the runner records it, busy in those blocks and quiet
+// run's host load (RunRecord::host) as the runner records it, busy in those blocks and quiet
 // elsewhere, with the quantisation of the kernel's tick accounting.
 #pragma once
 

@@ -12,6 +12,9 @@
 //
 //   bench_analysis_scaling [RUNS...]     default 10000 100000 1000000
 // OBSCHECK_BENCH_KEEP=1 keeps the journals (in a new $TMPDIR/obscheck-bench-scaling-XXXXXX/, named).
+// OBSCHECK_BENCH_OTHER=/path/to/obscheck times another build's report of the same
+// journals right after this one's (before and after a change, in the same run), with
+// its ratio to the same parse floor.
 //
 // A report that takes longer than kReportLimit is stopped and shown as "> limit".
 #include <fcntl.h>
@@ -189,6 +192,7 @@ int main(int argc, char** argv) {
   if (sizes.empty()) sizes = {10'000, 100'000, 1'000'000};
 
   const bool keep = std::getenv("OBSCHECK_BENCH_KEEP") != nullptr;
+  const char* other_bin = std::getenv("OBSCHECK_BENCH_OTHER");
   // A new directory of this user's only (mkdtemp: not a name another user can guess
   // and create first).
   const char* tmp = std::getenv("TMPDIR");
@@ -229,6 +233,14 @@ int main(int argc, char** argv) {
                 static_cast<double>(st.st_size) / 1e6, seconds(report).c_str(), report.peak_mb, report.cpu_s,
                 floor.seconds, floor.peak_mb, floor.cpu_s, table.seconds, table.peak_mb, report.seconds / floor.seconds,
                 report.cpu_s / floor.cpu_s);
+    if (other_bin) {
+      const Timing other = run({other_bin, "report", "--json", path}, kReportLimit);
+      if (!other.stopped && other.status != 0 && other.status != 1)
+        std::fprintf(stderr, "the other report exited %d on %s\n", other.status, path.c_str());
+      std::printf("%10s %9s | %12s %9.1f %7.2f | OBSCHECK_BENCH_OTHER's report: report/parse %.2fx, CPU ratio %.2fx\n",
+                  "", "", seconds(other).c_str(), other.peak_mb, other.cpu_s, other.seconds / floor.seconds,
+                  other.cpu_s / floor.cpu_s);
+    }
     std::fflush(stdout);
     rows.push_back({runs, report, floor, table});
     if (!keep) ::unlink(path.c_str());

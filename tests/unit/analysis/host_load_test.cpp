@@ -19,14 +19,14 @@ RunRecord run(std::size_t block, std::uint64_t wall_ns, std::int64_t other_ns, i
   r.block = block;
   r.warmup = block == 0;
   r.exit.wall_ns = wall_ns;
-  r.extra["host"] = {{"other_cpu_ns", other_ns}, {"procs_running", queue}};
+  r.host = HostLoadRecord{other_ns, {}, {}, {}, static_cast<std::uint64_t>(queue)};
   return r;
 }
 
 // As run(), with the host's idle CPU time over the run recorded too.
 RunRecord run_idle(std::size_t block, std::uint64_t wall_ns, std::int64_t other_ns, std::int64_t idle_ns) {
   RunRecord r = run(block, wall_ns, other_ns, 3);
-  r.extra["host"]["idle_cpu_ns"] = idle_ns;
+  r.host->idle_cpu_ns = static_cast<std::uint64_t>(idle_ns);
   return r;
 }
 
@@ -54,7 +54,7 @@ RunRecord ticked(std::size_t block, double wall, double other, std::mt19937_64& 
   const double ticks = std::floor((1 + other) * wall / tick + u(rng));
   RunRecord r = run(block, static_cast<std::uint64_t>(wall),
                     static_cast<std::int64_t>(std::max(0.0, ticks - std::round(wall / tick)) * tick));
-  r.extra["host"]["busy_cpu_ns"] = static_cast<std::int64_t>(ticks * tick);
+  r.host->busy_cpu_ns = static_cast<std::uint64_t>(ticks * tick);
   const auto us = static_cast<long>(wall / 1000);
   r.exit.usage.ru_utime.tv_sec = us / 1000000;
   r.exit.usage.ru_utime.tv_usec = us % 1000000;

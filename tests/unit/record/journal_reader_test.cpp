@@ -196,6 +196,13 @@ TEST_CASE("damaged journals are refused with their line and field") {
     CHECK(refusal(damaged(dir, "\"minflt\":83", "\"minflt\":-83", true)) ==
           "journal " + dir.file("damaged.jsonl") + " line 5: field rusage.minflt -83 is negative");
   }
+  SECTION("a host load that is not a number, or not an object") {
+    CHECK(refusal(damaged(dir, "\"extra\":{\"output_head\"",
+                          "\"extra\":{\"host\":{\"procs_running\":\"many\"},\"output_head\"", true)) ==
+          "journal " + dir.file("damaged.jsonl") + " line 5: field extra.host.procs_running is not a number");
+    CHECK(refusal(damaged(dir, "\"extra\":{\"output_head\"", "\"extra\":{\"host\":\"busy\",\"output_head\"", true)) ==
+          "journal " + dir.file("damaged.jsonl") + " line 5: field extra.host is not an object");
+  }
   SECTION("indexes, configurations and blocks out of the plan") {
     CHECK(refusal(damaged(dir, "\"block\":0", "\"block\":4000000000", true)) ==
           "journal " + dir.file("damaged.jsonl") + " line 5: field block 4000000000 is beyond the plan's 11 blocks");

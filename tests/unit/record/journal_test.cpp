@@ -456,3 +456,26 @@ TEST_CASE("a journal being written cannot be resumed: one writer, refused with E
   CHECK(resumed.data.runs.size() == 1);
   CHECK_THROWS_AS(JournalWriter::open_for_resume(path), Error);
 }
+
+TEST_CASE("a shard's manifest: the plan digest written by record/ and read back with the shard") {
+  PlanSpec s = small_plan().spec;
+  s.fixed_blocks = 4;
+  s.shard = Shard{1, 2};
+  const Plan plan = make_plan(s);
+  ManifestInput in;
+  in.target = {"/bin/true", {"true"}, std::string(64, 'a')};
+  in.plan_digest = std::string(64, 'd');
+  const nlohmann::json m = make_manifest(in, plan);
+  CHECK(m.at("plan_digest") == std::string(64, 'd'));
+  CHECK(manifest_plan_digest(m) == std::string(64, 'd'));
+  CHECK(manifest_shard(m) == Shard{1, 2});
+  // A check's manifest: no digest written, no shard; a manifest without a plan, or
+  // with a plan that does not decode, has no shard either.
+  const nlohmann::json whole = manifest_for(small_plan());
+  CHECK_FALSE(whole.contains("plan_digest"));
+  CHECK(manifest_plan_digest(whole).empty());
+  CHECK_FALSE(manifest_shard(whole));
+  CHECK_FALSE(manifest_shard(nlohmann::json{{"type", "manifest"}}));
+  CHECK_FALSE(manifest_shard(nlohmann::json{{"plan", {{"observer", 3}}}}));
+  CHECK(manifest_plan_digest(nlohmann::json{{"plan_digest", 7}}).empty());
+}

@@ -58,30 +58,30 @@ TEST_CASE("/proc/stat: a missing or malformed line gives nothing") {
 TEST_CASE("a run's host load: other CPU time is busy ticks less the target's own CPU time") {
   const ProcStat before{1000, 1}, after{1003, 2};
   // 3 ticks at 100 Hz = 30 ms busy; the target used 9 ms user + 1 ms system.
-  const nlohmann::json j = host_load_json(before, after, usage(9000, 1000), 100);
-  CHECK(j.at("other_cpu_ns").get<std::int64_t>() == 20000000);
-  CHECK(j.at("procs_running").get<std::uint64_t>() == 2);
-  CHECK(j.at("tick_ns").get<std::uint64_t>() == 10000000);
-  CHECK(j.at("busy_cpu_ns").get<std::uint64_t>() == 30000000);  // every process's, whole ticks
+  const HostLoadRecord j = host_load(before, after, usage(9000, 1000), 100);
+  CHECK(j.other_cpu_ns == 20000000);
+  CHECK(j.procs_running == 2u);
+  CHECK(j.tick_ns == 10000000u);
+  CHECK(j.busy_cpu_ns == 30000000u);  // every process's, whole ticks
   // Both sides in ticks: the target's 4 ms round to no tick, and a run whose own ticks
   // were missed reads 0, never below (it read -4 ms when microseconds were subtracted
   // from ticks).
-  CHECK(host_load_json(before, ProcStat{1000, 1}, usage(4000, 0), 100).at("other_cpu_ns").get<std::int64_t>() == 0);
+  CHECK(host_load(before, ProcStat{1000, 1}, usage(4000, 0), 100).other_cpu_ns == 0);
   // 16 ms of its own round to 2 ticks: more than the 1 tick seen, still 0.
-  CHECK(host_load_json(before, ProcStat{1001, 1}, usage(16000, 0), 100).at("other_cpu_ns").get<std::int64_t>() == 0);
+  CHECK(host_load(before, ProcStat{1001, 1}, usage(16000, 0), 100).other_cpu_ns == 0);
   // 250 Hz: 4 ms a tick.
-  CHECK(host_load_json(before, after, usage(0, 0), 250).at("other_cpu_ns").get<std::int64_t>() == 12000000);
+  CHECK(host_load(before, after, usage(0, 0), 250).other_cpu_ns == 12000000);
   // Idle time over the run: idle + iowait ticks.
-  CHECK(host_load_json(ProcStat{1000, 1, 500}, ProcStat{1003, 2, 507}, usage(0, 0), 100).at("idle_cpu_ns") ==
-        70000000);
+  CHECK(host_load(ProcStat{1000, 1, 500}, ProcStat{1003, 2, 507}, usage(0, 0), 100).idle_cpu_ns == 70000000u);
 }
 
 TEST_CASE("other CPU time is never negative, whatever the target's time and the ticks seen") {
   for (std::uint64_t ticks = 0; ticks < 5; ++ticks)
     for (long us = 0; us < 60000; us += 1700) {
-      const auto j = host_load_json(ProcStat{100, 1, 0}, ProcStat{100 + ticks, 1, 0}, usage(us, us / 3), 100);
-      CHECK(j.at("other_cpu_ns").get<std::int64_t>() >= 0);
-      CHECK(j.at("other_cpu_ns").get<std::int64_t>() % 10000000 == 0);  // whole ticks
+      const HostLoadRecord j = host_load(ProcStat{100, 1, 0}, ProcStat{100 + ticks, 1, 0}, usage(us, us / 3), 100);
+      REQUIRE(j.other_cpu_ns);
+      CHECK(*j.other_cpu_ns >= 0);
+      CHECK(*j.other_cpu_ns % 10000000 == 0);  // whole ticks
     }
 }
 

@@ -203,7 +203,7 @@ PmuCheck check_on_test_pmu(const TestPmuConfig& c, std::size_t blocks, bool allo
   // The host's load while the runs ran is this machine's, not the model's: left out, so
   // that every reason is the model's alone.
   std::vector<RunRecord> runs = s.runs;
-  for (RunRecord& r : runs) r.extra.erase("host");
+  for (RunRecord& r : runs) r.host.reset();
   out.findings = analyse_check(s.plan, runs, o);
   return out;
 }
