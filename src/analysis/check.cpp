@@ -231,6 +231,16 @@ std::vector<double> median_spreads(const std::vector<double>& mads, const Findin
   return out;
 }
 
+// Per metric, its comparisons with pairs other than the A/A control: the doses over
+// which "not perturbed" claims that no intermittent effect is hidden (check.h
+// intermittent_cover_blocks splits alpha over them).
+std::vector<std::size_t> doses_per_metric(const Findings& f) {
+  std::vector<std::size_t> out(f.metrics.size(), 0);
+  for (const Comparison& c : f.comparisons)
+    if (!c.aa && c.n > 0) ++out[c.metric];
+  return out;
+}
+
 // A fixed design's exact median interval's rank for each pair count its comparisons
 // have (most share one), on the threads as the comparisons are.
 MedianRanks median_ranks(const Findings& f, const AnalysisOptions& o) {
@@ -279,11 +289,13 @@ DriftFound compute_comparisons(const RunTable& t, const BlockRows& blocks, const
   for (const Comparison& c : f.comparisons)
     if ((c.aa || c.layout == Layout::held) && c.n >= kMinDriftBlocks) ++drift_family;
   const MedianRanks ranks = o.fixed_design ? median_ranks(f, o) : MedianRanks{};
+  const std::vector<std::size_t> doses = doses_per_metric(f);
   DriftFound drift(f.comparisons.size());
   for_each_index(f.comparisons.size(), o.threads, min_per_thread(blocks), [&](std::size_t i) {
     Comparison& c = f.comparisons[i];
     const Series s = series_of(t, blocks, f, c);
-    infer(c, s, {o.alpha, f.spread[c.metric], o.fixed_design, kPredictionCap, magnitude_from, &ranks, medians[i]});
+    infer(c, s, {o.alpha, f.spread[c.metric], o.fixed_design, kPredictionCap, magnitude_from, &ranks, medians[i],
+                 doses[c.metric]});
     if (c.aa || c.layout == Layout::held) drift[i] = drift_of(c, s, drift_family, f.metrics[c.metric].unit);
   });
   return drift;

@@ -125,6 +125,9 @@ struct Comparison {
   // in 4 needs to have shown (analysis/check.h intermittent_cover_blocks): not yet
   // "not perturbed", and blocks_needed names that count.
   bool unseen_runs = false;
+  // The doses of its metric the intermittent cover is split over (the metric's
+  // comparisons other than the A/A control; 1 for the A/A control itself).
+  std::size_t cover_doses = 1;
   // Readings in its pairs (either side) that were multiplexed but ran, so their values
   // are raw counts scaled up (AnalysisOptions::allow_multiplex let them be compared),
   // and the largest such scale. 0 and 1 for a driver metric or an exact counter.
