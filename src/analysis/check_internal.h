@@ -83,6 +83,13 @@ Series pair_series(const NumberColumn* column, const BlockRows& b, std::size_t c
 // raw values dropped: the same d as fill_differences gave, for a later pass.
 Series series_of(const RunTable& t, const BlockRows& b, const Findings& f, const Comparison& c);
 
+// ---- check.cpp: the metric's spreads --------------------------------------------------
+
+// The spread of d about its median that the sign sequence sees: its interquartile range
+// scaled to a standard deviation under normality (IQR / 1.349; Findings::robust_spread
+// is its median over a metric's comparisons). n >= 2.
+double central_scale(const std::vector<double>& d);
+
 // ---- check_inference.cpp: one comparison's statistics ------------------------------
 
 // The metric's one scale for all its comparisons (ratio, or difference for small values).

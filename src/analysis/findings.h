@@ -258,10 +258,10 @@ struct Findings {
   // Per metric: the pooled standard deviation of d over its comparisons (the t-test's
   // scale floor; 0 below two pairs), on each comparison's scale.
   std::vector<double> spread;
-  // Per metric: the median over its comparisons of two pairs or more of their d's mean
-  // absolute deviation from its median, scaled to a standard deviation (the noise about
-  // the median, which the sign sequence measures, less swayed than the standard
-  // deviation by a bimodal d; 0 when none has two pairs). For the forecast.
+  // Per metric: the median over its comparisons of two pairs or more of their d's
+  // interquartile range, scaled to a standard deviation (IQR / 1.349: the noise near
+  // the median, which the sign sequence's width follows, not swayed by the far
+  // shoulders of a bimodal d; 0 when none has two pairs). For the forecast.
   std::vector<double> robust_spread;
   // The worst verdict per metric over its levels (perturbed > layout > incomparable >
   // inconclusive > not perturbed), for the one-line summary; index = metric.
