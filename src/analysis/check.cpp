@@ -234,13 +234,17 @@ std::vector<double> median_spreads(const std::vector<double>& centrals, const Fi
   return out;
 }
 
-// Per metric, its comparisons with pairs other than the A/A control: the doses over
-// which "not perturbed" claims that no intermittent effect is hidden (check.h
-// intermittent_cover_blocks splits alpha over them).
+// Per metric, the levels (doses) at which a comparison with pairs other than the A/A
+// control compares it: the doses over which "not perturbed" claims that no
+// intermittent effect is hidden (check.h intermittent_cover_blocks splits alpha over
+// them). A level compared under several layouts counts once: an effect escapes its
+// verdict only if it escapes the runs of every layout.
 std::vector<std::size_t> doses_per_metric(const Findings& f) {
-  std::vector<std::size_t> out(f.metrics.size(), 0);
+  std::vector<std::set<std::size_t>> levels(f.metrics.size());
   for (const Comparison& c : f.comparisons)
-    if (!c.aa && c.n > 0) ++out[c.metric];
+    if (!c.aa && c.n > 0) levels[c.metric].insert(c.level_index);
+  std::vector<std::size_t> out;
+  for (const std::set<std::size_t>& l : levels) out.push_back(l.size());
   return out;
 }
 

@@ -169,7 +169,7 @@ std::size_t magnitude_first_blocks(std::size_t block_size, double alpha = 0.05);
 // a rarer one must move its runs by more than q·ε to matter to the mean, and each
 // doubling of q about doubles the blocks (q = 8: 23).
 // The claim is made for every dose of a metric at once: a metric compared at K doses
-// (its comparisons other than the A/A control) splits alpha over them (Bonferroni,
+// (the levels it is compared at, the A/A control aside) splits alpha over them (Bonferroni,
 // alpha / K each), so that the chance that some dose's intermittent effect has not yet
 // shown is at most alpha, not K alpha: ceil(ln(alpha / K) / ln(1 - 1/q)), 11 blocks for
 // one dose, 13 for two, 17 for six, 20 for fifteen.

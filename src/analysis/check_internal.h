@@ -120,7 +120,7 @@ struct InferInputs {
   std::size_t magnitude_from = 0;   // the t-test takes part from this many blocks (check.h magnitude_first_blocks)
   const MedianRanks* ranks = nullptr;  // a fixed design's ranks (fixed_median_rank); null or absent: found here
   double median = kNaN;             // d's median when the first pass found it; NaN: found here
-  std::size_t doses = 1;            // the metric's comparisons other than the A/A control (intermittent_cover_blocks)
+  std::size_t doses = 1;            // the levels the metric is compared at, A/A aside (intermittent_cover_blocks)
 };
 // The comparison's statistics from its d (fill_differences): its interval, its p-value
 // for "within ±margin" (the A/A control's: for "no difference"), equivalence for the

@@ -126,7 +126,7 @@ struct Comparison {
   // "not perturbed", and blocks_needed names that count.
   bool unseen_runs = false;
   // The doses of its metric the intermittent cover is split over (the metric's
-  // comparisons other than the A/A control; 1 for the A/A control itself).
+  // levels it is compared at, the A/A control aside; 1 for the A/A control itself).
   std::size_t cover_doses = 1;
   // Readings in its pairs (either side) that were multiplexed but ran, so their values
   // are raw counts scaled up (AnalysisOptions::allow_multiplex let them be compared),
