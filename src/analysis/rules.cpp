@@ -162,7 +162,8 @@ std::string median_only_text(const Comparison& c, const std::string& unit) {
 
 // The doses the intermittent cover holds over together, when more than one.
 std::string doses_text(const Comparison& c) {
-  return c.cover_doses > 1 ? fmt::format(" at all {} doses together", c.cover_doses) : std::string{};
+  if (c.cover_doses == 2) return " at both doses together";
+  return c.cover_doses > 2 ? fmt::format(" at all {} doses together", c.cover_doses) : std::string{};
 }
 
 // What "within" on n runs of the dose covers: "an effect on at least 1 run in 4 would
