@@ -27,6 +27,17 @@
 
 namespace obscheck {
 namespace check_detail {
+
+// IQR / 1.349 (check_internal.h). The sign sequence's width follows the density of d
+// near its median; on a host whose runs fall in two modes d is peaked there with far
+// shoulders, and a mean absolute deviation (read as sigma sqrt(2 / pi)) counted the
+// shoulders: the forecast it fed was 1.8x the interval compute's replays reached
+// (docs/statistics.md, "The forecast").
+double central_scale(const std::vector<double>& d) {
+  constexpr double kNormalIqr = 1.3489795003921634;  // 2 z(0.75)
+  return stats::iqr(d) / kNormalIqr;
+}
+
 namespace {
 
 // The largest block count a prediction names ("about N blocks would decide").
@@ -220,22 +231,28 @@ PooledSpreads pooled_spreads(const std::vector<double>& spreads, const Findings&
   return out;
 }
 
-// The mean absolute deviation of d from its median m, scaled to a standard deviation
-// under normality (E|d - median| = sigma sqrt(2 / pi)). n >= 2.
-double mean_deviation_scale(const std::vector<double>& d, double m) {
-  double sum = 0;
-  for (double v : d) sum += std::fabs(v - m);
-  return sum / static_cast<double>(d.size()) * std::sqrt(std::acos(-1.0) / 2);
-}
-
 // Per metric, the median of its comparisons' robust spreads (those of two pairs or more).
-std::vector<double> median_spreads(const std::vector<double>& mads, const Findings& f) {
+std::vector<double> median_spreads(const std::vector<double>& centrals, const Findings& f) {
   std::vector<std::vector<double>> by_metric(f.metrics.size());
-  for (std::size_t i = 0; i < mads.size(); ++i)
-    if (f.comparisons[i].n >= 2) by_metric[f.comparisons[i].metric].push_back(mads[i]);
+  for (std::size_t i = 0; i < centrals.size(); ++i)
+    if (f.comparisons[i].n >= 2) by_metric[f.comparisons[i].metric].push_back(centrals[i]);
   std::vector<double> out(f.metrics.size(), 0.0);
   for (std::size_t m = 0; m < out.size(); ++m)
     if (!by_metric[m].empty()) out[m] = stats::median(by_metric[m]);
+  return out;
+}
+
+// Per metric, the levels (doses) at which a comparison with pairs other than the A/A
+// control compares it: the doses over which "not perturbed" claims that no
+// intermittent effect is hidden (check.h intermittent_cover_blocks splits alpha over
+// them). A level compared under several layouts counts once: an effect escapes its
+// verdict only if it escapes the runs of every layout.
+std::vector<std::size_t> doses_per_metric(const Findings& f) {
+  std::vector<std::set<std::size_t>> levels(f.metrics.size());
+  for (const Comparison& c : f.comparisons)
+    if (!c.aa && c.n > 0) levels[c.metric].insert(c.level_index);
+  std::vector<std::size_t> out;
+  for (const std::set<std::size_t>& l : levels) out.push_back(l.size());
   return out;
 }
 
@@ -268,7 +285,7 @@ DriftFound compute_comparisons(const RunTable& t, const BlockRows& blocks, const
                                std::size_t magnitude_from, Findings& f) {
   std::vector<Scale> scales;
   for (const MetricInfo& m : f.metrics) scales.push_back(scale_of(m, column_of(m, t), blocks));
-  std::vector<double> spreads(f.comparisons.size(), 0.0), mads(f.comparisons.size(), 0.0);
+  std::vector<double> spreads(f.comparisons.size(), 0.0), centrals(f.comparisons.size(), 0.0);
   std::vector<double> medians(f.comparisons.size(), kNaN);  // d's, kept for the second pass's methods
   for_each_index(f.comparisons.size(), o.threads, min_per_thread(blocks), [&](std::size_t i) {
     Comparison& c = f.comparisons[i];
@@ -277,24 +294,25 @@ DriftFound compute_comparisons(const RunTable& t, const BlockRows& blocks, const
     fill_differences(c, s, m, scales[c.metric], o.margin);
     spreads[i] = spread_of(s.d);
     if (!s.d.empty()) medians[i] = stats::median(s.d);
-    if (s.d.size() >= 2) mads[i] = mean_deviation_scale(s.d, medians[i]);
+    if (s.d.size() >= 2) centrals[i] = central_scale(s.d);
   });
   PooledSpreads pooled = pooled_spreads(spreads, f);
   f.spread = std::move(pooled.spread);
   f.spread_df = std::move(pooled.df);
-  f.robust_spread = median_spreads(mads, f);
+  f.robust_spread = median_spreads(centrals, f);
   // Drift, under held layout (there the dose is the only thing that differs) and in
   // the A/A control, at kDriftAlpha over all of them.
   std::size_t drift_family = 0;
   for (const Comparison& c : f.comparisons)
     if ((c.aa || c.layout == Layout::held) && c.n >= kMinDriftBlocks) ++drift_family;
   const MedianRanks ranks = o.fixed_design ? median_ranks(f, o) : MedianRanks{};
+  const std::vector<std::size_t> doses = doses_per_metric(f);
   DriftFound drift(f.comparisons.size());
   for_each_index(f.comparisons.size(), o.threads, min_per_thread(blocks), [&](std::size_t i) {
     Comparison& c = f.comparisons[i];
     const Series s = series_of(t, blocks, f, c);
     infer(c, s, {o.alpha, f.spread[c.metric], o.fixed_design, kPredictionCap, magnitude_from, &ranks, medians[i],
-                 f.spread_df[c.metric]});
+                 f.spread_df[c.metric], doses[c.metric]});
     if (c.aa || c.layout == Layout::held) drift[i] = drift_of(c, s, drift_family, f.metrics[c.metric].unit);
   });
   return drift;

@@ -169,12 +169,17 @@ std::size_t magnitude_first_blocks(std::size_t block_size, double alpha = 0.05);
 // issue's dose and the rarest effect the default margin can be asked to cover cheaply:
 // a rarer one must move its runs by more than q·ε to matter to the mean, and each
 // doubling of q about doubles the blocks (q = 8: 23).
+// The claim is made for every dose of a metric at once: a metric compared at K doses
+// (the levels it is compared at, the A/A control aside) splits alpha over them (Bonferroni,
+// alpha / K each), so that the chance that some dose's intermittent effect has not yet
+// shown is at most alpha, not K alpha: ceil(ln(alpha / K) / ln(1 - 1/q)), 11 blocks for
+// one dose, 13 for two, 17 for six, 20 for fifteen.
 inline constexpr std::size_t kIntermittentOneIn = 4;
-std::size_t intermittent_cover_blocks(double alpha = 0.05);
-// What n runs seen, none touched, cover: the largest q for which an effect on at least
-// 1 run in q would have touched one of them with probability 1 - alpha (0 when not
-// even q = 2 is covered).
-std::size_t intermittent_covered(std::size_t n, double alpha = 0.05);
+std::size_t intermittent_cover_blocks(double alpha = 0.05, std::size_t doses = 1);
+// What n runs seen, none touched, cover over `doses` doses: the largest q for which an
+// effect on at least 1 run in q would have touched one of them with probability
+// 1 - alpha / doses (0 when not even q = 2 is covered).
+std::size_t intermittent_covered(std::size_t n, double alpha = 0.05, std::size_t doses = 1);
 // The first look at which the primary family can reject anything: the blocks after
 // which the sequential t-test's largest evidence reaches planned_primary_family /
 // (kMagnitudeShare alpha) (stats/magnitude.h magnitude_blocks_to_decide), never before

@@ -278,11 +278,13 @@ void infer(Comparison& c, const Series& s, const InferInputs& in) {
   std::tie(q.lo, q.hi) = margin_on_d(c);
   judge_whole_distribution(c, s.d, alpha, q, s);
   // Within on every count, but on too few runs for an intermittent effect to have shown
-  // (check.h intermittent_cover_blocks). The A/A control asks no such question.
-  if (c.equivalent && !c.aa && c.n < intermittent_cover_blocks(alpha)) {
+  // at any of the metric's doses (check.h intermittent_cover_blocks). The A/A control
+  // asks no such question.
+  if (!c.aa) c.cover_doses = std::max<std::size_t>(in.doses, 1);
+  if (c.equivalent && !c.aa && c.n < intermittent_cover_blocks(alpha, c.cover_doses)) {
     c.equivalent = false;
     c.unseen_runs = true;
-    c.blocks_needed = intermittent_cover_blocks(alpha);
+    c.blocks_needed = intermittent_cover_blocks(alpha, c.cover_doses);
   }
   // How many blocks would decide at this noise: the sign sequence must come to fit
   // between the estimate and the nearer side of the margin (both on d's scale).
@@ -333,15 +335,17 @@ double sequence_alpha(double alpha) { return kSignShare * check_detail::interval
 
 // The smallest n with (1 - 1/q)^n <= alpha, counted up (no rounding of a logarithm's ratio
 // can put it one off).
-std::size_t intermittent_cover_blocks(double alpha) {
+std::size_t intermittent_cover_blocks(double alpha, std::size_t doses) {
+  alpha /= static_cast<double>(std::max<std::size_t>(doses, 1));
   const double untouched = 1.0 - 1.0 / static_cast<double>(kIntermittentOneIn);
   std::size_t n = 1;
   while (std::pow(untouched, static_cast<double>(n)) > alpha && n < 100000) ++n;
   return n;
 }
 
-std::size_t intermittent_covered(std::size_t n, double alpha) {
+std::size_t intermittent_covered(std::size_t n, double alpha, std::size_t doses) {
   if (n == 0) return 0;
+  alpha /= static_cast<double>(std::max<std::size_t>(doses, 1));
   // (1 - 1/q)^n <= alpha  <=>  q <= 1 / (1 - alpha^(1/n)); checked on the integer found.
   auto q = static_cast<std::size_t>(std::floor(1.0 / (1.0 - std::pow(alpha, 1.0 / static_cast<double>(n)))));
   const auto covers = [&](std::size_t k) {

@@ -83,6 +83,13 @@ Series pair_series(const NumberColumn* column, const BlockRows& b, std::size_t c
 // raw values dropped: the same d as fill_differences gave, for a later pass.
 Series series_of(const RunTable& t, const BlockRows& b, const Findings& f, const Comparison& c);
 
+// ---- check.cpp: the metric's spreads --------------------------------------------------
+
+// The spread of d about its median that the sign sequence sees: its interquartile range
+// scaled to a standard deviation under normality (IQR / 1.349; Findings::robust_spread
+// is its median over a metric's comparisons). n >= 2.
+double central_scale(const std::vector<double>& d);
+
 // ---- check_inference.cpp: one comparison's statistics ------------------------------
 
 // The metric's one scale for all its comparisons (ratio, or difference for small values).
@@ -114,6 +121,7 @@ struct InferInputs {
   const MedianRanks* ranks = nullptr;  // a fixed design's ranks (fixed_median_rank); null or absent: found here
   double median = kNaN;             // d's median when the first pass found it; NaN: found here
   double floor_df = 0;              // the pooled spread's degrees of freedom (sum of n - 1 over the metric's comparisons)
+  std::size_t doses = 1;            // the levels the metric is compared at, A/A aside (intermittent_cover_blocks)
 };
 // The comparison's statistics from its d (fill_differences): its interval, its p-value
 // for "within ±margin" (the A/A control's: for "no difference"), equivalence for the

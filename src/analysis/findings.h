@@ -125,6 +125,9 @@ struct Comparison {
   // in 4 needs to have shown (analysis/check.h intermittent_cover_blocks): not yet
   // "not perturbed", and blocks_needed names that count.
   bool unseen_runs = false;
+  // The doses of its metric the intermittent cover is split over (the metric's
+  // levels it is compared at, the A/A control aside; 1 for the A/A control itself).
+  std::size_t cover_doses = 1;
   // Readings in its pairs (either side) that were multiplexed but ran, so their values
   // are raw counts scaled up (AnalysisOptions::allow_multiplex let them be compared),
   // and the largest such scale. 0 and 1 for a driver metric or an exact counter.
@@ -258,10 +261,10 @@ struct Findings {
   // Per metric: that spread's degrees of freedom, the sum of n - 1 over the comparisons
   // pooled (the t-test's: stats/magnitude.h mean_sequence's floor_df).
   std::vector<double> spread_df;
-  // Per metric: the median over its comparisons of two pairs or more of their d's mean
-  // absolute deviation from its median, scaled to a standard deviation (the noise about
-  // the median, which the sign sequence measures, less swayed than the standard
-  // deviation by a bimodal d; 0 when none has two pairs). For the forecast.
+  // Per metric: the median over its comparisons of two pairs or more of their d's
+  // interquartile range, scaled to a standard deviation (IQR / 1.349: the noise near
+  // the median, which the sign sequence's width follows, not swayed by the far
+  // shoulders of a bimodal d; 0 when none has two pairs). For the forecast.
   std::vector<double> robust_spread;
   // The worst verdict per metric over its levels (perturbed > layout > incomparable >
   // inconclusive > not perturbed), for the one-line summary; index = metric.

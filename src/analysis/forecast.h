@@ -7,13 +7,15 @@
 // has paired blocks, and their spreads of d are the noise of many pairs, where the
 // warm-up's was one pair's. The interval it forecasts is the one the check's own
 // methods (the sign sequence ∩ the sequential t-test, analysis/check.h) give on normal
-// noise at the metric's robust spread (Findings::robust_spread; the t-test floored at
-// the pooled spread, as the check floors it) over the most blocks the cap (--max-runs)
-// and the rest of the budget allow: a check stops only when every verdict of its family
-// is decided, and most run to that end. It also says from which look the typical
-// comparison would likely lie within ±margin. Replayed on the recorded noise of
-// tests/fixtures/noise it is within 2x of the interval the check reached in at least
-// 80% of replays (tests/calibration; docs/statistics.md "Looks and the time budget").
+// noise at the metric's robust spread (Findings::robust_spread: d's interquartile range
+// as a standard deviation, the spread near the median that the sign sequence's width
+// follows; the t-test floored at the pooled spread, as the check floors it) over the
+// most blocks the cap (--max-runs) and the rest of the budget allow: a check stops only
+// when every verdict of its family is decided, and most run to that end. It also says
+// from which look the typical comparison would likely lie within ±margin. Replayed
+// independently on the recorded noise of tests/fixtures/noise it is within 2x of the
+// interval the check reached in at least 80% of replays (tests/calibration;
+// docs/statistics.md "The forecast").
 //
 // The warm-up's guess, for --time-budget auto alone, before any look:
 // The noise is a rough guess: the warm-up block holds one A/A pair (the baseline and
@@ -79,7 +81,7 @@ inline constexpr std::size_t kForecastBlocks = 10;
 
 struct FirstLookForecast {
   std::string metric;           // the first counter's reading when compared as a ratio, else wall time
-  double sigma = 0;             // its robust spread of d at the look (Findings::robust_spread)
+  double sigma = 0;             // its robust spread of d at the look (Findings::robust_spread: IQR / 1.349)
   double floor = 0;             // its pooled spread (Findings::spread): the t-test's floor
   std::size_t blocks = 0;       // the most measured blocks the check may run (cap and budget)
   double half_width = 0;        // the likely half-width there (a ratio; infinite: unbounded)

@@ -139,6 +139,8 @@ std::optional<PooledEffect> pooled_effect(const Plan& plan, const std::vector<Ho
   if (e.one_scale && hosts.size() > 1)
     if (const std::size_t n = pooled_range(held, p.margin, p.coverage, lo, hi); n > 0) {
       p.blocks_within = n;
+      for (const Comparison* c : held)
+        if (c) p.cover_doses = std::max(p.cover_doses, c->cover_doses);
       p.equal = lo == 0 && hi == 0;
       p.pooled_hosts = hosts.size();
       p.effect = (lo + hi) / 2;
@@ -167,10 +169,11 @@ std::optional<PooledEffect> pooled_effect(const Plan& plan, const std::vector<Ho
 
 std::size_t pooled_range(const std::vector<const Comparison*>& held, double margin, double coverage, double& lo,
                          double& hi) {
-  std::size_t n = 0;
+  std::size_t n = 0, doses = 1;
   lo = INFINITY;
   hi = -INFINITY;
   for (const Comparison* c : held) {
+    if (c) doses = std::max(doses, c->cover_doses);
     if (!c || c->n == 0 || !std::isfinite(c->range_lo) || !std::isfinite(c->range_hi)) return 0;
     const double m = std::min(margin, c->margin);
     if (!(c->range_lo > -m && c->range_hi < m)) return 0;
@@ -180,8 +183,9 @@ std::size_t pooled_range(const std::vector<const Comparison*>& held, double marg
   }
   if (n == 0 || std::ldexp(1.0, 1 - static_cast<int>(std::min<std::size_t>(n, 1100))) > 1 - coverage) return 0;
   // Within on every block seen says nothing of an effect on runs not seen: the pooled
-  // blocks must be enough for one on 1 run in 4 to have shown (analysis/check.h).
-  if (n < intermittent_cover_blocks((1 - coverage) / 2)) return 0;
+  // blocks must be enough for one on 1 run in 4 to have shown, at every dose of the
+  // metric together (analysis/check.h).
+  if (n < intermittent_cover_blocks((1 - coverage) / 2, doses)) return 0;
   return n;
 }
 

@@ -55,6 +55,7 @@ struct PooledEffect {
   // decide by their range; lo/hi are then the smallest and largest d of all of them.
   std::size_t blocks_within = 0;    // the pooled blocks, when so (0: pooled as above)
   bool equal = false;               // ... and d is exactly 0 in every one of them
+  std::size_t cover_doses = 1;      // the doses the intermittent cover is split over (Comparison::cover_doses)
 };
 
 // The hosts' held comparisons of one metric and level as one sample of blocks: when
@@ -63,7 +64,8 @@ struct PooledEffect {
 // probability 2^(1 - N) over N blocks (each block falls below that median with
 // probability at most 1/2 whatever its host, so all N on one side have at most 2^-N on
 // each). Returns N when 2^(1 - N) <= 1 - coverage and N >= intermittent_cover_blocks
-// (analysis/check.h: an effect on 1 run in 4 would have shown in N blocks), else 0;
+// over the metric's doses (analysis/check.h: an effect on 1 run in 4 would have shown
+// in N blocks at every dose together), else 0;
 // lo/hi are set on the comparisons' scale. A merge is one look, so no price for looks
 // is due.
 std::size_t pooled_range(const std::vector<const Comparison*>& held, double margin, double coverage, double& lo,

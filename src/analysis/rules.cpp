@@ -160,10 +160,18 @@ std::string median_only_text(const Comparison& c, const std::string& unit) {
   return text;
 }
 
+// The doses the intermittent cover holds over together, when more than one.
+std::string doses_text(const Comparison& c) {
+  if (c.cover_doses == 2) return " at both doses together";
+  return c.cover_doses > 2 ? fmt::format(" at all {} doses together", c.cover_doses) : std::string{};
+}
+
 // What "within" on n runs of the dose covers: "an effect on at least 1 run in 4 would
-// have shown" (analysis/check.h intermittent_covered).
-std::string covered_text(std::size_t n, double alpha) {
-  return fmt::format("an effect on at least 1 run in {} would have shown", intermittent_covered(n, alpha));
+// have shown", at every one of the metric's doses together (analysis/check.h
+// intermittent_covered).
+std::string covered_text(const Comparison& c, double alpha) {
+  return fmt::format("an effect on at least 1 run in {} would have shown{}", intermittent_covered(c.n, alpha, c.cover_doses),
+                     doses_text(c));
 }
 
 // Within so far, on fewer runs than an effect on 1 run in 4 needs to show.
@@ -171,11 +179,11 @@ std::string unseen_runs_text(const Comparison& c, const std::string& unit, doubl
   const double untouched = std::pow(1.0 - 1.0 / static_cast<double>(kIntermittentOneIn), static_cast<double>(c.n));
   return fmt::format("{}: {}{} — within {}, but an effect on 1 run in {} would not yet have shown "
                      "({:.0f}% of the time it leaves {} runs untouched); {} blocks would show it with "
-                     "{:.0f}% probability",
+                     "{:.0f}% probability{}",
                      rule_layout_name(c), effect_text(c, unit),
                      c.equal_blocks > 0 ? fmt::format(", equal in all {} blocks", c.equal_blocks) : "",
                      margin_text(c, unit), kIntermittentOneIn, 100 * untouched, c.n, c.blocks_needed,
-                     100 * (1 - alpha));
+                     100 * (1 - alpha), doses_text(c));
 }
 
 // The level's judgement when no rule decided it.
@@ -256,9 +264,9 @@ LevelJudgement judge_level(const VerdictInputs& x, std::size_t metric, std::size
       // What the runs seen cover: "equal in all 11 blocks: an effect on at least 1 run in
       // 4 would have shown", "(40 blocks: ... 1 run in 13 ...)".
       if (cs[i].equal_blocks > 0)
-        list += fmt::format(", equal in all {} blocks: {}", cs[i].equal_blocks, covered_text(cs[i].n, x.f.alpha));
+        list += fmt::format(", equal in all {} blocks: {}", cs[i].equal_blocks, covered_text(cs[i], x.f.alpha));
       else
-        list += fmt::format(" ({} blocks: {})", cs[i].n, covered_text(cs[i].n, x.f.alpha));
+        list += fmt::format(" ({} blocks: {})", cs[i].n, covered_text(cs[i], x.f.alpha));
     }
     return {Verdict::not_perturbed, fmt::format("within {} under {}", margin_text(cs[idx[0]], unit), list)};
   }

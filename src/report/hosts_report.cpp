@@ -72,9 +72,12 @@ std::string hosts_text(const Plan& plan, const HostsFindings& f, const MergeCont
                          verdict_text(p.verdict));
     else if (p.blocks_within > 0)
       out += fmt::format("  {}: pooled {} — {} in all {} blocks of the {} hosts (an effect on at least 1 run in {} "
-                         "would have shown) — {}; perturbed on {} of {} hosts",
+                         "would have shown{}) — {}; perturbed on {} of {} hosts",
                          p.level, effect_text(pc, unit), p.equal ? "equal" : "within " + margin_text(pc, unit),
-                         p.blocks_within, p.hosts.size(), intermittent_covered(p.blocks_within, (1 - p.coverage) / 2),
+                         p.blocks_within, p.hosts.size(), intermittent_covered(p.blocks_within, (1 - p.coverage) / 2, p.cover_doses),
+                         p.cover_doses == 2   ? std::string(" at both doses together")
+                         : p.cover_doses > 2 ? fmt::format(" at all {} doses together", p.cover_doses)
+                                             : std::string{},
                          verdict_text(p.verdict), p.perturbed_hosts, p.hosts.size());
     else if (p.pooled_hosts > 0)
       out += fmt::format("  {}: pooled {} ({:.0f}%, hosts as a random factor) — {}; perturbed on {} of {} hosts", p.level,

@@ -105,8 +105,12 @@ TEST_CASE("simulate: a dose retired early does not freeze an intermittent effect
   // Six doses x2: the times are decided in 7 blocks, and some dose's page-faults are
   // equal in its first blocks in most checks (58% said "not perturbed" at some look).
   // Equality alone does not settle a configuration, so it runs on and the extra runs
-  // show before the check stops.
-  CHECK(pooled(spec_of(Noise::intermittent, 6, 1.0)).faults_not_perturbed == 0);
+  // show before the check stops. At every look, too (a check its budget stopped there
+  // would report it): the cover is split over the six doses (17 blocks), so some dose
+  // escapes at most 6 (3/4)^17 = 4.5% of checks (it was 20% with 11 blocks per dose).
+  const SimRates r = pooled(spec_of(Noise::intermittent, 6, 1.0));
+  CHECK(r.faults_not_perturbed == 0);
+  CHECK(r.faults_not_perturbed_any_look <= 0.05);
 }
 
 TEST_CASE("simulate: a giant time effect does not stop a one-dose check before an intermittent dose can show",
@@ -129,7 +133,7 @@ TEST_CASE("simulate: gaussian nulls are decided, x2 is detected", "[simulate]") 
 
 TEST_CASE("simulate: the table", "[.simulate-table]") {
   const char* header = "noise         doses effect        time perturbed        time not perturbed   "
-                       "faults not perturbed        time detected   blocks\n";
+                       "faults not perturbed   faults n.p. some look        time detected   blocks\n";
   std::printf("%s", header);
   const struct {
     const char* name;
@@ -141,15 +145,16 @@ TEST_CASE("simulate: the table", "[.simulate-table]") {
     for (std::size_t doses : {1, 6})
       if (!only || std::string(only).find(to_string(noise)) != std::string::npos)
       for (const auto& c : cases) {
-        double lo[4] = {1, 1, 1, 1}, hi[4] = {0, 0, 0, 0}, sum[4] = {0, 0, 0, 0}, blocks = 0;
+        double lo[5] = {1, 1, 1, 1, 1}, hi[5] = {0, 0, 0, 0, 0}, sum[5] = {0, 0, 0, 0, 0}, blocks = 0;
         for (std::uint64_t seed = 1; seed <= 5; ++seed) {
           const SimRates r = simulate_rates(spec_of(noise, doses, c.effect, c.step), 100, seed);
-          const double v[4] = {r.false_time, r.time_null, r.faults_not_perturbed, r.detected};
-          for (int i = 0; i < 4; ++i) lo[i] = std::min(lo[i], v[i]), hi[i] = std::max(hi[i], v[i]), sum[i] += v[i];
+          const double v[5] = {r.false_time, r.time_null, r.faults_not_perturbed, r.faults_not_perturbed_any_look,
+                               r.detected};
+          for (int i = 0; i < 5; ++i) lo[i] = std::min(lo[i], v[i]), hi[i] = std::max(hi[i], v[i]), sum[i] += v[i];
           blocks += r.mean_blocks / 5;
         }
         std::printf("%-13s %-5zu %-11s", to_string(noise).c_str(), doses, c.name);
-        for (int i = 0; i < 4; ++i) std::printf(" %5.1f%% (%4.1f-%4.1f)", 100 * sum[i] / 5, 100 * lo[i], 100 * hi[i]);
+        for (int i = 0; i < 5; ++i) std::printf(" %5.1f%% (%4.1f-%4.1f)", 100 * sum[i] / 5, 100 * lo[i], 100 * hi[i]);
         std::printf(" %7.1f\n", blocks);
         std::fflush(stdout);
       }

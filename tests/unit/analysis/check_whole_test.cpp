@@ -32,6 +32,19 @@ Plan one_dose_plan(std::optional<std::size_t> fixed = std::nullopt) {
   return make_plan(p);
 }
 
+// The same with `doses` doses (levels 1 .. doses against level 0), all alike.
+Plan many_dose_plan(std::size_t doses) {
+  PlanSpec p;
+  p.observer = ObserverKind::command;
+  p.counters = {"task-clock", "page-faults"};
+  std::vector<std::string> levels;
+  for (std::size_t k = 0; k <= doses; ++k) levels.push_back(std::to_string(k));
+  p.levels = command_levels(levels, 2);
+  p.layouts = {Layout::held};
+  p.seed = 5;
+  return make_plan(p);
+}
+
 timeval to_timeval(double ns) {
   const auto us = static_cast<long long>(std::llround(ns / 1000.0));
   return {static_cast<time_t>(us / 1000000), static_cast<suseconds_t>(us % 1000000)};
@@ -202,6 +215,15 @@ TEST_CASE("within needs the runs that an effect on 1 run in 4 would have touched
   CHECK(intermittent_covered(11) == 4);
   CHECK(intermittent_covered(30) == 10);  // (9/10)^30 = 0.042, (10/11)^30 = 0.057
   CHECK(intermittent_covered(40) == 13);  // (12/13)^40 = 0.041, (13/14)^40 = 0.052
+  // Over K doses together, alpha / K each (Bonferroni): ln(alpha / K) / ln(3/4), counted up.
+  CHECK(intermittent_cover_blocks(0.05, 1) == 11);
+  CHECK(intermittent_cover_blocks(0.05, 2) == 13);   // (3/4)^12 = 0.0317, (3/4)^13 = 0.0238 <= 0.025
+  CHECK(intermittent_cover_blocks(0.05, 6) == 17);   // (3/4)^16 = 0.0100, (3/4)^17 = 0.0075 <= 0.00833
+  CHECK(intermittent_cover_blocks(0.05, 15) == 20);  // (3/4)^19 = 0.0042, (3/4)^20 = 0.0032 <= 0.00333
+  CHECK(intermittent_cover_blocks(0.05, 0) == 11);   // no dose: as one
+  CHECK(intermittent_covered(17, 0.05, 6) == 4);
+  CHECK(intermittent_covered(16, 0.05, 6) == 3);     // (2/3)^16 = 0.0015, (3/4)^16 = 0.0100 > 0.00833
+  CHECK(intermittent_covered(11, 0.05, 6) == 2);     // (1/2)^11 = 0.0005, (2/3)^11 = 0.0116
 
   // page-faults 145 in every run of every configuration: equal in every block. A dose
   // that touched one run in four would have left its first 10 runs untouched in 5.6%
@@ -242,4 +264,42 @@ TEST_CASE("within needs the runs that an effect on 1 run in 4 would have touched
   CHECK(held(f6, "page-faults").unseen_runs);
   CHECK(verdict(f6, "page-faults").verdict == Verdict::inconclusive);
   CHECK_FALSE(more_blocks_could_decide(f6, 6, true));
+}
+
+TEST_CASE("within over six doses waits until an effect on 1 run in 4 would have shown at all six together") {
+  // page-faults 145 in every run: equal at every dose in every block. Six doses each
+  // held to 5% would leave some dose's intermittent effect unseen far more often than
+  // 5%; split over the six (5% / 6 each) the runs must number 17: (3/4)^16 = 1.0% is
+  // still above 0.83%, (3/4)^17 = 0.75% is not.
+  const Plan plan = many_dose_plan(6);
+  const Values v = [](std::size_t b, bool, std::size_t pos, const std::string& m) {
+    return m == "page-faults" ? 145.0 : std::round(1.2e6 * jitter(b, pos));
+  };
+  const Findings sixteen = analyse_check(plan, runs_of(plan, 16, v), kOptions);
+  std::size_t doses = 0;
+  for (const Comparison& c : sixteen.comparisons) {
+    if (sixteen.metrics[c.metric].name != "page-faults" || c.aa) continue;
+    ++doses;
+    CHECK(c.cover_doses == 6);
+    CHECK(c.equal_blocks == 16);
+    CHECK(c.unseen_runs);
+    CHECK_FALSE(c.equivalent);
+    CHECK(c.blocks_needed == 17);
+  }
+  CHECK(doses == 6);
+  CHECK(verdict(sixteen, "page-faults").reason ==
+        "held: +0.00% [+0.00, +0.00], equal in all 16 blocks — within ±1%, but an effect on 1 run in 4 would not "
+        "yet have shown (1% of the time it leaves 16 runs untouched); 17 blocks would show it with 95% probability "
+        "at all 6 doses together");
+  CHECK_FALSE(sixteen.decisive);
+
+  const Findings seventeen = analyse_check(plan, runs_of(plan, 17, v), kOptions);
+  for (const Comparison& c : seventeen.comparisons)
+    if (seventeen.metrics[c.metric].name == "page-faults" && !c.aa) CHECK(c.equivalent);
+  const LevelVerdict& v17 = verdict(seventeen, "page-faults");
+  CHECK(v17.verdict == Verdict::not_perturbed);
+  CHECK(v17.reason == "within ±1% under held +0.00% [+0.00, +0.00], equal in all 17 blocks: an effect on at least 1 "
+                      "run in 4 would have shown at all 6 doses together");
+  // The one-dose plan of the same data decides at 11 (the test above): six doses cost 6 blocks more.
+  CHECK(intermittent_cover_blocks(0.05, 6) - intermittent_cover_blocks(0.05, 1) == 6);
 }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <optional>
 
+#include "analysis/check_internal.h"
 #include "analysis/forecast.h"
 
 using namespace obscheck;
@@ -87,4 +88,15 @@ TEST_CASE("forecast: no forecast without a ratio-scale comparison that has a spr
   f = look_at(10, 0.01, 0.02);
   for (Comparison& c : f.comparisons) c.scale = Scale::difference;
   CHECK_FALSE(first_look_forecast(f, 100));
+}
+
+TEST_CASE("forecast: the noise is d's spread near its median (IQR / 1.349), not its far shoulders") {
+  using check_detail::central_scale;
+  // 0, 0.01, ..., 0.08: Q(0.25) = 0.02, Q(0.75) = 0.06 (Hyndman and Fan's definition 7).
+  CHECK(central_scale({0, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08}) == Approx(0.04 / 1.3489795003921634));
+  // A bimodal host's d: peaked at 0 with one pair in each far mode. The quartiles are
+  // -0.005 and +0.005, so 0.0074; the mean absolute deviation read as a standard
+  // deviation would have said 0.255, which the sign sequence's width never shows.
+  CHECK(central_scale({-0.9, -0.01, -0.005, 0, 0, 0, 0.005, 0.01, 0.9}) == Approx(0.01 / 1.3489795003921634));
+  CHECK(central_scale({1, 1}) == 0);
 }

@@ -88,7 +88,7 @@ std::vector<double> effect_on_items(const Plan& plan, std::size_t items, double 
 
 }  // namespace
 
-TEST_CASE("fake session: a giant effect is decided at the first look, which the journal notes, and the nulls at 11 blocks") {
+TEST_CASE("fake session: a giant effect is decided at the first look, which the journal notes, and the nulls at 15 blocks (three doses)") {
   FakeBackend fake;
   fake.script.noise = 0.001;
   Session s = fake_session(fake, {"task-clock", "page-faults"}, 2000, std::nullopt, true);
@@ -101,15 +101,17 @@ TEST_CASE("fake session: a giant effect is decided at the first look, which the 
   const SessionOutcome out = run_session(s, j.writer, looks.fn(s.plan));
   CHECK(out.stopped == StopReason::decided);
   CHECK(s.first_look == 4);  // analysis/check.h first_look: the primary family can reject from 4 blocks
-  // wall time at the levels without the effect is "not perturbed" only from 11 blocks (an
-  // effect on 1 run in 4 would have shown): the check ends at the first look from 11,
-  // 12 blocks (looks at 4, 5, 6, 7, 8, 10, 12).
-  CHECK(out.looks == 7);
+  // wall time at the levels without the effect is "not perturbed" only once an effect on
+  // 1 run in 4 would have shown at all three of its doses together (alpha / 3 each:
+  // (3/4)^14 = 1.8% > 1.67%, (3/4)^15 = 1.3%, so 15 blocks; analysis/check.h): the check
+  // ends at the first look from 15 (looks at 4, 5, 6, 7, 8, 10, 12, 15).
+  CHECK(intermittent_cover_blocks(0.05, 3) == 15);
+  CHECK(out.looks == 8);
   const JournalData d = load_journal(j.path);
   CHECK(d.runs.size() == fake.ledger.calls);
   const auto look_notes = notes_of_kind(d, "look");
-  REQUIRE(look_notes.size() == 7);
-  CHECK(look_notes.back().at("blocks") == 12);
+  REQUIRE(look_notes.size() == 8);
+  CHECK(look_notes.back().at("blocks") == 15);
   CHECK(look_notes[0].at("blocks") == 4);
   CHECK(look_notes[0].at("runs") == 25);
   CHECK(look_notes[0].at("seconds") == 6.25);  // 25 runs of a quarter second on the fake clock
@@ -128,10 +130,10 @@ TEST_CASE("fake session: a giant effect is decided at the first look, which the 
   CHECK(wall);
   CHECK(d.notes.back().at("kind") == "finished");
   CHECK(d.notes.back().at("sweep").at("stopped") == "decided");
-  // A quarter second a run over the 13 blocks (the warm-up and 12 measured), fewer runs a
+  // A quarter second a run over the 16 blocks (the warm-up and 15 measured), fewer runs a
   // block once the settled configurations retired.
   CHECK(d.notes.back().at("sweep").at("seconds_per_block").get<double>() ==
-        Approx(0.25 * static_cast<double>(fake.ledger.calls) / 13));
+        Approx(0.25 * static_cast<double>(fake.ledger.calls) / 16));
 }
 
 TEST_CASE("fake session: an A/A check with a fixed number of blocks looks once and is decided") {
@@ -298,23 +300,24 @@ TEST_CASE("fake session: the check's own looks retire a configuration once its c
   const JournalData d = load_journal(j.path);
   const auto retired = notes_of_kind(d, "retire");
   // At the first look (4 blocks) the doubled pair is beyond the margin: it retires from
-  // block 5. The added task-clock is within the margin, but "within" needs 11 blocks
-  // (an effect on 1 run in 4 would have shown, analysis/check.h): it retires at the first
-  // look from 11 (12 blocks, look 7) from block 13. Level 0, page-faults alone and the
-  // A/A copy run to the cap.
+  // block 5. The added task-clock is within the margin, but "within" needs the blocks
+  // at which an effect on 1 run in 4 would have shown at all of a metric's doses
+  // together (analysis/check.h): wall time is compared at three doses, so 15 blocks
+  // (alpha / 3 each), and it retires at the first look from 15 (look 8) from block 16.
+  // Level 0, page-faults alone and the A/A copy run to the cap.
   REQUIRE(retired.size() == 2);
   CHECK(retired[0].at("look") == 1);
   CHECK(retired[0].at("from_block") == 5);
   CHECK(retired[0].at("configs") == nlohmann::json({s.plan.configs[2].id}));
-  CHECK(retired[1].at("look") == 7);
-  CHECK(retired[1].at("from_block") == 13);
+  CHECK(retired[1].at("look") == 8);
+  CHECK(retired[1].at("from_block") == 16);
   CHECK(retired[1].at("configs") == nlohmann::json({s.plan.configs[1].id}));
   CHECK(s.plan.configs[3].id == "counters=1[page-faults]/held");
-  CHECK(fake.ledger.calls_per_config == std::vector<std::size_t>{31, 13, 5, 31, 31});
-  CHECK(out.runs_saved == 44);  // 26 blocks without the pair, 18 without the added task-clock
+  CHECK(fake.ledger.calls_per_config == std::vector<std::size_t>{31, 16, 5, 31, 31});
+  CHECK(out.runs_saved == 41);  // 26 blocks without the pair, 15 without the added task-clock
   for (const RunRecord& r : d.runs) {
     if (r.config == 2) CHECK(r.block < 5);
-    if (r.config == 1) CHECK(r.block < 13);
+    if (r.config == 1) CHECK(r.block < 16);
   }
 }
 
