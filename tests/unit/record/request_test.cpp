@@ -12,7 +12,7 @@ CheckRequest sample_request() {
   r.counters = CounterList({"task-clock", "{page-faults,minor-faults}"});
   r.dropped = {"cycles: no hardware PMU"};
   r.observer.kind = ObserverKind::sampling;
-  r.observer.frequencies = "0,1000";
+  r.observer.frequencies = {0, 1000};
   r.observer.sample_event = "cpu-clock";
   r.mode = CountingMode::external;
   r.margin = 0.02;
@@ -69,8 +69,8 @@ TEST_CASE("request: each observer kind is restored from the key its option wrote
     CheckRequest r = sample_request();
     r.observer = ObserverRequest{};
     r.observer.kind = k;
-    if (k == ObserverKind::probes || k == ObserverKind::breakpoints) r.observer.symbols = "f,g";
-    if (k == ObserverKind::command) r.observer.command = "perf record -F {level} --", r.observer.levels = "0,99";
+    if (k == ObserverKind::probes || k == ObserverKind::breakpoints) r.observer.symbols = {"f", "g"};
+    if (k == ObserverKind::command) r.observer.command = "perf record -F {level} --", r.observer.levels = {"0", "99"};
     if (k == ObserverKind::build) r.observer.build = "cc -DOBS_PROBES={mask} p.c -o {out}";
     CHECK(request_from_manifest(manifest_of(r)).observer.kind == k);
   }
@@ -147,11 +147,11 @@ TEST_CASE("request: every observer kind is recognised again from the journal's o
     switch (kind) {
       case ObserverKind::counters: break;
       case ObserverKind::probes:
-      case ObserverKind::breakpoints: r.observer.symbols = "main,f"; break;
-      case ObserverKind::sampling: r.observer.frequencies = "0,99"; break;
+      case ObserverKind::breakpoints: r.observer.symbols = {"main", "f"}; break;
+      case ObserverKind::sampling: r.observer.frequencies = {0, 99}; break;
       case ObserverKind::command:
         r.observer.command = "perf record -F {level} --";
-        r.observer.levels = "0,99";
+        r.observer.levels = {"0", "99"};
         break;
       case ObserverKind::build: r.observer.build = "make OUT={out} MASK={mask}"; break;
     }
