@@ -158,3 +158,35 @@ TEST_CASE("request: every observer kind is recognised again from the journal's o
     CHECK(request_from_manifest(manifest_of(r)).observer == r.observer);
   }
 }
+
+// The observer's lists are typed in the request and written as the options spell them,
+// so a journal's bytes are what the command line's text was.
+TEST_CASE("request: the observer's typed lists are written as their options' text, and read back") {
+  CheckRequest r = sample_request();
+  r.observer = ObserverRequest{};
+  r.observer.kind = ObserverKind::probes;
+  r.observer.auto_symbols = 3;
+  nlohmann::json j = request_to_json(r);
+  CHECK(j.at("observer").at("probes") == "auto:3");
+  CHECK(request_from_manifest(manifest_of(r)).observer == r.observer);
+  r.observer = ObserverRequest{};
+  r.observer.kind = ObserverKind::command;
+  r.observer.command = "nice -n {level} --";
+  r.observer.levels = {"0", "5", "10"};
+  j = request_to_json(r);
+  CHECK(j.at("observer").at("levels") == "0,5,10");
+  CHECK(j.at("observer").at("observer_cmd") == "nice -n {level} --");
+  CHECK(request_from_manifest(manifest_of(r)).observer == r.observer);
+  // A value its reader refuses is the journal's fault (exit 6), naming the field.
+  j = manifest_of(r);
+  j["options"]["observer"]["levels"] = std::string(200, ',') + "x";
+  for (int i = 0; i < 64; ++i) j["options"]["observer"]["levels"] = j["options"]["observer"]["levels"].get<std::string>() + ",y";
+  try {
+    request_from_manifest(j);
+    FAIL("no throw");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::io);
+    CHECK(std::string(e.what()) ==
+          "field options.observer.levels is malformed: --levels: a check doses at most 64 levels");
+  }
+}
