@@ -123,7 +123,6 @@ void validate(const po::variables_map& vm, Options& o) {
                 .link_orders = when("link-orders", o.sweep.link_orders),
                 .contexts = when("contexts", o.sweep.contexts),
                 .cpu = when("cpu", r.launch.cpu),
-                .levels = when("levels", r.observer.levels),
                 .timeout_s = when("timeout", r.launch.timeout_s),
                 .margin = r.margin,
                 .time_budget = r.time_budget,
@@ -228,9 +227,9 @@ void take_counting(const po::variables_map& vm, Options& o) {
   take_mode_and_backend(vm, o);
   o.margin_given = vm.count("margin") > 0;
   if (o.margin_given) o.request.margin = parse_margin(vm["margin"].as<std::string>());
-  const ObserverRequest& r = o.request.observer;
-  check_asked_observer({o.probes, o.breakpoints, r.frequencies, r.command, r.levels, r.build,
-                        vm.count("observer-cmd") > 0, r.probe_sites});
+  const bool command_given = vm.count("observer-cmd") > 0;
+  read_asked_observer({o.probes, o.breakpoints, o.sample_freq, o.levels, command_given},
+                      o.request.observer);
 }
 
 // How the target is started, where the report goes, and the hosts' options.

@@ -5,20 +5,6 @@
 namespace obscheck {
 namespace {
 
-// The observer's kind and symbols, from the option that names them; its knobs were
-// stored in the request as they were read.
-ObserverRequest observer_request_from(const Options& o) {
-  ObserverRequest r = o.request.observer;
-  r.kind = !o.probes.empty()        ? ObserverKind::probes
-           : !o.breakpoints.empty() ? ObserverKind::breakpoints
-           : !r.frequencies.empty() ? ObserverKind::sampling
-           : !r.command.empty()     ? ObserverKind::command
-           : !r.build.empty()       ? ObserverKind::build
-                                    : ObserverKind::counters;
-  r.symbols = !o.probes.empty() ? o.probes : o.breakpoints;
-  return r;
-}
-
 // How the target starts, as the options say (job/check_setup.h launch_spec_for turns
 // it into a LaunchSpec).
 LaunchRequest launch_request_from(const Options& o) {
@@ -41,7 +27,6 @@ SweepRequest sweep_request_from(const Options& o) {
 
 CheckRequest asked_check_request(const Options& o) {
   CheckRequest r = o.request;
-  r.observer = observer_request_from(o);
   r.launch = launch_request_from(o);
   return r;
 }

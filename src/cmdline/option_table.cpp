@@ -51,7 +51,7 @@ OptionSpec run_as(const char* help) {
   return {"run-as", [](Options& o) -> Field { return &o.request.launch.run_as; }, help};
 }
 OptionSpec sample_freq(const char* help) {
-  return {"sample-freq", [](Options& o) -> Field { return &o.request.observer.frequencies; },
+  return {"sample-freq", [](Options& o) -> Field { return &o.sample_freq; },
           help};
 }
 OptionSpec sample_event(const char* help) {
@@ -176,7 +176,7 @@ OptionGroupSpec observer_group() {
             "wrap the target in this profiler command; {level} is replaced (does tool X "
             "perturb my program: 'perf stat -x, -o /dev/null -e task-clock --' --levels 0,1); "
             "the target's own metrics are compared, the profiler's cost is reported"},
-           {"levels", [](Options& o) -> Field { return &o.request.observer.levels; },
+           {"levels", [](Options& o) -> Field { return &o.levels; },
             "--observer-cmd levels, e.g. 0,99,999,9999 (0 = not wrapped)"},
            {"build", [](Options& o) -> Field { return &o.request.observer.build; },
             "build one variant per dose: a command with {mask} and {out} (compile-time "

@@ -27,7 +27,8 @@ struct Options {
   // How often, the analysis' knobs, how the target starts (launch) and the observer's
   // knobs, typed as the check's request (record/request.h) as they are read, the
   // counter list and --leftovers among them; every command reads these there. Its
-  // observer kind and argv are set from the fields below (cli/request_from.h).
+  // observer's kind and lists are read from the fields below as they are checked; its
+  // argv is set from `target` (cli/request_from.h).
   CheckRequest request;
   bool runs_given = false;          // -r given (measure --backend sim runs two by default)
   bool time_budget_auto = false;    // --time-budget auto: sized after the warm-up
@@ -56,9 +57,13 @@ struct Options {
   std::string encode;               // events --encode LIST: the encoding of each event
   std::string shell;                // completion SHELL: bash | zsh
 
-  // The observer the check doses (one at a time; default: the counters themselves).
+  // The observer's lists as written (one observer at a time; default: the counters
+  // themselves), read once into request.observer with its kind (job/request_bounds.h
+  // read_asked_observer); "" when not given.
   std::string probes;               // --probes SYM[,SYM...] | auto:N  (uprobes)
   std::string breakpoints;          // --breakpoints SYM[,...]          (hardware breakpoints)
+  std::string sample_freq;          // --sample-freq HZ[,HZ...]
+  std::string levels;               // --levels WORD[,WORD...] of --observer-cmd
 
   // bias / compare: measurement contexts (Mytkowicz et al., "Observer Effect and
   // Measurement Bias in Performance Analysis" §4.2, §5.2), the metric and --aa, stored

@@ -14,7 +14,6 @@
 #include "run/backend.h"
 #include "util/digest.h"
 #include "util/error.h"
-#include "util/words.h"
 
 namespace obscheck {
 namespace {
@@ -206,7 +205,7 @@ void check_files_before_running(const ObserverRequest& given, const std::string&
   files.insert(files.end(), inputs.begin(), inputs.end());
   std::vector<std::string> words = split_command_words(observer.command);
   const std::string target = "\x01";  // no path: stands for the target's argv
-  for (const std::string& level : split_commas(observer.levels)) {
+  for (const std::string& level : observer.levels) {
     if (level == kUnwrappedLevel) continue;
     for (const std::string& w : wrap_command(observer.command, level, {target}))
       if (w != target) words.push_back(w);

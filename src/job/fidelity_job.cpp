@@ -26,7 +26,7 @@ namespace {
 
 // Two rates a profile is commonly taken at: perf's suggestion for a low-overhead
 // profile (99 Hz, off the timer's multiples) and ten times that.
-constexpr const char* kDefaultFrequencies = "99,999";
+const std::vector<std::uint64_t> kDefaultFrequencies = {99, 999};
 // Any host has it; a hardware event needs a PMU (this tool's own sampler chooses the
 // same way, job/check_setup.cpp sampling_levels). The reference samples it always: it
 // measures CPU time.
@@ -40,7 +40,7 @@ constexpr const char* kNoSymbolsHint =
     "profile a build that keeps its symbol table (not stripped: no `strip`, no -s at link time); debug "
     "information is not needed";
 
-std::vector<std::uint64_t> frequencies(const std::string& given, const std::string& event) {
+std::vector<std::uint64_t> frequencies(const std::vector<std::uint64_t>& given, const std::string& event) {
   const std::vector<std::uint64_t> out =
       sample_frequencies(given.empty() ? kDefaultFrequencies : given, parse_events(event).events.at(0));
   for (std::uint64_t hz : out)

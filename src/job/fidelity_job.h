@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -26,7 +27,7 @@ namespace obscheck {
 // What fidelity is asked.
 struct FidelityRequest {
   std::vector<std::string> target;  // PROG ARGS, PROG as written
-  std::string frequencies;          // --sample-freq ("": 99,999)
+  std::vector<std::uint64_t> frequencies;  // --sample-freq, read once (none: 99,999)
   std::string event;                // --sample-event ("": cpu-clock, any host has it)
   double tolerance = 0.05;          // --tolerance
   std::size_t top = 5;              // --top

@@ -24,18 +24,12 @@ namespace {
 // The longest --timeout taken: 30 days. Far beyond any run worth repeating, and its
 // nanoseconds still fit the 64-bit clock arithmetic of launch/.
 constexpr double kMaxTimeoutSeconds = 30.0 * 24 * 3600;
-// The most --probes/--breakpoints auto:N takes: a dose per probe, so N + 1 levels each
-// run in every block; 4096 doses are far beyond any check that could finish, and N is
-// checked before any symbol table is read.
-constexpr std::uint64_t kMaxAutoProbes = 4096;
 // The most measured or warm-up blocks a command line may ask for: the plan holds a
 // trial per block and level before the first run, so the bound keeps a typo
 // (--runs 2000000000) from allocating gigabytes; a million blocks of even one
 // millisecond each is already more than fifteen minutes per level. A journal's plan
 // and its resumes are held to the same bound (record/journal_notes.h).
 constexpr int kMaxBlocks = static_cast<int>(kMaxMeasuredBlocks);
-// The most sampling frequencies or profiler levels: each is a dose of its own.
-constexpr std::size_t kMaxDoses = 64;
 // The most link orders: each is a binary linked before the first run.
 constexpr int kMaxLinkOrders = 10000;
 // slurm: four shards unless told, at most 10000 (one array task each; Slurm's own
@@ -45,15 +39,6 @@ constexpr int kMaxShards = 10000;
 // FindingKind's words, in its order.
 constexpr std::string_view kOutcomeWords[] = {"perturbed", "layout", "incomparable", "inconclusive", "worse",
                                               "better",    "aa",     "bias",         "failed",       "none"};
-// The non-empty words of a comma list.
-std::size_t split_count(const std::string& list) {
-  std::size_t n = 0;
-  std::stringstream words(list);
-  std::string word;
-  while (std::getline(words, word, ',')) n += !word.empty();
-  return n;
-}
-
 // An event list is not empty (a command-line mistake, exit 2) and is well formed by
 // the event grammar: a malformed list gets the error every command gives for it (the
 // list with a caret under the column at fault, exit 4), before anything runs.
@@ -108,17 +93,6 @@ void check_cpu(int cpu) {
 
 }  // namespace
 
-// A whole unsigned number, nothing else: Boost would read "-1" as 2^64-1.
-std::uint64_t parse_whole_number(const char* option, const std::string& text) {
-  errno = 0;
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-  if (text.empty() || text[0] < '0' || text[0] > '9' || *end != '\0' || errno == ERANGE)
-    throw Error(ErrorKind::usage, std::string("--") + option + ": '" + text + "' is not a whole number from 0 to " +
-                                      std::to_string(UINT64_MAX));
-  return v;
-}
-
 // A number of seconds, 0 or more and finite; "auto" is the caller's.
 double parse_seconds(const char* option, const std::string& text) {
   char* end = nullptr;
@@ -139,40 +113,10 @@ double parse_margin(const std::string& text) {
   return percent ? v / 100 : v;
 }
 
-// --probes auto:N (also --breakpoints): N a whole number from 1 to kMaxAutoProbes;
-// auto:0 would leave no dose to compare with none.
-void check_auto_probes(const char* option, const std::string& value) {
-  if (value.rfind("auto:", 0) != 0) return;
-  const std::uint64_t n = parse_whole_number(option, value.substr(5));
-  if (n < 1 || n > kMaxAutoProbes)
-    throw Error(ErrorKind::usage,
-                fmt::format("--{} {}: N is the number of probes to dose, 1 to {}", option, value, kMaxAutoProbes),
-                n == 0 ? "auto:0 leaves no dose to compare with none: ask for auto:1 or more" : "ask for fewer");
-}
-
-// A comma list of whole unsigned numbers (--sample-freq 0,100,1000): no minus sign,
-// none above `max`, at most kMaxDoses of them.
-void check_number_list(const char* option, const std::string& list, std::uint64_t max) {
-  std::size_t count = 0;
-  std::stringstream words(list);
-  std::string word;
-  while (std::getline(words, word, ',')) {
-    if (word.empty()) continue;
-    if (parse_whole_number(option, word) > max)
-      throw Error(ErrorKind::usage, fmt::format("--{}: {} is above the largest value, {}", option, word, max));
-    ++count;
-  }
-  if (count == 0) throw Error(ErrorKind::usage, fmt::format("--{} is empty", option), "e.g. --sample-freq 0,100,1000");
-  if (count > kMaxDoses)
-    throw Error(ErrorKind::usage, fmt::format("--{}: {} values; a check doses at most {}", option, count, kMaxDoses));
-}
-
 std::vector<CounterList> check_asked_values(const AskedValues& v) {
   check_blocks(v);
   if (v.link_orders && *v.link_orders > kMaxLinkOrders)
     throw Error(ErrorKind::usage, fmt::format("--link-orders is at most {}", kMaxLinkOrders));
-  if (v.levels && split_count(*v.levels) > kMaxDoses)
-    throw Error(ErrorKind::usage, fmt::format("--levels: a check doses at most {} levels", kMaxDoses));
   check_fractions_and_seconds(v);
   if (v.cpu) check_cpu(*v.cpu);
   std::vector<CounterList> lists;
@@ -194,20 +138,29 @@ std::string observer_options() {
 
 }  // namespace
 
-void check_asked_observer(const AskedObserver& o) {
-  const int observers = !o.probes.empty() + !o.breakpoints.empty() + !o.sample_freq.empty() + !o.command.empty() +
-                        !o.build.empty();
+void read_asked_observer(const AskedObserver& o, ObserverRequest& r) {
+  const int observers = !o.probes.empty() + !o.breakpoints.empty() + !o.sample_freq.empty() + !r.command.empty() +
+                        !r.build.empty();
   if (observers > 1)
     throw Error(ErrorKind::usage, "one observer at a time: " + observer_options(), "run one check per observer");
-  if (o.command_given && o.command.find_first_not_of(" \t\n") == std::string::npos)
+  if (o.command_given && r.command.find_first_not_of(" \t\n") == std::string::npos)
     throw Error(ErrorKind::usage, "--observer-cmd is empty: give the profiler command that wraps the target",
                 "e.g. --observer-cmd 'perf record -F {level} -o /dev/null --' --levels 0,99,999");
-  if (!o.command.empty() && o.levels.empty())
+  if (!r.command.empty() && o.levels.empty())
     throw Error(ErrorKind::usage, "--observer-cmd needs --levels (e.g. --levels 0,99,999; 0 = not wrapped)");
-  if (o.command.empty() && !o.levels.empty()) throw Error(ErrorKind::usage, "--levels goes with --observer-cmd");
-  if (o.probe_sites < 1 || o.probe_sites > kMaxProbeSites) throw Error(ErrorKind::usage, fmt::format("--probe-sites is 1..{}", kMaxProbeSites));
-  check_auto_probes(!o.probes.empty() ? "probes" : "breakpoints", !o.probes.empty() ? o.probes : o.breakpoints);
-  if (!o.sample_freq.empty()) check_number_list("sample-freq", o.sample_freq, UINT64_MAX);
+  if (r.command.empty() && !o.levels.empty()) throw Error(ErrorKind::usage, "--levels goes with --observer-cmd");
+  if (r.probe_sites < 1 || r.probe_sites > kMaxProbeSites)
+    throw Error(ErrorKind::usage, fmt::format("--probe-sites is 1..{}", kMaxProbeSites));
+  const bool uprobes = !o.probes.empty();
+  read_symbols(uprobes ? "probes" : "breakpoints", uprobes ? o.probes : o.breakpoints, r);
+  if (!o.sample_freq.empty()) r.frequencies = read_frequencies(o.sample_freq);
+  if (!o.levels.empty()) r.levels = read_levels(o.levels);
+  r.kind = uprobes                   ? ObserverKind::probes
+           : !o.breakpoints.empty()  ? ObserverKind::breakpoints
+           : !o.sample_freq.empty()  ? ObserverKind::sampling
+           : !r.command.empty()      ? ObserverKind::command
+           : !r.build.empty()        ? ObserverKind::build
+                                     : ObserverKind::counters;
 }
 
 void check_fidelity_bounds(double tolerance, int top) {

@@ -16,12 +16,10 @@
 #include <vector>
 
 #include "plan/counter_list.h"
+#include "plan/observer.h"
+#include "util/words.h"  // parse_whole_number, which cli/ reads --seed and --env-pad with
 
 namespace obscheck {
-
-// A whole unsigned number, nothing else (Boost would read "-1" as 2^64-1); `option`
-// names it in the error ("seed" for --seed).
-std::uint64_t parse_whole_number(const char* option, const std::string& text);
 
 // A number of seconds, 0 or more and finite; `option` as written ("--time-budget").
 double parse_seconds(const char* option, const std::string& text);
@@ -29,14 +27,6 @@ double parse_seconds(const char* option, const std::string& text);
 // --margin: a fraction (0.01) or a percentage (1%), as the reports print it ("±1%");
 // the range is checked with the other values (check_asked_values).
 double parse_margin(const std::string& text);
-
-// --probes auto:N (also --breakpoints): N a whole number from 1 to kMaxAutoProbes.
-// Nothing for a list of symbols.
-void check_auto_probes(const char* option, const std::string& value);
-
-// A comma list of whole unsigned numbers (--sample-freq 0,100,1000): no minus sign,
-// none above `max`, at least one and at most kMaxDoses of them.
-void check_number_list(const char* option, const std::string& list, std::uint64_t max);
 
 // The values a command line asks for that have ranges; an unset optional was not given.
 struct AskedValues {
@@ -46,7 +36,6 @@ struct AskedValues {
   std::optional<int> link_orders;        // --link-orders: 0..kMaxLinkOrders
   std::optional<int> contexts;           // --contexts: at least 1
   std::optional<int> cpu;                // --cpu: one this process may run on
-  std::optional<std::string> levels;     // --levels: at most kMaxDoses
   std::optional<double> timeout_s;       // --timeout: (0, 30 days]
   double margin = 0.01;                  // --margin: (0, 1)
   double time_budget = 60;               // --time-budget: 0 or more, finite
@@ -62,13 +51,15 @@ std::vector<CounterList> check_asked_values(const AskedValues& v);
 
 // The observer a check doses, as the command line names it: one at a time, each with
 // the knobs that go with it (--levels with --observer-cmd alone, --probe-sites 1..64,
-// --probes auto:N, a list of frequencies). Error(usage) for the first rule broken.
+// --probes auto:N, a list of frequencies). Error(usage) for the first rule broken;
+// else `r` (its command, build and probe sites as read) gets its kind and each list,
+// parsed once (plan/observer.h read_symbols, ...). The texts are the options' words,
+// "" when not given.
 struct AskedObserver {
-  std::string probes, breakpoints, sample_freq, command, levels, build;
+  std::string probes, breakpoints, sample_freq, levels;
   bool command_given = false;  // --observer-cmd given (an empty one is refused)
-  int probe_sites = 8;
 };
-void check_asked_observer(const AskedObserver& o);
+void read_asked_observer(const AskedObserver& o, ObserverRequest& r);
 
 // fidelity: --tolerance a share in (0, 1), --top 1..1000 functions.
 void check_fidelity_bounds(double tolerance, int top);

@@ -46,7 +46,7 @@ std::optional<std::string> observer_option(const std::string& name, const Observ
   for (const ObserverKindInfo& k : observer_kinds())  // the option that chooses a kind
     if (k.given && k.option == "--" + name) return k.given(o);
   if (name == "sample-event") return o.sample_event;
-  if (name == "levels") return o.levels;
+  if (name == "levels") return levels_text(o.levels);
   return std::nullopt;
 }
 

@@ -47,7 +47,7 @@ void check_bounds(const SweepRequest& r) {
   const auto given = [](int v) { return v != 0 ? std::optional(v) : std::nullopt; };
   AskedValues v{.runs = given(c.runs), .max_runs = std::nullopt, .warmup = c.warmup,
                 .warmup_given = c.warmup_given, .link_orders = r.link_orders, .contexts = std::nullopt,
-                .cpu = c.launch.cpu >= 0 ? std::optional(c.launch.cpu) : std::nullopt, .levels = std::nullopt,
+                .cpu = c.launch.cpu >= 0 ? std::optional(c.launch.cpu) : std::nullopt,
                 .timeout_s = c.launch.timeout_s != 0 ? std::optional(c.launch.timeout_s) : std::nullopt,
                 .margin = c.margin, .time_budget = 0, .confidence = r.confidence, .event_lists = {}};
   check_asked_values(v);

@@ -8,21 +8,12 @@
 #include "observe/variants.h"
 #include "observe/wrap.h"
 #include "util/error.h"
-#include "util/words.h"
 
 namespace obscheck {
 namespace {
 
 // Where --build writes its variants, relative to the working directory.
 constexpr const char* kVariantsDir = ".obscheck-variants";
-
-std::uint64_t parse_frequency(const std::string& w) {
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(w.c_str(), &end, 10);
-  if (w.empty() || w[0] < '0' || w[0] > '9' || *end != '\0')
-    throw Error(ErrorKind::usage, "--sample-freq: '" + w + "' is not a frequency in Hz");
-  return v;
-}
 
 std::string default_sample_event() {
   return probe_event_set(parse_events("cycles")).front().available ? "cycles" : "cpu-clock";
@@ -48,9 +39,8 @@ Doses counter_doses(const DoseInputs& in) {
 Doses probe_doses(const DoseInputs& in) {
   const ObserverRequest& req = in.request;
   const bool uprobes = req.kind == ObserverKind::probes;
-  const std::vector<std::string> syms = req.symbols.rfind("auto:", 0) == 0
-                                            ? auto_probe_symbols(in.base.path, std::stoul(req.symbols.substr(5)))
-                                            : split_commas(req.symbols);
+  const std::vector<std::string> syms =
+      req.auto_symbols > 0 ? auto_probe_symbols(in.base.path, req.auto_symbols) : req.symbols;
   Doses d;
   d.spec.kind = req.kind;
   d.spec.probes = probe_events(in.base.path, syms, uprobes ? ProbeKind::uprobe : ProbeKind::breakpoint);
@@ -80,14 +70,13 @@ Doses command_doses(const DoseInputs& in) {
                     "to its exit, and its own output is compared; the rusage metrics hold the target's and the "
                     "profiler's usage together (marked 'target + profiler'): they are the profiler's cost, reported "
                     "per dose without a verdict; the profiler's own time is under 'observer:'");
-  const std::vector<std::string> words = split_commas(req.levels);
-  for (const std::string& w : words) {
+  for (const std::string& w : req.levels) {
     if (w == kUnwrappedLevel) continue;  // level 0: the target not wrapped
     wrap_launch(in.base, req.command, w);  // a profiler not on PATH: exit 3 before the journal
     for (const auto& a : describe_wrapper_changes(wrap_command(req.command, w, in.base.argv), in.base.argv).aspects)
       if (!a.held) d.notes.push_back("level " + w + ": " + a.note);
   }
-  d.levels = command_levels(words, in.counters.size());
+  d.levels = command_levels(req.levels, in.counters.size());
   return d;
 }
 
@@ -109,11 +98,13 @@ std::string first_variant(const ObserverRequest& req) {
 }
 
 // Each kind's option value as the request holds it (ObserverKindInfo::given).
-std::string uprobe_symbols(const ObserverRequest& r) { return r.kind == ObserverKind::probes ? r.symbols : ""; }
-std::string breakpoint_symbols(const ObserverRequest& r) {
-  return r.kind == ObserverKind::breakpoints ? r.symbols : "";
+std::string uprobe_symbols(const ObserverRequest& r) {
+  return r.kind == ObserverKind::probes ? symbols_text(r) : "";
 }
-std::string frequencies(const ObserverRequest& r) { return r.frequencies; }
+std::string breakpoint_symbols(const ObserverRequest& r) {
+  return r.kind == ObserverKind::breakpoints ? symbols_text(r) : "";
+}
+std::string frequencies(const ObserverRequest& r) { return frequencies_text(r.frequencies); }
 std::string profiler_command(const ObserverRequest& r) { return r.command; }
 std::string build_template(const ObserverRequest& r) { return r.build; }
 
@@ -148,14 +139,10 @@ const ObserverKindInfo& observer_info(ObserverKind kind) {
   throw Error(ErrorKind::internal, "observer kind without a row in observe/observer_kinds.cpp");
 }
 
-std::vector<std::uint64_t> sample_frequencies(const std::string& list, const EventDesc& event) {
-  std::vector<std::uint64_t> frequencies;
-  for (const std::string& w : split_commas(list)) {
-    const std::uint64_t f = parse_frequency(w);
+const std::vector<std::uint64_t>& sample_frequencies(const std::vector<std::uint64_t>& hz, const EventDesc& event) {
+  for (const std::uint64_t f : hz)
     if (f > 0) require_sample_rate_allowed(event, f);  // exit 4 now, not after the journal
-    frequencies.push_back(f);
-  }
-  return frequencies;
+  return hz;
 }
 
 }  // namespace obscheck

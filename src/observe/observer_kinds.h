@@ -99,10 +99,10 @@ struct ObserverKindInfo {
 std::span<const ObserverKindInfo> observer_kinds();
 // The row of `kind`.
 const ObserverKindInfo& observer_info(ObserverKind kind);
-// The rates of --sample-freq, as the check and fidelity both take them: whole numbers
-// in Hz (Error(usage) otherwise), each above 0 at most kernel.perf_event_max_sample_rate
-// for `event` now (Error(event), exit 4, before anything runs); 0 is kept (the check's
-// unsampled level).
-std::vector<std::uint64_t> sample_frequencies(const std::string& list, const EventDesc& event);
+// The rates of --sample-freq (read once: plan/observer.h read_frequencies), as the
+// check and fidelity both take them: each above 0 at most
+// kernel.perf_event_max_sample_rate for `event` now (Error(event), exit 4, before
+// anything runs); 0 is kept (the check's unsampled level). Returns `hz`.
+const std::vector<std::uint64_t>& sample_frequencies(const std::vector<std::uint64_t>& hz, const EventDesc& event);
 
 }  // namespace obscheck

@@ -10,9 +10,12 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace obscheck {
 
@@ -30,20 +33,44 @@ std::optional<ObserverKind> observer_kind_from_string(std::string_view name);
 // "uprobe", "breakpoint", "probe site"; empty where a level's label names the dose.
 std::string_view dose_noun(ObserverKind k);
 
-// The dose, as asked: the kind, and that kind's knobs (the others stay empty), as the
-// command line gave them and the journal's manifest records them (record/request.cpp).
+// The dose, as asked: the kind, and that kind's knobs (the others stay empty). Each
+// list is parsed once, where its text is read (the command line: job/request_bounds.h
+// read_asked_observer; a journal's manifest: record/request.cpp), by the readers
+// below; the journal records the text they write back (symbols_text, ...).
 // Each kind's doses are resolved on the host by its row of observe/observer_kinds.h.
 struct ObserverRequest {
   ObserverKind kind = ObserverKind::counters;
-  std::string symbols;         // probes, breakpoints: "f,g" or "auto:N"
-  std::string frequencies;     // sampling: "0,100,1000" (Hz)
+  std::vector<std::string> symbols;       // probes, breakpoints: "f,g"
+  std::size_t auto_symbols = 0;           // probes, breakpoints: "auto:N" (then no symbols)
+  std::vector<std::uint64_t> frequencies; // sampling: 0,100,1000 (Hz)
   std::string sample_event;    // sampling: the event sampled ("" = the host's default)
   std::string command;         // command: the wrapper template with {level}
-  std::string levels;          // command: "0,99,999" (0 = the bare target)
+  std::vector<std::string> levels;        // command: 0,99,999 (0 = the bare target)
   std::string build;           // build: the build template with {mask} and {out}
   int probe_sites = 8;         // build: doses 0..N
   bool operator==(const ObserverRequest&) const = default;
 };
+
+// The most --probes/--breakpoints auto:N takes: a dose per probe, so N + 1 levels each
+// run in every block; 4096 doses are far beyond any check that could finish, and N is
+// checked before any symbol table is read.
+inline constexpr std::uint64_t kMaxAutoProbes = 4096;
+// The most sampling frequencies or profiler levels: each is a dose of its own.
+inline constexpr std::size_t kMaxDoses = 64;
+
+// The readers of the lists, each bounded before anything is allocated for its doses;
+// Error(usage) naming the option (`option` without its dashes: "probes").
+// --probes/--breakpoints: "f,g" into r.symbols, or "auto:N" (N 1..kMaxAutoProbes)
+// into r.auto_symbols.
+void read_symbols(const char* option, const std::string& text, ObserverRequest& r);
+// --sample-freq: whole numbers in Hz, at least one, at most kMaxDoses.
+std::vector<std::uint64_t> read_frequencies(const std::string& text);
+// --levels: the non-empty words, at most kMaxDoses.
+std::vector<std::string> read_levels(const std::string& text);
+// The lists as the options spell them: "f,g" or "auto:N"; "0,100"; "0,99".
+std::string symbols_text(const ObserverRequest& r);
+std::string frequencies_text(const std::vector<std::uint64_t>& hz);
+std::string levels_text(const std::vector<std::string>& levels);
 
 // What a plan's levels vary. A check's plan doses one observer (PlanSpec::observer);
 // the other commands' plans dose none: measure repeats one configuration, bias and

@@ -23,6 +23,7 @@
 #include "record/journal_notes.h"
 #include "record/plan_json.h"
 #include "record/plan_notes.h"
+#include "record/request.h"
 #include "util/crc32c.h"
 #include "util/error.h"
 #include "util/fd.h"
@@ -73,6 +74,7 @@ std::string manifest_shape_problem(const nlohmann::json& m) {
   optional(o, "backend", is_string, "options.backend");
   optional(o, "margin", is_number, "options.margin");
   optional(o, "dropped_counters", is_strings, "options.dropped_counters");
+  if (problem.empty()) problem = observer_problem(o);
   const nlohmann::json& t = m.at("target");
   optional(t, "argv", is_strings, "target.argv");
   optional(t, "path", is_string, "target.path");

@@ -1,5 +1,7 @@
 #include "record/request.h"
 
+#include <fmt/core.h>
+
 #include <string>
 
 #include "launch/launcher.h"
@@ -25,23 +27,39 @@ nlohmann::json run_as_json(const std::string& user) {
 
 nlohmann::json observer_json(const ObserverRequest& o) {
   // The keys are the command-line options' names: one string per kind of dose, under
-  // its row's resume key (observe/observer_kinds.h), and the knobs beside them.
-  nlohmann::json j = {{"sample_event", o.sample_event}, {"levels", o.levels}, {"probe_sites", o.probe_sites}};
+  // its row's resume key (observe/observer_kinds.h), and the knobs beside them; each
+  // list is written as the option spells it (plan/observer.h symbols_text, ...).
+  nlohmann::json j = {
+      {"sample_event", o.sample_event}, {"levels", levels_text(o.levels)}, {"probe_sites", o.probe_sites}};
   for (const ObserverKindInfo& k : observer_kinds())
     if (k.given) j[std::string(k.resume_key)] = k.given(o);
   return j;
 }
 
+// The text of `key`, read by `read` once into the request; a value it refuses (a
+// damaged journal) is an Error(io) naming the field.
+template <class Read>
+void read_field(const nlohmann::json& j, const char* key, Read read) {
+  const std::string text = j.value(key, "");
+  if (text.empty()) return;
+  try {
+    read(text);
+  } catch (const Error& e) {
+    throw Error(ErrorKind::io, fmt::format("field options.observer.{} is malformed: {}", key, e.what()));
+  }
+}
+
 ObserverRequest observer_from_json(const nlohmann::json& j) {
   ObserverRequest o;
-  const std::string probes = j.value("probes", ""), breakpoints = j.value("breakpoints", "");
-  o.frequencies = j.value("sample_freq", "");
   o.sample_event = j.value("sample_event", "");
   o.command = j.value("observer_cmd", "");
-  o.levels = j.value("levels", "");
   o.build = j.value("build", "");
   o.probe_sites = j.value("probe_sites", 8);
-  o.symbols = !probes.empty() ? probes : breakpoints;
+  const bool uprobes = !j.value("probes", "").empty();
+  read_field(j, uprobes ? "probes" : "breakpoints",
+             [&](const std::string& t) { read_symbols(uprobes ? "probes" : "breakpoints", t, o); });
+  read_field(j, "sample_freq", [&](const std::string& t) { o.frequencies = read_frequencies(t); });
+  read_field(j, "levels", [&](const std::string& t) { o.levels = read_levels(t); });
   // The kind is the first whose resume key holds a value (observe/observer_kinds.h);
   // the counters when none does.
   for (const ObserverKindInfo& k : observer_kinds())
@@ -140,6 +158,18 @@ CheckRequest request_from_manifest(const nlohmann::json& m) {
     if (e.kind() != ErrorKind::usage) throw;
     throw Error(ErrorKind::io, std::string("the journal's manifest records a request this obscheck cannot run: ") +
                                    e.what());
+  }
+}
+
+std::string observer_problem(const nlohmann::json& options) {
+  if (!options.contains("observer")) return "";
+  try {
+    observer_from_json(options.at("observer"));
+    return "";
+  } catch (const nlohmann::json::exception&) {
+    return "field options.observer has the wrong type";
+  } catch (const Error& e) {
+    return e.what();
   }
 }
 

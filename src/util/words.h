@@ -1,8 +1,10 @@
 // util/: the words of a comma-separated value, the one splitter of lists the user
-// writes as "a,b,c" (sizes, symbols, frequencies, levels).
+// writes as "a,b,c" (sizes, symbols, frequencies, levels), and the reader of a whole
+// number in one of them.
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -19,5 +21,9 @@ inline std::vector<std::string> split_commas(const std::string& s) {
   }
   return out;
 }
+
+// A whole unsigned number, nothing else (Boost would read "-1" as 2^64-1); `option`
+// names it in the error ("seed" for --seed): Error(usage).
+std::uint64_t parse_whole_number(const char* option, const std::string& text);
 
 }  // namespace obscheck

@@ -97,12 +97,12 @@ TEST_CASE("observer kinds: the counters' doses are plan/'s counter levels, resol
 TEST_CASE("observer kinds: each row reads its own option's value from a request, and only its own") {
   ObserverRequest r;
   r.kind = ObserverKind::breakpoints;
-  r.symbols = "main,f";
+  r.symbols = {"main", "f"};
   CHECK(observer_info(ObserverKind::breakpoints).given(r) == "main,f");
   CHECK(observer_info(ObserverKind::probes).given(r).empty());  // the same symbols, another kind
   r = ObserverRequest{};
   r.kind = ObserverKind::sampling;
-  r.frequencies = "0,99";
+  r.frequencies = {0, 99};
   CHECK(observer_info(ObserverKind::sampling).given(r) == "0,99");
   r = ObserverRequest{};
   r.kind = ObserverKind::command;

@@ -356,6 +356,15 @@ TEST_CASE("a manifest of the wrong shape is named, not a JSON type error later")
         "journal " + path + " line 1: format is not \"obscheck-journal\"");
   CHECK(with_manifest([](nlohmann::json& m) { m["options"]["margin"] = "wide"; }) ==
         "journal " + path + " line 1: field options.margin has the wrong type");
+  // The observer's lists are read once into typed values; a damaged one is named.
+  CHECK(with_manifest([](nlohmann::json& m) { m["options"]["observer"]["sample_freq"] = "0,x"; }) ==
+        "journal " + path + " line 1: field options.observer.sample_freq is malformed: --sample-freq: 'x' is "
+        "not a whole number from 0 to 18446744073709551615");
+  CHECK(with_manifest([](nlohmann::json& m) { m["options"]["observer"]["probes"] = "auto:0"; }) ==
+        "journal " + path + " line 1: field options.observer.probes is malformed: --probes auto:0: N is the "
+        "number of probes to dose, 1 to 4096");
+  CHECK(with_manifest([](nlohmann::json& m) { m["options"]["observer"] = 5; }) ==
+        "journal " + path + " line 1: field options.observer has the wrong type");
   CHECK(with_manifest([](nlohmann::json& m) { m["target"]["argv"] = {1, 2}; }) ==
         "journal " + path + " line 1: field target.argv has the wrong type");
   CHECK(with_manifest([](nlohmann::json& m) { m.erase("target"); }) ==

@@ -12,7 +12,7 @@ CheckRequest sample_request() {
   r.counters = CounterList({"task-clock", "{page-faults,minor-faults}"});
   r.dropped = {"cycles: no hardware PMU"};
   r.observer.kind = ObserverKind::sampling;
-  r.observer.frequencies = "0,1000";
+  r.observer.frequencies = {0, 1000};
   r.observer.sample_event = "cpu-clock";
   r.mode = CountingMode::external;
   r.margin = 0.02;
@@ -69,8 +69,8 @@ TEST_CASE("request: each observer kind is restored from the key its option wrote
     CheckRequest r = sample_request();
     r.observer = ObserverRequest{};
     r.observer.kind = k;
-    if (k == ObserverKind::probes || k == ObserverKind::breakpoints) r.observer.symbols = "f,g";
-    if (k == ObserverKind::command) r.observer.command = "perf record -F {level} --", r.observer.levels = "0,99";
+    if (k == ObserverKind::probes || k == ObserverKind::breakpoints) r.observer.symbols = {"f", "g"};
+    if (k == ObserverKind::command) r.observer.command = "perf record -F {level} --", r.observer.levels = {"0", "99"};
     if (k == ObserverKind::build) r.observer.build = "cc -DOBS_PROBES={mask} p.c -o {out}";
     CHECK(request_from_manifest(manifest_of(r)).observer.kind == k);
   }
@@ -147,14 +147,46 @@ TEST_CASE("request: every observer kind is recognised again from the journal's o
     switch (kind) {
       case ObserverKind::counters: break;
       case ObserverKind::probes:
-      case ObserverKind::breakpoints: r.observer.symbols = "main,f"; break;
-      case ObserverKind::sampling: r.observer.frequencies = "0,99"; break;
+      case ObserverKind::breakpoints: r.observer.symbols = {"main", "f"}; break;
+      case ObserverKind::sampling: r.observer.frequencies = {0, 99}; break;
       case ObserverKind::command:
         r.observer.command = "perf record -F {level} --";
-        r.observer.levels = "0,99";
+        r.observer.levels = {"0", "99"};
         break;
       case ObserverKind::build: r.observer.build = "make OUT={out} MASK={mask}"; break;
     }
     CHECK(request_from_manifest(manifest_of(r)).observer == r.observer);
+  }
+}
+
+// The observer's lists are typed in the request and written as the options spell them,
+// so a journal's bytes are what the command line's text was.
+TEST_CASE("request: the observer's typed lists are written as their options' text, and read back") {
+  CheckRequest r = sample_request();
+  r.observer = ObserverRequest{};
+  r.observer.kind = ObserverKind::probes;
+  r.observer.auto_symbols = 3;
+  nlohmann::json j = request_to_json(r);
+  CHECK(j.at("observer").at("probes") == "auto:3");
+  CHECK(request_from_manifest(manifest_of(r)).observer == r.observer);
+  r.observer = ObserverRequest{};
+  r.observer.kind = ObserverKind::command;
+  r.observer.command = "nice -n {level} --";
+  r.observer.levels = {"0", "5", "10"};
+  j = request_to_json(r);
+  CHECK(j.at("observer").at("levels") == "0,5,10");
+  CHECK(j.at("observer").at("observer_cmd") == "nice -n {level} --");
+  CHECK(request_from_manifest(manifest_of(r)).observer == r.observer);
+  // A value its reader refuses is the journal's fault (exit 6), naming the field.
+  j = manifest_of(r);
+  j["options"]["observer"]["levels"] = std::string(200, ',') + "x";
+  for (int i = 0; i < 64; ++i) j["options"]["observer"]["levels"] = j["options"]["observer"]["levels"].get<std::string>() + ",y";
+  try {
+    request_from_manifest(j);
+    FAIL("no throw");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::io);
+    CHECK(std::string(e.what()) ==
+          "field options.observer.levels is malformed: --levels: a check doses at most 64 levels");
   }
 }

@@ -365,9 +365,10 @@ TEST_CASE("layering: no source file is longer than the ceiling") {
 // geometry's notes moved to job/ (1,808, with the files touched wrapped at 100 columns);
 // as the option set became a declaration, the option table with its help, the usage and
 // the typed Options in cmdline/ and the generic parser over it in cli/ (1,503, every line
-// within 100 columns). It only comes down.
+// within 100 columns); as the observer's lists came to be read once into typed values
+// below cli/ (job/request_bounds.h read_asked_observer), 1,487. It only comes down.
 TEST_CASE("layering: cli/ stays small") {
-  constexpr std::size_t kCliLines = 1504;
+  constexpr std::size_t kCliLines = 1488;
   std::size_t lines = 0;
   for_each_line([&](const std::string& rel, std::size_t, const std::string&) {
     if (in_cli(rel)) ++lines;
