@@ -184,23 +184,6 @@ ReplayWindow draw_window(const Fixture& fx, std::size_t window, std::uint64_t se
   return w;
 }
 
-ReplayWindow draw_window_seed_plus_number(const Fixture& fx, std::size_t window, std::uint64_t seed,
-                                          std::size_t number) {
-  if (window == 0) throw Error(ErrorKind::usage, "a replay window needs at least one block");
-  if (window > fx.blocks.size())
-    throw Error(ErrorKind::usage,
-                fmt::format("{} has {} complete blocks, fewer than a window of {}", fx.name, fx.blocks.size(), window));
-  std::mt19937_64 rng(splitmix64(seed + number));
-  ReplayWindow w;
-  w.first_block = bounded_draw(rng, fx.blocks.size() - window + 1);
-  w.slot_first = w.first_block;
-  w.slots = 0;  // no slots: windows of one series may overlap
-  w.seed = rng();
-  for (std::size_t k = 0; k < window; ++k)
-    w.blocks.push_back(relabel(fx.blocks[w.first_block + k], w.first_block + k, rng));
-  return w;
-}
-
 double live_budget_seconds() { return CheckRequest{}.time_budget; }
 
 BudgetWindow budget_window(const Fixture& fx, double budget_s) {
@@ -290,9 +273,7 @@ std::vector<RunRecord> live_runs(const Plan& plan, std::vector<RunRecord> runs) 
 ReplayedCheck replay_check(const Fixture& fx, const ReplaySpec& spec, std::uint64_t seed, std::size_t number) {
   // A check analysed once over its whole window (drift, load) is not rotated: the wrap
   // would join the window's last block to its first, a step the host never took.
-  const ReplayWindow w = spec.scheme == WindowScheme::seed_plus_number
-                             ? draw_window_seed_plus_number(fx, spec.window, seed, number)
-                             : draw_window(fx, spec.window, seed, spec.name, number, spec.stop_when_decisive);
+  const ReplayWindow w = draw_window(fx, spec.window, seed, spec.name, number, spec.stop_when_decisive);
   Plan plan = replay_plan(fx, spec.window);
   std::vector<std::size_t> looks = spec.looks.empty() ? default_looks(plan, spec.window) : spec.looks;
   looks.erase(std::remove_if(looks.begin(), looks.end(), [&](std::size_t n) { return n == 0 || n > spec.window; }),

@@ -60,14 +60,8 @@ struct Injection {
   std::optional<LoadStep> load;
 };
 
-// How a series draws its replays' windows and streams (draw_window). seed_plus_number
-// is the earlier scheme, kept only for the assertions the independent replays do not
-// meet (tests/calibration/README.md says which, and what they measure instead).
-enum class WindowScheme { independent, seed_plus_number };
-
 struct ReplaySpec {
   std::string name;                  // the case's name: part of every replay's stream (draw_window)
-  WindowScheme scheme = WindowScheme::independent;
   std::size_t window = 200;          // B: measured blocks at most (the check's budget)
   std::vector<std::size_t> looks;    // measured blocks at each look; empty: default_looks(window)
   bool stop_when_decisive = true;    // stop at the first look whose findings are decisive
@@ -130,13 +124,6 @@ std::mt19937_64 replay_stream(std::uint64_t seed, const std::string& fixture, co
 // Throws Error(usage) when the fixture has fewer than `window` blocks or window is 0.
 ReplayWindow draw_window(const Fixture& fx, std::size_t window, std::uint64_t seed, const std::string& case_name,
                          std::size_t number, bool rotate = true);
-
-// The earlier scheme: a window at a start uniform in [0, blocks - window] and its
-// relabellings, all from std::mt19937_64 seeded with splitmix64(seed + number).
-// Neighbouring seeds share most replays (seeds 1..8 share 92 of 100), and windows of
-// 600 of 700 blocks overlap by 500 at least: a rate so measured is one sample.
-ReplayWindow draw_window_seed_plus_number(const Fixture& fx, std::size_t window, std::uint64_t seed,
-                                          std::size_t number);
 
 // The live check's default time budget (record/request.h CheckRequest::time_budget).
 double live_budget_seconds();
@@ -226,9 +213,6 @@ struct NamedCase {
 };
 std::vector<NamedCase> standard_cases(std::size_t window);
 
-// The window of the earlier scheme (WindowScheme::seed_plus_number): 600 of the
-// 700-block fixtures.
-inline constexpr std::size_t kSeedPlusNumberWindow = 600;
 // The replays per case of a series.
 inline constexpr std::size_t kDefaultReplays = 100;
 // The load-step case's own window (its busy phase is its second quarter).
