@@ -3,7 +3,7 @@
 #include <fmt/core.h>
 
 #include "cli/commands.h"
-#include "job/demo_job.h"
+#include "job/commands/demo_job.h"
 #include "util/error.h"
 
 namespace obscheck {

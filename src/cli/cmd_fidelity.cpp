@@ -4,7 +4,7 @@
 #include <fmt/core.h>
 
 #include "cli/commands.h"
-#include "job/fidelity_job.h"
+#include "job/commands/fidelity_job.h"
 #include "report/fidelity_report.h"
 #include "util/error.h"
 

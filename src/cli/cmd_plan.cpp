@@ -6,8 +6,8 @@
 #include <filesystem>
 
 #include "cli/request_from.h"
-#include "job/check_resume.h"
-#include "job/plan_job.h"
+#include "job/check/check_resume.h"
+#include "job/shards/plan_job.h"
 #include "cli/commands.h"
 #include "record/plan_file.h"
 #include "util/error.h"

@@ -4,9 +4,9 @@
 // merged (job/shard_merge.h); a measure's or a sweep's report.
 #include <fmt/core.h>
 
-#include "job/journal_job.h"
-#include "job/report_job.h"
-#include "job/shard_merge.h"
+#include "job/journal/journal_job.h"
+#include "job/commands/report_job.h"
+#include "job/shards/shard_merge.h"
 #include "cli/commands.h"
 #include "cli/sweep_session.h"
 #include "record/journal.h"

@@ -3,7 +3,7 @@
 #include <fmt/core.h>
 
 #include "cli/commands.h"
-#include "job/slurm_job.h"
+#include "job/shards/slurm_job.h"
 #include "record/plan_file.h"
 #include "util/error.h"
 

@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/options.h"
-#include "job/check_setup.h"
-#include "job/exit_codes.h"    // the exit code of findings, or of a signal
-#include "job/report_files.h"  // write_and_say, the --html/--svg/--export-* files
-#include "job/request_bounds.h"
+#include "job/check/check_setup.h"
+#include "job/common/exit_codes.h"    // the exit code of findings, or of a signal
+#include "job/common/report_files.h"  // write_and_say, the --html/--svg/--export-* files
+#include "job/common/request_bounds.h"
 #include "report/terminal_text.h"  // every text output passes terminal_safe
 
 namespace obscheck {

@@ -14,7 +14,7 @@
 #include <variant>
 
 #include "cmdline/vocabulary.h"
-#include "job/request_bounds.h"
+#include "job/common/request_bounds.h"
 #include "util/words.h"
 #include "util/error.h"
 

@@ -1,6 +1,6 @@
 #include "cli/request_from.h"
 
-#include "job/check_setup.h"
+#include "job/check/check_setup.h"
 
 namespace obscheck {
 namespace {

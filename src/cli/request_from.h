@@ -4,8 +4,8 @@
 #pragma once
 
 #include "cli/options.h"
-#include "job/check_setup.h"
-#include "job/sweep_setup.h"
+#include "job/check/check_setup.h"
+#include "job/sweep/sweep_setup.h"
 #include "record/request.h"
 
 namespace obscheck {

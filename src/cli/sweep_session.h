@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "cli/options.h"
-#include "job/sweep_job.h"
-#include "job/sweep_setup.h"
+#include "job/sweep/sweep_job.h"
+#include "job/sweep/sweep_setup.h"
 #include "record/journal_notes.h"
 
 namespace obscheck {

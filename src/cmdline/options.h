@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "job/slurm_job.h"
-#include "job/sweep_request.h"
+#include "job/shards/slurm_job.h"
+#include "job/sweep/sweep_request.h"
 #include "plan/plan.h"
 #include "record/request.h"
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "job/request_bounds.h"
+#include "job/common/request_bounds.h"
 #include "util/error.h"
 
 using namespace obscheck;

@@ -9,7 +9,7 @@
 #include <set>
 
 #include "events/event.h"
-#include "job/check_job.h"
+#include "job/check/check_job.h"
 #include "record/journal.h"
 #include "record/journal_reader.h"
 #include "run/session.h"
