@@ -1,5 +1,5 @@
 // obscheck plan: a check planned once, for several hosts; obscheck run --plan FILE
-// --shard I/N: one host's share of it (job/plan_job.h).
+// --shard I/N: one host's share of it (job/shards/plan_job.h).
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 

@@ -1,7 +1,7 @@
 // obscheck report FILE: a check's report from its journal alone, exactly as the check
-// printed it (job/report_job.h recomputes the findings from the runs; what the check
+// printed it (job/commands/report_job.h recomputes the findings from the runs; what the check
 // said of its own invocation comes from the journal's notes); several shards' journals
-// merged (job/shard_merge.h); a measure's or a sweep's report.
+// merged (job/shards/shard_merge.h); a measure's or a sweep's report.
 #include <fmt/core.h>
 
 #include "job/journal/journal_job.h"
@@ -73,7 +73,7 @@ int report_journal(const Options& o, const std::string& path) {
 }
 
 // obscheck report with several journals: the shards of one plan, merged with the host
-// as a factor (job/shard_merge.h).
+// as a factor (job/shards/shard_merge.h).
 int report_merged(const Options& o) {
   if (!o.svg_dir.empty())
     throw Error(ErrorKind::usage,

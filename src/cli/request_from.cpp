@@ -19,7 +19,7 @@ ObserverRequest observer_request_from(const Options& o) {
   return r;
 }
 
-// How the target starts, as the options say (job/check_setup.h launch_spec_for turns
+// How the target starts, as the options say (job/check/check_setup.h launch_spec_for turns
 // it into a LaunchSpec).
 LaunchRequest launch_request_from(const Options& o) {
   LaunchRequest l = o.request.launch;

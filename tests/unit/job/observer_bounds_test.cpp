@@ -1,4 +1,4 @@
-// The rule "one observer at a time" (job/request_bounds.h check_asked_observer) names
+// The rule "one observer at a time" (job/common/request_bounds.h check_asked_observer) names
 // every option that chooses an observer, read from the table of kinds
 // (observe/observer_kinds.h).
 #include <catch2/catch.hpp>
