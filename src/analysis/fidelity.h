@@ -6,7 +6,7 @@
 //
 // The question is where the program's time goes, so the reference measures time per
 // function: the program's CPU time sampled at low rates (about 500 Hz), a different
-// prime rate each run, pooled over repeated runs (job/fidelity_job.h). A timer that
+// prime rate each run, pooled over repeated runs (job/commands/fidelity_job.h). A timer that
 // fires on the task's CPU time picks each instant of it alike, so a function's share
 // of the samples estimates its share of the time; a low rate disturbs the program
 // least; and rates with no common period, repeated with the timer's phase free, leave

@@ -1,6 +1,6 @@
 // analysis/: what a check can likely show: the budget --time-budget auto chooses from
 // its warm-up block, and the forecast of its first look. Pure: a plan, runs or
-// findings in, numbers out (job/forecast.h says them).
+// findings in, numbers out (job/check/forecast.h says them).
 //
 // The first look's forecast (first_look_forecast) is the one the check prints, at its
 // first look of at least kForecastBlocks blocks: by then every comparison of a metric

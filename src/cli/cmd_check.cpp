@@ -1,8 +1,8 @@
 // The main job: obscheck [options] PROG ARGS. The command line becomes a typed request,
-// the request a prepared check (job/check_setup.h), the check a session (job/check_job.h)
-// that plans, runs, journals, looks and stops; the findings of its last look become the
-// report and the exit code. `--resume FILE` (continue_check, job/check_resume.h) enters the
-// same session from a journal; `report FILE` (cli/cmd_report.cpp) re-reads one.
+// the request a prepared check (job/check/check_setup.h), the check a session
+// (job/check/check_job.h) that plans, runs, journals, looks and stops; the findings of its
+// last look become the report and the exit code. `--resume FILE` (continue_check,
+// job/check/check_resume.h) enters the same session from a journal; `report FILE` re-reads one.
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -10,11 +10,11 @@
 
 #include "cli/request_from.h"
 #include "cli/commands.h"
-#include "job/resume_options.h"
-#include "job/check_context.h"
-#include "job/check_job.h"
-#include "job/check_resume.h"
-#include "job/journal_job.h"
+#include "job/journal/resume_options.h"
+#include "job/check/check_context.h"
+#include "job/check/check_job.h"
+#include "job/check/check_resume.h"
+#include "job/journal/journal_job.h"
 #include "record/journal.h"
 #include "report/brief_report.h"
 #include "report/check_report.h"

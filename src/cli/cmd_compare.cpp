@@ -3,7 +3,7 @@
 // Performance Analysis" §5.2: variant generation turns the bias of any one context into
 // random error), judged with the four outcomes of Rechistov, "Pitfalls of measuring
 // software performance".
-// Its job: job/sweep_setup.h sweep_job_for; its report: cli/sweep_session.cpp.
+// Its job: job/sweep/sweep_setup.h sweep_job_for; its report: cli/sweep_session.cpp.
 #include "cli/commands.h"
 #include "cli/sweep_session.h"
 

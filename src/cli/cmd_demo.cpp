@@ -1,9 +1,9 @@
-// obscheck demo: its two parts (job/demo_job.h) laid over the user's options, each run
+// obscheck demo: its two parts (job/commands/demo_job.h) laid over the user's options, each run
 // as a check, and what the demo says of them.
 #include <fmt/core.h>
 
 #include "cli/commands.h"
-#include "job/demo_job.h"
+#include "job/commands/demo_job.h"
 #include "util/error.h"
 
 namespace obscheck {

@@ -1,6 +1,6 @@
 #include "cli/commands.h"
 #include "events/event.h"
-#include "job/sim_catalog.h"
+#include "job/commands/sim_catalog.h"
 #include "report/events_report.h"
 
 namespace obscheck {

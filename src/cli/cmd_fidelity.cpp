@@ -1,10 +1,10 @@
 // obscheck fidelity: is a sampling profiler's profile right, at each rate? perf record
 // at each --sample-freq against a reference of CPU time per function, in rounds
-// (job/fidelity_job.h), then the table.
+// (job/commands/fidelity_job.h), then the table.
 #include <fmt/core.h>
 
 #include "cli/commands.h"
-#include "job/fidelity_job.h"
+#include "job/commands/fidelity_job.h"
 #include "report/fidelity_report.h"
 #include "util/error.h"
 

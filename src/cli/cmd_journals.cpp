@@ -1,7 +1,7 @@
 // obscheck journals [--clean]: the journals checks keep in the user's state directory
-// and the demo's directories (job/journal_store.h); --clean removes them.
+// and the demo's directories (job/journal/journal_store.h); --clean removes them.
 #include "cli/commands.h"
-#include "job/journal_store.h"
+#include "job/journal/journal_store.h"
 
 namespace obscheck {
 

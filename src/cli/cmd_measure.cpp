@@ -10,9 +10,9 @@
 
 #include "cli/commands.h"
 #include "cli/request_from.h"
-#include "job/resume_options.h"
-#include "job/journal_job.h"
-#include "job/measure_job.h"
+#include "job/journal/resume_options.h"
+#include "job/journal/journal_job.h"
+#include "job/commands/measure_job.h"
 #include "record/journal.h"
 #include "report/brief_report.h"
 #include "report/measure_html.h"

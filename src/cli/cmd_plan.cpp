@@ -1,13 +1,13 @@
 // obscheck plan: a check planned once, for several hosts; obscheck run --plan FILE
-// --shard I/N: one host's share of it (job/plan_job.h).
+// --shard I/N: one host's share of it (job/shards/plan_job.h).
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
 #include <filesystem>
 
 #include "cli/request_from.h"
-#include "job/check_resume.h"
-#include "job/plan_job.h"
+#include "job/check/check_resume.h"
+#include "job/shards/plan_job.h"
 #include "cli/commands.h"
 #include "record/plan_file.h"
 #include "util/error.h"

@@ -1,12 +1,12 @@
 // obscheck report FILE: a check's report from its journal alone, exactly as the check
-// printed it (job/report_job.h recomputes the findings from the runs; what the check
+// printed it (job/commands/report_job.h recomputes the findings from the runs; what the check
 // said of its own invocation comes from the journal's notes); several shards' journals
-// merged (job/shard_merge.h); a measure's or a sweep's report.
+// merged (job/shards/shard_merge.h); a measure's or a sweep's report.
 #include <fmt/core.h>
 
-#include "job/journal_job.h"
-#include "job/report_job.h"
-#include "job/shard_merge.h"
+#include "job/journal/journal_job.h"
+#include "job/commands/report_job.h"
+#include "job/shards/shard_merge.h"
 #include "cli/commands.h"
 #include "cli/sweep_session.h"
 #include "record/journal.h"
@@ -73,7 +73,7 @@ int report_journal(const Options& o, const std::string& path) {
 }
 
 // obscheck report with several journals: the shards of one plan, merged with the host
-// as a factor (job/shard_merge.h).
+// as a factor (job/shards/shard_merge.h).
 int report_merged(const Options& o) {
   if (!o.svg_dir.empty())
     throw Error(ErrorKind::usage,

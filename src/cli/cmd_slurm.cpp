@@ -1,9 +1,9 @@
 // obscheck slurm [slurm options] -- [check options] PROG ARGS: a check as a Slurm job
-// array (job/slurm_job.h writes the plan and the scripts, and submits them).
+// array (job/shards/slurm_job.h writes the plan and the scripts, and submits them).
 #include <fmt/core.h>
 
 #include "cli/commands.h"
-#include "job/slurm_job.h"
+#include "job/shards/slurm_job.h"
 #include "record/plan_file.h"
 #include "util/error.h"
 

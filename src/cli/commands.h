@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/options.h"
-#include "job/check_setup.h"
-#include "job/exit_codes.h"    // the exit code of findings, or of a signal
-#include "job/report_files.h"  // write_and_say, the --html/--svg/--export-* files
-#include "job/request_bounds.h"
+#include "job/check/check_setup.h"
+#include "job/common/exit_codes.h"    // the exit code of findings, or of a signal
+#include "job/common/report_files.h"  // write_and_say, the --html/--svg/--export-* files
+#include "job/common/request_bounds.h"
 #include "report/terminal_text.h"  // every text output passes terminal_safe
 
 namespace obscheck {
@@ -26,10 +26,10 @@ int cmd_check(const Options& o);  // the main job
 // --resume FILE of check, measure, bias or compare: the one place a journal's kind
 // decides which job continues it (cli/cmd_check.cpp). `obscheck --resume FILE`
 // continues what the journal records; measure, bias and compare continue their own
-// kind and refuse another's (job/journal_job.h manifest_to_resume: exit 2).
+// kind and refuse another's (job/journal/journal_job.h manifest_to_resume: exit 2).
 int cmd_resume(const Options& o);
 int resume_measure(const Options& o);  // measure --resume FILE (cli/cmd_measure.cpp)
-// A check continued from its journal at `path` with `ask` (job/check_resume.h): what
+// A check continued from its journal at `path` with `ask` (job/check/check_resume.h): what
 // is missing run and reported, or a complete journal's report (cli/cmd_check.cpp).
 struct CheckResumeAsk;
 int continue_check(const Options& o, const std::string& path, const CheckResumeAsk& ask);

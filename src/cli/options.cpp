@@ -14,7 +14,7 @@
 #include <variant>
 
 #include "cmdline/vocabulary.h"
-#include "job/request_bounds.h"
+#include "job/common/request_bounds.h"
 #include "util/words.h"
 #include "util/error.h"
 
@@ -103,7 +103,7 @@ void split_target(const std::vector<std::string>& words, const po::options_descr
 }
 
 // Every value in its range, checked before the first run, so that a refused command
-// line writes nothing (no journal, no build variant): job/request_bounds.h. The counter
+// line writes nothing (no journal, no build variant): job/common/request_bounds.h. The counter
 // list and --leftovers are read into the request here, in the order they are checked.
 void validate(const po::variables_map& vm, Options& o) {
   const auto given = [&](const char* name) {

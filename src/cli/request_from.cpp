@@ -1,11 +1,11 @@
 #include "cli/request_from.h"
 
-#include "job/check_setup.h"
+#include "job/check/check_setup.h"
 
 namespace obscheck {
 namespace {
 
-// How the target starts, as the options say (job/check_setup.h launch_spec_for turns
+// How the target starts, as the options say (job/check/check_setup.h launch_spec_for turns
 // it into a LaunchSpec).
 LaunchRequest launch_request_from(const Options& o) {
   LaunchRequest l = o.request.launch;

@@ -7,8 +7,8 @@
 
 #include "cli/commands.h"
 #include "cli/request_from.h"
-#include "job/journal_job.h"
-#include "job/sweep_verdicts.h"
+#include "job/journal/journal_job.h"
+#include "job/sweep/sweep_verdicts.h"
 #include "record/journal.h"
 #include "report/bias_report.h"
 #include "report/brief_report.h"

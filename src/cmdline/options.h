@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "job/slurm_job.h"
-#include "job/sweep_request.h"
+#include "job/shards/slurm_job.h"
+#include "job/sweep/sweep_request.h"
 #include "plan/plan.h"
 #include "record/request.h"
 
@@ -58,7 +58,7 @@ struct Options {
   std::string shell;                // completion SHELL: bash | zsh
 
   // The observer's lists as written (one observer at a time; default: the counters
-  // themselves), read once into request.observer with its kind (job/request_bounds.h
+  // themselves), read once into request.observer with its kind (job/common/request_bounds.h
   // read_asked_observer); "" when not given.
   std::string probes;               // --probes SYM[,SYM...] | auto:N  (uprobes)
   std::string breakpoints;          // --breakpoints SYM[,...]          (hardware breakpoints)
@@ -67,7 +67,7 @@ struct Options {
 
   // bias / compare: measurement contexts (Mytkowicz et al., "Observer Effect and
   // Measurement Bias in Performance Analysis" §4.2, §5.2), the metric and --aa, stored
-  // in the sweep's request (job/sweep_request.h) as they are read, each list parsed
+  // in the sweep's request (job/sweep/sweep_request.h) as they are read, each list parsed
   // there; its other fields are set from `request` (cli/request_from.h).
   SweepRequest sweep;
   double confidence = 0.95;         // --confidence LEVEL of the intervals and tests
@@ -82,10 +82,10 @@ struct Options {
   std::string plan_file;            // plan -o FILE is the output; run --plan FILE
   std::size_t shard_index = 0;      // run --shard I/N (I defaults to $SLURM_ARRAY_TASK_ID)
   std::size_t shard_count = 0;      // 0: not given
-  SlurmRequest slurm;               // slurm's own options (job/slurm_job.h), as given
+  SlurmRequest slurm;               // slurm's own options (job/shards/slurm_job.h), as given
   std::vector<std::string> check_args;  // slurm: everything after --: [check options] PROG ARGS
 
-  // --fail-on LIST: which outcomes make the command exit 1 (job/exit_codes.h
+  // --fail-on LIST: which outcomes make the command exit 1 (job/common/exit_codes.h
   // findings_exit_code); empty: the command's default.
   FailOn fail_on;
   bool verbose = false;             // --verbose: every metric's detail in the text report

@@ -2,7 +2,7 @@
 // table: which option chooses it and which of the journal's options recognises it on
 // resume, what a check counts by default beside it, where it may act (in process,
 // under the simulator), how its doses are resolved on this host into plan levels, and
-// how the runner applies a level. job/check_setup.cpp walks the table instead of
+// how the runner applies a level. job/check/check_setup.cpp walks the table instead of
 // branching per kind; adding an observer adds a row here, its levels (plan/levels.h),
 // its runner mechanism when no existing one fits (run/observers.cpp) and its options
 // (cli/options.cpp).

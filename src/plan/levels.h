@@ -1,7 +1,7 @@
 // plan/: every observer's doses as plan levels, level 0 included (docs/design.md "How
 // is level 0 chosen?"). One function per observer kind (plan/observer.h).
 //
-// Pure: each takes what job/ resolved on the host (job/check_setup.cpp: the symbols
+// Pure: each takes what job/ resolved on the host (job/check/check_setup.cpp: the symbols
 // found, the frequencies parsed and allowed, the profiler's levels checked, the
 // variants built) and returns the levels, least observation first, that PlanSpec::levels
 // holds. Every observer but the counters programs the same `counters` at every level

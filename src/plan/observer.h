@@ -34,7 +34,7 @@ std::optional<ObserverKind> observer_kind_from_string(std::string_view name);
 std::string_view dose_noun(ObserverKind k);
 
 // The dose, as asked: the kind, and that kind's knobs (the others stay empty). Each
-// list is parsed once, where its text is read (the command line: job/request_bounds.h
+// list is parsed once, where its text is read (the command line: job/common/request_bounds.h
 // read_asked_observer; a journal's manifest: record/request.cpp), by the readers
 // below; the journal records the text they write back (symbols_text, ...).
 // Each kind's doses are resolved on the host by its row of observe/observer_kinds.h.

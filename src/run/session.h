@@ -48,7 +48,7 @@ struct SessionProgress {
   double budget_s = 0;          // 0: none
   const Configuration* config = nullptr;  // the run starting; null: the look's runs are done
   // The verdicts at the last look, in a few words, for the progress line ("" before
-  // the first look); filled by the job, which holds the findings (job/check_job.h).
+  // the first look); filled by the job, which holds the findings (job/check/check_job.h).
   std::string verdicts;
 };
 using SessionProgressFn = std::function<void(const SessionProgress&)>;

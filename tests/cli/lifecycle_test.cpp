@@ -286,7 +286,7 @@ TEST_CASE("lifecycle: --resume of a complete journal re-prints its report and wr
 }
 
 TEST_CASE("lifecycle: every resume takes the same output options and refuses the same others") {
-  // One list of what a resume may change (job/resume_options.h), for a check, a measure
+  // One list of what a resume may change (job/journal/resume_options.h), for a check, a measure
   // and a sweep alike: --color is taken, --journal refused before the journal is touched.
   const std::string check = tmp_path("alike-check.jsonl"), measure = tmp_path("alike-measure.jsonl"),
                     bias = tmp_path("alike-bias.jsonl"), other = tmp_path("alike-other.jsonl");

@@ -1,4 +1,4 @@
-// The rule "one observer at a time" (job/request_bounds.h read_asked_observer) names
+// The rule "one observer at a time" (job/common/request_bounds.h read_asked_observer) names
 // every option that chooses an observer, read from the table of kinds
 // (observe/observer_kinds.h).
 #include <catch2/catch.hpp>
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "job/request_bounds.h"
+#include "job/common/request_bounds.h"
 #include "util/error.h"
 
 using namespace obscheck;

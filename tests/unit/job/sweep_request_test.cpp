@@ -2,8 +2,8 @@
 // line read once into their types (--fail-on's outcomes, --shard, the context sizes).
 #include <catch2/catch.hpp>
 
-#include "job/request_bounds.h"
-#include "job/sweep_request.h"
+#include "job/common/request_bounds.h"
+#include "job/sweep/sweep_request.h"
 #include "util/error.h"
 
 using namespace obscheck;

@@ -1,5 +1,5 @@
 // The table of observer kinds (observe/observer_kinds.h): every kind of the enum has
-// one row, in the enum's order, whose parts job/check_setup.cpp and the runner walk
+// one row, in the enum's order, whose parts job/check/check_setup.cpp and the runner walk
 // instead of branching per kind.
 #include <catch2/catch.hpp>
 

@@ -2,14 +2,14 @@
 // no process runs and no counter opens, the runs' values come from a seeded generator
 // and the clock moves only with the runs, so every look, stop, retirement and note is
 // exact. Where the point is the stopping rule on real data the looks are the check's
-// own (job/check_job.h analysis_at_looks); where it is the loop, they are scripted.
+// own (job/check/check_job.h analysis_at_looks); where it is the loop, they are scripted.
 #include <catch2/catch.hpp>
 
 #include <chrono>
 #include <set>
 
 #include "events/event.h"
-#include "job/check_job.h"
+#include "job/check/check_job.h"
 #include "record/journal.h"
 #include "record/journal_reader.h"
 #include "run/session.h"

@@ -106,16 +106,17 @@ TEST_CASE("layering: the table names every module folder of src/") {
 TEST_CASE("layering: the backend is decided in run/backend.cpp alone") {
   const fs::path src = fs::path(OBSCHECK_SOURCE_DIR) / "src";
   const std::set<std::string> allowed = {
-      "run/backend.cpp",      // the choice
-      "record/request.h",     // the request's default, native
-      "record/request.cpp",   // the name in the journal, and back
-      "job/sweep_setup.h",    // the sweep request's default, native
-      "cli/cmd_events.cpp",   // `events --backend sim` lists the simulated catalog: it
-                              // measures nothing
-      "cli/options.cpp",      // --sim-cache goes with --backend sim only
-      "job/demo_job.h",       // the user's backend as the demo reads it, native unless given
-      "job/demo_job.cpp",     // the demo's layout part is the simulator's by design, and
-                              // it leaves its counters to it
+      "run/backend.cpp",             // the choice
+      "record/request.h",            // the request's default, native
+      "record/request.cpp",          // the name in the journal, and back
+      "job/sweep/sweep_setup.h",     // the sweep request's default, native
+      "cli/cmd_events.cpp",          // `events --backend sim` lists the simulated catalog: it
+                                     // measures nothing
+      "cli/options.cpp",             // --sim-cache goes with --backend sim only
+      "job/commands/demo_job.h",     // the user's backend as the demo reads it, native unless
+                                     // given
+      "job/commands/demo_job.cpp",   // the demo's layout part is the simulator's by design, and
+                                     // it leaves its counters to it
   };
   // A comparison with a backend's name, or a branch on its enum.
   const std::regex decides(R"re(BackendKind::(native|sim)|backend\s*==\s*"(sim|native)")re");
@@ -235,18 +236,18 @@ std::string code_of(const std::string& line) {
 
 }  // namespace
 
-// The backend is chosen once per job, at one entry point (job/job_backend.h
+// The backend is chosen once per job, at one entry point (job/common/job_backend.h
 // job_backend, docs/design.md "Where each decision is made"); everything else is handed
 // the chosen Backend. choose_backend is called nowhere else.
-TEST_CASE("layering: choose_backend is called in job/job_backend.cpp alone") {
-  const std::set<std::string> allowed = {"run/backend.h", "run/backend.cpp", "job/job_backend.cpp"};
+TEST_CASE("layering: choose_backend is called in job/common/job_backend.cpp alone") {
+  const std::set<std::string> allowed = {"run/backend.h", "run/backend.cpp", "job/common/job_backend.cpp"};
   const std::regex call(R"re(\bchoose_backend\s*\()re");
   std::size_t calls = 0;
   for_each_line([&](const std::string& rel, std::size_t line_no, const std::string& line) {
     if (!std::regex_search(code_of(line), call)) return;
-    if (rel == "job/job_backend.cpp") ++calls;
-    INFO("src/" << rel << ":" << line_no << ": choose_backend called outside job/job_backend.cpp: take the job's "
-                << "chosen Backend (job/job_backend.h job_backend, once per job) instead");
+    if (rel == "job/common/job_backend.cpp") ++calls;
+    INFO("src/" << rel << ":" << line_no << ": choose_backend called outside job/common/job_backend.cpp: take the job's "
+                << "chosen Backend (job/common/job_backend.h job_backend, once per job) instead");
     CHECK(allowed.count(rel) == 1);
   });
   CHECK(calls > 0);
@@ -366,7 +367,7 @@ TEST_CASE("layering: no source file is longer than the ceiling") {
 // as the option set became a declaration, the option table with its help, the usage and
 // the typed Options in cmdline/ and the generic parser over it in cli/ (1,503, every line
 // within 100 columns); as the observer's lists came to be read once into typed values
-// below cli/ (job/request_bounds.h read_asked_observer), 1,487. It only comes down.
+// below cli/ (job/common/request_bounds.h read_asked_observer), 1,487. It only comes down.
 TEST_CASE("layering: cli/ stays small") {
   constexpr std::size_t kCliLines = 1488;
   std::size_t lines = 0;
@@ -490,7 +491,7 @@ TEST_CASE("layering: each function design.md's decision table names is defined i
   std::string line;
   bool in_table = false;
   std::vector<std::pair<std::string, std::string>> named;  // (file, function)
-  const std::regex pair(R"re(`([a-z_]+/[a-z_]+\.(cpp|h))`\s+`(\w+::)?(\w+)`)re");
+  const std::regex pair(R"re(`((?:[a-z_]+/)+[a-z_]+\.(cpp|h))`\s+`(\w+::)?(\w+)`)re");
   while (std::getline(in, line)) {
     if (line.rfind("## ", 0) == 0) in_table = line == "## Where each decision is made";
     if (!in_table || line.rfind("|", 0) != 0) continue;
@@ -537,13 +538,13 @@ TEST_CASE("layering: no JSON key access outside record/ and report/, but the nam
       {"host/doctor.cpp", "a doctor finding's own decoder: below record/"},
       {"host/host_json.cpp", "HostInfo's own decoder, which record/ calls: below record/"},
       {"observe/variants.cpp", "a built variant's cache record, not a journal"},
-      {"job/measure_job.cpp", "measure's manifest part"},
-      {"job/resume_options.cpp", "compares a resume's options with the manifest's"},
-      {"job/journal_store.cpp", "lists the state directory's journals by their manifest"},
-      {"job/slurm_job.cpp", "reads a plan file's fixed blocks"},
-      {"job/shard_merge.cpp", "reads and merges the shards' manifests"},
-      {"job/journal_job.cpp", "writes the manifest's command, reads its options, target and env"},
-      {"job/sweep_job.cpp", "a sweep's manifest part and RunRecord::extra"},
+      {"job/commands/measure_job.cpp", "measure's manifest part"},
+      {"job/journal/resume_options.cpp", "compares a resume's options with the manifest's"},
+      {"job/journal/journal_store.cpp", "lists the state directory's journals by their manifest"},
+      {"job/shards/slurm_job.cpp", "reads a plan file's fixed blocks"},
+      {"job/shards/shard_merge.cpp", "reads and merges the shards' manifests"},
+      {"job/journal/journal_job.cpp", "writes the manifest's command, reads its options, target and env"},
+      {"job/sweep/sweep_job.cpp", "a sweep's manifest part and RunRecord::extra"},
   };
   // A key indexed ([ "key" ]) or asked for (.at/.value/.contains/.find("key")); the
   // option parser's variables_map (vm) is not JSON, nor a search in a string.

@@ -1,0 +1,447 @@
+#include "job/sweep/sweep_job.h"
+
+#include <fmt/core.h>
+#include <sys/time.h>
+
+#include <optional>
+
+#include "job/journal/journal_job.h"
+#include "job/journal/resume_options.h"
+#include "job/sweep/sweep_setup.h"
+#include "host/doctor.h"
+#include "host/host_info.h"
+#include "record/journal.h"
+#include "record/journal_notes.h"
+#include "run/measure.h"
+#include "util/error.h"
+#include "util/timeval.h"
+
+namespace obscheck {
+namespace {
+
+template <class T>
+T field(const nlohmann::json& j, const char* key, const std::string& where) {
+  try {
+    return j.at(key).get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw Error(ErrorKind::io, fmt::format("{}: field {} is missing or has the wrong type", where, key),
+                "the journal was not written by obscheck bias or compare, or was edited");
+  }
+}
+
+template <class T>
+nlohmann::json optional_json(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json();
+}
+
+template <class T>
+std::optional<T> optional_field(const nlohmann::json& j, const char* key, const std::string& where) {
+  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
+  return field<T>(j, key, where);
+}
+
+nlohmann::json context_json(const SweepContextRecord& c) {
+  return {{"id", c.id},
+          {"label", c.label},
+          {"env_pad", optional_json(c.env_pad)},
+          {"env_bytes", c.env_bytes},
+          {"argv0_pad", c.argv0_pad},
+          {"link_order", optional_json(c.link_order)},
+          {"objects", c.objects},
+          {"binary", c.binary},
+          {"binary_sha256", c.binary_sha256},
+          {"failure", c.failure}};
+}
+
+SweepContextRecord context_from(const nlohmann::json& j) {
+  const std::string where = "sweep context";
+  SweepContextRecord c;
+  c.id = field<std::size_t>(j, "id", where);
+  c.label = field<std::string>(j, "label", where);
+  c.env_pad = optional_field<std::size_t>(j, "env_pad", where);
+  c.env_bytes = field<std::size_t>(j, "env_bytes", where);
+  c.argv0_pad = field<std::size_t>(j, "argv0_pad", where);
+  c.link_order = optional_field<std::size_t>(j, "link_order", where);
+  c.objects = field<std::vector<std::string>>(j, "objects", where);
+  c.binary = field<std::string>(j, "binary", where);
+  c.binary_sha256 = field<std::string>(j, "binary_sha256", where);
+  c.failure = field<std::string>(j, "failure", where);
+  return c;
+}
+
+double ns(const timeval& t) { return static_cast<double>(timeval_ns(t)); }
+
+// The record the journal holds, as it reads back: the live report is made from the
+// same bytes a report of the journal reads (invalid UTF-8 in a first line replaced).
+RunRecord as_journalled(const RunRecord& r) { return run_record_from_line(run_line(r)); }
+
+// What differs between the sweep the journal recorded and the one this host would run
+// now, in words; "" when none.
+std::string sweep_difference(const SweepReport& recorded, const SweepReport& now) {
+  if (recorded.variants.size() != now.variants.size()) return "the variants differ";
+  for (std::size_t v = 0; v < now.variants.size(); ++v)
+    if (recorded.variants[v].binary_sha256 != now.variants[v].binary_sha256)
+      return fmt::format("{} ({}) has changed since the journal was started (sha256 differs)", now.variants[v].name,
+                         now.variants[v].argv.empty() ? "" : now.variants[v].argv[0]);
+  if (recorded.contexts.size() != now.contexts.size()) return "the contexts differ";
+  for (std::size_t c = 0; c < now.contexts.size(); ++c) {
+    const SweepContextRecord &a = recorded.contexts[c], &b = now.contexts[c];
+    if (a.label != b.label) return fmt::format("context {} is '{}' here, '{}' in the journal", c, b.label, a.label);
+    if (a.env_bytes != b.env_bytes)
+      return fmt::format("context {}'s environment is {} bytes here, {} in the journal", a.label, b.env_bytes, a.env_bytes);
+    if (a.failure.empty() != b.failure.empty())
+      return fmt::format("context {} could{} be prepared here and could{} in the journal", a.label,
+                         b.failure.empty() ? "" : " not", a.failure.empty() ? "" : " not");
+    if (a.binary_sha256 != b.binary_sha256)
+      return fmt::format("context {} links another binary than the journal's (sha256 differs)", a.label);
+  }
+  return "";
+}
+
+}  // namespace
+
+nlohmann::json brief_to_json(const SweepBrief& b) {
+  const SweepReport& h = b.header;
+  nlohmann::json variants = nlohmann::json::array(), contexts = nlohmann::json::array();
+  for (const SweepVariantRecord& v : h.variants)
+    variants.push_back({{"name", v.name}, {"argv", v.argv}, {"binary_sha256", v.binary_sha256}});
+  for (const SweepContextRecord& c : h.contexts) contexts.push_back(context_json(c));
+  nlohmann::json j = {{"command", std::string(to_string(h.command))},
+          {"variants", variants},
+          {"contexts", contexts},
+          {"seed", h.seed},
+          {"runs_per_context", h.runs_per_context},
+          {"warmup", h.warmup},
+          {"events", h.events},
+          {"metric", h.metric},
+          {"pad_name", h.pad_name},
+          {"report_margin", h.margin},
+          {"alpha", h.alpha},
+          {"notes", h.notes},
+          {"metrics", b.metrics},
+          {"margin", b.margin},
+          {"aa", b.aa},
+          {"allow_multiplex", h.allow_multiplex},
+          {"fail_on", b.fail_on.words()}};
+  if (!b.arguments.empty()) j["arguments"] = b.arguments;  // only a journal read back from before the request
+  return j;
+}
+
+namespace {
+
+// What no command line can give (a forged 5e8 as alpha once gave exit 5): the
+// levels and margins are fractions, the runs and warm-up as the command line bounds them.
+void check_brief_ranges(const SweepBrief& b, const std::string& where) {
+  const SweepReport& h = b.header;
+  const auto refuse = [&](const char* field, const std::string& value, const char* range) {
+    throw Error(ErrorKind::io, fmt::format("{}: field {} is {}, not {}", where, field, value, range),
+                "the journal was not written by obscheck bias or compare, or was edited");
+  };
+  if (!(h.alpha > 0 && h.alpha < 1)) refuse("alpha", fmt::format("{:g}", h.alpha), "a level between 0 and 1");
+  if (!(h.margin >= 0 && h.margin < 1)) refuse("report_margin", fmt::format("{:g}", h.margin), "a fraction from 0 to 1");
+  if (!(b.margin >= 0 && b.margin < 1)) refuse("margin", fmt::format("{:g}", b.margin), "a fraction from 0 to 1");
+  if (h.runs_per_context < 1 || static_cast<std::size_t>(h.runs_per_context) > kMaxMeasuredBlocks)
+    refuse("runs_per_context", std::to_string(h.runs_per_context), "a count from 1 to 1000000");
+  if (h.warmup < 0 || static_cast<std::size_t>(h.warmup) > kMaxMeasuredBlocks)
+    refuse("warmup", std::to_string(h.warmup), "a count from 0 to 1000000");
+}
+
+}  // namespace
+
+SweepBrief brief_from_json(const nlohmann::json& j) {
+  const std::string where = "the journal's sweep";
+  if (!j.is_object()) throw Error(ErrorKind::io, where + " is not an object");
+  SweepBrief b;
+  SweepReport& h = b.header;
+  const std::optional<JobKind> kind = job_kind_from(field<std::string>(j, "command", where));
+  if (kind) h.command = *kind;
+  for (const nlohmann::json& v : field<nlohmann::json>(j, "variants", where))
+    h.variants.push_back({field<std::string>(v, "name", "sweep variant"), field<std::vector<std::string>>(v, "argv", "sweep variant"),
+                          field<std::string>(v, "binary_sha256", "sweep variant")});
+  for (const nlohmann::json& c : field<nlohmann::json>(j, "contexts", where)) h.contexts.push_back(context_from(c));
+  h.seed = field<std::uint64_t>(j, "seed", where);
+  h.runs_per_context = field<int>(j, "runs_per_context", where);
+  h.warmup = field<int>(j, "warmup", where);
+  h.events = field<std::string>(j, "events", where);
+  h.metric = field<std::string>(j, "metric", where);
+  h.pad_name = field<std::string>(j, "pad_name", where);
+  h.margin = field<double>(j, "report_margin", where);
+  h.alpha = field<double>(j, "alpha", where);
+  h.notes = field<std::vector<std::string>>(j, "notes", where);
+  b.metrics = field<std::vector<std::string>>(j, "metrics", where);
+  b.margin = field<double>(j, "margin", where);
+  b.aa = field<bool>(j, "aa", where);
+  h.allow_multiplex = optional_field<bool>(j, "allow_multiplex", where).value_or(false);
+  const auto fail_on = field<std::vector<std::string>>(j, "fail_on", where);
+  b.arguments = optional_field<std::vector<std::string>>(j, "arguments", where).value_or(std::vector<std::string>{});
+  if (h.variants.empty() || !kind || !is_sweep(*kind) || (kind == JobKind::compare && h.variants.size() < 2))
+    throw Error(ErrorKind::io, where + " names no command of its variants");
+  try {
+    if (!fail_on.empty()) b.fail_on = fail_on_outcomes(kind == JobKind::bias ? FailOnOf::bias : FailOnOf::compare, fail_on);
+  } catch (const Error& e) {
+    throw Error(ErrorKind::io, fmt::format("{}: field fail_on: {}", where, e.what()),
+                "the journal was not written by obscheck bias or compare, or was edited");
+  }
+  check_brief_ranges(b, where);
+  return b;
+}
+
+namespace {
+
+// The report's header: the sweep's seed, runs, events, metric, notes, variants and
+// contexts (each context's environment size as the first variant runs in it).
+SweepReport sweep_header(const SweepSetup& setup, const SweepSpec& spec, JobKind kind, const SweepRequest& ask) {
+  SweepReport h;
+  h.command = kind;
+  h.seed = setup.seed;
+  h.runs_per_context = spec.runs;
+  h.warmup = spec.warmup;
+  h.metric = setup.metric;
+  h.pad_name = kPadName;
+  for (const auto& e : setup.events.events) h.events += (h.events.empty() ? "" : ",") + e.spec;
+  for (const auto& e : setup.sim_events) h.events += (h.events.empty() ? "" : ",") + e.name;
+  h.notes = setup.backend_notes;
+  for (const VariantSpec& v : spec.variants) h.variants.push_back({v.name, v.launch.argv, v.sha256});
+  for (const ContextSpec& c : spec.contexts) {
+    SweepContextRecord cr;
+    cr.id = c.id;
+    cr.label = c.label;
+    cr.env_pad = c.env_pad;
+    cr.env_bytes = context_launch(spec.variants.at(0), c).env.size_bytes();
+    cr.argv0_pad = c.argv0_pad;
+    cr.link_order = c.link_order;
+    cr.objects = c.objects;
+    cr.binary = c.binary;
+    cr.binary_sha256 = c.binary_sha256;
+    cr.failure = c.failure;
+    h.contexts.push_back(std::move(cr));
+  }
+  h.alpha = 1 - ask.confidence;
+  h.allow_multiplex = ask.check.allow_multiplex;
+  if (kind == JobKind::compare) h.margin = ask.check.margin;
+  return h;
+}
+
+// The metrics analysed: the chosen one first, then every other counter; wall time too
+// when the backend times the program.
+std::vector<std::string> sweep_metrics(const SweepSetup& setup) {
+  std::vector<std::string> metrics = {setup.metric};
+  for (const auto& e : setup.events.events)
+    if (e.name != setup.metric) metrics.push_back(e.name);
+  // Under --backend sim every simulated counter asked for is analysed too; wall time
+  // is then the simulator's, not the program's, and is left out.
+  for (const auto& e : setup.sim_events)
+    if (e.name != setup.metric) metrics.push_back(e.name);
+  if (setup.metric != "wall-time" && setup.backend->times_the_program()) metrics.push_back("wall-time");
+  return metrics;
+}
+
+}  // namespace
+
+SweepJob make_sweep_job(SweepSetup setup, std::vector<VariantSpec> variants, JobKind kind, const SweepRequest& ask) {
+  SweepJob job;
+  job.request = ask;
+  job.setup = std::move(setup);
+  SweepSpec& spec = job.spec;
+  spec.variants = std::move(variants);
+  spec.contexts = job.setup.contexts;
+  spec.events = job.setup.events;
+  spec.runs = job.setup.runs;
+  spec.warmup = job.setup.warmup;
+  spec.measurer = job.setup.measurer;
+  spec.seed = job.setup.seed;
+  for (const ContextSpec& c : spec.contexts)
+    if (c.failure.empty()) {
+      job.plan = sweep_plan(spec, kind == JobKind::bias ? PlanKind::bias : PlanKind::compare);
+      break;
+    }
+  job.brief.header = sweep_header(job.setup, spec, kind, ask);
+  job.brief.metrics = sweep_metrics(job.setup);
+  job.brief.margin = ask.check.margin;
+  job.brief.aa = ask.aa;
+  job.brief.fail_on = ask.fail_on;
+  return job;
+}
+
+RunRecord journal_record_of(const Plan& plan, const Trial& trial, const SweepRun& run) {
+  RunRecord r = run_record_for(plan, trial);
+  r.env_bytes = run.env_bytes;
+  r.exit = run.exit;
+  r.readings = run.readings;
+  r.extra = {{"context", run.context},     {"variant", run.variant}, {"argv", run.argv},
+             {"binary", run.binary},       {"binary_sha256", run.binary_sha256},
+             {"first_line", run.first_line}};
+  if (run.stack_address) r.extra["stack_address"] = *run.stack_address;
+  if (!run.failure.empty()) r.extra["failure"] = run.failure;
+  return r;
+}
+
+SweepRunRecord report_record_of(const RunRecord& r) {
+  const std::string where = fmt::format("run {}", r.index);
+  SweepRunRecord rr;
+  rr.seq = r.index;
+  rr.round = r.block;
+  rr.context = field<std::size_t>(r.extra, "context", where);
+  rr.variant = field<std::size_t>(r.extra, "variant", where);
+  rr.env_bytes = r.env_bytes;
+  rr.argv = field<std::vector<std::string>>(r.extra, "argv", where);
+  rr.binary = field<std::string>(r.extra, "binary", where);
+  rr.binary_sha256 = field<std::string>(r.extra, "binary_sha256", where);
+  rr.failure = r.extra.value("failure", "");
+  rr.ok = rr.failure.empty();
+  rr.status = rr.ok ? describe_exit(r.exit, 0) : rr.failure;
+  rr.wall_ns = r.exit.wall_ns;
+  for (const Reading& rd : r.readings) {
+    rr.metrics.emplace_back(rd.name, rd.value);
+    rr.multiplexed = rr.multiplexed || rd.multiplexed;
+    rr.running.emplace_back(rd.name, rd.running_fraction());
+  }
+  rr.metrics.emplace_back("wall-time", static_cast<double>(r.exit.wall_ns));
+  rr.metrics.emplace_back("user-time", ns(r.exit.usage.ru_utime));
+  rr.output_digest = r.exit.output_digest;
+  rr.first_line = field<std::string>(r.extra, "first_line", where);
+  rr.stack_address = optional_field<std::uint64_t>(r.extra, "stack_address", where);
+  return rr;
+}
+
+SweepReport sweep_report(const SweepBrief& brief, const std::vector<RunRecord>& runs, bool interrupted) {
+  SweepReport report = brief.header;
+  for (const RunRecord& r : runs) report.runs.push_back(report_record_of(r));
+  if (interrupted)
+    report.notes.push_back(fmt::format("interrupted after {} runs: the analysis covers what finished", runs.size()));
+  return report;
+}
+
+nlohmann::json sweep_manifest(const SweepJob& job) {
+  const VariantSpec& first = job.spec.variants.at(0);
+  nlohmann::json options = sweep_request_json(job.request);
+  options["backend"] = std::string(to_string(job.setup.backend->kind()));
+  nlohmann::json manifest = job_manifest(job.brief.header.command, read_host(), options,
+                                         first.launch, first.sha256, job.plan.value());
+  manifest["sweep"] = brief_to_json(job.brief);
+  return manifest;
+}
+
+SweepRunsDone run_sweep_job(SweepJob& job, std::vector<RunRecord> recorded, JournalWriter* journal,
+                            const ContextSweepProgress& progress) {
+  SweepRunsDone done;
+  if (job.plan) {
+    const Plan& plan = *job.plan;
+    const std::vector<Trial> todo =
+        remaining_trials(plan, recorded, journal ? journal->path() : std::string(), *plan.spec.fixed_blocks);
+    ContextSweepProgress overall;
+    if (progress) {
+      const std::size_t before = recorded.size(), total = before + todo.size();
+      overall = [&progress, before, total](std::size_t ran, std::size_t) { progress(before + ran, total); };
+    }
+    const ContextSweepResult result =
+        run_context_sweep(job.spec, plan, todo, overall, [&](const Trial& trial, const SweepRun& run) {
+          RunRecord r = as_journalled(journal_record_of(plan, trial, run));
+          if (journal) journal->append(r);
+          recorded.push_back(std::move(r));
+        });
+    done.interrupted = result.interrupted;
+    if (journal) journal->append_note(end_note(done.interrupted));
+  }
+  done.runs = std::move(recorded);
+  return done;
+}
+
+void refuse_changed_sweep(const JournalData& d, const SweepBrief& recorded, const SweepJob& job) {
+  refuse_changed_environment(d.manifest, job.spec.variants.at(0).launch.env, "sweep");
+  if (const std::string why = sweep_difference(recorded.header, job.brief.header); !why.empty())
+    throw Error(ErrorKind::usage, why, "a resumed sweep must run the same programs in the same contexts; start a new one");
+  if (!job.plan || !(plan_from_journal(d).spec == job.plan->spec))
+    throw Error(ErrorKind::usage, "the sweep's plan differs from the journal's", "start a new sweep");
+}
+
+std::optional<JournalWriter> create_sweep_journal(const SweepJob& job, const std::string& path) {
+  if (path.empty() || !job.plan) return std::nullopt;
+  return JournalWriter::create(path, sweep_manifest(job));
+}
+
+ResumedSweep open_sweep_journal(const std::string& path) {
+  ResumedSweep r{JournalWriter::open_for_resume(path), false, {}};
+  r.complete = ends_finished(r.journal.data.notes);
+  if (!r.complete) r.recorded = brief_from_json(r.journal.data.manifest.at("sweep"));
+  return r;
+}
+
+namespace {
+
+// The sweep the journal recorded, made again from its request with the seed it drew:
+// the request typed in its manifest's "options", or in a journal written before that,
+// its command line read by `legacy`. The values come from the file: what they say wrong
+// is the journal's fault (an edited or foreign journal, exit 6), not this command line's.
+SweepJob recorded_sweep_job(const nlohmann::json& manifest, const SweepBrief& recorded, JobKind kind,
+                              const SweepRebuild& legacy) {
+  const std::string command(to_string(kind));
+  const bool typed = recorded.arguments.empty();
+  const auto bad = [typed](const std::string& why) {
+    return Error(ErrorKind::io,
+                 std::string("the journal's recorded ") + (typed ? "request" : "command line") +
+                     " cannot be run again: " + why,
+                 "the journal was edited, or written by another version; start a new sweep");
+  };
+  if (!typed && recorded.arguments.front() != command) throw bad("it is not a " + command + " command line");
+  SweepRequest r;
+  try {
+    r = typed ? sweep_request_from_json(manifest.at("options"), kind) : legacy(recorded.arguments);
+  } catch (const nlohmann::json::exception& e) {
+    throw bad(e.what());
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::usage && e.kind() != ErrorKind::io) throw;
+    throw bad(e.what());
+  }
+  r.check.seed = recorded.header.seed;  // the seed it drew
+  r.check.seed_given = true;
+  try {
+    return sweep_job_for(r, kind);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::usage) throw;
+    throw bad(e.what());
+  }
+}
+
+}  // namespace
+
+SweepToResume resume_sweep_job(const std::string& path, JobKind kind, const std::vector<std::string>& given,
+                               bool program_given, const SweepRebuild& legacy) {
+  const std::string command(to_string(kind));
+  if (!manifest_to_resume(path, kind).is_null()) refuse_sweep_options(given, program_given, command);
+  SweepToResume r{open_sweep_journal(path), std::nullopt};
+  if (r.opened.complete) return r;
+  const JournalData& d = r.opened.journal.data;
+  r.job = recorded_sweep_job(d.manifest, r.opened.recorded, kind, legacy);
+  refuse_changed_sweep(d, r.opened.recorded, *r.job);
+  r.job->brief = r.opened.recorded;  // the report is the journal's: its header, its notes
+  return r;
+}
+
+SweepPageContext sweep_page_context(const std::optional<HostInfo>& recorded) {
+  SweepPageContext ctx;
+  const HostInfo host = recorded ? *recorded : read_host();
+  ctx.host = host;
+  for (const Finding& f : doctor_checks(host)) ctx.doctor.push_back(f);
+  return ctx;
+}
+
+SweepBrief journal_brief(const JournalData& d) {
+  if (!d.manifest.contains("sweep")) throw Error(ErrorKind::io, d.path + ": the manifest has no sweep");
+  SweepBrief brief;
+  try {
+    brief = brief_from_json(d.manifest.at("sweep"));
+  } catch (const Error& e) {
+    throw Error(ErrorKind::io, fmt::format("journal {} line 1: {}", d.path, e.what()), e.hint());
+  }
+  if (d.manifest.contains("host") && d.manifest.at("host").is_object()) {
+    try {
+      brief.host = d.manifest.at("host").get<HostInfo>();
+    } catch (const nlohmann::json::exception&) {
+      // A host this obscheck cannot read: the page describes this one instead.
+    }
+  }
+  return brief;
+}
+
+}  // namespace obscheck
