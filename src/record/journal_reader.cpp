@@ -21,6 +21,7 @@
 #include "host/host_info.h"
 #include "record/journal.h"
 #include "record/journal_notes.h"
+#include "record/observer_lists.h"
 #include "record/plan_json.h"
 #include "record/plan_notes.h"
 #include "record/request.h"

@@ -81,10 +81,6 @@ struct CheckRequest {
 // and the seed live beside "options") and throws Error(io) naming a malformed field.
 nlohmann::json request_to_json(const CheckRequest& r);
 CheckRequest request_from_manifest(const nlohmann::json& manifest);
-// What is wrong with a manifest's "options" object's observer (a list its reader
-// refuses, "field options.observer.sample_freq is malformed: ..."), or "": the journal
-// reader names it with the file and line (record/journal_reader.cpp).
-std::string observer_problem(const nlohmann::json& options);
 
 // The simulated cache geometry as a manifest records it, and back (exactly: size,
 // assoc and line of each cache, its source and notes); from_json throws Error(io).
