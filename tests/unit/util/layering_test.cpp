@@ -537,13 +537,7 @@ TEST_CASE("layering: no JSON key access outside record/ and report/, but the nam
       {"host/doctor.cpp", "a doctor finding's own decoder: below record/"},
       {"host/host_json.cpp", "HostInfo's own decoder, which record/ calls: below record/"},
       {"observe/variants.cpp", "a built variant's cache record, not a journal"},
-      {"job/measure_job.cpp", "measure's manifest part"},
-      {"job/resume_options.cpp", "compares a resume's options with the manifest's"},
-      {"job/journal_store.cpp", "lists the state directory's journals by their manifest"},
-      {"job/slurm_job.cpp", "reads a plan file's fixed blocks"},
-      {"job/shard_merge.cpp", "reads and merges the shards' manifests"},
-      {"job/journal_job.cpp", "writes the manifest's command, reads its options, target and env"},
-      {"job/sweep_job.cpp", "a sweep's manifest part and RunRecord::extra"},
+      {"job/sweep_job.cpp", "a sweep's manifest part: its brief and request, types of job/"},
   };
   // A key indexed ([ "key" ]) or asked for (.at/.value/.contains/.find("key")); the
   // option parser's variables_map (vm) is not JSON, nor a search in a string.
