@@ -210,6 +210,26 @@ nlohmann::json manifest_host(const nlohmann::json& manifest) {
   return host == manifest.end() ? nlohmann::json::object() : *host;
 }
 
+std::optional<HostInfo> manifest_host_info(const nlohmann::json& manifest) {
+  if (!manifest.is_object()) return std::nullopt;
+  const auto host = manifest.find("host");
+  if (host == manifest.end()) return std::nullopt;
+  if (const std::string problem = host_json_problem(*host); !problem.empty()) throw Error(ErrorKind::io, problem);
+  return host->get<HostInfo>();
+}
+
+nlohmann::json manifest_env(const nlohmann::json& manifest) {
+  if (!manifest.is_object()) return nlohmann::json::array();
+  const auto env = manifest.find("env");
+  return env == manifest.end() ? nlohmann::json::array() : *env;
+}
+
+bool has_manifest_options(const nlohmann::json& manifest) {
+  if (!manifest.is_object()) return false;
+  const auto options = manifest.find("options");
+  return options != manifest.end() && options->is_object();
+}
+
 std::uint64_t manifest_env_bytes(const nlohmann::json& manifest) {
   if (!manifest.is_object()) return 0;
   const auto env = manifest.find("env");

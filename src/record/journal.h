@@ -41,6 +41,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "host/host_info.h"
 #include "plan/plan.h"
 #include "record/run_record.h"
 #include "util/fd.h"
@@ -94,6 +95,39 @@ std::optional<Shard> manifest_shard(const nlohmann::json& manifest);
 // The host a manifest records (ManifestInput::host, host/'s HostInfo JSON, decoded by
 // host/), or an empty object when it records none.
 nlohmann::json manifest_host(const nlohmann::json& manifest);
+// The target a manifest records ("target": "argv" and "sha256"), typed: argv empty
+// and sha256 "" when the manifest records none. Error(io) "field target.argv is not
+// a list of strings" or "field target.sha256 is not a string" when one has another
+// type (load_journal refuses such a manifest first, naming its file and line 1).
+struct ManifestTarget {
+  std::vector<std::string> argv;  // argv[0] included
+  std::string sha256;             // of the executable file
+  bool operator==(const ManifestTarget&) const = default;
+};
+ManifestTarget manifest_target(const nlohmann::json& manifest);
+// A measure's own part of its manifest ("measure"): the notes its report prints (they
+// depend on the host that measured) and the simulated events' names, "backend_notes",
+// "event_notes", "sim_events", each a list of strings. The decoder answers the empty
+// part for a manifest without one, Error(io) "field measure.KEY is not a list of
+// strings" for a wrong type (load_journal refuses such a manifest first, at line 1).
+struct MeasurePart {
+  std::vector<std::string> backend_notes;
+  std::vector<std::string> event_notes;
+  std::vector<std::string> sim_events;
+  bool operator==(const MeasurePart&) const = default;
+};
+void put_measure_part(nlohmann::json& manifest, const MeasurePart& part);
+MeasurePart measure_part_of(const nlohmann::json& manifest);
+// The host a manifest records, decoded by host/'s decoder (from_json(HostInfo)):
+// nullopt when it records none; Error(io) naming the field when it does not decode
+// (load_journal refuses such a manifest first, at line 1).
+std::optional<HostInfo> manifest_host_info(const nlohmann::json& manifest);
+// The environment summary a manifest records ("env", env_summary's array), or an empty
+// array when it records none.
+nlohmann::json manifest_env(const nlohmann::json& manifest);
+// Whether a JSON line has a manifest's shape as far as a listing needs: an object with
+// an "options" object.
+bool has_manifest_options(const nlohmann::json& manifest);
 // The target's environment block's size in bytes, the sum of the manifest's env_summary
 // entries' "bytes" (0 for a manifest without one).
 std::uint64_t manifest_env_bytes(const nlohmann::json& manifest);

@@ -53,6 +53,10 @@ std::optional<JobKind> job_kind_of(const nlohmann::json& manifest) {
   return c.is_string() ? job_kind_from(c.get_ref<const std::string&>()) : std::nullopt;
 }
 
+void put_job_kind(nlohmann::json& manifest, JobKind k) {
+  if (k != JobKind::check) manifest["command"] = std::string(to_string(k));
+}
+
 bool is_sweep(JobKind k) { return k == JobKind::bias || k == JobKind::compare; }
 
 std::string_view to_string(NoteKind k) { return name_of(kNoteNames, k); }

@@ -33,6 +33,8 @@ std::optional<JobKind> job_kind_from(std::string_view text);
 // The kind a manifest (a journal's line 1) records: its "command", or check when it has
 // none (a check's manifest); nullopt for a command this version does not know.
 std::optional<JobKind> job_kind_of(const nlohmann::json& manifest);
+// Records the kind in a manifest: its "command", written for every kind but check.
+void put_job_kind(nlohmann::json& manifest, JobKind k);
 // bias and compare: a sweep over measurement contexts.
 bool is_sweep(JobKind k);
 

@@ -48,6 +48,64 @@ constexpr std::size_t kReadChunk = std::size_t{1} << 20;
 
 // ---- the file ------------------------------------------------------------------------
 
+// The manifest's typed parts are decoded here, beside the check of its shape that
+// calls them (the journal fuzzer links this file, not journal.cpp).
+ManifestTarget manifest_target(const nlohmann::json& manifest) {
+  ManifestTarget out;
+  if (!manifest.is_object()) return out;
+  const auto t = manifest.find("target");
+  if (t == manifest.end()) return out;
+  if (!t->is_object()) throw Error(ErrorKind::io, "field target is not an object");
+  if (const auto argv = t->find("argv"); argv != t->end()) {
+    if (!argv->is_array()) throw Error(ErrorKind::io, "field target.argv is not a list of strings");
+    for (const nlohmann::json& a : *argv) {
+      if (!a.is_string()) throw Error(ErrorKind::io, "field target.argv is not a list of strings");
+      out.argv.push_back(a.get<std::string>());
+    }
+  }
+  if (const auto sha = t->find("sha256"); sha != t->end()) {
+    if (!sha->is_string()) throw Error(ErrorKind::io, "field target.sha256 is not a string");
+    out.sha256 = sha->get<std::string>();
+  }
+  return out;
+}
+
+
+namespace {
+
+// obj[key], a list of strings, or none when absent; `field` names it in the error.
+std::vector<std::string> strings_field(const nlohmann::json& obj, const char* key, const std::string& field) {
+  std::vector<std::string> out;
+  const auto it = obj.find(key);
+  if (it == obj.end()) return out;
+  const auto bad = [&] { return Error(ErrorKind::io, fmt::format("field {} is not a list of strings", field)); };
+  if (!it->is_array()) throw bad();
+  for (const nlohmann::json& e : *it) {
+    if (!e.is_string()) throw bad();
+    out.push_back(e.get<std::string>());
+  }
+  return out;
+}
+
+}  // namespace
+
+void put_measure_part(nlohmann::json& manifest, const MeasurePart& part) {
+  manifest["measure"] = {
+      {"backend_notes", part.backend_notes}, {"event_notes", part.event_notes}, {"sim_events", part.sim_events}};
+}
+
+MeasurePart measure_part_of(const nlohmann::json& manifest) {
+  MeasurePart out;
+  if (!manifest.is_object()) return out;
+  const auto m = manifest.find("measure");
+  if (m == manifest.end()) return out;
+  if (!m->is_object()) throw Error(ErrorKind::io, "field measure is not an object");
+  out.backend_notes = strings_field(*m, "backend_notes", "measure.backend_notes");
+  out.event_notes = strings_field(*m, "event_notes", "measure.event_notes");
+  out.sim_events = strings_field(*m, "sim_events", "measure.sim_events");
+  return out;
+}
+
 namespace {
 
 // The manifest's members that readers take with a type (report, resume): each must
@@ -81,6 +139,12 @@ std::string manifest_shape_problem(const nlohmann::json& m) {
   optional(t, "path", is_string, "target.path");
   optional(t, "sha256", is_string, "target.sha256");
   if (!problem.empty()) return problem;
+  try {  // the typed parts' own decoders, so that a reader later meets no wrong type
+    manifest_target(m);
+    measure_part_of(m);
+  } catch (const Error& e) {
+    return e.what();
+  }
   if (m.contains("env")) {
     const nlohmann::json& env = m.at("env");
     if (!env.is_array()) return "field env is not an array";

@@ -149,4 +149,14 @@ std::string json_difference(const nlohmann::json& a, const nlohmann::json& b, co
   return fmt::format("{}: {} vs {}", here(), shown(a), shown(b));
 }
 
+nlohmann::json shard_shared_part(const nlohmann::json& manifest) {
+  nlohmann::json plan = manifest.at("plan");
+  plan.erase("shard");
+  const ManifestTarget target = manifest_target(manifest);
+  return {{"plan_digest", manifest_plan_digest(manifest)},
+          {"plan", plan},
+          {"options", manifest.at("options")},
+          {"target", {{"argv", target.argv}, {"sha256", target.sha256}}}};
+}
+
 }  // namespace obscheck

@@ -50,6 +50,11 @@ PlanFile read_plan_file(const std::string& path);
 // plan given where a journal was expected.
 bool looks_like_plan_file(const std::string& path);
 
+// What every shard of one plan shares in its journal's manifest, as JSON for
+// json_difference to name where two differ: {"plan_digest", "plan" without its
+// "shard", "options", "target": {"argv", "sha256"}}.
+nlohmann::json shard_shared_part(const nlohmann::json& manifest);
+
 // The first place two JSON values differ, as a path ("plan.levels[2].label: ... vs
 // ..."); "" when they are equal. For naming why journals or hosts do not share a plan.
 std::string json_difference(const nlohmann::json& a, const nlohmann::json& b, const std::string& at = "");

@@ -215,7 +215,8 @@ std::string run_line(const RunRecord& r) {
   fmt::format_to(o, ",\"signal\":{},\"timed_out\":", e.signal);
   append_bool(out, e.timed_out);
   fmt::format_to(o, ",\"wall_ns\":{}}},\"extra\":", e.wall_ns);
-  if (r.profiler || r.sampling || !r.probe_hits.empty() || r.output_head || r.left_behind > 0 || r.host) {
+  if (r.profiler || r.sampling || !r.probe_hits.empty() || r.output_head || r.left_behind > 0 || r.host ||
+      r.stack_address || !r.failure.empty()) {
     nlohmann::json extra = r.extra;  // the keys in one sorted object, as to_json writes them
     put_typed_parts(extra, r);
     out += extra.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -291,6 +292,8 @@ void read_run_extra(RunRecord& r, std::string_view text) {
   r.probe_hits = take_probe_hits(r.extra);
   r.output_head = take_word(r.extra, "output_head");
   r.left_behind = take_count(r.extra, "left_behind").value_or(0);
+  r.stack_address = take_count(r.extra, "stack_address");
+  r.failure = take_word(r.extra, "failure").value_or("");
   r.extra.erase("host");  // typed already: RunFields::host
 }
 
@@ -373,6 +376,8 @@ void put_typed_parts(nlohmann::json& extra, const RunRecord& r) {
   if (r.output_head) extra["output_head"] = *r.output_head;
   if (r.left_behind > 0) extra["left_behind"] = r.left_behind;
   if (r.host) put_host_load(extra, *r.host);
+  if (r.stack_address) extra["stack_address"] = *r.stack_address;
+  if (!r.failure.empty()) extra["failure"] = r.failure;
 }
 
 }  // namespace

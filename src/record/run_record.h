@@ -79,6 +79,10 @@ struct RunRecord {
   // How busy the host was around the run ("host"; record/run_fields.h), when the
   // runner could read it.
   std::optional<HostLoadRecord> host;
+  // A sweep's run (bias, compare): where its stack began ("stack_address", when read),
+  // and why it failed ("failure", written when not empty; a run that ran is "").
+  std::optional<std::uint64_t> stack_address;
+  std::string failure;
   nlohmann::json extra = nlohmann::json::object();  // the other observers' parts, opaque to record/
 };
 
@@ -102,9 +106,10 @@ std::map<std::string, std::uint64_t> take_probe_hits(nlohmann::json& extra);
 // the run line's own, parse_run_line, which fills RunFields::host as it reads the line).
 void put_host_load(nlohmann::json& extra, const HostLoadRecord& h);
 // A run line's "extra" (its JSON text, RunFields::extra) into r: r.extra the object, its
-// typed parts (r.profiler, r.sampling, r.probe_hits, r.output_head, r.left_behind:
-// Error(io) "field extra.output_head is not a string", "field extra.left_behind is not
-// a whole number >= 0") decoded out of it. Error(io) "field extra ..." when it is
+// typed parts (r.profiler, r.sampling, r.probe_hits, r.output_head, r.left_behind,
+// r.stack_address, r.failure: Error(io) "field extra.output_head is not a string",
+// "field extra.left_behind is not a whole number >= 0", "field extra.failure is not a
+// string") decoded out of it. Error(io) "field extra ..." when it is
 // not an object or a typed part does not decode. Its "host" is left out of r.extra:
 // parse_run_line decoded it into RunFields::host, which run_record_of gives r.host.
 void read_run_extra(RunRecord& r, std::string_view text);

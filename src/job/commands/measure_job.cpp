@@ -10,6 +10,7 @@
 #include "job/check/check_setup.h"
 #include "job/journal/journal_job.h"
 #include "host/host_info.h"
+#include "record/journal.h"
 #include "record/journal_notes.h"
 #include "record/run_table.h"
 #include "job/common/job_backend.h"
@@ -105,9 +106,7 @@ RunRecord record_of(const Plan& plan, const MeasuredRun& run, std::size_t env_by
 
 // The manifest's measure-only part: the notes the report prints (they depend on the
 // host that measured) and the simulated events' names.
-nlohmann::json measure_part(const MeasureSetup& m) {
-  return {{"backend_notes", m.backend_notes}, {"event_notes", m.event_notes}, {"sim_events", m.sim_event_names}};
-}
+MeasurePart measure_part(const MeasureSetup& m) { return {m.backend_notes, m.event_notes, m.sim_event_names}; }
 
 }  // namespace
 
@@ -142,7 +141,7 @@ MeasureSetup measure_setup(SettledRequest s) {
 nlohmann::json measure_manifest(const MeasureSetup& m) {
   nlohmann::json manifest = job_manifest(JobKind::measure, read_host(), request_to_json(m.request), m.spec.launch,
                                          sha256_file(m.spec.launch.path), m.plan);
-  manifest["measure"] = measure_part(m);
+  put_measure_part(manifest, measure_part(m));
   return manifest;
 }
 
@@ -152,9 +151,9 @@ MeasureSetup resumed_measure_setup(const ResumedJournal& r) {
   refuse_changed_binary(manifest, m.spec.launch.path, "measure");
   refuse_changed_environment(manifest, m.spec.launch.env, "measure");
   // The report's notes are the ones the measure began with.
-  const nlohmann::json part = manifest.value("measure", nlohmann::json::object());
-  m.backend_notes = part.value("backend_notes", std::vector<std::string>{});
-  m.event_notes = part.value("event_notes", std::vector<std::string>{});
+  MeasurePart part = measure_part_of(manifest);
+  m.backend_notes = std::move(part.backend_notes);
+  m.event_notes = std::move(part.event_notes);
   const std::vector<Trial> left = remaining_trials(m.plan, r.data, m.plan.spec.warmup_blocks + *m.plan.spec.fixed_blocks);
   m.spec.first_run = left.empty() ? m.spec.warmup + m.spec.runs : static_cast<int>(left.front().index);
   return m;
@@ -197,12 +196,10 @@ MeasureOutcome run_measure_session(MeasureSetup& m, std::vector<RunRecord> recor
 
 MeasureOutcome journal_measure_outcome(const JournalData& d) {
   const CheckRequest r = request_from_manifest(d.manifest);
-  const nlohmann::json part = d.manifest.value("measure", nlohmann::json::object());
-  const auto backend_notes = part.value("backend_notes", std::vector<std::string>{});
-  const auto event_notes = part.value("event_notes", std::vector<std::string>{});
-  const auto sim_events = part.value("sim_events", std::vector<std::string>{});
+  const MeasurePart part = measure_part_of(d.manifest);
   const std::size_t env_bytes = d.runs.empty() ? 0 : d.runs.front().env_bytes;
-  return measure_outcome(r, *job_backend(r), backend_notes, event_notes, sim_events, env_bytes, d.runs, ends_finished(d.notes));
+  return measure_outcome(r, *job_backend(r), part.backend_notes, part.event_notes, part.sim_events, env_bytes, d.runs,
+                         ends_finished(d.notes));
 }
 
 }  // namespace obscheck

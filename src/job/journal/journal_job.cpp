@@ -47,7 +47,7 @@ nlohmann::json job_manifest(JobKind kind, const nlohmann::json& host, nlohmann::
   in.target = TargetInfo{launch.path, launch.argv, sha256};
   in.env = launch.env.vars();
   nlohmann::json manifest = make_manifest(in, plan);
-  if (kind != JobKind::check) manifest["command"] = std::string(to_string(kind));
+  put_job_kind(manifest, kind);
   return manifest;
 }
 
@@ -66,7 +66,7 @@ nlohmann::json read_manifest_line(const std::string& path) {
   if (nl == std::string::npos) return nullptr;
   line.resize(nl);
   nlohmann::json m = nlohmann::json::parse(line, nullptr, false);
-  if (!m.is_object() || !m.contains("options") || !m["options"].is_object()) return nullptr;
+  if (!has_manifest_options(m)) return nullptr;
   return m;
 }
 
@@ -81,13 +81,13 @@ nlohmann::json manifest_to_resume(const std::string& path, JobKind kind) {
 }
 
 void refuse_changed_binary(const nlohmann::json& manifest, const std::string& path, const std::string& what) {
-  if (sha256_file(path) != manifest.at("target").at("sha256").get<std::string>())
+  if (sha256_file(path) != manifest_target(manifest).sha256)
     throw Error(ErrorKind::usage, path + " has changed since the journal was started (sha256 differs)",
                 "a resumed " + what + " must run the same binary; start a new " + what + " instead");
 }
 
 void refuse_changed_environment(const nlohmann::json& manifest, const EnvBlock& env, const std::string& what) {
-  if (const std::string why = env_difference(manifest.at("env"), env_summary(env.vars())); !why.empty())
+  if (const std::string why = env_difference(manifest_env(manifest), env_summary(env.vars())); !why.empty())
     throw Error(ErrorKind::usage, "this environment differs from the journal's: " + why + "; the target's layout would move",
                 "resume with the environment the " + what + " was started with, or start a new " + what +
                     " (without --resume)");

@@ -11,6 +11,9 @@
 #include <fmt/core.h>
 
 #include "job/journal/journal_job.h"
+#include "record/journal.h"
+#include "record/journal_notes.h"
+#include "util/error.h"
 #include "util/fd.h"
 #include "util/state_dir.h"
 
@@ -34,11 +37,15 @@ std::string target_of(const std::string& path) {
   const nlohmann::json m = read_manifest_line(path);
   if (!m.is_object()) return "(not a readable journal)";
   std::string out;
-  if (const auto t = m.find("target"); t != m.end() && t->is_object())
-    for (const auto& a : t->value("argv", nlohmann::json::array()))
-      if (a.is_string()) out += (out.empty() ? "" : " ") + a.get<std::string>();
-  const std::string command = m.value("command", std::string());
-  return (command.empty() ? "" : command + ": ") + (out.empty() ? "(no target recorded)" : out);
+  try {
+    for (const std::string& a : manifest_target(m).argv) out += (out.empty() ? "" : " ") + a;
+  } catch (const Error&) {
+    return "(its manifest's target is damaged)";
+  }
+  // A check's manifest names no command; a later version's command is shown as none.
+  const std::optional<JobKind> kind = job_kind_of(m);
+  const std::string command = kind && *kind != JobKind::check ? std::string(to_string(*kind)) + ": " : "";
+  return command + (out.empty() ? "(no target recorded)" : out);
 }
 
 std::string when(std::int64_t t) {

@@ -21,21 +21,6 @@ const char* const kOutputOptions[] = {"json",        "csv",        "output", "ht
 // run before it stops at a look, what it waits for, and a raised cap.
 const char* const kInvocationOptions[] = {"time-budget", "decide-all", "max-runs"};
 
-std::string shown_value(const nlohmann::json& v, const char* sep = ",") {
-  if (v.is_string()) return v.get<std::string>().empty() ? "(none)" : v.get<std::string>();
-  if (v.is_null()) return "(none)";
-  if (v.is_array()) {
-    std::vector<std::string> parts;
-    for (const auto& e : v) parts.push_back(e.is_string() ? e.get<std::string>() : e.dump());
-    return fmt::format("{}", fmt::join(parts, sep));
-  }
-  return v.dump();
-}
-
-bool same_number(const nlohmann::json& recorded, double given) {
-  return recorded.is_number() && recorded.get<double>() == given;
-}
-
 }  // namespace
 
 namespace {
@@ -51,55 +36,38 @@ std::optional<std::string> observer_option(const std::string& name, const Observ
 }
 
 // How option `name`, given again with --resume, differs from what the journal
-// recorded: "--runs 3 (the journal's: 20)"; "" when it says the same.
-std::string changed_option(const std::string& name, const CheckRequest& r, const nlohmann::json& m) {
-  const nlohmann::json& opt = m.at("options");
-  const nlohmann::json observer = opt.value("observer", nlohmann::json::object());
-  const auto rec = [&](const char* key) { return opt.contains(key) ? opt.at(key) : nlohmann::json(nullptr); };
-  const auto obs = [&](const char* key) { return observer.contains(key) ? observer.at(key) : nlohmann::json(nullptr); };
-  const auto differs = [&](const std::string& given, const nlohmann::json& recorded) {
-    return fmt::format("--{} {} (the journal's: {})", name, given.empty() ? "(none)" : given, shown_value(recorded));
+// recorded (`rec`, its request as the resume runs it: request_from_manifest):
+// "--runs 3 (the journal's: 20)"; "" when it says the same.
+std::string changed_option(const std::string& name, const CheckRequest& r, const CheckRequest& rec) {
+  const auto same = [&](const std::string& given, const std::string& recorded) {
+    return given == recorded ? std::string()
+                             : fmt::format("--{} {} (the journal's: {})", name, given.empty() ? "(none)" : given,
+                                           recorded.empty() ? "(none)" : recorded);
   };
-  const auto number = [&](const nlohmann::json& recorded, double given, const std::string& text) {
-    return same_number(recorded, given) ? std::string() : differs(text, recorded);
-  };
-  std::string key = name;
-  std::replace(key.begin(), key.end(), '-', '_');
-  if (name == "counters" || name == "events") {
-    const std::string given = r.counters.text();
-    return given != shown_value(rec("counters")) ? differs(given, rec("counters")) : "";
-  }
-  if (name == "mode")
-    return rec("mode") != nlohmann::json(to_string(r.mode)) ? differs(std::string(to_string(r.mode)), rec("mode")) : "";
-  if (name == "backend" || name == "leftovers") {
-    const std::string recorded = opt.value(name, name == "backend" ? "native" : "kill");
-    const std::string given(name == "backend" ? to_string(r.backend) : to_string(r.leftovers));
-    return recorded != given ? differs(given, recorded) : "";
-  }
-  if (name == "margin") return number(rec("margin"), r.margin, fmt::format("{}", r.margin));
-  if (name == "runs") return number(rec("runs"), r.runs, std::to_string(r.runs));
-  if (name == "max-runs") return number(rec("max_runs"), r.max_runs, std::to_string(r.max_runs));
-  if (name == "warmup") return number(rec("warmup"), r.warmup, std::to_string(r.warmup));
-  if (name == "cpu") return number(rec("cpu"), r.launch.cpu, std::to_string(r.launch.cpu));
-  if (name == "timeout") return number(rec("timeout"), r.launch.timeout_s, fmt::format("{}", r.launch.timeout_s));
+  const auto text = [](const auto& v) { return fmt::format("{}", v); };
+  const auto on = [](bool b) { return std::string(b ? "on" : "off"); };
+  if (name == "counters" || name == "events") return same(r.counters.text(), rec.counters.text());
+  if (name == "mode") return same(std::string(to_string(r.mode)), std::string(to_string(rec.mode)));
+  if (name == "backend") return same(std::string(to_string(r.backend)), std::string(to_string(rec.backend)));
+  if (name == "leftovers") return same(std::string(to_string(r.leftovers)), std::string(to_string(rec.leftovers)));
+  if (name == "margin") return same(text(r.margin), text(rec.margin));
+  if (name == "runs") return same(text(r.runs), text(rec.runs));
+  if (name == "max-runs") return same(text(r.max_runs), text(rec.max_runs));
+  if (name == "warmup") return same(text(r.warmup), text(rec.warmup));
+  if (name == "cpu") return same(text(r.launch.cpu), text(rec.launch.cpu));
+  if (name == "timeout") return same(text(r.launch.timeout_s), text(rec.launch.timeout_s));
   if (name == "env-pad") {
-    const std::optional<std::size_t>& pad = r.launch.env_pad;
-    return !pad || !same_number(rec("env_pad"), static_cast<double>(*pad))
-               ? differs(pad ? std::to_string(*pad) : "", rec("env_pad"))
-               : "";
+    const auto pad = [&](const std::optional<std::size_t>& p) { return p ? text(*p) : std::string(); };
+    return same(pad(r.launch.env_pad), pad(rec.launch.env_pad));
   }
-  if (name == "seed")
-    return !m.contains("seed") || m.at("seed") != r.seed ? differs(std::to_string(r.seed), m.value("seed", nlohmann::json()))
-                                                         : "";
-  if (name == "allow-multiplex") return rec("allow_multiplex") != r.allow_multiplex ? differs("on", rec("allow_multiplex")) : "";
-  if (name == "aslr" || name == "ignore-failure" || name == "show-output") {
-    const bool given = name == "aslr" ? r.launch.aslr : name == "ignore-failure" ? r.ignore_failure : r.launch.show_output;
-    return rec(key.c_str()) != given ? differs(given ? "on" : "off", rec(key.c_str())) : "";
-  }
+  if (name == "seed") return same(text(r.seed), text(rec.seed));
+  if (name == "allow-multiplex") return same(on(r.allow_multiplex), on(rec.allow_multiplex));
+  if (name == "aslr") return same(on(r.launch.aslr), on(rec.launch.aslr));
+  if (name == "ignore-failure") return same(on(r.ignore_failure), on(rec.ignore_failure));
+  if (name == "show-output") return same(on(r.launch.show_output), on(rec.launch.show_output));
   if (const std::optional<std::string> given = observer_option(name, r.observer))
-    return obs(key.c_str()) != *given ? differs(*given, obs(key.c_str())) : "";
-  if (name == "probe-sites")
-    return number(obs("probe_sites"), r.observer.probe_sites, std::to_string(r.observer.probe_sites));
+    return same(*given, observer_option(name, rec.observer).value_or(""));
+  if (name == "probe-sites") return same(text(r.observer.probe_sites), text(rec.observer.probe_sites));
   // Not recorded in the journal (--journal, --allow-missing, --sim-cache, ...):
   // it cannot be checked against it, so it cannot be taken.
   return fmt::format("--{} (a resumed check takes it from the journal)", name);
@@ -108,20 +76,17 @@ std::string changed_option(const std::string& name, const CheckRequest& r, const
 }  // namespace
 
 void refuse_changed_options(const std::vector<std::string>& given, const CheckRequest& r, const nlohmann::json& m) {
+  const CheckRequest rec = request_from_manifest(m);  // typed by record/, a wrong type the journal's fault
   std::vector<std::string> changed;
   for (const std::string& name : given) {
     if (is_output_option(name) ||
         std::find(std::begin(kInvocationOptions), std::end(kInvocationOptions), name) != std::end(kInvocationOptions))
       continue;
-    if (std::string why = changed_option(name, r, m); !why.empty()) changed.push_back(std::move(why));
+    if (std::string why = changed_option(name, r, rec); !why.empty()) changed.push_back(std::move(why));
   }
-  if (!r.launch.argv.empty()) {
-    const nlohmann::json argv = m.contains("target") ? m.at("target").value("argv", nlohmann::json::array())
-                                                     : nlohmann::json::array();
-    if (argv != nlohmann::json(r.launch.argv))
-      changed.push_back(
-          fmt::format("the program '{}' (the journal's: '{}')", fmt::join(r.launch.argv, " "), shown_value(argv, " ")));
-  }
+  if (!r.launch.argv.empty() && r.launch.argv != rec.launch.argv)
+    changed.push_back(fmt::format("the program '{}' (the journal's: '{}')", fmt::join(r.launch.argv, " "),
+                                  fmt::join(rec.launch.argv, " ")));
   if (!changed.empty())
     throw Error(ErrorKind::usage,
                 fmt::format("--resume continues the check as the journal recorded it; this command line differs: {}",

@@ -23,26 +23,13 @@ struct ShardJournal {
 };
 
 std::string host_name(const nlohmann::json& manifest) {
-  const nlohmann::json host = manifest.value("host", nlohmann::json::object());
-  const std::string name = host.is_object() ? host.value("hostname", "") : "";
-  return name.empty() ? "(unnamed host)" : name;
+  const std::optional<HostInfo> host = manifest_host_info(manifest);
+  return !host || host->hostname.empty() ? "(unnamed host)" : host->hostname;
 }
 
 std::string cpu_model(const nlohmann::json& manifest) {
-  const nlohmann::json host = manifest.value("host", nlohmann::json::object());
-  return host.is_object() ? host.value("cpu_model", "") : "";
-}
-
-// What every shard of one plan shares in its manifest: the plan without its shard,
-// the request, the target's argv and digest.
-nlohmann::json shared_part(const ShardJournal& s) {
-  nlohmann::json plan = s.data.manifest.at("plan");
-  plan.erase("shard");
-  return {{"plan_digest", s.digest},
-          {"plan", plan},
-          {"options", s.data.manifest.at("options")},
-          {"target", {{"argv", s.data.manifest.at("target").at("argv")},
-                      {"sha256", s.data.manifest.at("target").at("sha256")}}}};
+  const std::optional<HostInfo> host = manifest_host_info(manifest);
+  return host ? host->cpu_model : "";
 }
 
 // Every journal, loaded; each must be a shard of a plan, all of the same plan.
@@ -52,15 +39,15 @@ std::vector<ShardJournal> load_shards(const std::vector<std::string>& paths) {
     ShardJournal s;
     s.data = load_journal(path);
     s.plan = plan_from_journal(s.data);
-    s.digest = s.data.manifest.value("plan_digest", "");
+    s.digest = manifest_plan_digest(s.data.manifest);
     if (s.digest.empty() || !s.plan.spec.shard)
       throw Error(ErrorKind::usage, fmt::format("{} is not a shard of a plan: only shards' journals are merged", path),
                   "run shards with obscheck run --plan FILE --shard I/N; report a single check's journal alone");
     shards.push_back(std::move(s));
   }
-  const nlohmann::json first = shared_part(shards.front());
+  const nlohmann::json first = shard_shared_part(shards.front().data.manifest);
   for (std::size_t i = 1; i < shards.size(); ++i)
-    if (const std::string diff = json_difference(first, shared_part(shards[i])); !diff.empty())
+    if (const std::string diff = json_difference(first, shard_shared_part(shards[i].data.manifest)); !diff.empty())
       throw Error(ErrorKind::usage,
                   fmt::format("{} and {} are not shards of one plan: {}", shards.front().data.path, shards[i].data.path, diff),
                   "merge only the journals of one plan file's shards");
@@ -122,8 +109,7 @@ MergedShards merge_shards(const std::vector<std::string>& paths) {
   const std::vector<ShardJournal> shards = load_shards(paths);
   MergedShards m;
   m.ctx.plan_digest = shards.front().digest;
-  m.ctx.target =
-      fmt::format("{}", fmt::join(shards.front().data.manifest.at("target").at("argv").get<std::vector<std::string>>(), " "));
+  m.ctx.target = fmt::format("{}", fmt::join(manifest_target(shards.front().data.manifest).argv, " "));
   check_split(shards, m.ctx);
   m.hosts = runs_by_host(shards, m.ctx);
   m.plan = whole_plan(shards.front().plan);

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "launch/launcher.h"
+#include "record/plan_json.h"
 #include "run/link_order.h"
 #include "run/measure.h"
 #include "util/error.h"
@@ -202,7 +203,11 @@ std::string slurm_preflight(const SlurmRequest& o) {
 SlurmJob write_slurm_job(const SlurmRequest& o, const std::string& sbatch, const PlanFile& plan,
                          const SlurmWritten& written) {
   SlurmJob job;
-  job.blocks = plan.plan.at("fixed_blocks").get<std::size_t>();
+  // The plan file's plan, decoded by the plan's own decoder (Error(io) when malformed).
+  const std::optional<std::size_t> fixed = plan_from_json(plan.plan).spec.fixed_blocks;
+  if (!fixed) throw Error(ErrorKind::io, "the plan file's plan has no fixed number of blocks",
+                          "write the plan again with obscheck plan");
+  job.blocks = *fixed;
   if (static_cast<std::size_t>(o.shards) > job.blocks)
     throw Error(ErrorKind::usage,
                 fmt::format("{} shards of a plan of {} blocks would leave some without a block", o.shards, job.blocks),

@@ -271,8 +271,8 @@ RunRecord journal_record_of(const Plan& plan, const Trial& trial, const SweepRun
   r.extra = {{"context", run.context},     {"variant", run.variant}, {"argv", run.argv},
              {"binary", run.binary},       {"binary_sha256", run.binary_sha256},
              {"first_line", run.first_line}};
-  if (run.stack_address) r.extra["stack_address"] = *run.stack_address;
-  if (!run.failure.empty()) r.extra["failure"] = run.failure;
+  r.stack_address = run.stack_address;
+  r.failure = run.failure;
   return r;
 }
 
@@ -287,7 +287,7 @@ SweepRunRecord report_record_of(const RunRecord& r) {
   rr.argv = field<std::vector<std::string>>(r.extra, "argv", where);
   rr.binary = field<std::string>(r.extra, "binary", where);
   rr.binary_sha256 = field<std::string>(r.extra, "binary_sha256", where);
-  rr.failure = r.extra.value("failure", "");
+  rr.failure = r.failure;
   rr.ok = rr.failure.empty();
   rr.status = rr.ok ? describe_exit(r.exit, 0) : rr.failure;
   rr.wall_ns = r.exit.wall_ns;
@@ -300,7 +300,7 @@ SweepRunRecord report_record_of(const RunRecord& r) {
   rr.metrics.emplace_back("user-time", ns(r.exit.usage.ru_utime));
   rr.output_digest = r.exit.output_digest;
   rr.first_line = field<std::string>(r.extra, "first_line", where);
-  rr.stack_address = optional_field<std::uint64_t>(r.extra, "stack_address", where);
+  rr.stack_address = r.stack_address;
   return rr;
 }
 
@@ -434,12 +434,10 @@ SweepBrief journal_brief(const JournalData& d) {
   } catch (const Error& e) {
     throw Error(ErrorKind::io, fmt::format("journal {} line 1: {}", d.path, e.what()), e.hint());
   }
-  if (d.manifest.contains("host") && d.manifest.at("host").is_object()) {
-    try {
-      brief.host = d.manifest.at("host").get<HostInfo>();
-    } catch (const nlohmann::json::exception&) {
-      // A host this obscheck cannot read: the page describes this one instead.
-    }
+  try {
+    brief.host = manifest_host_info(d.manifest);
+  } catch (const Error&) {
+    // A host this obscheck cannot read: the page describes this one instead.
   }
   return brief;
 }

@@ -479,3 +479,40 @@ TEST_CASE("a shard's manifest: the plan digest written by record/ and read back 
   CHECK_FALSE(manifest_shard(nlohmann::json{{"plan", {{"observer", 3}}}}));
   CHECK(manifest_plan_digest(nlohmann::json{{"plan_digest", 7}}).empty());
 }
+
+TEST_CASE("the manifest's target, measure part and host: typed by record/, a wrong type refused at line 1") {
+  const Plan plan = small_plan();
+  nlohmann::json m = manifest_for(plan);
+  CHECK(manifest_target(m) == ManifestTarget{{"true", "--flag"}, std::string(64, 'a')});
+  put_measure_part(m, MeasurePart{{"backend note"}, {}, {"L1-misses"}});
+  CHECK(m.at("measure").dump() == R"({"backend_notes":["backend note"],"event_notes":[],"sim_events":["L1-misses"]})");
+  CHECK(measure_part_of(m) == MeasurePart{{"backend note"}, {}, {"L1-misses"}});
+  CHECK(measure_part_of(manifest_for(plan)) == MeasurePart{});  // a check's: none
+  CHECK_FALSE(manifest_host_info(nlohmann::json{{"type", "manifest"}}));
+  CHECK(manifest_host_info(nlohmann::json{{"host", {{"hostname", "node7"}}}})->hostname == "node7");
+  CHECK(manifest_target(nlohmann::json{{"type", "manifest"}}) == ManifestTarget{});
+
+  TempDir dir;
+  const auto refused = [&](const std::string& name, const nlohmann::json& manifest) {
+    const std::string path = dir.file(name);
+    append_raw(path, manifest.dump() + "\n");
+    try {
+      load_journal(path);
+    } catch (const Error& e) {
+      CHECK(e.kind() == ErrorKind::io);
+      return std::string(e.what());
+    }
+    return std::string("loaded");
+  };
+  nlohmann::json bad_notes = m;
+  bad_notes["measure"]["event_notes"] = {"ok", 3};
+  CHECK(refused("n.jsonl", bad_notes) ==
+        "journal " + dir.file("n.jsonl") + " line 1: field measure.event_notes is not a list of strings");
+  nlohmann::json bad_part = m;
+  bad_part["measure"] = "notes";
+  CHECK(refused("p.jsonl", bad_part) == "journal " + dir.file("p.jsonl") + " line 1: field measure is not an object");
+  CHECK_THROWS_WITH(manifest_target(nlohmann::json{{"target", {{"argv", {"a", 1}}}}}),
+                    "field target.argv is not a list of strings");
+  CHECK_THROWS_WITH(manifest_target(nlohmann::json{{"target", {{"sha256", 7}}}}), "field target.sha256 is not a string");
+  CHECK_THROWS_AS(manifest_host_info(nlohmann::json{{"host", {{"hostname", 7}}}}), Error);
+}

@@ -149,6 +149,28 @@ TEST_CASE("run extra: the output's first line and the processes left behind roun
   CHECK_THROWS_AS(read_run_extra(bad, R"({"output_head":7})"), Error);
 }
 
+TEST_CASE("run extra: a sweep run's stack address and failure round-trip typed") {
+  RunRecord r;
+  r.config_id = "context=3";
+  r.extra = {{"context", 3}, {"first_line", "hello"}};
+  r.stack_address = 0x7ffd1234;
+  r.failure = "exit 1";
+  const std::string line = run_line(r);
+  CHECK(line.find(R"("extra":{"context":3,"failure":"exit 1","first_line":"hello","stack_address":2147291700})") !=
+        std::string::npos);
+  const RunRecord back = run_record_from_line(line);
+  CHECK(back.stack_address == std::optional<std::uint64_t>{0x7ffd1234});
+  CHECK(back.failure == "exit 1");
+  CHECK(back.extra == nlohmann::json{{"context", 3}, {"first_line", "hello"}});
+  RunRecord ran;  // a run that ran, its stack not read: neither written
+  ran.config_id = "context=3";
+  CHECK(run_line(ran).find(R"("extra":{})") != std::string::npos);
+  RunRecord bad;
+  CHECK_THROWS_WITH(read_run_extra(bad, R"({"failure":1})"), "field extra.failure is not a string");
+  CHECK_THROWS_WITH(read_run_extra(bad, R"({"stack_address":"0x7ffd"})"),
+                    "field extra.stack_address is not a whole number >= 0");
+}
+
 TEST_CASE("manifest parts: the set-up warnings, the host and the environment's size, read by record/") {
   const nlohmann::json m = {{"warnings", {"dropped cycles", 3}},
                             {"host", {{"hostname", "h"}}},

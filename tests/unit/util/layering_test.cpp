@@ -538,13 +538,7 @@ TEST_CASE("layering: no JSON key access outside record/ and report/, but the nam
       {"host/doctor.cpp", "a doctor finding's own decoder: below record/"},
       {"host/host_json.cpp", "HostInfo's own decoder, which record/ calls: below record/"},
       {"observe/variants.cpp", "a built variant's cache record, not a journal"},
-      {"job/commands/measure_job.cpp", "measure's manifest part"},
-      {"job/journal/resume_options.cpp", "compares a resume's options with the manifest's"},
-      {"job/journal/journal_store.cpp", "lists the state directory's journals by their manifest"},
-      {"job/shards/slurm_job.cpp", "reads a plan file's fixed blocks"},
-      {"job/shards/shard_merge.cpp", "reads and merges the shards' manifests"},
-      {"job/journal/journal_job.cpp", "writes the manifest's command, reads its options, target and env"},
-      {"job/sweep/sweep_job.cpp", "a sweep's manifest part and RunRecord::extra"},
+      {"job/sweep/sweep_job.cpp", "a sweep's manifest part: its brief and request, types of job/"},
   };
   // A key indexed ([ "key" ]) or asked for (.at/.value/.contains/.find("key")); the
   // option parser's variables_map (vm) is not JSON, nor a search in a string.
