@@ -230,6 +230,19 @@ bool has_manifest_options(const nlohmann::json& manifest) {
   return options != manifest.end() && options->is_object();
 }
 
+const nlohmann::json& manifest_options(const nlohmann::json& manifest) { return manifest.at("options"); }
+
+void put_options_backend(nlohmann::json& options, std::string_view backend) {
+  options["backend"] = std::string(backend);
+}
+
+void put_sweep_part(nlohmann::json& manifest, nlohmann::json part) { manifest["sweep"] = std::move(part); }
+
+const nlohmann::json& manifest_sweep_part(const nlohmann::json& manifest, const std::string& path) {
+  if (!manifest.is_object() || !manifest.contains("sweep")) throw Error(ErrorKind::io, path + ": the manifest has no sweep");
+  return manifest.at("sweep");
+}
+
 std::uint64_t manifest_env_bytes(const nlohmann::json& manifest) {
   if (!manifest.is_object()) return 0;
   const auto env = manifest.find("env");

@@ -131,6 +131,18 @@ bool has_manifest_options(const nlohmann::json& manifest);
 // The target's environment block's size in bytes, the sum of the manifest's env_summary
 // entries' "bytes" (0 for a manifest without one).
 std::uint64_t manifest_env_bytes(const nlohmann::json& manifest);
+// The options object a manifest records ("options": a command's typed request, e.g.
+// job/sweep/sweep_request.h's), which load_journal requires of every manifest it
+// accepts (an object); on a manifest it did not check, nlohmann::json::out_of_range
+// when there is none. put_options_backend records the backend that measured in it.
+const nlohmann::json& manifest_options(const nlohmann::json& manifest);
+void put_options_backend(nlohmann::json& options, std::string_view backend);
+// A sweep's own part of its manifest ("sweep": report/sweep_brief.h brief_to_json),
+// put by the sweep that writes the journal and got by its readers. The getter throws
+// Error(io) "PATH: the manifest has no sweep" for a manifest without one (`path` the
+// journal's file); the part's fields are its decoder's to check.
+void put_sweep_part(nlohmann::json& manifest, nlohmann::json part);
+const nlohmann::json& manifest_sweep_part(const nlohmann::json& manifest, const std::string& path);
 
 // [{"name": NAME, "bytes": size of "NAME=value" plus its NUL}] in the block's order, so
 // the sizes sum to EnvBlock::size_bytes(). An entry without '=' is all name.

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "plan/plan.h"
-#include "job/common/request_bounds.h"
+#include "record/fail_on.h"
 #include "record/request.h"
 
 namespace obscheck {

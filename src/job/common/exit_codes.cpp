@@ -1,6 +1,7 @@
 #include "job/common/exit_codes.h"
 
 #include "analysis/summary.h"
+#include "job/common/request_bounds.h"  // default_fail_on
 #include "run/signals.h"
 #include "util/error.h"
 

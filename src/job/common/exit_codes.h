@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "job/common/request_bounds.h"
+#include "record/fail_on.h"
 
 namespace obscheck {
 

@@ -36,9 +36,6 @@ constexpr int kMaxLinkOrders = 10000;
 // default MaxArraySize is 1001, sites raise it).
 constexpr int kDefaultShards = 4;
 constexpr int kMaxShards = 10000;
-// FindingKind's words, in its order.
-constexpr std::string_view kOutcomeWords[] = {"perturbed", "layout", "incomparable", "inconclusive", "worse",
-                                              "better",    "aa",     "bias",         "failed",       "none"};
 // An event list is not empty (a command-line mistake, exit 2) and is well formed by
 // the event grammar: a malformed list gets the error every command gives for it (the
 // list with a caret under the column at fault, exit 4), before anything runs.
@@ -167,47 +164,6 @@ void check_fidelity_bounds(double tolerance, int top) {
   if (!(tolerance > 0 && tolerance < 1))
     throw Error(ErrorKind::usage, "--tolerance is a share between 0 and 1 (0.05 = five share points)");
   if (top < 1 || top > 1000) throw Error(ErrorKind::usage, "--top is 1..1000 functions");
-}
-
-std::string_view to_string(FindingKind o) {
-  return kOutcomeWords[static_cast<std::size_t>(o)];
-}
-
-std::optional<FindingKind> outcome_named(std::string_view word) {
-  for (std::size_t i = 0; i < std::size(kOutcomeWords); ++i)
-    if (word == kOutcomeWords[i]) return static_cast<FindingKind>(i);
-  return std::nullopt;
-}
-
-std::vector<std::string> FailOn::words() const {
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < std::size(kOutcomeWords); ++i)
-    if (has(static_cast<FindingKind>(i))) out.emplace_back(kOutcomeWords[i]);
-  return out;
-}
-
-FailOn fail_on_outcomes(FailOnOf command, const std::vector<std::string>& words) {
-  using O = FindingKind;
-  const std::vector<FindingKind> known = command == FailOnOf::compare ? std::vector{O::worse, O::better, O::incomparable, O::aa, O::none}
-                                     : command == FailOnOf::bias ? std::vector{O::bias, O::failed, O::incomparable, O::none}
-                                     : std::vector{O::perturbed, O::layout, O::incomparable, O::inconclusive, O::none};
-  FailOn outcomes;
-  for (const std::string& word : words) {
-    const std::optional<FindingKind> o = outcome_named(word);
-    if (!o || std::find(known.begin(), known.end(), *o) == known.end()) {
-      std::string accepted;
-      for (const FindingKind k : known) accepted += (accepted.empty() ? "" : ", ") + std::string(to_string(k));
-      throw Error(ErrorKind::usage, "--fail-on: '" + word + "' is not an outcome of this command",
-                  "one or more of " + accepted);
-    }
-    outcomes.add(*o);
-  }
-  if (outcomes.empty()) throw Error(ErrorKind::usage, "--fail-on is empty", "name an outcome, or none");
-  return outcomes;
-}
-
-FailOn fail_on_outcomes(FailOnOf command, const std::string& list) {
-  return fail_on_outcomes(command, split_commas(list));
 }
 
 FailOn default_fail_on(FailOnOf command) {

@@ -8,7 +8,6 @@
 #pragma once
 
 #include <cstdint>
-#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +16,7 @@
 
 #include "plan/counter_list.h"
 #include "plan/observer.h"
+#include "record/fail_on.h"  // FailOn, FailOnOf: the outcomes the rules below name
 #include "util/words.h"  // parse_whole_number, which cli/ reads --seed and --env-pad with
 
 namespace obscheck {
@@ -64,38 +64,6 @@ void read_asked_observer(const AskedObserver& o, ObserverRequest& r);
 // fidelity: --tolerance a share in (0, 1), --top 1..1000 functions.
 void check_fidelity_bounds(double tolerance, int top);
 
-// An outcome --fail-on may name: the check's verdicts, bias's and compare's findings,
-// and "none", which names none of them.
-enum class FindingKind { perturbed, layout, incomparable, inconclusive, worse, better, aa, bias, failed, none };
-std::string_view to_string(FindingKind o);
-// The outcome `word` names (a verdict key, "worse", "bias", ...), if any.
-std::optional<FindingKind> outcome_named(std::string_view word);
-
-// --fail-on's outcomes, a set (empty: the command's default).
-class FailOn {
- public:
-  FailOn() = default;
-  FailOn(std::initializer_list<FindingKind> outcomes) {
-    for (FindingKind o : outcomes) add(o);
-  }
-  void add(FindingKind o) { bits_ |= bit(o); }
-  bool has(FindingKind o) const { return (bits_ & bit(o)) != 0; }
-  bool empty() const { return bits_ == 0; }
-  // Its outcomes' words, in FindingKind's order: as a journal records them.
-  std::vector<std::string> words() const;
-  bool operator==(const FailOn&) const = default;
-
- private:
-  static std::uint32_t bit(FindingKind o) { return 1u << static_cast<unsigned>(o); }
-  std::uint32_t bits_ = 0;
-};
-
-// The command whose outcomes --fail-on names.
-enum class FailOnOf { check, bias, compare };
-// --fail-on LIST as its outcomes (also a journal's words); Error(usage) for an outcome
-// the command does not produce, or a list without one ("none" is one).
-FailOn fail_on_outcomes(FailOnOf command, const std::string& list);
-FailOn fail_on_outcomes(FailOnOf command, const std::vector<std::string>& words);
 // What fails a command when --fail-on is not given, a finding a person must act on:
 // the check's perturbed, layout and incomparable; bias's bias, failed and incomparable;
 // compare's incomparable and aa (job/sweep/sweep_verdicts.h says what each means).

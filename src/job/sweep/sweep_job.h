@@ -30,6 +30,7 @@
 #include "record/journal_notes.h"
 #include "record/run_record.h"
 #include "report/bias_report.h"
+#include "report/sweep_brief.h"  // SweepBrief, the manifest's sweep part
 #include "report/sweep_html.h"
 #include "run/backend.h"
 #include "run/contexts.h"
@@ -58,28 +59,6 @@ struct SweepSetup {
   RunMeasurer measurer;                   // the backend's (Backend::run_measurer)
   std::vector<std::string> backend_notes;
 };
-
-// What a sweep's report needs besides its runs: the manifest's "sweep" object.
-struct SweepBrief {
-  // The report's header: command, variants, contexts, seed, runs per context, warm-up,
-  // events, metric, pad, notes, margin, alpha. No runs, no analysis.
-  SweepReport header;
-  std::vector<std::string> metrics;    // bias: the metrics analysed, the chosen one first
-  double margin = 0.01;                // ε of the analysis (--margin)
-  bool aa = false;                     // compare --aa: variant 2 is the baseline's copy
-  FailOn fail_on;                      // --fail-on (empty: the command's default)
-  // A journal written before the manifest recorded the typed request: its command
-  // line, which --resume parses again (empty in a journal written since).
-  std::vector<std::string> arguments;
-  // --allow-multiplex is in the header (SweepReport::allow_multiplex): the JSON's
-  // "allow_multiplex", false when a journal written before it lacks the field.
-  // Not in the JSON: the manifest's host, which report_sweep sets so the page describes
-  // the host that measured; unset live (this host).
-  std::optional<HostInfo> host;
-};
-nlohmann::json brief_to_json(const SweepBrief& b);
-// Throws Error(io) naming a missing or malformed field.
-SweepBrief brief_from_json(const nlohmann::json& j);
 
 // What one command runs: the request it was made from (the manifest records it), the
 // setup (it owns the linked binaries), the runner's spec, its plan and the brief.

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "job/common/request_bounds.h"
+#include "record/fail_on.h"
 #include "record/journal_notes.h"
 #include "record/request.h"
 

@@ -538,7 +538,6 @@ TEST_CASE("layering: no JSON key access outside record/ and report/, but the nam
       {"host/doctor.cpp", "a doctor finding's own decoder: below record/"},
       {"host/host_json.cpp", "HostInfo's own decoder, which record/ calls: below record/"},
       {"observe/variants.cpp", "a built variant's cache record, not a journal"},
-      {"job/sweep/sweep_job.cpp", "a sweep's manifest part: its brief and request, types of job/"},
   };
   // A key indexed ([ "key" ]) or asked for (.at/.value/.contains/.find("key")); the
   // option parser's variables_map (vm) is not JSON, nor a search in a string.
