@@ -6,13 +6,17 @@
 namespace obscheck::calibration {
 
 Findings analyse_look(const Plan& plan, const std::vector<RunRecord>& runs, const LookInput& in) {
+  return analyse_look(plan, run_table_of(runs), in);
+}
+
+Findings analyse_look(const Plan& plan, const RunTable& table, const LookInput& in) {
   AnalysisOptions o;
   o.margin = in.margin;
   o.alpha = in.alpha;
   o.looks_planned = in.looks_planned;
   o.seed = in.seed;
   o.threads = in.threads;
-  return analyse_check(plan, run_table_of(runs), o);
+  return analyse_check(plan, table, o);
 }
 
 std::size_t first_look_of(const Plan& plan) { return first_look(plan); }

@@ -13,6 +13,7 @@
 #include "analysis/findings.h"
 #include "plan/plan.h"
 #include "record/run_record.h"
+#include "record/run_table.h"
 
 namespace obscheck::calibration {
 
@@ -28,6 +29,9 @@ struct LookInput {
 
 // The check's findings on the runs recorded so far (measured blocks only).
 Findings analyse_look(const Plan& plan, const std::vector<RunRecord>& runs, const LookInput& in);
+// The same on the runs' table (record/run_table.h run_table_of), which a replayed check
+// extends block by block from one look to the next instead of rebuilding it.
+Findings analyse_look(const Plan& plan, const RunTable& table, const LookInput& in);
 
 // The first look the live check takes for this plan (its Holm family cannot decide
 // anything sooner).

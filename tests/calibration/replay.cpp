@@ -156,13 +156,14 @@ std::mt19937_64 replay_stream(std::uint64_t seed, const std::string& fixture, co
   return std::mt19937_64(seq);
 }
 
-ReplayWindow draw_window(const Fixture& fx, std::size_t window, std::uint64_t seed, const std::string& case_name,
+ReplayWindow open_window(const Fixture& fx, std::size_t window, std::uint64_t seed, const std::string& case_name,
                          std::size_t number, bool rotate) {
   if (window == 0) throw Error(ErrorKind::usage, "a replay window needs at least one block");
   if (window > fx.blocks.size())
     throw Error(ErrorKind::usage,
                 fmt::format("{} has {} complete blocks, fewer than a window of {}", fx.name, fx.blocks.size(), window));
   ReplayWindow w;
+  w.window = window;
   w.slots = fx.blocks.size() / window;
   w.slot = number % w.slots;
   // The series' tiling: one offset for all its replays, so their windows never overlap.
@@ -173,14 +174,24 @@ ReplayWindow draw_window(const Fixture& fx, std::size_t window, std::uint64_t se
   // number of replays so spread their first blocks nearly evenly over the slot.
   const std::size_t j = number / w.slots;
   const double spread = rotate ? std::fmod(static_cast<double>(j) * kGoldenFraction, 1.0) : 0.0;
-  const std::size_t rotation = std::min(window - 1, static_cast<std::size_t>(spread * static_cast<double>(window)));
-  w.first_block = w.slot_first + rotation;
-  std::mt19937_64 rng = replay_stream(seed, fx.name, case_name, number, false);
-  w.seed = rng();
-  for (std::size_t k = 0; k < window; ++k) {
-    const std::size_t source = w.slot_first + (rotation + k) % window;
-    w.blocks.push_back(relabel(fx.blocks[source], source, rng));
+  w.rotation = std::min(window - 1, static_cast<std::size_t>(spread * static_cast<double>(window)));
+  w.first_block = w.slot_first + w.rotation;
+  w.stream = replay_stream(seed, fx.name, case_name, number, false);
+  w.seed = w.stream();
+  return w;
+}
+
+void relabel_through(const Fixture& fx, ReplayWindow& w, std::size_t blocks) {
+  for (std::size_t k = w.blocks.size(); k < std::min(blocks, w.window); ++k) {
+    const std::size_t source = w.slot_first + (w.rotation + k) % w.window;
+    w.blocks.push_back(relabel(fx.blocks[source], source, w.stream));
   }
+}
+
+ReplayWindow draw_window(const Fixture& fx, std::size_t window, std::uint64_t seed, const std::string& case_name,
+                         std::size_t number, bool rotate) {
+  ReplayWindow w = open_window(fx, window, seed, case_name, number, rotate);
+  relabel_through(fx, w, window);
   return w;
 }
 
@@ -206,47 +217,56 @@ BudgetWindow budget_window(const Fixture& fx, double budget_s) {
   return out;
 }
 
-std::vector<RunRecord> replay_runs(const Fixture& fx, const ReplayWindow& w, const Injection& in, std::size_t blocks) {
-  const Plan& plan = fx.plan;
+ReplayRuns::ReplayRuns(const Fixture& fx, const Injection& in, std::uint64_t seed)
+    : fx_(fx), in_(in), target_(injected_config(fx.plan, in)), host_rng_(splitmix64(seed)) {}
+
+std::vector<RunRecord> ReplayRuns::next(const ReplayWindow& w, std::size_t k) {
+  if (k != next_ || k >= w.blocks.size())
+    throw Error(ErrorKind::internal, fmt::format("replayed block {} asked for, block {} of {} relabelled next", k,
+                                                 next_, w.blocks.size()));
+  ++next_;
+  const Plan& plan = fx_.plan;
   const std::size_t size = plan.block_size();
-  const std::size_t target = injected_config(plan, in);
-  const std::size_t window = w.blocks.size();
-  std::mt19937_64 host_rng(splitmix64(w.seed));
+  const ReplayBlock& rb = w.blocks[k];
+  const Fixture::Block& b = fx_.blocks[rb.source_block];
+  const std::size_t block = plan.spec.warmup_blocks + k;
+  const Injection& in = in_;
   std::vector<RunRecord> out;
-  out.reserve(std::min(blocks, window) * size);
-  for (std::size_t k = 0; k < std::min(blocks, window); ++k) {
-    const ReplayBlock& rb = w.blocks[k];
-    const Fixture::Block& b = fx.blocks[rb.source_block];
-    const std::size_t block = plan.spec.warmup_blocks + k;
-    const std::size_t start = out.size();
-    for (std::size_t c = 0; c < size; ++c) {
-      RunRecord r = b.by_config[rb.run_of[c]];
-      r.config = c;
-      r.config_id = plan.configs[c].id;
-      r.block = block;
-      r.index = block * size + r.position;
-      r.env_bytes = b.by_config[c].env_bytes;
-      r.readings.clear();
-      for (const Reading& own : b.by_config[c].readings)
-        r.readings.push_back(reading_named(b.by_config[rb.reading_of.at(own.name)[c]], own.name));
-      double f = 1;
-      if (c == target && (in.shape == Shape::constant || k >= window / 2)) f *= 1 + in.effect;
-      if (in.load && k >= in.load->first && k < in.load->last &&
-          (in.load->slowed.empty() ? c == target
-                                   : std::find(in.load->slowed.begin(), in.load->slowed.end(), c) != in.load->slowed.end()))
-        f *= 1 + in.load->slowdown;
-      if (f != 1) scale_time(r, f);
-      out.push_back(std::move(r));
-    }
-    // Run order within the block is the recorded time order.
-    std::sort(out.begin() + static_cast<std::ptrdiff_t>(start), out.end(),
-              [](const RunRecord& a, const RunRecord& b2) { return a.position < b2.position; });
-    if (in.load) {
-      const bool busy = k >= in.load->first && k < in.load->last;
-      for (std::size_t i = start; i < out.size(); ++i)
-        add_host_load(out[i], busy ? in.load->busy_cpus : in.load->quiet_cpus, host_rng);
-    }
+  out.reserve(size);
+  for (std::size_t c = 0; c < size; ++c) {
+    RunRecord r = b.by_config[rb.run_of[c]];
+    r.config = c;
+    r.config_id = plan.configs[c].id;
+    r.block = block;
+    r.index = block * size + r.position;
+    r.env_bytes = b.by_config[c].env_bytes;
+    r.readings.clear();
+    for (const Reading& own : b.by_config[c].readings)
+      r.readings.push_back(reading_named(b.by_config[rb.reading_of.at(own.name)[c]], own.name));
+    double f = 1;
+    if (c == target_ && (in.shape == Shape::constant || k >= w.window / 2)) f *= 1 + in.effect;
+    if (in.load && k >= in.load->first && k < in.load->last &&
+        (in.load->slowed.empty() ? c == target_
+                                 : std::find(in.load->slowed.begin(), in.load->slowed.end(), c) != in.load->slowed.end()))
+      f *= 1 + in.load->slowdown;
+    if (f != 1) scale_time(r, f);
+    out.push_back(std::move(r));
   }
+  // Run order within the block is the recorded time order.
+  std::sort(out.begin(), out.end(), [](const RunRecord& a, const RunRecord& b2) { return a.position < b2.position; });
+  if (in.load) {
+    const bool busy = k >= in.load->first && k < in.load->last;
+    for (RunRecord& r : out) add_host_load(r, busy ? in.load->busy_cpus : in.load->quiet_cpus, host_rng_);
+  }
+  return out;
+}
+
+std::vector<RunRecord> replay_runs(const Fixture& fx, const ReplayWindow& w, const Injection& in, std::size_t blocks) {
+  ReplayRuns source(fx, in, w.seed);
+  std::vector<RunRecord> out;
+  out.reserve(std::min(blocks, w.window) * fx.plan.block_size());
+  for (std::size_t k = 0; k < std::min(blocks, w.window); ++k)
+    for (RunRecord& r : source.next(w, k)) out.push_back(std::move(r));
   return out;
 }
 
@@ -260,29 +280,39 @@ void retire_settled(Plan& plan, const Findings& f, std::size_t from_block) {
       plan.retired.push_back({c, from_block});
 }
 
-// The replayed runs less those of retired configurations in their later blocks.
-std::vector<RunRecord> live_runs(const Plan& plan, std::vector<RunRecord> runs) {
-  if (plan.retired.empty()) return runs;
-  runs.erase(std::remove_if(runs.begin(), runs.end(), [&](const RunRecord& r) { return !runs_in(plan, r.config, r.block); }),
-             runs.end());
-  return runs;
-}
-
 }  // namespace
 
 ReplayedCheck replay_check(const Fixture& fx, const ReplaySpec& spec, std::uint64_t seed, std::size_t number) {
   // A check analysed once over its whole window (drift, load) is not rotated: the wrap
   // would join the window's last block to its first, a step the host never took.
-  const ReplayWindow w = draw_window(fx, spec.window, seed, spec.name, number, spec.stop_when_decisive);
+  ReplayWindow w = open_window(fx, spec.window, seed, spec.name, number, spec.stop_when_decisive);
   Plan plan = replay_plan(fx, spec.window);
   std::vector<std::size_t> looks = spec.looks.empty() ? default_looks(plan, spec.window) : spec.looks;
   looks.erase(std::remove_if(looks.begin(), looks.end(), [&](std::size_t n) { return n == 0 || n > spec.window; }),
               looks.end());
   if (looks.empty()) throw Error(ErrorKind::usage, "the look schedule has no look within the window");
+  if (!std::is_sorted(looks.begin(), looks.end()))
+    throw Error(ErrorKind::usage, "the look schedule's blocks must not decrease");
   ReplayedCheck out;
   out.first_block = w.first_block;
+  // The runs and their table grow by the blocks between two looks, as a live check's
+  // do: each look analyses what its predecessor did and the blocks since, less the
+  // runs of configurations retired before those blocks (a retirement from a block on
+  // leaves every earlier block's runs in). The same runs as replaying the window's
+  // first blocks anew at each look and dropping the retired ones' later runs, without
+  // paying for that at every look.
+  ReplayRuns source(fx, spec.injection, w.seed);
+  std::vector<RunRecord> live;
+  RunTable table;
+  std::size_t replayed = 0;
   for (std::size_t i = 0; i < looks.size(); ++i) {
-    std::vector<RunRecord> runs = live_runs(plan, replay_runs(fx, w, spec.injection, looks[i]));
+    relabel_through(fx, w, looks[i]);
+    for (; replayed < looks[i]; ++replayed)
+      for (RunRecord& r : source.next(w, replayed)) {
+        if (!runs_in(plan, r.config, r.block)) continue;
+        table.add(r);
+        live.push_back(std::move(r));
+      }
     LookInput in;
     in.look = i;
     in.looks_planned = looks.size();
@@ -290,20 +320,19 @@ ReplayedCheck replay_check(const Fixture& fx, const ReplaySpec& spec, std::uint6
     in.margin = spec.margin;
     in.alpha = spec.alpha;
     in.threads = spec.threads;
-    Findings f = analyse_look(plan, runs, in);
+    out.at_look.push_back(analyse_look(plan, table, in));
     out.looks_taken = i + 1;
     out.blocks = looks[i];
-    out.decisive = decisive(f);
-    if (i == 0) out.first = f;
+    out.decisive = decisive(out.at_look.back());
     out.look_blocks.push_back(looks[i]);
-    out.at_look.push_back(f);
-    out.last = std::move(f);
-    out.runs = std::move(runs);
     if (spec.stop_when_decisive && out.decisive) break;
     // A live check retires what is settled; a replay of the whole window at one look
     // (the drift and load cases) has nothing to retire.
-    if (spec.stop_when_decisive) retire_settled(plan, out.last, plan.spec.warmup_blocks + looks[i]);
+    if (spec.stop_when_decisive) retire_settled(plan, out.at_look.back(), plan.spec.warmup_blocks + looks[i]);
   }
+  out.first = out.at_look.front();
+  out.last = out.at_look.back();
+  out.runs = std::move(live);
   return out;
 }
 

@@ -99,8 +99,11 @@ struct ReplayWindow {
   std::size_t first_block = 0;  // the replay's first block: slot_first + its rotation
   std::size_t slot = 0;         // which of the series' disjoint windows (0 .. slots - 1)
   std::size_t slots = 1;        // disjoint windows of this size the fixture holds (0: the earlier scheme, none)
+  std::size_t window = 0;       // the window's blocks; `blocks` holds the first ones relabelled so far
+  std::size_t rotation = 0;     // first_block - slot_first
   std::vector<ReplayBlock> blocks;
   std::uint64_t seed = 0;       // the replay's own seed (host-load quantisation, analysis)
+  std::mt19937_64 stream;       // the replay's stream where the next block's relabelling draws
 };
 
 // The generator of one replay, or of one series' tiling: std::mt19937_64 seeded by a
@@ -124,6 +127,14 @@ std::mt19937_64 replay_stream(std::uint64_t seed, const std::string& fixture, co
 // Throws Error(usage) when the fixture has fewer than `window` blocks or window is 0.
 ReplayWindow draw_window(const Fixture& fx, std::size_t window, std::uint64_t seed, const std::string& case_name,
                          std::size_t number, bool rotate = true);
+// The same window with no block relabelled yet; relabel_through then relabels its blocks
+// in order up to `blocks` (at most the window), drawing from the replay's stream exactly
+// as draw_window does, so a check that stops after 6 blocks of 700 relabels 6 and its
+// relabellings are draw_window's first 6. draw_window is open_window and
+// relabel_through(window).
+ReplayWindow open_window(const Fixture& fx, std::size_t window, std::uint64_t seed, const std::string& case_name,
+                         std::size_t number, bool rotate = true);
+void relabel_through(const Fixture& fx, ReplayWindow& w, std::size_t blocks);
 
 // The live check's default time budget (record/request.h CheckRequest::time_budget).
 double live_budget_seconds();
@@ -146,8 +157,25 @@ BudgetWindow budget_window(const Fixture& fx, double budget_s);
 
 // The replayed check's runs of its first `blocks` blocks (measured blocks numbered
 // from the plan's warm-up blocks on, as a live check numbers them), in run order,
-// with the injection applied.
+// with the injection applied. Throws Error(internal) when fewer of them are relabelled.
 std::vector<RunRecord> replay_runs(const Fixture& fx, const ReplayWindow& w, const Injection& in, std::size_t blocks);
+
+// The same runs a block at a time: ReplayRuns::next(k) gives block k's (k = 0, 1, ...
+// in turn, each relabelled), drawing the host's load from one stream as replay_runs
+// does, so blocks 0 .. n - 1 together are replay_runs(fx, w, in, n). A replayed check
+// extends its runs (and their table) by the blocks between two looks with it.
+class ReplayRuns {
+ public:
+  ReplayRuns(const Fixture& fx, const Injection& in, std::uint64_t seed);
+  std::vector<RunRecord> next(const ReplayWindow& w, std::size_t k);
+
+ private:
+  const Fixture& fx_;
+  const Injection& in_;
+  std::size_t target_;
+  std::mt19937_64 host_rng_;
+  std::size_t next_ = 0;
+};
 
 struct ReplayedCheck {
   std::size_t first_block = 0;  // the window's start in the fixture
