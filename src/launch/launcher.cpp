@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <linux/futex.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -22,12 +23,16 @@
 #include <cerrno>
 #include <cstring>
 
+#include "launch/child_report.h"
 #include "util/digest.h"
 #include "util/error.h"
 #include "util/raw_syscall.h"
-#include "util/timeval.h"
 
 namespace obscheck {
+using launch_detail::ChildReport;
+using launch_detail::child_failure;
+using namespace launch_detail;  // the Stage enumerators
+
 namespace {
 
 // The corked child runs only a handful of system calls before execve; 64 KiB is far
@@ -37,11 +42,17 @@ constexpr std::size_t kChildStackBytes = 64 * 1024;
 constexpr std::size_t kCaptureKeepBytes = 64 * 1024;
 constexpr std::size_t kReadChunk = 16 * 1024;
 // Exit status of a child whose setup or exec failed (as the shells use for "cannot
-// execute"); the reason travels on the cork socket.
+// execute"); the reason is in the shared memory, or on the cork socket.
 constexpr int kChildFailedStatus = 127;
 // The child exits with this when the parent went away without releasing it.
 constexpr int kChildAbandonedStatus = 125;
 constexpr long kNsPerSec = 1'000'000'000L;
+// A child waiting on the futex cork looks this often whether the driver is still its
+// parent (PR_SET_PDEATHSIG kills it first; this is in case it did not).
+constexpr long kCorkCheckSeconds = 1;
+// How often release() looks whether a child that shares our memory has exited without
+// the kernel clearing its word (a core dump): in nanoseconds.
+constexpr long kExecCheckNs = 100'000'000;
 // Only without a pidfd: how often wait() looks whether the child has exited.
 constexpr std::uint64_t kNoPidfdTickNs = 10'000'000;
 
@@ -56,27 +67,6 @@ struct KernelSigaction {
   std::uint64_t mask = 0;
 };
 constexpr int kKernelNsig = 64;
-
-enum Stage : int {
-  stage_pgid = 1,
-  stage_personality,
-  stage_affinity,
-  stage_chdir,
-  stage_stdio,
-  stage_exec,
-  stage_setgroups,
-  stage_setgid,
-  stage_setuid,
-  stage_regain,  // root could be taken back after setuid: the drop did not hold
-  // Not a failure: the child's usage before its execve follows (a struct rusage), sent
-  // only when the child does not share our memory (else it is in Image::pre_exec).
-  stage_usage,
-};
-
-struct ChildReport {
-  int stage = 0;
-  int err = 0;
-};
 
 std::uint64_t now_ns() {
   timespec ts{};
@@ -116,7 +106,7 @@ struct CorkedChild::Image {
   cpu_set_t cpus{};
   Stdio out = Stdio::discard;
   pid_t parent = -1;  // the driver: the child dies with it (PR_SET_PDEATHSIG)
-  int cork = -1;    // the child's end of the cork socket
+  int cork = -1;    // the child's end of the cork socket (only when it has a memory of its own)
   int out_wr = -1;  // write end of the capture pipe
   std::vector<LaunchSpec::PassFd> pass;  // sources clear of every target (see spawn)
   bool reset_all_signals = true;
@@ -126,6 +116,19 @@ struct CorkedChild::Image {
   uid_t uid = 0;
   gid_t gid = 0;
   std::vector<gid_t> groups;
+  // The cork when the child shares our memory: it sleeps on this futex word until the
+  // parent stores 1 and wakes it (FUTEX_*_PRIVATE: one address space).
+  mutable std::atomic<std::uint32_t> go{0};
+  // 1 from before clone until the child stops running on our memory: the kernel stores 0
+  // and wakes this futex (CLONE_CHILD_CLEARTID; a shared futex, as the kernel's wake is
+  // not private) when the child execs (fs/exec.c: exec_mm_release, past the point of no
+  // return) or exits (kernel/fork.c: mm_release, done while the parent still holds the
+  // memory). release() sleeps on it.
+  mutable std::atomic<std::uint32_t> on_our_memory{1};
+  // A set-up or exec failure, written by the child (sharing our memory) before it exits:
+  // fail_err first, then fail_stage (0: none).
+  mutable int fail_err = 0;
+  mutable std::atomic<int> fail_stage{0};
   // Written by the child (through the shared memory) when it leaves the cork: the
   // target's clock starts there, not at release(), so neither the rest of the child's
   // set-up nor its wake-up is counted (both depend on how long the counters took to
@@ -157,9 +160,35 @@ namespace {
   for (;;) sys(SYS_exit_group, code);
 }
 
-void child_report(int fd, int stage, long err) {
+// A set-up or exec failure (err: a raw system call's -errno): into the shared memory,
+// or on the cork socket when the child has a memory of its own.
+void child_report(const CorkedChild::Image& im, int stage, long err) {
+  if (im.shared) {
+    im.fail_err = static_cast<int>(-err);
+    im.fail_stage.store(stage, std::memory_order_release);
+    return;
+  }
   const ChildReport r{stage, static_cast<int>(-err)};
-  sys(SYS_write, fd, reinterpret_cast<long>(&r), sizeof r);
+  sys(SYS_write, im.cork, reinterpret_cast<long>(&r), sizeof r);
+}
+
+// Waits in the cork until the parent lets the child go: on the futex word Image::go
+// when it shares our memory (spurious wake-ups and signals only loop), else for the
+// byte on the cork socket. False when the parent went away without releasing it.
+bool child_wait_in_cork(const CorkedChild::Image& im) {
+  if (im.shared) {
+    const timespec tick{kCorkCheckSeconds, 0};
+    while (im.go.load(std::memory_order_acquire) == 0) {
+      const long r = sys(SYS_futex, reinterpret_cast<long>(&im.go), FUTEX_WAIT_PRIVATE, 0, reinterpret_cast<long>(&tick));
+      if (r == -ETIMEDOUT && sys(SYS_getppid) != im.parent) return false;
+    }
+    return true;
+  }
+  char go = 0;
+  long n;
+  do n = sys(SYS_read, im.cork, reinterpret_cast<long>(&go), 1);
+  while (n == -EINTR);
+  return n == 1;
 }
 
 long move_fd(int from, int to) {
@@ -291,22 +320,18 @@ int child_main(void* arg) {
     if (stage == 0 && (r = move_fd(p.fd, p.target)) < 0) stage = stage_stdio;
   }
 
-  char go = 0;
-  long n;
-  do n = sys(SYS_read, im.cork, reinterpret_cast<long>(&go), 1);
-  while (n == -EINTR);
-  if (n != 1) child_exit(kChildAbandonedStatus);
+  if (!child_wait_in_cork(im)) child_exit(kChildAbandonedStatus);
   // The observers are attached now: only the target gives up root.
   if (stage == 0 && im.drop) stage = child_drop_privileges(im, r);
   if (stage != 0) {
-    child_report(im.cork, stage, r);
+    child_report(im, stage, r);
     child_exit(kChildFailedStatus);
   }
   im.left_cork_ns.store(raw_now_ns(), std::memory_order_release);
   child_report_usage(im);
   r = sys(SYS_execve, reinterpret_cast<long>(im.path.c_str()), reinterpret_cast<long>(im.argv.data()),
           reinterpret_cast<long>(im.envp.data()));
-  child_report(im.cork, stage_exec, r);
+  child_report(im, stage_exec, r);
   child_exit(kChildFailedStatus);
 }
 
@@ -325,6 +350,28 @@ long driver_personality() {
 int driver_null() {
   static const int fd = above_stdio(::open("/dev/null", O_RDWR | O_CLOEXEC));
   return fd;
+}
+
+// clone() of the corked child, with every signal blocked around it: no signal handler
+// of the driver may run in a child that shares its memory (the child resets every
+// disposition and unblocks all signals itself). share_vm: CLONE_VM, and
+// CLONE_CHILD_CLEARTID on Image::on_our_memory, for release() to learn when the child
+// has exec'd. The child's pid, or -1 with its errno in `err`.
+pid_t clone_corked(CorkedChild::Image& im, int flags, bool share_vm, int* pidfd, int& err) {
+  static_assert(sizeof im.on_our_memory == sizeof(pid_t) && std::atomic<std::uint32_t>::is_always_lock_free,
+                "the kernel clears the child-tid word as a plain 32-bit int");
+  im.shared = share_vm;
+  im.on_our_memory.store(1, std::memory_order_relaxed);
+  if (share_vm) flags |= CLONE_VM | CLONE_CHILD_CLEARTID;
+  sigset_t all, old;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &old);
+  char* const stack_top = im.stack.data() + im.stack.size();
+  auto* const ctid = reinterpret_cast<pid_t*>(&im.on_our_memory);
+  const pid_t pid = ::clone(child_main, stack_top, flags, &im, pidfd, nullptr, ctid);
+  err = errno;
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return pid;
 }
 
 int max_pass_target(const LaunchSpec& spec) {
@@ -399,82 +446,7 @@ std::unique_ptr<CorkedChild::Image> prepare_image(const LaunchSpec& spec) {
   return im;
 }
 
-Error child_failure(const std::string& path, const std::string& cwd, const std::string& user, const ChildReport& r) {
-  const std::string run_as_hint = "--run-as needs obscheck to run as root (or with CAP_SETUID and CAP_SETGID)";
-  switch (r.stage) {
-    case stage_setgroups:
-      return Error(ErrorKind::host, fmt::format("--run-as {}: cannot set the target's groups: {}", user, errno_text(r.err)),
-                   run_as_hint);
-    case stage_setgid:
-      return Error(ErrorKind::host, fmt::format("--run-as {}: cannot set the target's gid: {}", user, errno_text(r.err)),
-                   run_as_hint);
-    case stage_setuid:
-      return Error(ErrorKind::host, fmt::format("--run-as {}: cannot set the target's uid: {}", user, errno_text(r.err)),
-                   run_as_hint);
-    case stage_regain:
-      return Error(ErrorKind::host,
-                   fmt::format("--run-as {}: the target could take root back after giving it up; it was not run", user));
-    case stage_exec:
-      switch (r.err) {
-        case ENOENT:
-          return Error(ErrorKind::target, path + ": cannot execute: no such file (or its ELF interpreter or #! interpreter is missing)");
-        case EACCES:
-          if (!user.empty())
-            return Error(ErrorKind::target,
-                         fmt::format("{}: permission denied for --run-as {} (not executable by that user, a directory "
-                                     "on its path not searchable, or a noexec mount)", path, user),
-                         fmt::format("check with: runuser -u {} -- test -x {}", user, path));
-          return Error(ErrorKind::target, path + ": permission denied (not executable, or on a noexec mount)",
-                       "chmod +x " + path);
-        case ENOEXEC:
-          return Error(ErrorKind::target,
-                       path + ": exec format error: not an executable for this machine (a script without #!?)",
-                       "add a #! line to a script, or build the program for this machine");
-        case E2BIG:
-          return Error(ErrorKind::target, path + ": argument list and environment too large (E2BIG)",
-                       "use a smaller --env-pad or fewer arguments");
-        default:
-          return Error(ErrorKind::target, fmt::format("{}: exec failed: {}", path, errno_text(r.err)));
-      }
-    case stage_chdir:
-      return Error(ErrorKind::usage, fmt::format("cannot change to working directory {}: {}", cwd, errno_text(r.err)));
-    case stage_affinity:
-      return Error(ErrorKind::usage, fmt::format("cannot pin the target to its CPU: {}", errno_text(r.err)));
-    case stage_personality:
-      return Error(ErrorKind::host, fmt::format("cannot set the ASLR personality of the target: {}", errno_text(r.err)),
-                   "pass --aslr to leave address randomisation alone");
-    case stage_pgid:
-      return Error(ErrorKind::host, fmt::format("cannot give the target its own process group: {}", errno_text(r.err)));
-    case stage_stdio:
-      return Error(ErrorKind::host, fmt::format("cannot set up the target's stdin/stdout/stderr: {}", errno_text(r.err)));
-    default:
-      return Error(ErrorKind::internal, fmt::format("the corked child sent an unknown report (stage {})", r.stage));
-  }
-}
-
 }  // namespace
-
-struct rusage rusage_since(const struct rusage& total, const struct rusage& before) {
-  const auto less = [](long a, long b) { return a > b ? a - b : 0L; };
-  const auto less_time = [](const timeval& a, const timeval& b) {
-    const std::uint64_t x = timeval_ns(a), y = timeval_ns(b);
-    return ns_timeval(x > y ? x - y : 0);
-  };
-  struct rusage out = total;
-  out.ru_utime = less_time(total.ru_utime, before.ru_utime);
-  out.ru_stime = less_time(total.ru_stime, before.ru_stime);
-  out.ru_minflt = less(total.ru_minflt, before.ru_minflt);
-  out.ru_majflt = less(total.ru_majflt, before.ru_majflt);
-  out.ru_nswap = less(total.ru_nswap, before.ru_nswap);
-  out.ru_inblock = less(total.ru_inblock, before.ru_inblock);
-  out.ru_oublock = less(total.ru_oublock, before.ru_oublock);
-  out.ru_msgsnd = less(total.ru_msgsnd, before.ru_msgsnd);
-  out.ru_msgrcv = less(total.ru_msgrcv, before.ru_msgrcv);
-  out.ru_nsignals = less(total.ru_nsignals, before.ru_nsignals);
-  out.ru_nvcsw = less(total.ru_nvcsw, before.ru_nvcsw);
-  out.ru_nivcsw = less(total.ru_nivcsw, before.ru_nivcsw);
-  return out;
-}
 
 std::vector<int> non_default_signals() {
   std::vector<int> out;
@@ -496,11 +468,6 @@ CorkedChild CorkedChild::spawn(const LaunchSpec& spec) {
   c.timeout_s_ = spec.timeout_s;
   c.capture_ = spec.out == Stdio::capture;
 
-  int sv[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-    throw Error(ErrorKind::host, "cannot create the cork socket: " + errno_text(errno));
-  c.cork_fd_.reset(above_stdio(sv[0]));
-  UniqueFd child_cork(above_stdio(sv[1]));
   UniqueFd out_wr;
   if (c.capture_) {
     int p[2];
@@ -523,7 +490,21 @@ CorkedChild CorkedChild::spawn(const LaunchSpec& spec) {
     moved.emplace_back(high);
     return high;
   };
-  c.image_->cork = clear_of_targets(child_cork.get());
+  // The cork socket, only for a child with a memory of its own (the parent keeps one end).
+  UniqueFd child_cork;
+  const auto open_cork_socket = [&] {
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+      throw Error(ErrorKind::host, "cannot create the cork socket: " + errno_text(errno));
+    c.cork_fd_.reset(above_stdio(sv[0]));
+    child_cork.reset(above_stdio(sv[1]));
+    c.image_->cork = clear_of_targets(child_cork.get());
+  };
+  // Valgrind supports clone() only as fork or threads: under it, a plain fork-like
+  // clone and pidfd_open (so the driver's own tests can run under memcheck).
+  const bool emulated = RUNNING_ON_VALGRIND != 0;
+  const bool share_vm = shared_vm_child() && !spec.own_memory;
+  if (!share_vm) open_cork_socket();
   c.image_->out_wr = c.capture_ ? clear_of_targets(out_wr.get()) : -1;
   for (const auto& p : spec.pass_fds) {
     // A source that is another entry's target would be overwritten before its move.
@@ -533,31 +514,19 @@ CorkedChild CorkedChild::spawn(const LaunchSpec& spec) {
     c.image_->pass.push_back({clobbered ? clear_of_targets(p.fd) : p.fd, p.target});
   }
 
-  // No signal handler of the driver may run in the child while it shares our memory;
-  // the child resets every disposition and unblocks all signals itself.
-  sigset_t all, old;
-  sigfillset(&all);
-  ::pthread_sigmask(SIG_SETMASK, &all, &old);
   int pidfd = -1;
   // A pidfd only when wait() must poll (timeout or capture); else wait4 blocks.
   const bool need_pidfd = c.capture_ || c.timeout_s_ > 0;
-  // Valgrind supports clone() only as fork or threads: under it, a plain fork-like
-  // clone and pidfd_open (so the driver's own tests can run under memcheck).
-  const bool emulated = RUNNING_ON_VALGRIND != 0;
-  const bool share_vm = shared_vm_child();
-  const int flags = (share_vm ? CLONE_VM : 0) | (need_pidfd && !emulated ? CLONE_PIDFD : 0) | SIGCHLD;
-  char* const stack_top = c.image_->stack.data() + c.image_->stack.size();
-  c.image_->shared = share_vm;
-  pid_t pid = ::clone(child_main, stack_top, flags, c.image_.get(), &pidfd);
-  if (pid < 0 && errno == EINVAL && share_vm) {
+  const int flags = (need_pidfd && !emulated ? CLONE_PIDFD : 0) | SIGCHLD;
+  int clone_errno = 0;
+  pid_t pid = clone_corked(*c.image_, flags, share_vm, &pidfd, clone_errno);
+  if (pid < 0 && clone_errno == EINVAL && share_vm) {
     // Sandboxes (gVisor) may refuse CLONE_VM without CLONE_VFORK: a copied address
-    // space works the same, only costs more.
-    c.image_->shared = false;
-    pid = ::clone(child_main, stack_top, flags & ~CLONE_VM, c.image_.get(), &pidfd);
+    // space works the same (with the cork on a socket), only costs more.
+    open_cork_socket();
+    pid = clone_corked(*c.image_, flags, false, &pidfd, clone_errno);
   }
   if (pid > 0 && need_pidfd && emulated) pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-  const int clone_errno = errno;
-  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
   if (pid < 0) throw Error(ErrorKind::host, "cannot create the target process: " + errno_text(clone_errno),
                            "check ulimit -u and memory");
   c.pid_ = pid;
@@ -645,19 +614,65 @@ void CorkedChild::reap_blocking() {
   }
 }
 
-// Whether the child has exited, without reaping it (the zombie stays for wait4).
-bool CorkedChild::has_exited() {
-  siginfo_t si{};
-  return ::waitid(P_PID, static_cast<id_t>(pid_), &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid_;
-}
-
 void CorkedChild::send_go() {
   released_ = true;
   t_release_ns_ = now_ns();
+  if (image_->shared) {
+    image_->go.store(1, std::memory_order_release);
+    ::syscall(SYS_futex, &image_->go, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+    return;
+  }
   const char go = 1;
   // MSG_NOSIGNAL: a child that already died must not take the driver with it (SIGPIPE).
   ::send(cork_fd_.get(), &go, 1, MSG_NOSIGNAL);
 }
+
+namespace {
+
+// Whether the child `pid` has exited, without reaping it (the zombie stays for wait4).
+bool exited_unreaped(pid_t pid) {
+  siginfo_t si{};
+  return ::waitid(P_PID, static_cast<id_t>(pid), &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
+}
+
+// The report of a child that shares our memory, once it has exec'd or exited (waits
+// for that unless `reaped`): its failure, or none. The kernel leaves the word set when
+// the child dumps core (kernel/fork.c mm_release keeps it for the debugger), so the
+// wait also ends, on a tick, once the child is seen to have exited.
+std::optional<ChildReport> shared_report(const CorkedChild::Image& im, pid_t pid, bool reaped) {
+  const timespec tick{0, kExecCheckNs};
+  for (std::uint32_t v; !reaped && (v = im.on_our_memory.load(std::memory_order_acquire)) != 0;) {
+    if (::syscall(SYS_futex, &im.on_our_memory, FUTEX_WAIT, v, &tick, nullptr, 0) != 0 && errno == ETIMEDOUT)
+      reaped = exited_unreaped(pid);
+  }
+  const int stage = im.fail_stage.load(std::memory_order_acquire);
+  if (stage == 0) return std::nullopt;
+  return ChildReport{stage, im.fail_err};
+}
+
+// The report of a child with a memory of its own, read from the cork socket `fd` until
+// EOF (its end closes on exec, or as it dies): its usage before execve, into pre_exec,
+// then its failure, or none. recv_flags: MSG_DONTWAIT once the child is reaped.
+std::optional<ChildReport> socket_report(int fd, int recv_flags, std::optional<struct rusage>& pre_exec) {
+  ChildReport report;
+  ssize_t n;
+  for (;;) {
+    do n = ::recv(fd, &report, sizeof report, MSG_WAITALL | recv_flags);
+    while (n < 0 && errno == EINTR);
+    if (n != static_cast<ssize_t>(sizeof report) || report.stage != stage_usage) break;
+    struct rusage usage {};
+    ssize_t m;
+    do m = ::recv(fd, &usage, sizeof usage, MSG_WAITALL | recv_flags);
+    while (m < 0 && errno == EINTR);
+    if (m == static_cast<ssize_t>(sizeof usage)) pre_exec = usage;
+  }
+  if (n == static_cast<ssize_t>(sizeof report)) return report;
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool CorkedChild::has_exited() { return exited_unreaped(pid_); }
 
 void CorkedChild::take_shared_usage() {
   if (image_ && image_->shared && image_->pre_exec_ready.load(std::memory_order_acquire))
@@ -672,28 +687,18 @@ void CorkedChild::settle_usage() {
 }
 
 void CorkedChild::take_report(int recv_flags) {
-  ChildReport report;
-  ssize_t n;
-  for (;;) {
-    do n = ::recv(cork_fd_.get(), &report, sizeof report, MSG_WAITALL | recv_flags);
-    while (n < 0 && errno == EINTR);
-    if (n != static_cast<ssize_t>(sizeof report) || report.stage != stage_usage) break;
-    // A child with a memory of its own: its usage before execve, then EOF (or a failure).
-    struct rusage usage {};
-    ssize_t m;
-    do m = ::recv(cork_fd_.get(), &usage, sizeof usage, MSG_WAITALL | recv_flags);
-    while (m < 0 && errno == EINTR);
-    if (m == static_cast<ssize_t>(sizeof usage)) pre_exec_ = usage;
-  }
+  const std::optional<ChildReport> failure =
+      image_->shared ? shared_report(*image_, pid_, reaped_) : socket_report(cork_fd_.get(), recv_flags, pre_exec_);
   cork_fd_.reset();
-  if (n == static_cast<ssize_t>(sizeof report)) {
+  if (failure) {
+    const ChildReport report = *failure;
     if (!reaped_) reap_blocking();
     Error e = child_failure(image_->path, image_->cwd, image_->user, report);
     image_.reset();
     throw e;
   }
-  // EOF: the cork socket closed on exec (or the child died); either way the child no
-  // longer runs on our memory. The target's clock starts where the child left the cork.
+  // The child has exec'd (or died): it no longer runs on our memory. The target's
+  // clock starts where the child left the cork.
   if (const std::uint64_t left = image_->left_cork_ns.load(std::memory_order_acquire); left > t_release_ns_)
     t_release_ns_ = left;
   take_shared_usage();
@@ -711,8 +716,8 @@ ExitInfo CorkedChild::release_and_wait() {
   if (released_ || pid_ <= 0) return wait();
   send_go();
   wait();
-  // The child is gone: its end of the socket is closed, so the report (a set-up or exec
-  // failure, or the usage of a child that did not share our memory), or EOF, is there at once.
+  // The child is gone: its report (a set-up or exec failure, or the usage of a child that
+  // did not share our memory) is in the shared memory, or on the socket with its EOF.
   take_report(MSG_DONTWAIT);
   return info_;
 }

@@ -1,13 +1,24 @@
 // launch/: start a target exactly as asked, held (corked) until observers attach.
 //
 // Cork protocol (as perf): clone → the child resets its signals, sets its process
-// group, personality, CPU affinity and stdio, then blocks reading a close-on-exec
-// socket → the parent attaches counters to the child's pid (enable_on_exec) →
-// release() → the child takes on LaunchSpec::run_as, if set → the child execve()s. The socket closes on exec; an exec failure is sent
-// back on it instead, so the parent learns ENOENT/ENOEXEC/EACCES precisely. The target
-// is never run through a shell. The child asks to be SIGKILLed when the spawning
+// group, personality, CPU affinity and stdio, then waits in the cork → the parent
+// attaches counters to the child's pid (enable_on_exec) → release() → the child takes
+// on LaunchSpec::run_as, if set → the child execve()s. The target is never run through
+// a shell.
+//
+// The cork, when the child shares the driver's memory (clone with CLONE_VM: every run
+// but under valgrind, or where a sandbox refuses it): a futex word in that memory, on
+// which the child sleeps until release() stores 1 and wakes it. A set-up or exec failure
+// ({stage, errno}) and the child's usage before its execve are written into the same
+// memory; the kernel clears a second word and wakes its futex when the child stops
+// running on that memory, at its execve or its exit (CLONE_CHILD_CLEARTID), and
+// release() sleeps on it: no descriptor, no message. Otherwise (LaunchSpec::own_memory,
+// or the fallback): a close-on-exec socketpair, one byte sent to release, EOF on exec,
+// the failure or the usage sent on it. Either way the parent learns
+// ENOENT/ENOEXEC/EACCES precisely. The child asks to be SIGKILLed when the spawning
 // thread's process dies (PR_SET_PDEATHSIG, kept across exec), so a target never
-// outlives a driver killed with SIGKILL.
+// outlives a driver killed with SIGKILL; a child still corked also gives up when it
+// finds, on a one-second tick, that the driver is no longer its parent.
 #pragma once
 
 #include <sys/resource.h>
@@ -102,6 +113,11 @@ struct LaunchSpec {
   // spawn. Empty optional: every signal, one rt_sigaction each in the child (64 calls,
   // about 6 us here, on the way to every run).
   std::optional<std::vector<int>> reset_signals;
+  // True: the corked child gets a copy of the driver's memory (a fork-like clone, the
+  // cork a socket) even where it could share it, as it must under valgrind or in a
+  // sandbox that refuses CLONE_VM; a page-table copy and a socket more a run. For
+  // tests of that path; false everywhere else.
+  bool own_memory = false;
 };
 
 // The signals (SIGKILL and SIGSTOP aside) whose disposition in this process is not the
@@ -193,8 +209,8 @@ class CorkedChild {
   ExitInfo wait();
   // release() then wait(), for a caller with nothing to do in between: the child is
   // reaped without first waiting for its exec to be confirmed, which spares the driver
-  // one sleep and wake-up per run; a set-up or exec failure is read from the cork
-  // socket once the child is reaped and thrown as release() throws it.
+  // one sleep and wake-up per run; a set-up or exec failure is read (from the shared
+  // memory, or the cork socket) once the child is reaped and thrown as release() throws it.
   ExitInfo release_and_wait();
   // Kills the process group now (SIGKILL); used on Ctrl-C. Does nothing once reaped.
   void kill_group();
@@ -205,9 +221,9 @@ class CorkedChild {
  private:
   CorkedChild();
   void reap_blocking();
-  // release()'s two halves: the go byte through the cork, then the child's report (a
-  // set-up or exec failure, thrown) or EOF once it has exec'd. recv_flags: MSG_DONTWAIT
-  // when the child is already reaped.
+  // release()'s two halves: the child let go (the futex word, or the go byte on the
+  // socket), then its report once it has exec'd or exited (a set-up or exec failure,
+  // thrown). recv_flags (socket only): MSG_DONTWAIT when the child is already reaped.
   void send_go();
   void take_report(int recv_flags);
   bool has_exited();
@@ -219,8 +235,9 @@ class CorkedChild {
   void cleanup() noexcept;
 
   pid_t pid_ = -1;
-  UniqueFd cork_fd_;      // socketpair end: parent sends one byte to release; reads
-                          // EOF when exec succeeded, {stage, errno} when it failed
+  UniqueFd cork_fd_;      // socketpair end, only for a child with a memory of its own:
+                          // one byte sent to release; EOF when exec succeeded, {stage,
+                          // errno} when it failed
   UniqueFd pidfd_;        // clone(CLONE_PIDFD), only with a timeout or capture: poll()able exit
   UniqueFd output_fd_;    // read end of captured stdout/stderr
   std::unique_ptr<Image> image_;  // alive until the child has exec'd or died
