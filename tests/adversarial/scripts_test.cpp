@@ -366,3 +366,101 @@ TEST_CASE("lab: an install has the experiments and the pages README names, and r
   CHECK(fs::is_regular_file(out / "report.txt"));
   CHECK(slurp(out / "notes.txt") == "mine\n");
 }
+
+// tools/bench/bench_build, a script that starts a build, a suite and a staged load:
+// bad arguments are refused before anything is cloned, and TERM while the suite's part
+// runs ends the build, the staged load and the load sampler, and removes the scratch
+// folder (the script's own rules, from its header).
+TEST_CASE("bench_build: bad arguments exit 2 before any clone; TERM ends the build and the staged load",
+          "[adversarial]") {
+  const std::string script = kSource + "/tools/bench/bench_build";
+  TempDir tmp;
+  const std::string tmpdir = "TMPDIR=" + tmp.path.string();
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--busy", "0.6"}, {"--test", "--busy", "1"}, {"--test", "--busy", "0.04"},
+        {"--test", "--busy", "0.123"}, {"--test", "--busy", "x"}, {"--test", "--busy"}, {"--jobs", "0"},
+        {"--rev", "--test"}, {"--nonsense"}}) {
+    std::vector<std::string> argv = {"bash", script};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const Ran r = run(argv, "", {tmpdir}, 30);
+    INFO(r.out);
+    CHECK(r.code == 2);
+    CHECK(contains(r.out, "usage: tools/bench/bench_build"));
+    CHECK(fs::is_empty(tmp.path));
+  }
+
+  if (std::system(("git -C '" + kSource + "' rev-parse --git-dir > /dev/null 2>&1").c_str()) != 0) {
+    WARN("SKIPPED: the source tree is not a git clone, and bench_build clones it");
+    return;
+  }
+  const fs::path out = tmp.path / "out.txt";
+  const fs::path scratch_root = tmp.path / "scratch";
+  fs::create_directory(scratch_root);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    ::setenv("TMPDIR", scratch_root.c_str(), 1);
+    ::execlp("bash", "bash", script.c_str(), "--test-only", "--busy", "0.3", "--jobs", "1", (char*)nullptr);
+    ::_exit(127);
+  }
+  // Until the staged load has started (the packages are checked and the clone made
+  // first), or the script has ended on its own (packages missing: a skip).
+  bool started = false;
+  int status = 0;
+  bool ended = false;
+  for (int i = 0; i < 600 && !started; ++i) {
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      ended = true;
+      break;
+    }
+    started = contains(adversarial::slurp(out), "a staged load busy 0.30 s of every second");
+    if (!started) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (ended) {
+    const std::string text = adversarial::slurp(out);
+    if (contains(text, "packages missing")) {
+      WARN("SKIPPED: " << text);
+      return;
+    }
+    FAIL("bench_build ended before its staged load started:\n" << text);
+  }
+  REQUIRE(started);
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  ::kill(pid, SIGTERM);
+  for (int i = 0; i < 300 && !ended; ++i) {
+    if (::waitpid(pid, &status, WNOHANG) == pid) ended = true;
+    else std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (!ended) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+  }
+  const std::string text = adversarial::slurp(out);
+  INFO(text);
+  REQUIRE(ended);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 143);
+  CHECK(contains(text, "stopped by SIGTERM"));
+  CHECK(fs::is_empty(scratch_root));
+  // Nothing it started runs on: no process has the scratch folder or the staged load
+  // on its command line.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string cmd = adversarial::slurp(e.path() / "cmdline");
+    std::replace(cmd.begin(), cmd.end(), '\0', ' ');
+    if (contains(cmd, scratch_root.string()) || (contains(cmd, "bench-build-busy") && contains(cmd, std::to_string(pid))))
+      left.push_back(name + ": " + cmd);
+  }
+  INFO([&] {
+    std::string s;
+    for (const std::string& l : left) s += l + "\n";
+    return s;
+  }());
+  CHECK(left.empty());
+}
