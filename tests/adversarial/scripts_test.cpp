@@ -371,7 +371,7 @@ TEST_CASE("lab: an install has the experiments and the pages README names, and r
 // bad arguments are refused before anything is cloned, and TERM while the suite's part
 // runs ends the build, the staged load and the load sampler, and removes the scratch
 // folder (the script's own rules, from its header).
-TEST_CASE("bench_build: bad arguments exit 2 before any clone; TERM ends the build and the staged load",
+TEST_CASE("bench_build: bad arguments exit 2 before any clone, and TERM ends the build and the staged load",
           "[adversarial]") {
   const std::string script = kSource + "/tools/bench/bench_build";
   TempDir tmp;
