@@ -23,6 +23,11 @@
 
 namespace adversarial {
 
+// The second user the attacks run as (nobody).
+inline constexpr uid_t kNobody = 65534;
+
+inline std::string workload(const std::string& name) { return std::string(OBSCHECK_WORKLOADS) + "/" + name; }
+
 inline std::string slurp(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream s;

@@ -30,14 +30,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr uid_t kNobody = 65534;
 // The memory a range bomb may use before it is refused: far above what obscheck needs
 // to refuse it, far below the gigabytes the bombs reached.
 constexpr rlim_t kBombAddressSpace = 1024ull * 1024 * 1024;
 
-std::string workload(const std::string& name) { return std::string(OBSCHECK_WORKLOADS) + "/" + name; }
-
 using adversarial::contains;
+using adversarial::kNobody;
+using adversarial::workload;
 using adversarial::Dir;
 using adversarial::Result;
 using adversarial::run;

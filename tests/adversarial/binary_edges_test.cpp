@@ -31,9 +31,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr uid_t kNobody = 65534;
-
 using adversarial::contains;
+using adversarial::kNobody;
 using adversarial::Dir;
 using adversarial::Result;
 using adversarial::run;

@@ -27,11 +27,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr uid_t kNobody = 65534;
-
-std::string workload(const std::string& name) { return std::string(OBSCHECK_WORKLOADS) + "/" + name; }
-
 using adversarial::contains;
+using adversarial::kNobody;
+using adversarial::workload;
 using adversarial::Dir;
 using adversarial::slurp;
 

@@ -35,7 +35,7 @@ struct Ran {
 
 // Runs argv (no shell) in `cwd` with `env` added to ours; stdout and stderr together;
 // killed after `seconds` (a hang fails the test).
-Ran run(const std::vector<std::string>& argv, const std::string& cwd = "", const std::vector<std::string>& env = {},
+Ran run_tool(const std::vector<std::string>& argv, const std::string& cwd = "", const std::vector<std::string>& env = {},
         int seconds = 120) {
   char tmpl[] = "/tmp/obscheck-scripts-out-XXXXXX";
   const int fd = ::mkstemp(tmpl);
@@ -98,7 +98,7 @@ struct TempDir {
 void attack_script(const std::string& name, const std::vector<std::string>& args, int seconds) {
   std::vector<std::string> argv = {"bash", kSource + "/tests/adversarial/scripts/" + name};
   argv.insert(argv.end(), args.begin(), args.end());
-  const Ran r = run(argv, "", {}, seconds);
+  const Ran r = run_tool(argv, "", {}, seconds);
   if (contains(r.out, "SKIPPED: ")) {
     WARN(r.out);
     return;
@@ -218,7 +218,7 @@ TEST_CASE("slurm: the generated scripts quote every interpolated value for sh an
       fs::copy_file(OBSCHECK_BIN, self_dir / "obscheck");
       fs::permissions(self_dir / "obscheck", fs::perms::owner_all);
       const fs::path dir = t.path / ("job " + h);
-      const Ran w = run({(self_dir / "obscheck").string(), "slurm", "--shards", "1", "--dir", dir.string(), "--",
+      const Ran w = run_tool({(self_dir / "obscheck").string(), "slurm", "--shards", "1", "--dir", dir.string(), "--",
                          "--counters", "task-clock", "--runs", "3", "/bin/sh", "-c", "true", h, "x\ny" + h},
                         t.path.string());
       INFO(w.out);
@@ -230,7 +230,7 @@ TEST_CASE("slurm: the generated scripts quote every interpolated value for sh an
       CHECK(sbatch_option(merge, "output") == "merge.out");
 
       fs::remove(log);
-      const Ran submit = run({"sh", (dir / "submit.sh").string()}, t.path.string(),
+      const Ran submit = run_tool({"sh", (dir / "submit.sh").string()}, t.path.string(),
                              {path_env, "SBATCH_LOG=" + log.string()});
       INFO(submit.out);
       CHECK(submit.code == 0);
@@ -238,12 +238,12 @@ TEST_CASE("slurm: the generated scripts quote every interpolated value for sh an
       CHECK(slurp(log) == dir.string() + "|--parsable shard.sbatch\n" + dir.string() +
                               "|--parsable --dependency=afterok:42 merge.sbatch\n");
 
-      const Ran shard_run = run({"sh", (dir / "shard.sbatch").string()}, t.path.string(), {"SLURM_ARRAY_TASK_ID=0"});
+      const Ran shard_run = run_tool({"sh", (dir / "shard.sbatch").string()}, t.path.string(), {"SLURM_ARRAY_TASK_ID=0"});
       INFO(shard_run.out);
       CHECK(shard_run.code == 0);
       CHECK(fs::is_regular_file(dir / "shard-0.jsonl"));
       CHECK(fs::is_regular_file(dir / "shard-0.txt"));
-      const Ran merge_run = run({"sh", (dir / "merge.sbatch").string()}, t.path.string());
+      const Ran merge_run = run_tool({"sh", (dir / "merge.sbatch").string()}, t.path.string());
       INFO(merge_run.out);
       CHECK(merge_run.code == 0);
       CHECK(contains(slurp(dir / "report.txt"), "task-clock"));
@@ -259,7 +259,7 @@ TEST_CASE("slurm: the generated scripts quote every interpolated value for sh an
 TEST_CASE("slurm: a newline in the directory or in obscheck's own path is refused, nothing written", "[adversarial]") {
   TempDir t;
   for (const std::string name : {"job\\b", "job %a"}) {
-    const Ran r = run({OBSCHECK_BIN, "slurm", "--dir", (t.path / name).string(), "--", "--counters", "task-clock",
+    const Ran r = run_tool({OBSCHECK_BIN, "slurm", "--dir", (t.path / name).string(), "--", "--counters", "task-clock",
                        "/bin/true"},
                       t.path.string());
     INFO(r.out);
@@ -268,7 +268,7 @@ TEST_CASE("slurm: a newline in the directory or in obscheck's own path is refuse
     CHECK(!fs::exists(t.path / name));
   }
   const fs::path dir = t.path / "job\n$(id>INJECTED)";
-  const Ran r = run({OBSCHECK_BIN, "slurm", "--dir", dir.string(), "--", "--counters", "task-clock", "/bin/true"},
+  const Ran r = run_tool({OBSCHECK_BIN, "slurm", "--dir", dir.string(), "--", "--counters", "task-clock", "/bin/true"},
                     t.path.string());
   INFO(r.out);
   CHECK(r.code == 2);
@@ -279,7 +279,7 @@ TEST_CASE("slurm: a newline in the directory or in obscheck's own path is refuse
   fs::create_directories(self_dir);
   fs::copy_file(OBSCHECK_BIN, self_dir / "obscheck");
   fs::permissions(self_dir / "obscheck", fs::perms::owner_all);
-  const Ran s = run({(self_dir / "obscheck").string(), "slurm", "--dir", (t.path / "job").string(), "--", "--counters",
+  const Ran s = run_tool({(self_dir / "obscheck").string(), "slurm", "--dir", (t.path / "job").string(), "--", "--counters",
                      "task-clock", "/bin/true"},
                     t.path.string());
   INFO(s.out);
@@ -293,7 +293,7 @@ TEST_CASE("slurm: --partition and --time take only plain words", "[adversarial]"
   TempDir t;
   for (const std::string h : {"$(id>INJECTED)", "`id`", "a\"b", "a'b", "a\\b", "a b", "a\nb"}) {
     for (const char* option : {"--partition", "--time"}) {
-      const Ran r = run({OBSCHECK_BIN, "slurm", option, h, "--dir", (t.path / "job").string(), "--", "--counters",
+      const Ran r = run_tool({OBSCHECK_BIN, "slurm", option, h, "--dir", (t.path / "job").string(), "--", "--counters",
                          "task-clock", "/bin/true"},
                         t.path.string());
       INFO(option << " " << h << ": " << r.out);
@@ -345,7 +345,7 @@ TEST_CASE("lab: an install has the experiments and the pages README names, and r
   }
   TempDir t;
   const fs::path prefix = t.path / "prefix", build = fs::path(OBSCHECK_BIN).parent_path();
-  const Ran installed = run({"cmake", "--install", build.string(), "--prefix", prefix.string()});
+  const Ran installed = run_tool({"cmake", "--install", build.string(), "--prefix", prefix.string()});
   INFO(installed.out);
   REQUIRE(installed.code == 0);
   for (const char* page : {"events.md", "design.md", "security.md"})
@@ -358,7 +358,7 @@ TEST_CASE("lab: an install has the experiments and the pages README names, and r
   const fs::path out = t.path / "mine";
   fs::create_directories(out);
   std::ofstream(out / "notes.txt") << "mine\n";
-  const Ran ran = run({"bash", (lab / "fig13-variants/run.sh").string()}, t.path.string(),
+  const Ran ran = run_tool({"bash", (lab / "fig13-variants/run.sh").string()}, t.path.string(),
                       {"PATH=" + (prefix / "bin").string() + ":/usr/bin:/bin", "OUT=" + out.string()});
   INFO(ran.out);
   CHECK(ran.code == 0);

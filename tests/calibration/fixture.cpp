@@ -7,6 +7,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <string_view>
 
 #include "util/error.h"
 
@@ -40,10 +41,11 @@ std::string read_maybe_gzip(const std::string& path) {
 namespace {
 
 std::string stem_of(const std::string& path) {
-  std::string name = path.substr(path.find_last_of('/') + 1);
-  for (const char* ext : {".gz", ".jsonl"})
-    if (name.size() > std::strlen(ext) && name.ends_with(ext)) name.resize(name.size() - std::strlen(ext));
-  return name;
+  std::string_view name(path);
+  name.remove_prefix(name.find_last_of('/') + 1);  // npos + 1 is 0: no '/', the whole path
+  for (std::string_view ext : {".gz", ".jsonl"})
+    if (name.size() > ext.size() && name.ends_with(ext)) name.remove_suffix(ext.size());
+  return std::string(name);
 }
 
 }  // namespace

@@ -122,7 +122,7 @@ LookVerdicts read_look(const Findings& f, double effect) {
   return out;
 }
 
-void retire_settled(Plan& plan, const Findings& f, std::size_t from_block) {
+void retire_settled_configs(Plan& plan, const Findings& f, std::size_t from_block) {
   for (std::size_t c : settled_configs(plan, f, false)) {
     const bool already = std::any_of(plan.retired.begin(), plan.retired.end(),
                                      [&](const Retirement& r) { return r.config == c; });
@@ -182,7 +182,7 @@ SimOutcome simulate_check(const SimSpec& spec, std::uint64_t seed, std::size_t r
     out.blocks = done;
     out.looks = k + 1;
     if (f.decisive || !more_blocks_could_decide(f, plan.spec.max_blocks)) break;
-    retire_settled(plan, f, w + done);
+    retire_settled_configs(plan, f, w + done);
   }
   return out;
 }

@@ -23,7 +23,7 @@ using nlohmann::json;
 
 namespace {
 
-std::string tmp_path(const std::string& name) {
+std::string check_tmp(const std::string& name) {
   return "/tmp/obscheck-check-test-" + std::to_string(getpid()) + "-" + name;
 }
 
@@ -37,7 +37,7 @@ TEST_CASE("check: A/A — software counters on a compute workload are never 'per
   // failed (then every verdict of that metric is inconclusive by construction).
   int perturbed = 0, aa_failed = 0;
   for (int seed = 1; seed <= 20; ++seed) {
-    const std::string journal = tmp_path("aa-" + std::to_string(seed) + ".jsonl");
+    const std::string journal = check_tmp("aa-" + std::to_string(seed) + ".jsonl");
     auto r = run_cli({"--json", "--counters", "task-clock,page-faults,ctx-switches,tsc", "--max-runs", "20",
                       "--seed", std::to_string(seed), "--journal", journal, "--", workload("compute"), "50"});
     unlink(journal.c_str());
@@ -55,7 +55,7 @@ TEST_CASE("check: A/A — software counters on a compute workload are never 'per
 }
 
 TEST_CASE("check: in-process mode moves the stack with the dose under natural, not under held") {
-  const std::string journal = tmp_path("stack.jsonl");
+  const std::string journal = check_tmp("stack.jsonl");
   auto r = run_cli({"--json", "--mode", "inprocess", "--counters", "task-clock,page-faults,ctx-switches",
                     "--runs", "3", "--seed", "11", "--keep-output-head", "--journal", journal, "--",
                     workload("stackaddr")});
@@ -84,7 +84,7 @@ TEST_CASE("check: in-process mode moves the stack with the dose under natural, n
 }
 
 TEST_CASE("check: Ctrl-C keeps the journal valid and --resume finishes with every planned run exactly once") {
-  const std::string journal = tmp_path("resume.jsonl");
+  const std::string journal = check_tmp("resume.jsonl");
   const std::string bin = OBSCHECK_BIN, prog = workload("compute");
   pid_t pid = fork();
   if (pid == 0) {
@@ -141,7 +141,7 @@ TEST_CASE("check: a counter this host lacks is refused with its reason, or dropp
   CHECK(r.code == 4);
   CHECK_THAT(r.err, Catch::Contains("cycles: no hardware PMU"));
   CHECK_THAT(r.err, Catch::Contains("--allow-missing"));
-  const std::string journal = tmp_path("missing.jsonl");
+  const std::string journal = check_tmp("missing.jsonl");
   auto ok = run_cli({"--json", "--allow-missing", "--counters", "cycles,task-clock", "--runs", "5", "--journal",
                      journal, "--", workload("compute"), "20"});
   CHECK((ok.code == 0 || ok.code == 1));
@@ -150,7 +150,7 @@ TEST_CASE("check: a counter this host lacks is refused with its reason, or dropp
 }
 
 TEST_CASE("check: every run line records the host's load around the run") {
-  const std::string journal = tmp_path("host.jsonl");
+  const std::string journal = check_tmp("host.jsonl");
   auto r = run_cli({"--counters", "task-clock", "--runs", "3", "--seed", "5", "--journal", journal, "--",
                     workload("compute"), "50"});
   REQUIRE((r.code == 0 || r.code == 1));

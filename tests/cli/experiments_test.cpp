@@ -23,11 +23,11 @@
 #include "../support/nobody_reach.h"
 
 using obscheck::test::observer_trapped;
+using obscheck::test::kNobody;
 using obscheck::test::slurp;
 
 namespace {
 
-constexpr uid_t kNobody = 65534;
 
 std::string why_not_here() {
   if (geteuid() != 0 || access("/usr/bin/setpriv", X_OK) != 0) return "needs root and setpriv to run as nobody";

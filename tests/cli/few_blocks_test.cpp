@@ -11,26 +11,22 @@
 
 using nlohmann::json;
 using obscheck::test::run_cli;
+using obscheck::test::verdict;
 using obscheck::test::workload;
 
 namespace {
 
-std::string tmp_path(const std::string& name) {
+std::string few_blocks_tmp(const std::string& name) {
   return "/tmp/obscheck-few-blocks-test-" + std::to_string(getpid()) + "-" + name;
 }
 
-const json* verdict(const json& report, const std::string& metric, const std::string& level) {
-  for (const auto& v : report.at("verdicts"))
-    if (v.at("metric_name") == metric && v.at("level") == level) return &v;
-  return nullptr;
-}
 
 }  // namespace
 
 TEST_CASE("few blocks: a uprobe on the hot function is 'perturbed' at --runs 10") {
   // hot N calls hot_step() N times; every hit of a uprobe is a trap of tens of µs (a
   // breakpoint without root): a many-fold slowdown, decided by its size in ten blocks.
-  const std::string journal = tmp_path("hot.jsonl");
+  const std::string journal = few_blocks_tmp("hot.jsonl");
   auto r = run_cli({"--json", "--probes", "hot_step", "--counters", "task-clock", "--runs", "10", "--seed", "5",
                     "--journal", journal, "--", workload("hot"), "5000"});
   unlink(journal.c_str());
@@ -49,7 +45,7 @@ TEST_CASE("few blocks: page-faults identical in every run are 'not perturbed' at
   // the 11 that would have shown it with 95% probability (analysis/check.h).
   for (const int runs : {6, 11}) {
     INFO("--runs " << runs);
-    const std::string journal = tmp_path("pf.jsonl");
+    const std::string journal = few_blocks_tmp("pf.jsonl");
     auto r = run_cli({"--json", "--counters", "task-clock,page-faults", "--runs", std::to_string(runs), "--seed", "3",
                       "--journal", journal, "--fail-on", "none", "--", workload("compute"), "300"});
     INFO(r.out << r.err);

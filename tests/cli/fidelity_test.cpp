@@ -18,13 +18,13 @@
 
 using nlohmann::json;
 using obscheck::test::run_cli;
+using obscheck::test::contains;
 using obscheck::test::workload;
 
 namespace fs = std::filesystem;
 
 namespace {
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 const json* function_of(const json& dose, const std::string& name) {
   for (const json& f : dose.at("functions"))

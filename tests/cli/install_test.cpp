@@ -24,13 +24,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct ScratchDir {
+struct InstallDir {
   fs::path path;
-  ScratchDir() {
+  InstallDir() {
     char tmpl[] = "/tmp/obscheck-install-XXXXXX";
     path = mkdtemp(tmpl);
   }
-  ~ScratchDir() {
+  ~InstallDir() {
     std::error_code ec;
     fs::remove_all(path, ec);
   }
@@ -82,7 +82,7 @@ TEST_CASE("install: a prefix moved after cmake --install runs demo and --mode in
     WARN("skipped: cmake is not installed");
     return;
   }
-  ScratchDir d;
+  InstallDir d;
   const fs::path first = d.path / "prefix", moved = d.path / "moved", work = d.path / "work";
   REQUIRE(shell("cmake --install " + kBuildDir.string() + " --prefix " + first.string(), d.path / "install.log") == 0);
   fs::rename(first, moved);
@@ -101,7 +101,7 @@ TEST_CASE("install: the Debian package names its dependencies and runs from wher
     WARN("skipped: cpack or dpkg-deb is not installed");
     return;
   }
-  ScratchDir d;
+  InstallDir d;
   const fs::path root = d.path / "root", work = d.path / "work";
   REQUIRE(shell("cd " + kBuildDir.string() + " && cpack -G DEB -B " + (d.path / "pkg").string(), d.path / "cpack.log") ==
           0);
@@ -233,7 +233,7 @@ TEST_CASE("install: short options bundle as getopt's do, and -x gives perf stat'
 
 TEST_CASE("install: two checks started at once in one directory write two journals") {
   // Both go to the state directory (util/state_dir.h), in the same second: two names.
-  ScratchDir d;
+  InstallDir d;
   const std::string cmd = "cd " + d.path.string() + " && XDG_STATE_HOME=" + d.path.string() + " " +
                           std::string(OBSCHECK_BIN) + " --counters task-clock --runs 1 --warmup 0 -- " +
                           workload("compute") + " 10";
@@ -246,7 +246,7 @@ TEST_CASE("install: two checks started at once in one directory write two journa
 }
 
 TEST_CASE("install: --resume ignores the shell's own variables and names a variable that matters") {
-  ScratchDir d;
+  InstallDir d;
   const std::string journal = (d.path / "j.jsonl").string();
   const auto first = run_cli({"--counters", "task-clock", "--runs", "3", "--seed", "5", "--journal", journal, "--",
                               workload("compute"), "10"},

@@ -26,10 +26,11 @@
 using nlohmann::json;
 using obscheck::test::journal_lines;
 using obscheck::test::run_cli;
+using obscheck::test::run_indexes;
 
 namespace {
 
-std::string tmp_path(const std::string& name) {
+std::string lifecycle_tmp(const std::string& name) {
   return "/tmp/obscheck-lifecycle-test-" + std::to_string(getpid()) + "-" + name;
 }
 
@@ -110,17 +111,10 @@ int exit_code_of(pid_t pid) {
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-std::vector<std::size_t> run_indexes(const std::string& journal) {
-  std::vector<std::size_t> out;
-  for (const json& line : journal_lines(journal))
-    if (line.at("type") == "run") out.push_back(line.at("index").get<std::size_t>());
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("lifecycle: a --resume or a second check of a journal being written is refused, the journal stays valid") {
-  const std::string journal = tmp_path("lock.jsonl");
+  const std::string journal = lifecycle_tmp("lock.jsonl");
   unlink(journal.c_str());
   const pid_t first = start({"--counters", "task-clock", "--runs", "40", "--seed", "3", "--journal", journal, "--",
                              "/bin/sleep", "0.02"});
@@ -151,7 +145,7 @@ TEST_CASE("lifecycle: a --resume or a second check of a journal being written is
 
 TEST_CASE("lifecycle: processes a run leaves behind are killed after it and the run is marked") {
   const std::string marker = unique_sleep(1);
-  const std::string journal = tmp_path("leftovers.jsonl");
+  const std::string journal = lifecycle_tmp("leftovers.jsonl");
   unlink(journal.c_str());
   auto r = run_cli({"--counters", "task-clock", "--runs", "2", "--seed", "5", "--journal", journal, "--", "/bin/sh",
                     "-c", "/bin/sleep " + marker + " & exit 0"});
@@ -184,7 +178,7 @@ TEST_CASE("lifecycle: processes a run leaves behind are killed after it and the 
 
 TEST_CASE("lifecycle: kill -9 of obscheck mid-run leaves no target process") {
   const std::string marker = unique_sleep(3);
-  const std::string journal = tmp_path("kill9.jsonl");
+  const std::string journal = lifecycle_tmp("kill9.jsonl");
   unlink(journal.c_str());
   const pid_t driver = start({"--counters", "task-clock", "--runs", "2", "--journal", journal, "--", "/bin/sleep", marker});
   REQUIRE(wait_for([&] { return !processes_with_arg(marker).empty(); }));
@@ -198,7 +192,7 @@ TEST_CASE("lifecycle: SIGINT, SIGTERM and SIGHUP stop the check with 130, 143 an
   int tag = 10;
   for (const auto& [sig, code] : {std::pair{SIGINT, 130}, {SIGTERM, 143}, {SIGHUP, 129}}) {
     const std::string marker = unique_sleep(++tag);
-    const std::string journal = tmp_path("signal-" + std::to_string(sig) + ".jsonl");
+    const std::string journal = lifecycle_tmp("signal-" + std::to_string(sig) + ".jsonl");
     unlink(journal.c_str());
     const pid_t driver =
         start({"--counters", "task-clock", "--runs", "2", "--journal", journal, "--", "/bin/sleep", marker});
@@ -214,7 +208,7 @@ TEST_CASE("lifecycle: SIGINT, SIGTERM and SIGHUP stop the check with 130, 143 an
 }
 
 TEST_CASE("lifecycle: a refused command line is exit 2 and writes nothing") {
-  const std::string journal = tmp_path("refused.jsonl");
+  const std::string journal = lifecycle_tmp("refused.jsonl");
   unlink(journal.c_str());
   const std::vector<std::vector<std::string>> refused = {
       {"--runs", "0"},       {"--max-runs", "0"},        {"--timeout", "0"},    {"--timeout", "nan"},
@@ -255,7 +249,7 @@ TEST_CASE("lifecycle: a refused command line is exit 2 and writes nothing") {
 }
 
 TEST_CASE("lifecycle: --resume of a complete journal re-prints its report and writes nothing") {
-  const std::string journal = tmp_path("complete.jsonl");
+  const std::string journal = lifecycle_tmp("complete.jsonl");
   unlink(journal.c_str());
   auto first = run_cli({"--counters", "task-clock", "--runs", "2", "--seed", "8", "--journal", journal, "--",
                         "/bin/true"});
@@ -288,8 +282,8 @@ TEST_CASE("lifecycle: --resume of a complete journal re-prints its report and wr
 TEST_CASE("lifecycle: every resume takes the same output options and refuses the same others") {
   // One list of what a resume may change (job/journal/resume_options.h), for a check, a measure
   // and a sweep alike: --color is taken, --journal refused before the journal is touched.
-  const std::string check = tmp_path("alike-check.jsonl"), measure = tmp_path("alike-measure.jsonl"),
-                    bias = tmp_path("alike-bias.jsonl"), other = tmp_path("alike-other.jsonl");
+  const std::string check = lifecycle_tmp("alike-check.jsonl"), measure = lifecycle_tmp("alike-measure.jsonl"),
+                    bias = lifecycle_tmp("alike-bias.jsonl"), other = lifecycle_tmp("alike-other.jsonl");
   for (const std::string& f : {check, measure, bias, other}) unlink(f.c_str());
   REQUIRE(run_cli({"--counters", "task-clock", "--runs", "2", "--seed", "8", "--journal", check, "--", "/bin/true"})
               .code <= 1);
@@ -392,7 +386,7 @@ TEST_CASE("lifecycle: --fail-on chooses which verdicts exit 1, for the check and
     WARN("skipped: uprobes (the perturbing observer of this test) need root");
     return;
   }
-  const std::string journal = tmp_path("fail-on.jsonl");
+  const std::string journal = lifecycle_tmp("fail-on.jsonl");
   unlink(journal.c_str());
   // A uprobe on a function called 1000 times: perturbed, decided within 20 blocks.
   const std::vector<std::string> check = {"--probes", "hot_step", "--counters", "task-clock", "--seed", "3",

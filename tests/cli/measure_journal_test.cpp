@@ -33,26 +33,26 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kDir = std::string(OBSCHECK_GOLDEN_DIR) + "/measure";
+const std::string kMeasureGolden = std::string(OBSCHECK_GOLDEN_DIR) + "/measure";
 
 }  // namespace
 
 TEST_CASE("measure journal: the report of a recorded measure matches its golden text and JSON") {
-  const auto text = run_cli({"report", "--verbose", kDir + "/journal.jsonl"}, {"NO_COLOR=1"});
+  const auto text = run_cli({"report", "--verbose", kMeasureGolden + "/journal.jsonl"}, {"NO_COLOR=1"});
   INFO(text.err);
   REQUIRE(text.code == 0);
-  compare_golden(text.out, kDir + "/report.txt");
-  const auto brief = run_cli({"report", kDir + "/journal.jsonl"}, {"NO_COLOR=1"});
+  compare_golden(text.out, kMeasureGolden + "/report.txt");
+  const auto brief = run_cli({"report", kMeasureGolden + "/journal.jsonl"}, {"NO_COLOR=1"});
   REQUIRE(brief.code == 0);
-  compare_golden(brief.out, kDir + "/brief.txt");
-  const auto j = run_cli({"report", kDir + "/journal.jsonl", "--json"});
+  compare_golden(brief.out, kMeasureGolden + "/brief.txt");
+  const auto j = run_cli({"report", kMeasureGolden + "/journal.jsonl", "--json"});
   REQUIRE(j.code == 0);
-  compare_golden(j.out, kDir + "/report.json");
+  compare_golden(j.out, kMeasureGolden + "/report.json");
   // Its page is the table; the figures belong to the check's report.
   TempDir s;
-  CHECK(run_cli({"report", kDir + "/journal.jsonl", "--html", s.file("page.html")}).code == 0);
+  CHECK(run_cli({"report", kMeasureGolden + "/journal.jsonl", "--html", s.file("page.html")}).code == 0);
   CHECK(slurp(s.file("page.html")).find("<td>task-clock</td>") != std::string::npos);
-  CHECK(run_cli({"report", kDir + "/journal.jsonl", "--svg", s.file("figs")}).code == 2);
+  CHECK(run_cli({"report", kMeasureGolden + "/journal.jsonl", "--svg", s.file("figs")}).code == 2);
 }
 
 TEST_CASE("measure journal: obscheck report prints what measure printed, for every layout") {

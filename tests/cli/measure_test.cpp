@@ -17,7 +17,7 @@ using nlohmann::json;
 
 namespace {
 
-json metric(const json& report, const std::string& name) {
+json measure_metric(const json& report, const std::string& name) {
   for (const auto& m : report.at("metrics"))
     if (m.at("name") == name) return m;
   FAIL("metric " << name << " missing from the report");
@@ -28,7 +28,7 @@ double page_faults_median(long pages) {
   auto r = run_cli({"measure", "--json", "-r", "5", "-e", "page-faults", "--", workload("pagetouch"),
                     std::to_string(pages)});
   REQUIRE(r.code == 0);
-  return metric(json::parse(r.out), "page-faults").at("median").get<double>();
+  return measure_metric(json::parse(r.out), "page-faults").at("median").get<double>();
 }
 
 std::string temp_file(const std::string& name, const std::string& content, mode_t mode) {
@@ -54,9 +54,9 @@ TEST_CASE("measure: task-clock and msr/tsc are positive and consistent with wall
   auto r = run_cli({"measure", "--json", "-r", "5", "-e", "task-clock,tsc", "--", workload("compute"), "200"});
   REQUIRE(r.code == 0);
   const json j = json::parse(r.out);
-  const double task = metric(j, "task-clock").at("median").get<double>();
-  const double wall = metric(j, "wall-time").at("median").get<double>();
-  const double tsc = metric(j, "tsc").at("median").get<double>();
+  const double task = measure_metric(j, "task-clock").at("median").get<double>();
+  const double wall = measure_metric(j, "wall-time").at("median").get<double>();
+  const double tsc = measure_metric(j, "tsc").at("median").get<double>();
   CHECK(task > 0);
   CHECK(tsc > 0);
   // A single-threaded target cannot use more CPU time than wall time (small slack for
@@ -66,8 +66,8 @@ TEST_CASE("measure: task-clock and msr/tsc are positive and consistent with wall
   const double ghz = tsc / task;
   CHECK(ghz > 0.1);
   CHECK(ghz < 10);
-  CHECK(metric(j, "task-clock").at("multiplexed_runs") == 0);
-  CHECK(metric(j, "task-clock").at("values").size() == 5);
+  CHECK(measure_metric(j, "task-clock").at("multiplexed_runs") == 0);
+  CHECK(measure_metric(j, "task-clock").at("values").size() == 5);
 }
 
 TEST_CASE("measure: a uprobe and a hardware breakpoint count a function's calls exactly") {

@@ -14,12 +14,13 @@
 #include "run_cli.h"
 
 using obscheck::test::run_cli;
+using obscheck::test::verdict;
 using obscheck::test::workload;
 using nlohmann::json;
 
 namespace {
 
-std::string tmp_path(const std::string& name) {
+std::string observers_tmp(const std::string& name) {
   return "/tmp/obscheck-observers-test-" + std::to_string(getpid()) + "-" + name;
 }
 
@@ -33,11 +34,6 @@ std::vector<json> runs_of(const std::string& journal) {
   return out;
 }
 
-const json* verdict(const json& report, const std::string& metric, const std::string& level) {
-  for (const auto& v : report.at("verdicts"))
-    if (v.at("metric_name") == metric && v.at("level") == level) return &v;
-  return nullptr;
-}
 
 // hot N calls hot_step() N times: each uprobe hit is a trap (tens of µs in a VM).
 constexpr const char* kHotCalls = "1000";
@@ -46,7 +42,7 @@ constexpr const char* kHotCalls = "1000";
 
 TEST_CASE("observers: uprobes on a hot function perturb task-clock in 10 of 10 seeds with exact hit counts") {
   for (int seed = 1; seed <= 10; ++seed) {
-    const std::string journal = tmp_path("hot-" + std::to_string(seed) + ".jsonl");
+    const std::string journal = observers_tmp("hot-" + std::to_string(seed) + ".jsonl");
     auto r = run_cli({"--json", "--probes", "hot_step", "--counters", "task-clock", "--seed", std::to_string(seed),
                       "--max-runs", "20", "--journal", journal, "--", workload("hot"), kHotCalls});
     REQUIRE(r.code == 1);  // 1: a finding
@@ -68,7 +64,7 @@ TEST_CASE("observers: uprobes on a hot function perturb task-clock in 10 of 10 s
 
 TEST_CASE("observers: a uprobe on a function called once never perturbs") {
   for (int seed = 1; seed <= 5; ++seed) {
-    const std::string journal = tmp_path("cold-" + std::to_string(seed) + ".jsonl");
+    const std::string journal = observers_tmp("cold-" + std::to_string(seed) + ".jsonl");
     auto r = run_cli({"--json", "--probes", "cold_setup", "--counters", "task-clock", "--margin", "0.05", "--seed",
                       std::to_string(seed), "--max-runs", "20", "--journal", journal, "--", workload("hot"),
                       kHotCalls});
@@ -86,7 +82,7 @@ TEST_CASE("observers: a uprobe on a function called once never perturbs") {
 }
 
 TEST_CASE("observers: breakpoints count exactly, and a fifth is explained") {
-  const std::string journal = tmp_path("bp.jsonl");
+  const std::string journal = observers_tmp("bp.jsonl");
   auto r = run_cli({"--json", "--breakpoints", "hot_step,cold_setup", "--counters", "task-clock", "--runs", "3",
                     "--journal", journal, "--", workload("hot"), "500"});
   REQUIRE((r.code == 0 || r.code == 1));
@@ -109,7 +105,7 @@ TEST_CASE("observers: breakpoints count exactly, and a fifth is explained") {
 // [serial]: the samples a timer takes fall behind its rate when the machine is loaded
 // (228 of 295 seen beside two compilers): run alone, as the other rate checks are.
 TEST_CASE("observers: sampling at 10 kHz takes about frequency × task-clock samples", "[serial]") {
-  const std::string journal = tmp_path("sampling.jsonl");
+  const std::string journal = observers_tmp("sampling.jsonl");
   auto r = run_cli({"--json", "--sample-freq", "0,10000", "--counters", "task-clock", "--runs", "3", "--journal",
                     journal, "--", workload("compute"), "3000"});
   REQUIRE((r.code == 0 || r.code == 1));
@@ -152,7 +148,7 @@ TEST_CASE("observers: a profiler command produces a verdict table") {
     WARN("SKIPPED: perf is not installed (tools/bootstrap installs linux-perf)");
     return;
   }
-  const std::string journal = tmp_path("cmd.jsonl");
+  const std::string journal = observers_tmp("cmd.jsonl");
   auto r = run_cli({"--verbose", "--observer-cmd", "perf stat -e task-clock -o /dev/null --", "--levels", "0,1",
                     "--runs", "6", "--journal", journal, "--", workload("compute"), "100"});
   CHECK((r.code == 0 || r.code == 1));
@@ -170,7 +166,7 @@ TEST_CASE("observers: under a profiler command every metric of the target is the
   // the target must be "not perturbed" or bounded, whatever the host's noise (the
   // margin is wide so that no verdict depends on this machine's load), and the
   // wrapper's own time must be reported where it runs, and only there.
-  const std::string journal = tmp_path("wrapped.jsonl");
+  const std::string journal = observers_tmp("wrapped.jsonl");
   auto r = run_cli({"--json", "--observer-cmd", workload("wrapper") + " 50 --", "--levels", "0,1", "--margin", "0.25",
                     "--runs", "12", "--seed", "5", "--journal", journal, "--", workload("compute"), "300"});
   INFO(r.err);
@@ -252,7 +248,7 @@ TEST_CASE("observers: under a profiler command every metric of the target is the
 }
 
 TEST_CASE("observers: a profiler command that never starts the target is named, with the fix") {
-  const std::string journal = tmp_path("nostart.jsonl");
+  const std::string journal = observers_tmp("nostart.jsonl");
   // It says where the target goes (--), and still never runs it.
   auto r = run_cli({"--observer-cmd", "/bin/true --", "--levels", "0,1", "--runs", "2", "--journal", journal, "--",
                     workload("compute"), "10"});
@@ -265,7 +261,7 @@ TEST_CASE("observers: a profiler command that never starts the target is named, 
 TEST_CASE("observers: compile-time probe builds 0..2 produce a verdict table") {
   const std::string src = std::string(OBSCHECK_SOURCE_DIR) + "/experiments/workloads/probed.c";
   const std::string inc = std::string(OBSCHECK_SOURCE_DIR) + "/probes";
-  const std::string journal = tmp_path("build.jsonl");
+  const std::string journal = observers_tmp("build.jsonl");
   auto r = run_cli({"--json", "--build", "cc -O2 -I" + inc + " -DOBS_PROBES={mask} " + src + " -o {out}",
                     "--probe-sites", "2", "--counters", "task-clock", "--runs", "4", "--journal", journal, "--",
                     "{out}", "20000"});
@@ -283,7 +279,7 @@ TEST_CASE("observers: bad input is named with its exit code") {
     CHECK_THAT(r.err, Catch::Contains("did you mean 'hot_step'"));
   }
   SECTION("a script target") {
-    const std::string script = tmp_path("script.sh");
+    const std::string script = observers_tmp("script.sh");
     std::ofstream(script) << "#!/bin/sh\ntrue\n";
     chmod(script.c_str(), 0755);
     auto r = run_cli({"--probes", "main", "--", script});
@@ -292,7 +288,7 @@ TEST_CASE("observers: bad input is named with its exit code") {
     unlink(script.c_str());
   }
   SECTION("a profiler command that fails") {
-    const std::string journal = tmp_path("fail.jsonl");
+    const std::string journal = observers_tmp("fail.jsonl");
     auto r = run_cli({"--observer-cmd", "false --", "--levels", "0,1", "--runs", "2", "--journal", journal, "--",
                       "/bin/true"});
     CHECK(r.code == 5);
@@ -307,9 +303,9 @@ TEST_CASE("observers: bad input is named with its exit code") {
 
 TEST_CASE("observers: a sampling sweep names its safe dose, ordered as its verdicts") {
   auto r = run_cli({"--json", "--sample-freq", "0,100,1000,20000", "--counters", "task-clock", "--seed", "4",
-                    "--time-budget", "8", "--max-runs", "300", "--journal", tmp_path("safe.jsonl"), "--",
+                    "--time-budget", "8", "--max-runs", "300", "--journal", observers_tmp("safe.jsonl"), "--",
                     workload("compute"), "300"});
-  unlink(tmp_path("safe.jsonl").c_str());
+  unlink(observers_tmp("safe.jsonl").c_str());
   REQUIRE((r.code == 0 || r.code == 1));
   const json j = json::parse(r.out);
   const json& answer = j.at("answer");

@@ -63,7 +63,7 @@ bool harness_models_here() {
 #endif
 }
 
-const json& metric(const json& report, const std::string& name) {
+const json& harness_metric(const json& report, const std::string& name) {
   for (const json& m : report.at("metrics"))
     if (m.at("name") == name) return m;
   FAIL("no metric " << name);
@@ -76,14 +76,14 @@ json cycles_faults_of_measure(double cycles_rate, const std::vector<std::string>
   const Harnessed r = harnessed(4, {"measure", "-e", "cycles", "-r", "3", "--json", "/bin/true"}, cycles_rate, model);
   REQUIRE(r.code == 0);
   const json j = json::parse(r.out);
-  const json& cycles = metric(j, "cycles");
+  const json& cycles = harness_metric(j, "cycles");
   CHECK(cycles.at("n") == 0);
   CHECK(cycles.at("median").is_null());
   REQUIRE(cycles.at("faults").size() == 3);
   return cycles.at("faults");
 }
 
-const json& verdict(const json& report, const std::string& metric_name, const std::string& level) {
+const json& harness_verdict(const json& report, const std::string& metric_name, const std::string& level) {
   for (const json& v : report.at("verdicts"))
     if (v.at("metric_name") == metric_name && v.at("level") == level) return v;
   FAIL("no verdict for " << metric_name << " at " << level);
@@ -97,7 +97,7 @@ TEST_CASE("test PMU harness: the built binary's measure -e cycles counts every r
   const Harnessed r = harnessed(4, {"measure", "-e", "cycles", "-r", "3", "--json", "/bin/true"});
   REQUIRE(r.code == 0);
   const json j = json::parse(r.out);
-  const json& cycles = metric(j, "cycles");
+  const json& cycles = harness_metric(j, "cycles");
   CHECK(cycles.at("n") == 3);
   CHECK(cycles.at("median") == 8'000'000.0);
   CHECK(cycles.at("multiplexed_runs") == 0);
@@ -113,7 +113,7 @@ TEST_CASE("test PMU harness: two counters on one slot are multiplexed, scaled an
   // Each ran 2 of 4 ticks: raw 4,000,000 and 500,000, scaled by 2.
   for (const auto& [name, median] : {std::pair{"cycles", 8'000'000.0}, {"l1d", 1'000'000.0}}) {
     INFO(name);
-    const json& m = metric(j, name);
+    const json& m = harness_metric(j, name);
     CHECK(m.at("median") == median);
     CHECK(m.at("multiplexed_runs") == 3);
     CHECK(m.at("max_scale") == 2.0);
@@ -143,7 +143,7 @@ TEST_CASE("test PMU harness: the check calls multiplexed counters incomparable u
   CHECK(a.code == 1);
   const json ja = json::parse(a.out);
   for (const char* name : {"cycles", "l1d"}) {
-    const json& v = verdict(ja, name, "2[cycles,l1d]");
+    const json& v = harness_verdict(ja, name, "2[cycles,l1d]");
     CHECK(v.at("verdict") == "incomparable");
     CHECK(v.at("scaled") == false);
     CHECK(v.at("reason").get<std::string>().starts_with(std::string("held: ") + name +
@@ -168,7 +168,7 @@ TEST_CASE("test PMU harness: the check calls multiplexed counters incomparable u
   CHECK(b.code == 0);
   const json jb = json::parse(b.out);
   for (const char* name : {"cycles", "l1d"}) {
-    const json& v = verdict(jb, name, "2[cycles,l1d]");
+    const json& v = harness_verdict(jb, name, "2[cycles,l1d]");
     CHECK(v.at("verdict") == "not-perturbed");
     CHECK(v.at("scaled") == true);
   }
@@ -177,7 +177,7 @@ TEST_CASE("test PMU harness: the check calls multiplexed counters incomparable u
                                         (dir.path / "allowed.jsonl").string()});
   CHECK(again.code == 0);
   const json jr = json::parse(again.out);
-  CHECK(verdict(jr, "cycles", "2[cycles,l1d]").at("scaled") == true);
+  CHECK(harness_verdict(jr, "cycles", "2[cycles,l1d]").at("scaled") == true);
   // The Markdown and CSV reports carry the counters' validity as the JSON does.
   const Harnessed md = harnessed(1, {"report", "--markdown", (dir.path / "allowed.jsonl").string()});
   CHECK(md.out.find("- `cycles`: the same count (8000000) in all 11 runs of counters=1[cycles]/held (deterministic)\n") !=
@@ -205,7 +205,7 @@ TEST_CASE("test PMU harness: the in-process library counts on the model too, per
                                     "incomparable", "--json", "--journal", (dir.path / "j.jsonl").string(), "/bin/true"});
   CHECK(r.code == 1);
   const json j = json::parse(r.out);
-  CHECK(verdict(j, "cycles", "2[cycles,l1d]").at("verdict") == "incomparable");
+  CHECK(harness_verdict(j, "cycles", "2[cycles,l1d]").at("verdict") == "incomparable");
   const json& cycles = j.at("counters").at(0);
   CHECK(cycles.at("determinism_text") == "the same count (8000000) in all 6 runs of counters=1[cycles]/held");
   // Beside l1d, cycles ran half of every run under natural and held layouts; sham
@@ -223,7 +223,7 @@ TEST_CASE("test PMU harness: the in-process library counts on the model too, per
 
 namespace {
 
-const json& analysis(const json& report, const std::string& metric_name) {
+const json& harness_analysis(const json& report, const std::string& metric_name) {
   for (const json& a : report.at("analyses"))
     if (a.at("metric") == metric_name) return a;
   FAIL("no analysis of " << metric_name);
@@ -248,7 +248,7 @@ TEST_CASE("test PMU harness: bias calls multiplexed counters incomparable unless
   CHECK(ja.at("allow_multiplex") == false);
   for (const char* name : {"cycles", "l1d"}) {
     INFO(name);
-    const json& an = analysis(ja, name);
+    const json& an = harness_analysis(ja, name);
     CHECK(an.at("incomparable") == true);
     CHECK(an.at("exceeds_noise") == false);
     CHECK(an.at("scaled").at("runs") == 6);
@@ -260,10 +260,10 @@ TEST_CASE("test PMU harness: bias calls multiplexed counters incomparable unless
               " multiplexed in 6 of 6 runs (running fraction min 0.50, median 0.50); its values are estimates scaled "
               "up from part of each run, not counts (fewer counters, or --allow-multiplex to compare the estimates)");
   }
-  CHECK(analysis(ja, "cycles").at("median_of_means") == 8'000'000.0);
-  CHECK(analysis(ja, "l1d").at("median_of_means") == 1'000'000.0);
+  CHECK(harness_analysis(ja, "cycles").at("median_of_means") == 8'000'000.0);
+  CHECK(harness_analysis(ja, "l1d").at("median_of_means") == 1'000'000.0);
   // Wall time is the driver's clock, never scaled.
-  CHECK(analysis(ja, "wall-time").at("incomparable") == false);
+  CHECK(harness_analysis(ja, "wall-time").at("incomparable") == false);
   CHECK(ja.at("runs").at(0).at("running_fraction") == json{{"cycles", 0.5}, {"l1d", 0.5}});
 
   // The text says it where the verdict goes; the journal's report says it again.
@@ -274,7 +274,7 @@ TEST_CASE("test PMU harness: bias calls multiplexed counters incomparable unless
   // report FILE --allow-multiplex re-judges the journal on the scaled values.
   const Harnessed rejudged = harnessed(1, {"report", "--allow-multiplex", "--json", strict_journal});
   CHECK(rejudged.code == 0);
-  CHECK(analysis(json::parse(rejudged.out), "cycles").at("incomparable") == false);
+  CHECK(harness_analysis(json::parse(rejudged.out), "cycles").at("incomparable") == false);
   // The CSV has each run's running fraction per counter.
   const Harnessed csv = harnessed(1, {"report", "--csv", strict_journal});
   const std::string header = csv.out.substr(0, csv.out.find('\n'));
@@ -291,7 +291,7 @@ TEST_CASE("test PMU harness: bias calls multiplexed counters incomparable unless
   const json jb = json::parse(b.out);
   CHECK(jb.at("allow_multiplex") == true);
   CHECK(jb.at("runs").size() == 6);
-  const json& cycles = analysis(jb, "cycles");
+  const json& cycles = harness_analysis(jb, "cycles");
   CHECK(cycles.at("incomparable") == false);
   CHECK(cycles.at("exact") == true);
   CHECK(cycles.at("exceeds_noise") == false);
@@ -307,7 +307,7 @@ TEST_CASE("test PMU harness: bias on counters that fit the PMU is exact, not sca
                                     "--json", "/bin/true"});
   CHECK(r.code == 0);
   const json j = json::parse(r.out);
-  const json& cycles = analysis(j, "cycles");
+  const json& cycles = harness_analysis(j, "cycles");
   CHECK(cycles.at("incomparable") == false);
   CHECK(cycles.at("scaled").at("scaled_runs") == 0);
   CHECK(cycles.at("scaled").at("running_min") == 1.0);
@@ -372,8 +372,8 @@ TEST_CASE("test PMU harness: a counter that stops counting mid-run is scaled, an
   const Harnessed m = harnessed(4, {"measure", "-e", "cycles,l1d", "-r", "3", "--json", "/bin/true"}, 2, stops);
   REQUIRE(m.code == 0);
   const json jm = json::parse(m.out);
-  CHECK(metric(jm, "cycles").at("running_fraction") == json::array({1.0, 1.0, 1.0}));
-  const json& l1d = metric(jm, "l1d");
+  CHECK(harness_metric(jm, "cycles").at("running_fraction") == json::array({1.0, 1.0, 1.0}));
+  const json& l1d = harness_metric(jm, "l1d");
   CHECK(l1d.at("running_fraction") == json::array({0.25, 0.25, 0.25}));
   CHECK(l1d.at("multiplexed_runs") == 3);
   CHECK(l1d.at("median") == 1'000'000.0);  // 250,000 counted, scaled by 4
@@ -383,9 +383,9 @@ TEST_CASE("test PMU harness: a counter that stops counting mid-run is scaled, an
                                 2, stops);
   CHECK(b.code == 1);
   const json jb = json::parse(b.out);
-  CHECK(analysis(jb, "cycles").at("incomparable") == false);
-  CHECK(analysis(jb, "l1d").at("incomparable") == true);
-  CHECK(analysis(jb, "l1d").at("scaled").at("text").get<std::string>().starts_with(
+  CHECK(harness_analysis(jb, "cycles").at("incomparable") == false);
+  CHECK(harness_analysis(jb, "l1d").at("incomparable") == true);
+  CHECK(harness_analysis(jb, "l1d").at("scaled").at("text").get<std::string>().starts_with(
       "incomparable: l1d multiplexed in 4 of 4 runs (running fraction min 0.25, median 0.25)"));
 }
 
@@ -413,9 +413,9 @@ TEST_CASE("test PMU harness: a resumed bias keeps the journal's --allow-multiple
   const json j = json::parse(resumed.out);
   CHECK(j.at("allow_multiplex") == true);
   CHECK(j.at("runs").size() == 6);
-  CHECK(analysis(j, "cycles").at("incomparable") == false);
-  CHECK(analysis(j, "cycles").at("scaled").at("scaled_runs") == 6);
-  CHECK(analysis(j, "cycles").at("scaled").at("allowed") == true);
+  CHECK(harness_analysis(j, "cycles").at("incomparable") == false);
+  CHECK(harness_analysis(j, "cycles").at("scaled").at("scaled_runs") == 6);
+  CHECK(harness_analysis(j, "cycles").at("scaled").at("allowed") == true);
 }
 
 TEST_CASE("test PMU harness: a group is read in one PERF_FORMAT_GROUP read, or member by member where refused") {
@@ -430,8 +430,8 @@ TEST_CASE("test PMU harness: a group is read in one PERF_FORMAT_GROUP read, or m
     const Harnessed r = harnessed(4, {"measure", "-e", "{cycles,l1d}", "-r", "2", "--json", "/bin/true"}, 2, model);
     REQUIRE(r.code == 0);
     const json j = json::parse(r.out);
-    CHECK(metric(j, "cycles").at("median") == 8'000'000.0);
-    CHECK(metric(j, "l1d").at("median") == 1'000'000.0);
-    CHECK(metric(j, "l1d").at("running_fraction") == json::array({1.0, 1.0}));
+    CHECK(harness_metric(j, "cycles").at("median") == 8'000'000.0);
+    CHECK(harness_metric(j, "l1d").at("median") == 1'000'000.0);
+    CHECK(harness_metric(j, "l1d").at("running_fraction") == json::array({1.0, 1.0}));
   }
 }

@@ -19,11 +19,11 @@ using obscheck::test::run_cli;
 
 namespace {
 
-const std::string kDir = std::string(OBSCHECK_GOLDEN_DIR) + "/check";
+const std::string kCheckGolden = std::string(OBSCHECK_GOLDEN_DIR) + "/check";
 
 // The journal's path is printed as given; the golden files say "journal.jsonl".
 std::string normalised(std::string out) {
-  const std::string abs = kDir + "/journal.jsonl";
+  const std::string abs = kCheckGolden + "/journal.jsonl";
   for (std::size_t p; (p = out.find(abs)) != std::string::npos;) out.replace(p, abs.size(), "journal.jsonl");
   return out;
 }
@@ -31,19 +31,19 @@ std::string normalised(std::string out) {
 }  // namespace
 
 TEST_CASE("report: the text report of a recorded journal matches its golden file") {
-  auto r = run_cli({"report", "--verbose", kDir + "/journal.jsonl"}, {"NO_COLOR=1"});
+  auto r = run_cli({"report", "--verbose", kCheckGolden + "/journal.jsonl"}, {"NO_COLOR=1"});
   REQUIRE(r.code == 0);
-  compare_golden(normalised(r.out), kDir + "/report.txt");
+  compare_golden(normalised(r.out), kCheckGolden + "/report.txt");
   // The answer on one screen, as the check printed it by default.
-  auto brief = run_cli({"report", kDir + "/journal.jsonl"}, {"NO_COLOR=1"});
+  auto brief = run_cli({"report", kCheckGolden + "/journal.jsonl"}, {"NO_COLOR=1"});
   REQUIRE(brief.code == 0);
-  compare_golden(normalised(brief.out), kDir + "/brief.txt");
+  compare_golden(normalised(brief.out), kCheckGolden + "/brief.txt");
 }
 
 TEST_CASE("report: the JSON report of a recorded journal matches its golden file") {
-  auto r = run_cli({"report", "--json", kDir + "/journal.jsonl"});
+  auto r = run_cli({"report", "--json", kCheckGolden + "/journal.jsonl"});
   REQUIRE(r.code == 0);
-  compare_golden(normalised(r.out), kDir + "/report.json");
+  compare_golden(normalised(r.out), kCheckGolden + "/report.json");
 }
 
 TEST_CASE("report: a journal that is not one is refused with exit code 6") {

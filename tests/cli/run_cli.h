@@ -158,4 +158,16 @@ inline std::string slurp(const std::string& path) {
 inline constexpr const char* kObserverTrap = "a trap the program did not catch";
 inline bool observer_trapped(const std::string& said) { return said.find(kObserverTrap) != std::string::npos; }
 
+inline bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// The verdict of `metric` at `level` in a report's JSON, or nullptr.
+inline const nlohmann::json* verdict(const nlohmann::json& report, const std::string& metric, const std::string& level) {
+  for (const auto& v : report.at("verdicts"))
+    if (v.at("metric_name") == metric && v.at("level") == level) return &v;
+  return nullptr;
+}
+
+// The second user the tests run a target as (nobody).
+inline constexpr uid_t kNobody = 65534;
+
 }  // namespace obscheck::test

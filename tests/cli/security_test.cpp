@@ -33,15 +33,15 @@ namespace {
 
 const std::string kPrecious = "precious\n";
 
-struct Dir {
+struct SecurityDir {
   std::string path;
-  Dir() {
+  SecurityDir() {
     char tmpl[] = "/tmp/obscheck-security-XXXXXX";
     REQUIRE(mkdtemp(tmpl) != nullptr);
     path = tmpl;
     ::chmod(path.c_str(), 0755);  // a --run-as user may need to read what is here
   }
-  ~Dir() {
+  ~SecurityDir() {
     std::error_code ec;
     fs::remove_all(path, ec);
   }
@@ -115,7 +115,7 @@ obscheck::test::CliResult run_as_user(const passwd& pw, const std::string& bin, 
 }  // namespace
 
 TEST_CASE("security: links planted at -o, its old .tmp name, --html and --svg files are replaced, never followed") {
-  Dir d;
+  SecurityDir d;
   const std::string victim = d / "victim";
   plant(victim, d / "report.txt.tmp");  // the name obscheck used to write through
   plant(victim, d / "report.txt");
@@ -146,7 +146,7 @@ TEST_CASE("security: links planted at -o, its old .tmp name, --html and --svg fi
 }
 
 TEST_CASE("security: --svg DIR that is a link and a journal path that is a link are refused with exit 6") {
-  Dir d;
+  SecurityDir d;
   fs::create_directory(d / "elsewhere");
   fs::create_symlink(d / "elsewhere", d / "figs");
   auto r = run_cli({"report", kFixture, "--svg", d / "figs"});
@@ -162,7 +162,7 @@ TEST_CASE("security: --svg DIR that is a link and a journal path that is a link 
 }
 
 TEST_CASE("security: links planted at the build variants and their cache leave the link targets unchanged") {
-  Dir d;
+  SecurityDir d;
   InDir here(d.path);
   const std::string src = std::string(OBSCHECK_SOURCE_DIR) + "/experiments/workloads/probed.c";
   const std::string inc = std::string(OBSCHECK_SOURCE_DIR) + "/probes";
@@ -195,7 +195,7 @@ TEST_CASE("security: --run-as nobody runs the target as nobody, counters count e
   }
   SKIP_UNLESS_NOBODY_REACHES(OBSCHECK_BIN);
   const std::string uid = std::to_string(pw->pw_uid), gid = std::to_string(pw->pw_gid);
-  Dir d;
+  SecurityDir d;
   // The target prints its real and effective uid and gid.
   auto r = run_cli({"-e", "task-clock", "--max-runs", "2", "--run-as", "nobody", "--keep-output-head", "--journal",
                     d / "ids.jsonl", "--", "/bin/sh", "-c", "echo \"$(id -ru) $(id -u) $(id -rg) $(id -g)\""});
@@ -271,7 +271,7 @@ TEST_CASE("security: under sudo without --run-as, one warning says the target ru
 }
 
 TEST_CASE("security: the journal keeps no output of the target unless --keep-output-head") {
-  Dir d;
+  SecurityDir d;
   // What it prints is not in its argv (which the journal keeps, as given).
   auto r = run_cli({"-e", "task-clock", "--max-runs", "2", "--journal", d / "j.jsonl", "--", "/bin/sh", "-c",
                     "echo secret-$((6*7))-token"});
@@ -289,7 +289,7 @@ TEST_CASE("security: the journal keeps no output of the target unless --keep-out
 }
 
 TEST_CASE("security: report of a journal naming a target, a profiler command and a build executes none of them") {
-  Dir d;
+  SecurityDir d;
   const std::string marker = d / "marker";
   const std::string script = d / "leave-marker";
   std::ofstream(script) << "#!/bin/sh\ntouch " << marker << "\n";
@@ -323,7 +323,7 @@ TEST_CASE("security: without root, via file capabilities: CAP_PERFMON counts, up
     return;
   }
   SKIP_UNLESS_NOBODY_REACHES(OBSCHECK_BIN);
-  Dir d;
+  SecurityDir d;
   struct statvfs fs_info {};
   REQUIRE(::statvfs(d.path.c_str(), &fs_info) == 0);
   if ((fs_info.f_flag & ST_NOSUID) != 0) {
@@ -372,7 +372,7 @@ TEST_CASE("security: a --run-as target reaches the binaries bias --link builds, 
     WARN("skipped: --run-as needs root and a user 'nobody'");
     return;
   }
-  Dir d;
+  SecurityDir d;
   std::ofstream(d / "a.c") << "#include <unistd.h>\nint f(void) { return (int)getuid(); }\n";
   std::ofstream(d / "b.c") << "#include <stdio.h>\nint f(void);\nint main(void) { printf(\"%d\\n\", f()); return 0; }\n";
   auto r = run_cli({"bias", "--link", "cc {objects} -o {out}", "--objects", (d / "a.c") + "," + (d / "b.c"),

@@ -23,7 +23,7 @@ using obscheck::test::workload;
 
 namespace {
 
-std::string tmp_path(const std::string& name) {
+std::string session_tmp(const std::string& name) {
   return "/tmp/obscheck-session-test-" + std::to_string(getpid()) + "-" + name;
 }
 
@@ -58,7 +58,7 @@ std::size_t measured_blocks(const std::string& journal) {
 }  // namespace
 
 TEST_CASE("session: --resume of a check stopped by its time budget adds blocks, without --time-budget it keeps the journal's") {
-  const std::string journal = tmp_path("budget.jsonl");
+  const std::string journal = session_tmp("budget.jsonl");
   unlink(journal.c_str());
   // A budget spent by the warm-up: one measured block, then the check stops.
   auto first = run_cli({"--counters", "task-clock", "--time-budget", "0.001", "--journal", journal, "--",
@@ -99,7 +99,7 @@ TEST_CASE("session: --resume of a check stopped by its time budget adds blocks, 
 }
 
 TEST_CASE("session: --resume of a check stopped at --max-runs raises its cap, each planned run exactly once") {
-  const std::string journal = tmp_path("cap.jsonl"), cut = tmp_path("cap-cut.jsonl");
+  const std::string journal = session_tmp("cap.jsonl"), cut = session_tmp("cap-cut.jsonl");
   unlink(journal.c_str());
   auto first = run_cli({"--counters", "task-clock", "--max-runs", "2", "--journal", journal, "--", workload("compute"), "20"});
   REQUIRE((first.code == 0 || first.code == 1));
@@ -160,7 +160,7 @@ TEST_CASE("session: --resume of a check stopped at --max-runs raises its cap, ea
 }
 
 TEST_CASE("session: a resume of a decided check stays complete and writes nothing") {
-  const std::string journal = tmp_path("fixed.jsonl");
+  const std::string journal = session_tmp("fixed.jsonl");
   unlink(journal.c_str());
   auto first = run_cli({"--counters", "task-clock", "--runs", "2", "--journal", journal, "--", workload("compute"), "5"});
   REQUIRE((first.code == 0 || first.code == 1));
@@ -173,7 +173,7 @@ TEST_CASE("session: a resume of a decided check stays complete and writes nothin
 }
 
 TEST_CASE("session: configurations stopped once settled are never run again, across an interruption and a resume") {
-  const std::string journal = tmp_path("retire.jsonl"), out = tmp_path("retire.out");
+  const std::string journal = session_tmp("retire.jsonl"), out = session_tmp("retire.out");
   unlink(journal.c_str());
   const std::vector<std::string> args = {"--counters", "task-clock,page-faults,minor-faults", "--max-runs", "40",
                                          "--time-budget", "0", "--seed", "5", "--journal", journal, "--",

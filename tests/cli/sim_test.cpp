@@ -15,21 +15,21 @@
 
 using obscheck::test::journal_lines;
 using obscheck::test::run_cli;
+using obscheck::test::contains;
 using obscheck::test::workload;
 using nlohmann::json;
 
 namespace {
 
-std::string tmp_path(const std::string& name) {
+std::string sim_tmp(const std::string& name) {
   return "/tmp/obscheck-sim-test-" + std::to_string(getpid()) + "-" + name;
 }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 }  // namespace
 
 TEST_CASE("sim check: --backend sim --counters cycles,l1d gives a full exact verdict table, and report repeats it") {
-  const std::string journal = tmp_path("check.jsonl");
+  const std::string journal = sim_tmp("check.jsonl");
   auto r = run_cli({"--verbose", "--backend", "sim", "--counters", "cycles,l1d", "--seed", "3", "--journal", journal,
                     "--", workload("compute"), "200"});
   INFO(r.out << r.err);
@@ -85,7 +85,7 @@ TEST_CASE("sim check: --backend sim --counters cycles,l1d gives a full exact ver
 }
 
 TEST_CASE("sim check: the environment reaches the simulated program — natural moves its stack, held does not") {
-  const std::string journal = tmp_path("stack.jsonl");
+  const std::string journal = sim_tmp("stack.jsonl");
   // In-process mode announces the counter list in the environment; the three names'
   // prefixes are 12, 26 and 36 bytes and the solos 13 and 9, so natural's blocks span
   // more than one 16-byte stack alignment step.
@@ -175,7 +175,7 @@ TEST_CASE("sim: bad input gets a clear error and its exit code") {
   CHECK(contains(missing.err, "apt-get install valgrind"));
 
   // A file valgrind would hand to /bin/sh is refused as the native launcher refuses it.
-  const std::string script = tmp_path("not-elf");
+  const std::string script = sim_tmp("not-elf");
   {
     std::ofstream out(script);
     out << "echo hello\n";
@@ -220,7 +220,7 @@ TEST_CASE("sim compare: 10% more work is worse by exactly the instructions it ad
 TEST_CASE("sim check: compile-time probes apply under simulation and add exactly their instructions") {
   const std::string src = std::string(OBSCHECK_SOURCE_DIR) + "/experiments/workloads/probed.c";
   const std::string inc = std::string(OBSCHECK_SOURCE_DIR) + "/probes";
-  const std::string journal = tmp_path("build.jsonl");
+  const std::string journal = sim_tmp("build.jsonl");
   auto r = run_cli({"--backend", "sim", "--json", "--build", "cc -O2 -I" + inc + " -DOBS_PROBES={mask} " + src + " -o {out}",
                     "--probe-sites", "2", "--counters", "instructions", "--journal", journal, "--", "{out}", "20000"});
   INFO(r.err);

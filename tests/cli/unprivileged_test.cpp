@@ -14,9 +14,10 @@
 #include "run_cli.h"
 #include "../support/nobody_reach.h"
 
-namespace {
+using obscheck::test::contains;
+using obscheck::test::kNobody;
 
-constexpr uid_t kNobody = 65534;
+namespace {
 
 struct Result {
   int code = -1;
@@ -44,8 +45,6 @@ int paranoid() {
   std::ifstream("/proc/sys/kernel/perf_event_paranoid") >> v;
   return v;
 }
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 }  // namespace
 

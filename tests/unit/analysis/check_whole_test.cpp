@@ -45,7 +45,7 @@ Plan many_dose_plan(std::size_t doses) {
   return make_plan(p);
 }
 
-timeval to_timeval(double ns) {
+timeval whole_timeval(double ns) {
   const auto us = static_cast<long long>(std::llround(ns / 1000.0));
   return {static_cast<time_t>(us / 1000000), static_cast<suseconds_t>(us % 1000000)};
 }
@@ -60,8 +60,8 @@ std::vector<RunRecord> runs_of(const Plan& plan, std::size_t measured, const Val
     r.exit.exit_code = 0;
     r.exit.signal = 0;
     r.exit.wall_ns = static_cast<std::uint64_t>(v("wall-time"));
-    r.exit.usage.ru_utime = to_timeval(v("task-clock"));
-    r.exit.usage.ru_stime = to_timeval(0);
+    r.exit.usage.ru_utime = whole_timeval(v("task-clock"));
+    r.exit.usage.ru_stime = whole_timeval(0);
     r.exit.usage.ru_maxrss = 2000;
     r.exit.usage.ru_minflt = 200;
     r.exit.usage.ru_nvcsw = 1;
@@ -99,7 +99,7 @@ const Comparison& held(const Findings& f, const std::string& metric) {
   return f.comparisons.front();
 }
 
-const AnalysisOptions kOptions{0.01, 0.05, 1, 42};
+const AnalysisOptions kWholeOptions{0.01, 0.05, 1, 42};
 
 }  // namespace
 
@@ -123,13 +123,13 @@ TEST_CASE("a dose in the slow place of every block for five blocks is not pertur
     if (m == "page-faults") return 145.0;
     return std::round(1.2e6 * jitter(b, pos) * (dose ? 1.5 : 1.0));
   };
-  const Findings five = analyse_check(plan, runs_of(plan, 5, v), kOptions);
+  const Findings five = analyse_check(plan, runs_of(plan, 5, v), kWholeOptions);
   const Comparison& c5 = held(five, "task-clock");
   CHECK(c5.n == 5);
   CHECK(verdict(five, "task-clock").verdict == Verdict::inconclusive);
   CHECK(c5.p_method.find("(the t-test takes part from 6 blocks)") != std::string::npos);
   CHECK(c5.ci_method.find("sequential t") == std::string::npos);
-  const Findings six = analyse_check(plan, runs_of(plan, 6, v), kOptions);
+  const Findings six = analyse_check(plan, runs_of(plan, 6, v), kWholeOptions);
   CHECK(verdict(six, "task-clock").verdict == Verdict::perturbed);
   CHECK(held(six, "task-clock").ci_method.find("sequential t") != std::string::npos);
 }
@@ -142,7 +142,7 @@ TEST_CASE("an intermittent effect is never not perturbed: one run in four touche
     if (m == "page-faults") return dose && b % 4 == 3 ? 209.0 : 145.0;
     return std::round(1.2e6 * jitter(b, pos));
   };
-  const Findings f = analyse_check(plan, runs_of(plan, 40, v), kOptions);
+  const Findings f = analyse_check(plan, runs_of(plan, 40, v), kWholeOptions);
   const Comparison& c = held(f, "page-faults");
   CHECK(c.n == 40);
   CHECK(c.effect == 0);
@@ -155,7 +155,7 @@ TEST_CASE("an intermittent effect is never not perturbed: one run in four touche
   CHECK(pf.verdict == Verdict::inconclusive);
   CHECK_THAT(pf.reason, Catch::Contains("but not the whole distribution") && Catch::Contains("1 run in 4: +64"));
   // Before the first extra run every block is equal: nothing shows it yet.
-  const Findings early = analyse_check(plan, runs_of(plan, 3, v), kOptions);
+  const Findings early = analyse_check(plan, runs_of(plan, 3, v), kWholeOptions);
   CHECK_FALSE(held(early, "page-faults").median_only);
 }
 
@@ -168,7 +168,7 @@ TEST_CASE("perturbed asks for an effect beyond the margin: p for |effect| <= mar
       if (m == "page-faults") return 145.0;
       return std::round(1.2e6 * jitter(b, pos) * (dose ? 1 + effect : 1.0));
     };
-    return analyse_check(plan, runs_of(plan, 30, v), kOptions);
+    return analyse_check(plan, runs_of(plan, 30, v), kWholeOptions);
   };
   const Findings inside = with(0.009);
   const Comparison& c = held(inside, "task-clock");
@@ -189,7 +189,7 @@ TEST_CASE("a fixed design of 4 blocks (--runs 4) says what decides: the exact in
     if (m == "page-faults") return 145.0;
     return std::round(1.2e6 * jitter(b, pos) * (dose ? 100.0 : 1.0));
   };
-  AnalysisOptions fixed = kOptions;
+  AnalysisOptions fixed = kWholeOptions;
   fixed.fixed_design = true;
   const Findings f = analyse_check(plan, runs_of(plan, 4, v), fixed);
   const Comparison& c = held(f, "task-clock");
@@ -232,7 +232,7 @@ TEST_CASE("within needs the runs that an effect on 1 run in 4 would have touched
   const Values v = [](std::size_t b, bool, std::size_t pos, const std::string& m) {
     return m == "page-faults" ? 145.0 : std::round(1.2e6 * jitter(b, pos));
   };
-  const Findings ten = analyse_check(plan, runs_of(plan, 10, v), kOptions);
+  const Findings ten = analyse_check(plan, runs_of(plan, 10, v), kWholeOptions);
   const Comparison& c10 = held(ten, "page-faults");
   CHECK(c10.equal_blocks == 10);
   CHECK(c10.unseen_runs);
@@ -247,7 +247,7 @@ TEST_CASE("within needs the runs that an effect on 1 run in 4 would have touched
   CHECK_FALSE(more_blocks_could_decide(c10, 10));  // a cap of 10 blocks can never show it
   CHECK_FALSE(ten.decisive);                        // page-faults is in the primary family
 
-  const Findings eleven = analyse_check(plan, runs_of(plan, 11, v), kOptions);
+  const Findings eleven = analyse_check(plan, runs_of(plan, 11, v), kWholeOptions);
   const Comparison& c11 = held(eleven, "page-faults");
   CHECK(c11.equivalent);
   CHECK_FALSE(c11.unseen_runs);
@@ -258,7 +258,7 @@ TEST_CASE("within needs the runs that an effect on 1 run in 4 would have touched
 
   // A fixed design of 6 blocks (--runs 6) cannot see it at all: inconclusive, and final.
   const Plan six = one_dose_plan(6);
-  AnalysisOptions fixed = kOptions;
+  AnalysisOptions fixed = kWholeOptions;
   fixed.fixed_design = true;
   const Findings f6 = analyse_check(six, runs_of(six, 6, v), fixed);
   CHECK(held(f6, "page-faults").unseen_runs);
@@ -275,7 +275,7 @@ TEST_CASE("within over six doses waits until an effect on 1 run in 4 would have 
   const Values v = [](std::size_t b, bool, std::size_t pos, const std::string& m) {
     return m == "page-faults" ? 145.0 : std::round(1.2e6 * jitter(b, pos));
   };
-  const Findings sixteen = analyse_check(plan, runs_of(plan, 16, v), kOptions);
+  const Findings sixteen = analyse_check(plan, runs_of(plan, 16, v), kWholeOptions);
   std::size_t doses = 0;
   for (const Comparison& c : sixteen.comparisons) {
     if (sixteen.metrics[c.metric].name != "page-faults" || c.aa) continue;
@@ -293,7 +293,7 @@ TEST_CASE("within over six doses waits until an effect on 1 run in 4 would have 
         "at all 6 doses together");
   CHECK_FALSE(sixteen.decisive);
 
-  const Findings seventeen = analyse_check(plan, runs_of(plan, 17, v), kOptions);
+  const Findings seventeen = analyse_check(plan, runs_of(plan, 17, v), kWholeOptions);
   for (const Comparison& c : seventeen.comparisons)
     if (seventeen.metrics[c.metric].name == "page-faults" && !c.aa) CHECK(c.equivalent);
   const LevelVerdict& v17 = verdict(seventeen, "page-faults");

@@ -48,14 +48,14 @@ std::vector<RunRecord> sim_runs(const Plan& plan, const Count& count, std::size_
   return runs;
 }
 
-const LevelVerdict& verdict_of(const Findings& f, const std::string& metric, const std::string& level) {
+const LevelVerdict& deterministic_verdict(const Findings& f, const std::string& metric, const std::string& level) {
   for (const LevelVerdict& v : f.verdicts)
     if (f.metrics[v.metric].name == metric && v.level_label == level) return v;
   FAIL("no verdict for " << metric << " at " << level);
   return f.verdicts.front();
 }
 
-const Comparison& comparison_of(const Findings& f, const std::string& metric, const std::string& level, Layout layout) {
+const Comparison& deterministic_comparison(const Findings& f, const std::string& metric, const std::string& level, Layout layout) {
   for (const Comparison& c : f.comparisons)
     if (f.metrics[c.metric].name == metric && c.level_label == level && c.layout == layout && !c.aa) return c;
   FAIL("no comparison for " << metric << " at " << level);
@@ -76,7 +76,7 @@ TEST_CASE("deterministic: identical counts are not perturbed, exactly, with no i
   CHECK(f.metrics[1].name == "l1d");
   CHECK(f.measured_blocks == 2);
   CHECK(f.runs == 2 * plan.block_size());
-  const Comparison& c = comparison_of(f, "cycles", "2[cycles,l1d]", Layout::held);
+  const Comparison& c = deterministic_comparison(f, "cycles", "2[cycles,l1d]", Layout::held);
   CHECK(c.effect == 0.0);
   CHECK(std::isnan(c.ci_lo));
   CHECK(std::isnan(c.ci_hi));
@@ -86,8 +86,8 @@ TEST_CASE("deterministic: identical counts are not perturbed, exactly, with no i
   CHECK(c.n == 2);
   CHECK(c.equivalent);
   CHECK_FALSE(c.significant);
-  CHECK(verdict_of(f, "cycles", "2[cycles,l1d]").verdict == Verdict::not_perturbed);
-  CHECK(verdict_of(f, "l1d", "2[cycles,l1d]").verdict == Verdict::not_perturbed);
+  CHECK(deterministic_verdict(f, "cycles", "2[cycles,l1d]").verdict == Verdict::not_perturbed);
+  CHECK(deterministic_verdict(f, "l1d", "2[cycles,l1d]").verdict == Verdict::not_perturbed);
   CHECK(f.aa.ok);
   bool confirmed = false;
   for (const std::string& n : f.notes) confirmed = confirmed || contains(n, "determinism confirmed");
@@ -104,15 +104,15 @@ TEST_CASE("deterministic: an exact effect under held is perturbed, under natural
     return level2 && c.layout == Layout::held ? 1020000.0 : 1000000.0;
   };
   const Findings f = analyse_deterministic(plan, sim_runs(plan, count), 0.01);
-  const Comparison& l1d_natural = comparison_of(f, "l1d", "2[cycles,l1d]", Layout::natural);
+  const Comparison& l1d_natural = deterministic_comparison(f, "l1d", "2[cycles,l1d]", Layout::natural);
   CHECK(l1d_natural.effect == Approx(0.05).epsilon(1e-12));
   CHECK(l1d_natural.median_config == 630);
   CHECK(l1d_natural.median_baseline == 600);
   CHECK(l1d_natural.outside_margin);
-  const LevelVerdict& l1d = verdict_of(f, "l1d", "2[cycles,l1d]");
+  const LevelVerdict& l1d = deterministic_verdict(f, "l1d", "2[cycles,l1d]");
   CHECK(l1d.verdict == Verdict::explained_by_layout);
   CHECK(l1d.reason == "natural: +5.00% (630 vs 600); held: +0.00% within ±1%");
-  const LevelVerdict& cycles = verdict_of(f, "cycles", "2[cycles,l1d]");
+  const LevelVerdict& cycles = deterministic_verdict(f, "cycles", "2[cycles,l1d]");
   CHECK(cycles.verdict == Verdict::perturbed);
   CHECK(cycles.reason == "held: +2.00% (1020000 vs 1000000), exact");
   CHECK(f.metric_verdicts[0] == Verdict::perturbed);
@@ -130,16 +130,16 @@ TEST_CASE("deterministic: counts that do not repeat make the level incomparable 
   };
   // 600 vs 630: the effect is -4.76% to 0% over the repeats, across ±1%.
   Findings f = analyse_deterministic(plan, sim_runs(plan, with(630)), 0.01);
-  const LevelVerdict& v = verdict_of(f, "l1d", "2[cycles,l1d]");
+  const LevelVerdict& v = deterministic_verdict(f, "l1d", "2[cycles,l1d]");
   CHECK(v.verdict == Verdict::incomparable);
   CHECK(contains(v.reason, "not deterministic: l1d counted 600 in run"));
   CHECK(contains(v.reason, "and 630 in run"));
   CHECK(contains(v.reason, "the effect is -4.76% to +0.00% over the repeats, across ±1%"));
-  CHECK(verdict_of(f, "cycles", "2[cycles,l1d]").verdict == Verdict::not_perturbed);
+  CHECK(deterministic_verdict(f, "cycles", "2[cycles,l1d]").verdict == Verdict::not_perturbed);
 
   // 600 vs 601: -0.17% to 0%, within ±1% whichever count is taken: the verdict stands.
   f = analyse_deterministic(plan, sim_runs(plan, with(601)), 0.01);
-  CHECK(verdict_of(f, "l1d", "2[cycles,l1d]").verdict == Verdict::not_perturbed);
+  CHECK(deterministic_verdict(f, "l1d", "2[cycles,l1d]").verdict == Verdict::not_perturbed);
   bool noted = false;
   for (const std::string& n : f.notes)
     noted = noted || contains(n, "l1d 2[cycles,l1d]/held: not deterministic (l1d counted 600 in run");
@@ -155,7 +155,7 @@ TEST_CASE("deterministic: the A/A copy must count what the baseline counts") {
   CHECK_FALSE(f.aa.ok);
   CHECK(f.aa.reason == "cycles: 1100 vs 1000");
   // One block: nothing repeated but the baseline, and its repeat differs by 10%.
-  CHECK(verdict_of(f, "cycles", "2[cycles,l1d]").verdict == Verdict::incomparable);
+  CHECK(deterministic_verdict(f, "cycles", "2[cycles,l1d]").verdict == Verdict::incomparable);
 
   // A difference within ±ε: the control holds, with a note that the counts wobble.
   f = analyse_deterministic(plan, sim_runs(plan, with(1001), 1), 0.01);
@@ -163,7 +163,7 @@ TEST_CASE("deterministic: the A/A copy must count what the baseline counts") {
   bool noted = false;
   for (const std::string& n : f.notes) noted = noted || contains(n, "A/A control: cycles counted 1001 in the duplicate");
   CHECK(noted);
-  CHECK(verdict_of(f, "cycles", "2[cycles,l1d]").verdict == Verdict::not_perturbed);
+  CHECK(deterministic_verdict(f, "cycles", "2[cycles,l1d]").verdict == Verdict::not_perturbed);
 }
 
 TEST_CASE("deterministic: a configuration not run yet leaves its level inconclusive and the sweep undecided") {
@@ -171,14 +171,14 @@ TEST_CASE("deterministic: a configuration not run yet leaves its level inconclus
   std::vector<RunRecord> runs = sim_runs(plan, [](auto, auto&, auto&) { return 500.0; }, 1);
   std::erase_if(runs, [&](const RunRecord& r) { return plan.configs[r.config].level.programmed.size() == 2; });
   const Findings f = analyse_deterministic(plan, runs, 0.01);
-  const LevelVerdict& v = verdict_of(f, "cycles", "2[cycles,l1d]");
+  const LevelVerdict& v = deterministic_verdict(f, "cycles", "2[cycles,l1d]");
   CHECK(v.verdict == Verdict::inconclusive);
   CHECK(v.reason == "held: not run yet");
   CHECK_FALSE(f.decisive);
 
   // Every configuration run once: the verdicts stand, but determinism is only assumed.
   const Findings once = analyse_deterministic(plan, sim_runs(plan, [](auto, auto&, auto&) { return 500.0; }, 1), 0.01);
-  CHECK(verdict_of(once, "cycles", "2[cycles,l1d]").verdict == Verdict::not_perturbed);
+  CHECK(deterministic_verdict(once, "cycles", "2[cycles,l1d]").verdict == Verdict::not_perturbed);
   bool assumed = false;
   for (const std::string& n : once.notes) assumed = assumed || contains(n, "determinism assumed there");
   CHECK(assumed);
@@ -190,14 +190,14 @@ TEST_CASE("deterministic: a zero count is compared as (x+1)/(y+1), and a differe
     return m == "l1d" ? (c.level.programmed.size() == 2 ? 3.0 : 0.0) : 100.0;
   });
   Findings f = analyse_deterministic(plan, runs, 0.01);
-  const Comparison& l1d = comparison_of(f, "l1d", "2[cycles,l1d]", Layout::held);
+  const Comparison& l1d = deterministic_comparison(f, "l1d", "2[cycles,l1d]", Layout::held);
   CHECK(l1d.effect == 3.0);  // (3 + 1) / (0 + 1) - 1
-  CHECK(verdict_of(f, "l1d", "2[cycles,l1d]").verdict == Verdict::perturbed);
+  CHECK(deterministic_verdict(f, "l1d", "2[cycles,l1d]").verdict == Verdict::perturbed);
 
   for (RunRecord& r : runs)
     if (plan.configs[r.config].level.programmed.size() == 2) r.exit.exit_code = 3;
   f = analyse_deterministic(plan, runs, 0.01);
-  const LevelVerdict& v = verdict_of(f, "cycles", "2[cycles,l1d]");
+  const LevelVerdict& v = deterministic_verdict(f, "cycles", "2[cycles,l1d]");
   CHECK(v.verdict == Verdict::incomparable);
   INFO(v.reason);
   CHECK(contains(v.reason, "exit status differs from the baseline's (code 3 signal 0 vs code 0 signal 0)"));

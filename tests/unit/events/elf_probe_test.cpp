@@ -22,7 +22,7 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-const std::string kCalls = std::string(OBSCHECK_WORKLOADS) + "/calls";
+const std::string kCallsElf = std::string(OBSCHECK_WORKLOADS) + "/calls";
 constexpr long kCallCount = 100000;
 
 std::string run(const std::string& cmd) {
@@ -56,7 +56,7 @@ std::uint64_t count_calls(const EventDesc& e) {
     const int null = ::open("/dev/null", O_WRONLY);
     ::dup2(null, 1);
     const std::string n = std::to_string(kCallCount);
-    ::execl(kCalls.c_str(), kCalls.c_str(), n.c_str(), static_cast<char*>(nullptr));
+    ::execl(kCallsElf.c_str(), kCallsElf.c_str(), n.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
   }
   ::close(go[0]);
@@ -82,14 +82,14 @@ std::uint64_t count_calls(const EventDesc& e) {
 }  // namespace
 
 TEST_CASE("ElfSymbols reads values and file offsets that agree with binutils") {
-  const ElfSymbols elf = ElfSymbols::load(kCalls);
+  const ElfSymbols elf = ElfSymbols::load(kCallsElf);
   CHECK(elf.has_symtab());
   CHECK(elf.is_pie());  // Debian's gcc builds PIE by default
   for (const char* name : {"obs_hot", "obs_once", "main"}) {
     INFO(name);
     const auto s = elf.find(name);
     REQUIRE(s.has_value());
-    CHECK(s->value == nm_value(kCalls, name));
+    CHECK(s->value == nm_value(kCallsElf, name));
     CHECK(s->type == 2);  // STT_FUNC
     CHECK(s->size > 0);
     CHECK(s->file_offset > 0);
@@ -105,18 +105,18 @@ TEST_CASE("ElfSymbols reads values and file offsets that agree with binutils") {
 }
 
 TEST_CASE("unknown symbols suggest a function, stripped binaries say they are stripped") {
-  const ElfSymbols elf = ElfSymbols::load(kCalls);
+  const ElfSymbols elf = ElfSymbols::load(kCallsElf);
   try {
     elf.resolve("obs_hto");
     FAIL("no error");
   } catch (const Error& e) {
     CHECK(e.kind() == ErrorKind::event);
-    CHECK(std::string(e.what()) == fmt::format("no symbol 'obs_hto' in '{}' (did you mean 'obs_hot'?)", kCalls));
+    CHECK(std::string(e.what()) == fmt::format("no symbol 'obs_hto' in '{}' (did you mean 'obs_hot'?)", kCallsElf));
   }
   const auto dir = std::filesystem::temp_directory_path() / fmt::format("obscheck-events-{}", ::getpid());
   std::filesystem::create_directories(dir);
   const std::string stripped = (dir / "calls-stripped").string();
-  REQUIRE(std::system(fmt::format("objcopy --strip-all '{}' '{}'", kCalls, stripped).c_str()) == 0);
+  REQUIRE(std::system(fmt::format("objcopy --strip-all '{}' '{}'", kCallsElf, stripped).c_str()) == 0);
   try {
     resolve_event("uprobe:" + stripped + ":obs_hot");
     FAIL("no error");
@@ -131,42 +131,42 @@ TEST_CASE("program paths resolve like execvp") {
   const std::string sh = resolve_program_path("sh");
   CHECK(sh.front() == '/');
   CHECK(std::filesystem::path(sh).filename() == "sh");
-  CHECK(resolve_program_path(kCalls) == std::filesystem::path(kCalls).lexically_normal().string());
+  CHECK(resolve_program_path(kCallsElf) == std::filesystem::path(kCallsElf).lexically_normal().string());
   CHECK_THROWS_AS(resolve_program_path("obscheck-no-such-program"), Error);
   CHECK_THROWS_AS(resolve_program_path("./no/such/file"), Error);
   CHECK_THROWS_AS(ElfSymbols::load(std::string(OBSCHECK_GOLDEN_DIR) + "/events/cycles.json"), Error);
 }
 
 TEST_CASE("uprobe and breakpoint encodings") {
-  const auto sym = ElfSymbols::load(kCalls).resolve("obs_hot");
-  const EventDesc u = resolve_event("uprobe:" + kCalls + ":obs_hot");
+  const auto sym = ElfSymbols::load(kCallsElf).resolve("obs_hot");
+  const EventDesc u = resolve_event("uprobe:" + kCallsElf + ":obs_hot");
   CHECK(u.source == "uprobe");
   CHECK(u.pmu == "uprobe");
-  CHECK(u.probe_path == kCalls);
+  CHECK(u.probe_path == kCallsElf);
   CHECK(u.probe_symbol == "obs_hot");
   CHECK(u.attr.type == std::stoul(run("cat /sys/bus/event_source/devices/uprobe/type")));
   CHECK(u.attr.config == 0);
   CHECK(u.attr.config1 == 0);  // the path pointer is set when the event is opened
   CHECK(u.attr.config2 == sym.file_offset);
 
-  const EventDesc b = resolve_event("bp:" + kCalls + ":obs_hot");
+  const EventDesc b = resolve_event("bp:" + kCallsElf + ":obs_hot");
   CHECK(b.source == "breakpoint");
   CHECK(b.attr.type == PERF_TYPE_BREAKPOINT);
   CHECK(b.attr.bp_type == 4);  // HW_BREAKPOINT_X
   CHECK(b.attr.bp_len == sizeof(long));
-  CHECK(b.attr.bp_addr == 0x555555554000ULL + nm_value(kCalls, "obs_hot"));
+  CHECK(b.attr.bp_addr == 0x555555554000ULL + nm_value(kCallsElf, "obs_hot"));
   ResolveOptions other_base;
   other_base.pie_load_base = 0x7f0000000000ULL;
-  CHECK(resolve_event("bp:" + kCalls + ":obs_hot", other_base).attr.bp_addr ==
-        0x7f0000000000ULL + nm_value(kCalls, "obs_hot"));
+  CHECK(resolve_event("bp:" + kCallsElf + ":obs_hot", other_base).attr.bp_addr ==
+        0x7f0000000000ULL + nm_value(kCallsElf, "obs_hot"));
 }
 
 TEST_CASE("a uprobe on a function called 100000 times counts exactly 100000") {
-  CHECK(count_calls(resolve_event("uprobe:" + kCalls + ":obs_hot")) == kCallCount);
-  CHECK(count_calls(resolve_event("uprobe:" + kCalls + ":obs_once")) == 1);
+  CHECK(count_calls(resolve_event("uprobe:" + kCallsElf + ":obs_hot")) == kCallCount);
+  CHECK(count_calls(resolve_event("uprobe:" + kCallsElf + ":obs_once")) == 1);
 }
 
 TEST_CASE("a hardware breakpoint on the same function counts the same") {
-  CHECK(count_calls(resolve_event("bp:" + kCalls + ":obs_hot")) == kCallCount);
-  CHECK(count_calls(resolve_event("bp:" + kCalls + ":obs_once")) == 1);
+  CHECK(count_calls(resolve_event("bp:" + kCallsElf + ":obs_hot")) == kCallCount);
+  CHECK(count_calls(resolve_event("bp:" + kCallsElf + ":obs_once")) == 1);
 }

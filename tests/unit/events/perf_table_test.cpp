@@ -15,12 +15,12 @@ using namespace obscheck;
 
 namespace {
 
-const fs::path kGolden = fs::path(OBSCHECK_GOLDEN_DIR) / "events";
+const fs::path kPerfTableGolden = fs::path(OBSCHECK_GOLDEN_DIR) / "events";
 
 ResolveOptions golden_host() {
   ResolveOptions o;
-  o.sysfs_root = (kGolden / "sysfs").string();
-  o.tracefs_root = (kGolden / "tracefs").string();
+  o.sysfs_root = (kPerfTableGolden / "sysfs").string();
+  o.tracefs_root = (kPerfTableGolden / "tracefs").string();
   o.kernel_levels = KernelLevels::allowed;  // perf's test parses as if kernel counting were allowed
   return o;
 }
@@ -44,7 +44,7 @@ void check_field(const EventDesc& e, const std::string& key, const nlohmann::jso
 }  // namespace
 
 TEST_CASE("perf's parse-events table: all 64 strings accepted, with the fields perf asserts", "[golden][perf]") {
-  std::ifstream in(kGolden / "perf" / "parse_events.json");
+  std::ifstream in(kPerfTableGolden / "perf" / "parse_events.json");
   const nlohmann::json doc = nlohmann::json::parse(in);
   const auto opts = golden_host();
   int accepted = 0;

@@ -60,7 +60,7 @@ std::vector<std::size_t> first(std::size_t n) {
 #ifdef OBSCHECK_PROBE_BUILD_LIB
 
 const std::string kLib = OBSCHECK_PROBE_BUILD_LIB;
-const std::string kWorkloads = OBSCHECK_WORKLOADS;
+const std::string kInprocessWorkloads = OBSCHECK_WORKLOADS;
 
 struct ChildRun {
   std::string out;     // stdout
@@ -83,7 +83,7 @@ ChildRun run_preloaded(const std::string& prog, const std::vector<std::string>& 
   UniqueFd out_hi(::fcntl(out_w.get(), F_DUPFD_CLOEXEC, 100));
   REQUIRE((res_hi && out_hi));
 
-  const std::string path = kWorkloads + "/" + prog;
+  const std::string path = kInprocessWorkloads + "/" + prog;
   std::vector<std::string> argv_s{path};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char*> argv, envp;
@@ -472,7 +472,7 @@ TEST_CASE("in-process: where kernel counting is refused the library counts user 
          << ::geteuid() << ", paranoid " << paranoid);
     return;
   }
-  SKIP_UNLESS_NOBODY_REACHES(kWorkloads + "/pagetouch");
+  SKIP_UNLESS_NOBODY_REACHES(kInprocessWorkloads + "/pagetouch");
   constexpr uid_t kNobody = 65534;  // Debian's nobody/nogroup
   const EventSet s = software_set();
   EnvBlock env = preload_env();

@@ -28,10 +28,10 @@ namespace {
 const std::string kHot = std::string(OBSCHECK_WORKLOADS) + "/hot";
 constexpr std::uint64_t kHotCalls = 5000;  // hot.c's default N
 
-struct TempDir {
+struct ProbesDir {
   fs::path path = fs::temp_directory_path() / fmt::format("obscheck-probes-{}", ::getpid());
-  TempDir() { fs::create_directories(path); }
-  ~TempDir() { fs::remove_all(path); }
+  ProbesDir() { fs::create_directories(path); }
+  ~ProbesDir() { fs::remove_all(path); }
 };
 
 std::string run_out(const std::string& cmd) {
@@ -126,7 +126,7 @@ TEST_CASE("probe errors: unknown symbol, stripped binary, script, not ELF") {
   CHECK(typo.kind() == ErrorKind::event);
   CHECK(std::string(typo.what()) == fmt::format("no symbol 'hot_stpe' in '{}' (did you mean 'hot_step'?)", kHot));
 
-  TempDir dir;
+  ProbesDir dir;
   const std::string stripped = (dir.path / "hot-stripped").string();
   REQUIRE(std::system(fmt::format("objcopy --strip-all '{}' '{}'", kHot, stripped).c_str()) == 0);
   const Error st = error_of([&] { probe_events(stripped, {"hot_step"}, ProbeKind::uprobe); });

@@ -27,7 +27,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kWorkloads = OBSCHECK_WORKLOADS;
+const std::string kSimWorkloads = OBSCHECK_WORKLOADS;
 
 // A direct-mapped 4 KiB D1 (64 sets of 64 B): the conflict workload's global and stack
 // lines share a set for one stack position in 64, and a 64-byte environment step
@@ -51,7 +51,7 @@ SimGeometry conflict_geometry() { return parse_sim_cache(kConflictCache, valgrin
 
 LaunchSpec workload(const std::string& name, std::vector<std::string> args, EnvBlock env) {
   LaunchSpec s;
-  s.path = resolve_target(kWorkloads + "/" + name);
+  s.path = resolve_target(kSimWorkloads + "/" + name);
   s.argv = {s.path};
   s.argv.insert(s.argv.end(), args.begin(), args.end());
   s.env = std::move(env);

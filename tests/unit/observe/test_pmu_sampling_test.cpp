@@ -18,8 +18,8 @@ using obscheck::test::TestPmuConfig;
 
 namespace {
 
-constexpr pid_t kTarget = 4242;  // the model never signals it: any number names a run
-const test::EventKey kCycles{PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES};
+constexpr pid_t kSampledTarget = 4242;  // the model never signals it: any number names a run
+const test::EventKey kSampledCycles{PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES};
 
 EventDesc cycles() {
   ResolveOptions o;
@@ -32,7 +32,7 @@ TestPmuConfig model() {
   TestPmuConfig c;
   c.run_ns = 4'000'000;
   c.tick_ns = 1'000'000;
-  c.events[kCycles].rate_per_ns = 2;
+  c.events[kSampledCycles].rate_per_ns = 2;
   c.sampling.cpu = 0;
   c.sampling.throttle_hz = 100'000;
   return c;
@@ -40,7 +40,7 @@ TestPmuConfig model() {
 
 SamplingStats sample(TestPmu& pmu, std::uint64_t hz, std::size_t ring_pages = kDefaultRingPages) {
   ScopedPerfSyscalls seam(pmu);
-  Sampler s = Sampler::open(kTarget, cycles(), hz, ring_pages);
+  Sampler s = Sampler::open(kSampledTarget, cycles(), hz, ring_pages);
   s.drain();
   return s.stats();
 }
@@ -64,7 +64,7 @@ TEST_CASE("test PMU: the sampler counts every sample of a run below the throttli
     CHECK(o.attr.freq == 1);
     CHECK(o.attr.sample_freq == 1000);
     CHECK(o.attr.inherit == 1);
-    CHECK(o.pid == kTarget);
+    CHECK(o.pid == kSampledTarget);
   }
 }
 

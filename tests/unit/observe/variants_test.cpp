@@ -29,10 +29,10 @@ constexpr long kIterations = 100000;
 
 std::uint64_t expected_count(int site) { return (kIterations - 1) / (site + 1) + 1; }
 
-struct TempDir {
+struct VariantsDir {
   fs::path path = fs::temp_directory_path() / fmt::format("obscheck-variants-{}", ::getpid());
-  TempDir() { fs::create_directories(path); }
-  ~TempDir() { fs::remove_all(path); }
+  VariantsDir() { fs::create_directories(path); }
+  ~VariantsDir() { fs::remove_all(path); }
 };
 
 std::string build_template() {
@@ -63,7 +63,7 @@ TEST_CASE("probe masks set the first k bits") {
 }
 
 TEST_CASE("variants 0..8 of probed.c count every compiled-in site exactly, the others not at all") {
-  TempDir dir;
+  VariantsDir dir;
   const auto variants = build_variants(build_template(), 8, dir.path.string());
   REQUIRE(variants.size() == 9);
   for (const auto& v : variants) {
@@ -105,7 +105,7 @@ TEST_CASE("variants 0..8 of probed.c count every compiled-in site exactly, the o
 }
 
 TEST_CASE("without the dump variable a variant prints only its own output") {
-  TempDir dir;
+  VariantsDir dir;
   const auto v = build_variants(build_template(), 8, dir.path.string()).back();
   LaunchSpec s;
   s.path = v.path;
@@ -121,7 +121,7 @@ TEST_CASE("without the dump variable a variant prints only its own output") {
 }
 
 TEST_CASE("a failing build names the command and shows the compiler's complaint") {
-  TempDir dir;
+  VariantsDir dir;
   const fs::path bad = dir.path / "bad.c";
   std::ofstream(bad) << "int main(void) { return undeclared_name; }\n";
   const std::string templ = fmt::format("cc -DOBS_PROBES={{mask}} {} -o {{out}}", bad.string());

@@ -16,7 +16,7 @@ using Words = std::vector<std::string>;
 
 namespace {
 
-const std::string kCompute = std::string(OBSCHECK_WORKLOADS) + "/compute";
+const std::string kWrapCompute = std::string(OBSCHECK_WORKLOADS) + "/compute";
 
 ErrorKind error_kind_of(auto&& fn, std::string& message) {
   try {
@@ -31,8 +31,8 @@ ErrorKind error_kind_of(auto&& fn, std::string& message) {
 
 LaunchSpec compute_spec() {
   LaunchSpec s;
-  s.path = kCompute;
-  s.argv = {kCompute, "50"};
+  s.path = kWrapCompute;
+  s.argv = {kWrapCompute, "50"};
   s.env = EnvBlock({"PATH=/usr/bin:/bin", "LC_ALL=C"});
   s.out = Stdio::capture;
   return s;
@@ -146,14 +146,14 @@ TEST_CASE("a failing or missing profiler command is a clear error") {
   const std::string why = describe_wrapper_failure(bad.argv, "1", e);
   INFO(why);
   CHECK_THAT(why, Contains("the profiler command at level 1 exited with status"));
-  CHECK_THAT(why, Contains("perf stat -e no-such-event-xyz -- " + kCompute + " 50"));
+  CHECK_THAT(why, Contains("perf stat -e no-such-event-xyz -- " + kWrapCompute + " 50"));
   CHECK_THAT(why, Contains("its last output line:"));
 
   const LaunchSpec f = wrap_launch(bare, "false", "1");
   const ExitInfo fe = run(f);
   CHECK(fe.exit_code == 1);
   CHECK(describe_wrapper_failure(f.argv, "1", fe) ==
-        "the profiler command at level 1 exited with status 1: false " + kCompute + " 50");
+        "the profiler command at level 1 exited with status 1: false " + kWrapCompute + " 50");
 }
 
 TEST_CASE("quote_command quotes only the words that need it") {

@@ -6,24 +6,11 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
+#include "text_lines.h"
+
 using namespace obscheck;
-
-namespace {
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
-std::size_t columns(const std::string& s) {
-  std::size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-  return n;
-}
-
-}  // namespace
+using obscheck::test::columns;
+using obscheck::test::lines_of;
 
 TEST_CASE("brief: a line that fits keeps its spacing, a long one wraps under its text") {
   const std::string table = "  metric        median  [1, 2]   exact";

@@ -26,8 +26,11 @@
 #include "report/check_report.h"
 #include "report/html_report.h"
 #include "report/textplot.h"
+#include "text_lines.h"
 
 using namespace obscheck;
+using obscheck::test::columns;
+using obscheck::test::lines_of;
 namespace fs = std::filesystem;
 
 namespace {
@@ -220,19 +223,6 @@ CheckContext fixture_context() {
   ctx.runs_done = 210;
   ctx.warnings = {"dropped (--allow-missing): cycles (not supported on this host)"};
   return ctx;
-}
-
-std::vector<std::string> lines_of(const std::string& s) {
-  std::vector<std::string> out;
-  std::istringstream in(s);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
-std::size_t columns(const std::string& s) {
-  std::size_t w = 0;
-  for (unsigned char c : s) w += (c & 0xC0) != 0x80;
-  return w;
 }
 
 }  // namespace

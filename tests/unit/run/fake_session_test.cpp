@@ -21,7 +21,6 @@
 
 using namespace obscheck;
 using obscheck::test::FakeBackend;
-using obscheck::test::TempDir;
 
 namespace {
 

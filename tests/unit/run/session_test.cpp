@@ -18,7 +18,6 @@
 #include "session_journal.h"
 
 using namespace obscheck;
-using obscheck::test::TempDir;
 namespace fs = std::filesystem;
 
 namespace {

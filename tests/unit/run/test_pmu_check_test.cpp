@@ -23,7 +23,6 @@
 #include "../temp_dir.h"
 
 using namespace obscheck;
-using obscheck::test::TempDir;
 using obscheck::test::TestPmu;
 using obscheck::test::TestPmuConfig;
 
@@ -102,7 +101,7 @@ TEST_CASE("test PMU: the check calls a multiplexed counter's comparison incompar
   TestPmu pmu(one_slot());
   ScopedPerfSyscalls seam(pmu);
   Session s = cycles_l1d_session(6);
-  TempDir dir;
+  obscheck::test::TempDir dir;  // util/temp_dir.h has an obscheck::TempDir too
   s.journal_path = (dir.path / "j.jsonl").string();
   JournalWriter writer = JournalWriter::create(s.journal_path, manifest(s.plan));
   const LookFn look = [](const std::vector<RunRecord>&, std::size_t) { return LookOutcome{}; };
@@ -153,7 +152,7 @@ TEST_CASE("test PMU: the journal keeps each run's running fraction and a counter
   TestPmu pmu(c);
   ScopedPerfSyscalls seam(pmu);
   Session s = cycles_l1d_session(1);
-  TempDir dir;
+  obscheck::test::TempDir dir;  // util/temp_dir.h has an obscheck::TempDir too
   s.journal_path = (dir.path / "j.jsonl").string();
   JournalWriter writer = JournalWriter::create(s.journal_path, manifest(s.plan));
   const LookFn look = [](const std::vector<RunRecord>&, std::size_t) { return LookOutcome{}; };
@@ -192,7 +191,7 @@ PmuCheck check_on_test_pmu(const TestPmuConfig& c, std::size_t blocks, bool allo
   ScopedPerfSyscalls seam(pmu);
   PmuCheck out{cycles_l1d_session(blocks), {}};
   Session& s = out.session;
-  TempDir dir;
+  obscheck::test::TempDir dir;  // util/temp_dir.h has an obscheck::TempDir too
   s.journal_path = (dir.path / "j.jsonl").string();
   JournalWriter writer = JournalWriter::create(s.journal_path, manifest(s.plan));
   const LookFn look = [](const std::vector<RunRecord>&, std::size_t) { return LookOutcome{}; };
