@@ -382,7 +382,7 @@ TEST_CASE("bench_build: bad arguments exit 2 before any clone, and TERM ends the
         {"--rev", "--test"}, {"--nonsense"}}) {
     std::vector<std::string> argv = {"bash", script};
     argv.insert(argv.end(), args.begin(), args.end());
-    const Ran r = run(argv, "", {tmpdir}, 30);
+    const Ran r = run_tool(argv, "", {tmpdir}, 30);
     INFO(r.out);
     CHECK(r.code == 2);
     CHECK(contains(r.out, "usage: tools/bench/bench_build"));
