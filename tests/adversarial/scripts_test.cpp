@@ -464,3 +464,26 @@ TEST_CASE("bench_build: bad arguments exit 2 before any clone, and TERM ends the
   }());
   CHECK(left.empty());
 }
+
+// tools/bootstrap, the README's two commands: an unknown command, or a JOBS that is not
+// a whole number from 1, is refused with exit 2 before anything is installed or built.
+TEST_CASE("bootstrap: an unknown command or a bad JOBS exits 2 before anything is installed or built",
+          "[adversarial]") {
+  TempDir tmp;
+  const std::string build_dir = "BUILD_DIR=" + (tmp.path / "build").string();
+  const std::string script = kSource + "/tools/bootstrap";
+  struct Case {
+    std::vector<std::string> args;
+    std::string jobs;
+  };
+  for (const Case& c : {Case{{"nonsense"}, "2"}, Case{{"test"}, "abc"}, Case{{"build"}, "0"},
+                        Case{{"run"}, "12345"}, Case{{"test"}, "-1"}, Case{{"packages"}, "2 3"}}) {
+    std::vector<std::string> argv = {"bash", script};
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    const Ran r = run_tool(argv, "", {build_dir, "JOBS=" + c.jobs}, 30);
+    INFO(r.out);
+    CHECK(r.code == 2);
+    CHECK(contains(r.out, "usage: tools/bootstrap"));
+    CHECK(!fs::exists(tmp.path / "build"));
+  }
+}
